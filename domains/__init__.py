@@ -1,0 +1,242 @@
+"""Domain packs: one folder per business.
+
+A pack is a folder holding:
+
+- `domain.toml`: `[domain]` name, business kind, world clock (`now`), currency, locale,
+  timezone; `[brand]` company name, email domain, voice, staff names, product names,
+  identifier prefixes.
+- `policy.md`: the policy, decomposed into atomic facts.
+- `seed.py` (a `generate(pack, seed) -> dict` function) or `db.json`: the seed database.
+- optionally `variants/<name>.toml|yaml` (rebrands) and `tasks.json` (imported tasks).
+
+Packs are discovered from the built-in folder (this package), from every folder in the
+`FACTFORGE_DOMAINS_DIR` environment variable (os.pathsep-separated) and from `--domains-dir`.
+A folder whose name starts with `_` is a test domain (listed only when asked). Adding a
+domain touches nothing here.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import importlib.util
+import json
+import os
+import tomllib
+from functools import cached_property
+from pathlib import Path
+from typing import Any, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from facts.errors import FactforgeError
+from facts.hashing import content_hash
+
+BUILTIN_DIR = Path(__file__).resolve().parent
+ENV_VAR = "FACTFORGE_DOMAINS_DIR"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class DomainInfo(_Strict):
+    name: str
+    business: str
+    now: dt.datetime
+    currency: str = "USD"
+    locale: str = "en_US"
+    timezone: str = "UTC"
+    description: str = ""
+
+
+class Brand(_Strict):
+    company: str
+    short_name: str = ""
+    email_domain: str
+    website: str = ""
+    voice: str = "friendly"  # friendly | formal | terse
+    tagline: str = ""
+    agents: list[str] = Field(default_factory=list)      # support staff names
+    managers: list[str] = Field(default_factory=list)    # policy owners, approvers
+    customers: list[str] = Field(default_factory=list)   # customer names used in records
+    products: dict[str, str] = Field(default_factory=dict)  # generic term -> brand name
+    id_prefixes: dict[str, str] = Field(default_factory=dict)  # e.g. reservation -> "SKY"
+    phone: str = ""
+
+
+class PackFile(_Strict):
+    domain: DomainInfo
+    brand: Brand
+
+
+class DomainPack:
+    """A loaded domain pack. Cheap to construct; facts and database are computed lazily."""
+
+    def __init__(self, path: Path, spec: PackFile):
+        self.path = path
+        self.spec = spec
+
+    @property
+    def name(self) -> str:
+        return self.spec.domain.name
+
+    @property
+    def brand(self) -> Brand:
+        return self.spec.brand
+
+    @property
+    def info(self) -> DomainInfo:
+        return self.spec.domain
+
+    @property
+    def is_test(self) -> bool:
+        return self.path.name.startswith("_")
+
+    @property
+    def policy_path(self) -> Path:
+        return self.path / "policy.md"
+
+    def policy_files(self) -> list[Path]:
+        """policy.md, or every markdown file under policy/ (sorted) for large domains."""
+        if self.policy_path.exists():
+            return [self.policy_path]
+        d = self.path / "policy"
+        files = sorted(d.glob("**/*.md")) if d.is_dir() else []
+        if not files:
+            raise FactforgeError("domain pack has no policy.md (nor policy/*.md)", self.path)
+        return files
+
+    def factset(self, decomposer: str = "builtin"):
+        from facts.decompose import decompose_pack
+        return decompose_pack(self, decomposer=decomposer)
+
+    @cached_property
+    def facts(self):
+        return self.factset()
+
+    def database(self, seed: int = 0) -> dict[str, Any]:
+        seed_py = self.path / "seed.py"
+        db_json = self.path / "db.json"
+        if seed_py.exists():
+            mod = _load_module(seed_py, f"factforge_domain_{self.path.name}_seed")
+            if not hasattr(mod, "generate"):
+                raise FactforgeError("seed.py defines no generate(pack, seed) function", seed_py)
+            return mod.generate(self, seed)
+        if db_json.exists():
+            try:
+                return json.loads(db_json.read_text(encoding="utf-8"))
+            except json.JSONDecodeError as e:
+                raise FactforgeError(f"invalid JSON: {e.msg}", db_json, e.lineno) from None
+        return {}
+
+    def check_database(self, db: dict[str, Any]) -> list[str]:
+        """The domain's own consistency checks (seed.py `check(pack, db) -> list[str]`)."""
+        seed_py = self.path / "seed.py"
+        if not seed_py.exists():
+            return []
+        mod = _load_module(seed_py, f"factforge_domain_{self.path.name}_seed")
+        return list(mod.check(self, db)) if hasattr(mod, "check") else []
+
+    def pack_hash(self) -> str:
+        """Hash over every source file of the pack (for caching and manifests)."""
+        parts = {}
+        for p in sorted(self.path.rglob("*")):
+            if p.is_file() and "__pycache__" not in p.parts and not p.name.endswith(".pyc"):
+                parts[str(p.relative_to(self.path))] = content_hash(p.read_bytes().hex())
+        return content_hash(parts)
+
+    def variants_dir(self) -> Path:
+        return self.path / "variants"
+
+    def __repr__(self) -> str:
+        return f"DomainPack({self.name!r}, {self.path})"
+
+
+_MODULES: dict[str, Any] = {}
+
+
+def _load_module(path: Path, name: str):
+    key = str(path.resolve())
+    if key not in _MODULES:
+        spec = importlib.util.spec_from_file_location(name, path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        _MODULES[key] = mod
+    return _MODULES[key]
+
+
+def _toml_line_of(text: str, loc: tuple) -> Optional[int]:
+    """Best-effort line number of a key path in a TOML text (for error messages)."""
+    section, key = None, None
+    if len(loc) >= 2:
+        section, key = str(loc[0]), str(loc[1])
+    elif loc:
+        section = str(loc[0])
+    cur = None
+    for i, line in enumerate(text.splitlines(), 1):
+        s = line.strip()
+        if s.startswith("[") and s.endswith("]"):
+            cur = s.strip("[]").strip()
+            if key is None and cur == section:
+                return i
+            continue
+        if cur == section and key and s.split("=", 1)[0].strip() == key:
+            return i
+    for i, line in enumerate(text.splitlines(), 1):
+        if line.strip() == f"[{section}]":
+            return i
+    return None
+
+
+def load_pack(path: str | Path) -> DomainPack:
+    path = Path(path)
+    toml_path = path / "domain.toml"
+    if not toml_path.exists():
+        raise FactforgeError("not a domain pack: domain.toml is missing", path)
+    text = toml_path.read_text(encoding="utf-8")
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        line = getattr(e, "lineno", None)
+        msg = str(e).split(" (at line")[0]
+        raise FactforgeError(f"invalid TOML: {msg}", toml_path, line) from None
+    try:
+        spec = PackFile.model_validate(data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = tuple(err["loc"])
+        raise FactforgeError(f"{'.'.join(map(str, loc))}: {err['msg']}", toml_path,
+                             _toml_line_of(text, loc)) from None
+    return DomainPack(path, spec)
+
+
+def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
+    dirs = [Path(d) for d in (extra or [])]
+    env = os.environ.get(ENV_VAR, "")
+    dirs += [Path(d) for d in env.split(os.pathsep) if d]
+    dirs.append(BUILTIN_DIR)
+    return dirs
+
+
+def discover(extra_dirs: list[str | Path] | None = None, include_test: bool = False) -> dict[str, DomainPack]:
+    """Every pack found, by name. Earlier directories win (a user's pack can shadow a
+    built-in one of the same name)."""
+    found: dict[str, DomainPack] = {}
+    for d in search_dirs(extra_dirs):
+        if not d.is_dir():
+            raise FactforgeError("domains directory does not exist", d)
+        for sub in sorted(p for p in d.iterdir() if p.is_dir()):
+            if not (sub / "domain.toml").exists():
+                continue
+            if sub.name.startswith("_") and not include_test:
+                continue
+            pack = load_pack(sub)
+            found.setdefault(pack.name, pack)
+    return found
+
+
+def get_pack(name: str, extra_dirs: list[str | Path] | None = None) -> DomainPack:
+    packs = discover(extra_dirs, include_test=True)
+    if name not in packs:
+        avail = ", ".join(sorted(packs)) or "none"
+        raise FactforgeError(f"unknown domain {name!r}; available: {avail}")
+    return packs[name]

@@ -1,0 +1,69 @@
+"""Worlds: a domain pack as built, either the base pack or a rebranded variant of it.
+
+A partition key is "<domain>" or "<domain>@<variant>"; `resolve` turns it into a `World`
+that yields the facts, database and brand for that build. Variant specs live in
+`domains/<name>/variants/<variant>.toml|yaml` (see `domains.variant_spec`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional
+
+from facts.errors import FactforgeError
+from facts.models import FactSet
+
+from . import DomainPack, get_pack
+
+VARIANT_SUFFIXES = (".toml", ".yaml", ".yml")
+
+
+def list_variants(pack: DomainPack) -> list[str]:
+    d = pack.variants_dir()
+    if not d.is_dir():
+        return []
+    return sorted(p.stem for p in d.iterdir() if p.suffix in VARIANT_SUFFIXES and not p.name.startswith("."))
+
+
+@dataclass
+class World:
+    base: DomainPack
+    variant: Optional[str] = None
+    spec: Any = None  # domains.variant_spec.VariantSpec for variants
+    pack: DomainPack = field(init=False)
+
+    def __post_init__(self):
+        self.pack = self.spec.apply_pack(self.base) if self.spec is not None else self.base
+
+    @property
+    def key(self) -> str:
+        return f"{self.base.name}@{self.variant}" if self.variant else self.base.name
+
+    def factset(self, decomposer: str = "builtin") -> FactSet:
+        fs = self.base.factset(decomposer)
+        return self.spec.apply_facts(fs) if self.spec is not None else fs
+
+    def values(self) -> Optional[dict]:
+        return self.spec.db_values(self.base, self.base.factset()) if self.spec is not None else None
+
+    def database(self, seed: int = 0) -> dict:
+        if self.spec is None:
+            return self.base.database(seed)
+        return self.spec.apply_database(self.base, self.pack, seed)
+
+    def check_database(self, db: dict) -> list[str]:
+        if self.spec is None:
+            return self.base.check_database(db)
+        return self.spec.check_database(self.base, self.pack, db)
+
+
+def resolve(key: str, extra_dirs: list[str | Path] | None = None) -> World:
+    name, _, variant = key.partition("@")
+    base = get_pack(name, extra_dirs)
+    if not variant:
+        return World(base)
+    if variant not in list_variants(base):
+        raise FactforgeError(f"unknown variant {variant!r} of domain {name!r}; available: "
+                             f"{', '.join(list_variants(base)) or 'none'}")
+    from .variant_spec import load_variant  # noqa: PLC0415
+    return World(base, variant, load_variant(base, variant))

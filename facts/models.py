@@ -1,0 +1,169 @@
+"""The fact model: strict, schema-versioned pydantic models shared by every other package.
+
+A `Fact` is one checkable statement of a policy. Its id is a content hash of the fact's
+*template* (domain, section path, statement with its values masked, conditions), so it
+survives unrelated edits of the policy (lines moving, other sections changing) and even a
+change of the fact's own value (a fee going from $75 to $90 is the same fact with a new
+value); audit history and incremental builds rely on that.
+"""
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Any, Literal, Optional, Union
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from .hashing import content_hash
+
+FACT_SCHEMA_VERSION = "1.0"
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False)
+
+
+class SlotType(str, Enum):
+    money = "money"
+    duration = "duration"
+    count = "count"
+    percent = "percent"
+    date = "date"
+    enum = "enum"
+    identifier = "identifier"
+
+
+class FactKind(str, Enum):
+    value = "value"
+    rule = "rule"
+    eligibility = "eligibility"
+    procedure_step = "procedure_step"
+    prohibition = "prohibition"
+    definition = "definition"
+
+
+class Slot(Strict):
+    """A typed value inside a fact's statement.
+
+    `text` is the surface form as written in the policy ("$75", "5 to 7 business days").
+    `value` is the normalised value: a number for money/count/percent, a number of `unit`s
+    for durations (a range is `value`..`value_max`), ISO date for dates, a lower-cased
+    string for enums and identifiers. `unit` is the currency code for money and the
+    duration unit ("minute", "hour", "day", "business_day", "week", "month", "year").
+    """
+
+    name: str
+    type: SlotType
+    text: str
+    value: Union[float, int, str]
+    value_max: Optional[Union[float, int]] = None
+    unit: Optional[str] = None
+    qualifier: Optional[Literal["at_most", "at_least", "exactly", "up_to", "more_than", "less_than"]] = None
+
+    def key(self) -> str:
+        """Normalised, comparable form: '75 USD', '24 hour', '20 %', '2..4 passenger'."""
+        v = _fmt_num(self.value)
+        if self.value_max is not None:
+            v = f"{v}..{_fmt_num(self.value_max)}"
+        return f"{v} {self.unit}".strip() if self.unit else v
+
+
+def _fmt_num(v: Any) -> str:
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    return str(v)
+
+
+class Condition(Strict):
+    attribute: str  # e.g. "membership tier", "cabin", "product"
+    value: str      # e.g. "gold", "business", "Everyday Checking"
+
+
+class SourceSpan(Strict):
+    file: str
+    start_line: int = Field(ge=1)
+    end_line: int = Field(ge=1)
+
+    @field_validator("end_line")
+    @classmethod
+    def _order(cls, v: int, info: Any) -> int:
+        start = info.data.get("start_line")
+        if start is not None and v < start:
+            raise ValueError("end_line before start_line")
+        return v
+
+
+_SLUG = re.compile(r"[^a-z0-9]+")
+
+
+def slugify(text: str, max_len: int = 32) -> str:
+    return _SLUG.sub("-", text.lower()).strip("-")[:max_len].strip("-") or "x"
+
+
+class Fact(Strict):
+    schema_version: str = FACT_SCHEMA_VERSION
+    id: str
+    domain: str
+    section: list[str]
+    kind: FactKind
+    statement: str
+    slots: list[Slot] = Field(default_factory=list)
+    conditions: list[Condition] = Field(default_factory=list)
+    source: SourceSpan
+    depends_on: list[str] = Field(default_factory=list)
+    anchors: list[str] = Field(default_factory=list)  # key terms that identify the fact in text
+
+    def template(self) -> str:
+        """Statement with every slot surface masked by its type: the identity of the rule."""
+        t = self.statement
+        for s in sorted(self.slots, key=lambda s: -len(s.text)):
+            if s.text:
+                t = t.replace(s.text, "{" + s.type.value + "}")
+        return t
+
+
+def make_fact_id(domain: str, section: list[str], template: str, conditions: list[Condition],
+                 occurrence: int = 0) -> str:
+    """Stable id: domain, section slug and a hash of the masked template and conditions."""
+    payload = {
+        "domain": domain,
+        "section": [s.lower() for s in section],
+        "template": " ".join(template.lower().split()),
+        "conditions": sorted((c.attribute.lower(), c.value.lower()) for c in conditions),
+        "occurrence": occurrence,
+    }
+    sec = slugify(section[-1] if section else "root", 24)
+    return f"{domain}.{sec}.{content_hash(payload)[:10]}"
+
+
+class UnparsedLine(Strict):
+    """A policy line the decomposer could not turn into a fact, with the reason: reported,
+    never silently dropped."""
+
+    file: str
+    line: int
+    text: str
+    reason: str
+
+
+class FactSet(Strict):
+    schema_version: str = FACT_SCHEMA_VERSION
+    domain: str
+    source_file: str
+    facts: list[Fact]
+    unparsed: list[UnparsedLine] = Field(default_factory=list)
+    decomposer: str = "builtin"
+
+    @property
+    def hash(self) -> str:
+        return content_hash({"schema_version": self.schema_version, "domain": self.domain,
+                             "facts": [f.model_dump(mode="json") for f in self.facts]})
+
+    def by_id(self) -> dict[str, Fact]:
+        return {f.id: f for f in self.facts}
+
+    def get(self, fact_id: str) -> Fact:
+        for f in self.facts:
+            if f.id == fact_id:
+                return f
+        raise KeyError(fact_id)

@@ -1,0 +1,168 @@
+"""The asset graph, partitioned by domain (and domain@variant).
+
+domain_pack -> atomic_facts -> seed_database -> evidence_plan -> one asset per family
+(conversations, documents, tables, visuals, recordings) -> recoverability -> task_bundle.
+Blocking checks gate the chain: fact ids unique, every fact with a source span and a parsed
+statement, database consistent with the policy, every fact recoverable from the delivered
+files, no leaked base values in a variant. Asset bodies are thin: library code does the work.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import dagster as dg
+
+from audits import recoverability as rec
+from domains import discover, variants
+from transforms.planner import EvidencePlan
+from transforms.registry import FAMILIES
+
+from . import steps
+from .resources import BuildSettings, Workspace, WriterResource
+
+
+def partition_keys() -> list[str]:
+    keys = []
+    for name, pack in sorted(discover(include_test=True).items()):
+        keys.append(name)
+        keys += [f"{name}@{v}" for v in variants.list_variants(pack)]
+    return keys
+
+
+domains_partitions = dg.StaticPartitionsDefinition(partition_keys())
+
+
+def _world(context, settings: BuildSettings):
+    return variants.resolve(context.partition_key, settings.domains_dirs)
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="domain")
+def domain_pack(context: dg.AssetExecutionContext, settings: BuildSettings) -> dg.Output[str]:
+    """The domain pack (or variant) this partition builds, identified by its content hash."""
+    world = _world(context, settings)
+    return dg.Output(world.key, metadata={"path": str(world.pack.path), "brand": world.pack.brand.company,
+                                          "pack_hash": world.pack.pack_hash(), "variant": world.variant or ""})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="facts", deps=[domain_pack])
+def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
+    """Policy decomposed into atomic facts (variant values applied)."""
+    fs = _world(context, settings).factset(settings.decomposer)
+    kinds = {}
+    for f in fs.facts:
+        kinds[f.kind.value] = kinds.get(f.kind.value, 0) + 1
+    return dg.Output(fs, metadata={"facts": len(fs.facts), "unparsed_lines": len(fs.unparsed),
+                                   "facts_hash": fs.hash, "by_kind": kinds})
+
+
+@dg.asset_check(asset=atomic_facts, blocking=True, description="Fact ids are unique.")
+def unique_fact_ids(atomic_facts) -> dg.AssetCheckResult:
+    ids = [f.id for f in atomic_facts.facts]
+    dup = sorted({i for i in ids if ids.count(i) > 1}) if len(set(ids)) != len(ids) else []
+    return dg.AssetCheckResult(passed=not dup, metadata={"duplicates": dup[:50]})
+
+
+@dg.asset_check(asset=atomic_facts, blocking=True,
+                description="Every fact has a source span and a parsed, non-empty statement.")
+def facts_sourced_and_parsed(atomic_facts) -> dg.AssetCheckResult:
+    bad = [f.id for f in atomic_facts.facts if not f.statement.strip() or not f.source.file
+           or f.source.start_line < 1 or not (f.slots or f.anchors)]
+    return dg.AssetCheckResult(passed=not bad, metadata={"bad_facts": bad[:50], "facts": len(atomic_facts.facts)})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="domain", deps=[domain_pack])
+def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
+    """The domain's seed database (variant: renamed and re-valued consistently)."""
+    sdb = steps.seed_database(_world(context, settings), settings.seed)
+    return dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash,
+                                    "consistency_problems": len(sdb.problems)})
+
+
+@dg.asset_check(asset=seed_database, blocking=True, description="Database obeys the domain's own rules.")
+def database_consistent(seed_database) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=not seed_database.problems, metadata={"problems": seed_database.problems[:50]})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="plan")
+def evidence_plan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings,
+                  workspace: Workspace) -> dg.Output[EvidencePlan]:
+    """Which facts go into which artifacts; distractors and superseded values recorded."""
+    plan = steps.make_plan(_world(context, settings), atomic_facts, settings, workspace.audit_db)
+    kinds = {}
+    for a in plan.artifacts:
+        kinds[a.kind] = kinds.get(a.kind, 0) + 1
+    return dg.Output(plan, metadata={"artifacts": len(plan.artifacts), "plan_hash": plan.hash, "by_kind": kinds,
+                                     "distractors": sum(len(a.distractors) for a in plan.artifacts)})
+
+
+def build_family_asset(family: str) -> dg.AssetsDefinition:
+    @dg.asset(name=family, partitions_def=domains_partitions, group_name="transforms")
+    def _family(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, seed_database,
+                settings: BuildSettings, workspace: Workspace, writer: WriterResource):
+        world = _world(context, settings)
+        rendered = steps.render_family(world, family, evidence_plan, atomic_facts, seed_database.tables,
+                                       writer.make(world.pack), workspace.cache_dir)
+        return dg.Output(rendered, metadata={"files": len(rendered), "cached": sum(r.cached for r in rendered),
+                                             "bytes": sum(r.size for r in rendered),
+                                             "kinds": sorted({r.kind for r in rendered})})
+    _family.__doc__ = f"Render the {family} artifacts of the plan (content-addressed cache)."
+    return _family
+
+
+family_assets = [build_family_asset(f) for f in FAMILIES]
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="audits")
+def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, settings: BuildSettings,
+                   workspace: Workspace, conversations, documents, tables, visuals, recordings):
+    """Extract every delivered file (text, OCR, speech recognition) and match every fact."""
+    world = _world(context, settings)
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+    report = rec.check_recoverability(evidence_plan, atomic_facts, files, workspace.cache_dir,
+                                      currency=world.pack.info.currency)
+    s = report["summary"]
+    return dg.Output(report, metadata={"facts_total": s["facts_total"], "facts_recovered": s["facts_recovered"],
+                                       "distractor_violations": s["distractor_violations"],
+                                       "extract_seconds": {k: round(v, 2) for k, v in report["_timings"].items()}})
+
+
+@dg.asset_check(asset=recoverability, blocking=True,
+                description="Every fact is recoverable from a delivered file; no distractor shown as current.")
+def all_facts_recoverable(recoverability) -> dg.AssetCheckResult:
+    problems = rec.failures(recoverability)
+    return dg.AssetCheckResult(passed=not problems, metadata={"problems": problems[:100],
+                                                              "count": len(problems)})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="audits")
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
+              conversations, documents, tables, visuals, recordings):
+    """Variants only (empty report for a base domain): no base brand, identifier or
+    substituted base value in any delivered file, read with the same extractors."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir)
+    return dg.Output(report, metadata={"hits": report["summary"]["hits"]})
+
+
+@dg.asset_check(asset=leak_scan, blocking=True, description="Variant files carry no base-brand or base value.")
+def no_leaks(leak_scan) -> dg.AssetCheckResult:
+    return dg.AssetCheckResult(passed=leak_scan["summary"]["hits"] == 0,
+                               metadata={"hits": leak_scan["summary"]["hits"], "leaks": leak_scan["leaks"][:50]})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="outputs")
+def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan,
+                settings: BuildSettings, workspace: Workspace, conversations, documents, tables, visuals,
+                recordings) -> dg.MaterializeResult:
+    """The versioned, content-addressed bundle, written atomically."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
+                            evidence_plan, rendered, recoverability, leak_scan)
+    return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
+                                          "files": len(man.files), "content_hash": man.content_hash})
+
+
+ALL_ASSETS = [domain_pack, atomic_facts, seed_database, evidence_plan, *family_assets, recoverability,
+              leak_scan, task_bundle]
+ALL_CHECKS = [unique_fact_ids, facts_sourced_and_parsed, database_consistent, all_facts_recoverable, no_leaks]

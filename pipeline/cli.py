@@ -1,0 +1,186 @@
+"""The `factforge` command line.
+
+User mistakes (bad paths, malformed policies or packs, unknown names, a failed check) are
+printed as one clear line (or a short list) on stderr with a non-zero exit, never a
+traceback. Heavy imports (Dagster, media, litellm) happen only in the commands that need
+them.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+from facts.errors import FactforgeError
+
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="factforge: policies -> atomic facts -> realistic, verifiable evidence bundles.")
+err = Console(stderr=True)
+out = Console()
+
+DomainsDir = typer.Option(None, "--domains-dir", help="Extra folder of domain packs (repeatable; also $FACTFORGE_DOMAINS_DIR).")
+
+
+def _dirs(d: Optional[List[Path]]) -> list[str]:
+    return [str(p) for p in (d or [])]
+
+
+@app.command()
+def domains(domains_dir: Optional[List[Path]] = DomainsDir,
+            test: bool = typer.Option(False, "--test", help="Also list test domains (names starting with _)."),
+            as_json: bool = typer.Option(False, "--json")):
+    """List the domains found, with brand and fact counts."""
+    from domains import discover  # noqa: PLC0415
+    from domains.variants import list_variants  # noqa: PLC0415
+
+    rows = []
+    for name, pack in sorted(discover(_dirs(domains_dir), include_test=test).items()):
+        fs = pack.facts
+        rows.append({"name": name, "brand": pack.brand.company, "business": pack.info.business,
+                     "facts": len(fs.facts), "unparsed": len(fs.unparsed), "variants": list_variants(pack),
+                     "path": str(pack.path)})
+    if as_json:
+        print(json.dumps(rows, indent=2))
+        return
+    from rich.table import Table  # noqa: PLC0415
+    t = Table("domain", "brand", "business", "facts", "unparsed", "variants")
+    for r in rows:
+        t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]))
+    out.print(t)
+
+
+def _print_factset(fs, as_json: bool) -> None:
+    if as_json:
+        data = fs.model_dump(mode="json")
+        data["hash"] = fs.hash
+        print(json.dumps(data, indent=2, ensure_ascii=False))
+        return
+    for f in fs.facts:
+        slots = "; ".join(f"{s.type.value}={s.key()}" for s in f.slots)
+        cond = ", ".join(f"{c.attribute}={c.value}" for c in f.conditions)
+        out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {f.statement}"
+                  + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({cond})[/magenta]" if cond else ""),
+                  highlight=False)
+    out.print(f"{len(fs.facts)} facts, {len(fs.unparsed)} unparsed lines, hash {fs.hash[:16]}")
+    for u in fs.unparsed:
+        err.print(f"unparsed {u.file}:{u.line}: {u.reason}: {u.text}", highlight=False)
+
+
+@app.command()
+def facts(name: str = typer.Argument(..., help="Domain name, or domain@variant."),
+          domains_dir: Optional[List[Path]] = DomainsDir, as_json: bool = typer.Option(False, "--json")):
+    """Show the atomic facts of a domain (or variant)."""
+    from domains.variants import resolve  # noqa: PLC0415
+    _print_factset(resolve(name, _dirs(domains_dir)).factset(), as_json)
+
+
+@app.command()
+def decompose(path: Path = typer.Argument(..., help="A policy markdown file."),
+              as_json: bool = typer.Option(False, "--json"),
+              domain: str = typer.Option("adhoc", help="Domain name recorded in the facts."),
+              decomposer: str = typer.Option("builtin", help="builtin, or llm (litellm; model from $FACTFORGE_LLM_MODEL).")):
+    """Decompose any markdown file into atomic facts."""
+    if not path.is_file():
+        raise FactforgeError("no such file", path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise FactforgeError(f"not UTF-8 text (byte {e.start})", path) from None
+    if decomposer == "llm":
+        from facts.llm import decompose_markdown_llm  # noqa: PLC0415
+        fs = decompose_markdown_llm(text, domain=domain, file=str(path))
+    else:
+        from facts.decompose import decompose_markdown  # noqa: PLC0415
+        fs = decompose_markdown(text, domain=domain, file=str(path))
+    _print_factset(fs, as_json)
+
+
+@app.command()
+def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", help="Domain (or domain@variant); repeatable. Default: every built-in domain."),
+          variant: Optional[str] = typer.Option(None, "--variant", help="Build this variant of the given domain(s)."),
+          out_dir: Optional[Path] = typer.Option(None, "--out", help="Where bundles go (default: the workspace)."),
+          seed: int = typer.Option(0, "--seed"),
+          workspace: Optional[Path] = typer.Option(None, "--workspace", help="Cache and Dagster storage (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
+          profile: str = typer.Option("full", help="Modality profile: text-only, text+image, text+image+audio, full."),
+          carriers: int = typer.Option(1, help="Authoritative carriers per fact."),
+          domains_dir: Optional[List[Path]] = DomainsDir):
+    """Materialize the asset graph in-process and write verified bundles."""
+    from .build import configure_domains_dirs  # noqa: PLC0415
+    configure_domains_dirs(_dirs(domains_dir))
+    from domains import discover  # noqa: PLC0415
+    keys = list(domain or [p for p in sorted(discover()) if not p.startswith("_")])
+    if variant:
+        keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
+    from .build import build_partition  # noqa: PLC0415
+    from .resources import BuildSettings, Workspace, default_workspace  # noqa: PLC0415
+    ws = Workspace(root=str((workspace or Path(default_workspace())).resolve()),
+                   out=str(out_dir.resolve()) if out_dir else None)
+    settings = BuildSettings(seed=seed, profile=profile, carriers_per_fact=carriers, domains_dirs=_dirs(domains_dir))
+    for key in keys:
+        t0 = time.perf_counter()
+        with err.status(f"building {key} (facts, plan, render, extract, verify)..."):
+            res = build_partition(key, ws, settings)
+        out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
+                  f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+
+
+@app.command()
+def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (holding manifest.json).")):
+    """Recompute every hash of a bundle; non-zero exit on any changed, missing or extra file."""
+    from outputs.bundle import load_manifest, verify_bundle  # noqa: PLC0415
+    problems = verify_bundle(bundle_dir)
+    if problems:
+        for p in problems:
+            err.print(f"[red]{p}[/red]", highlight=False)
+        raise typer.Exit(1)
+    man = load_manifest(bundle_dir)
+    out.print(f"[green]ok[/green] {bundle_dir}: {len(man.files)} files verified, version {man.bundle_version}",
+              highlight=False)
+
+
+def _mount_optional() -> None:
+    try:
+        from audits.queue_cli import app as audit_app  # noqa: PLC0415
+        app.add_typer(audit_app, name="audit", help="Human audit queues (three reviewers, consensus).")
+    except ImportError:
+        pass
+    for mod, name in (("domains.tau2", "import_tau2"), ("domains.scaffold", "new_domain")):
+        try:
+            m = __import__(mod, fromlist=[name])
+        except ImportError:
+            continue
+        app.command(name.replace("_", "-"))(getattr(m, name))
+
+
+_mount_optional()
+
+
+def main() -> None:
+    try:
+        app(standalone_mode=False)
+    except FactforgeError as e:
+        err.print(f"[red]error:[/red] {e.render()}", highlight=False)
+        sys.exit(1)
+    except typer.Exit as e:
+        sys.exit(e.exit_code)
+    except typer.Abort:
+        sys.exit(130)
+    except Exception as e:  # click usage errors
+        import click  # noqa: PLC0415
+        if isinstance(e, click.ClickException):
+            e.show()
+            sys.exit(e.exit_code)
+        raise
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,79 @@
+"""Glue between the asset graph and the library packages: each function is what one asset
+does, written so the asset body stays a few lines. No Dagster types here."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from domains.variants import World
+from facts import GENERATOR_VERSION
+from facts.hashing import content_hash
+from facts.models import FactSet
+from outputs.bundle import write_bundle
+from transforms.base import RenderContext
+from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
+from transforms.render import Rendered, render_artifacts
+
+
+@dataclass
+class SeedDB:
+    tables: dict[str, Any]
+    problems: list[str] = field(default_factory=list)
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.tables)
+
+    def counts(self) -> dict[str, int]:
+        return {k: len(v) for k, v in self.tables.items() if isinstance(v, (list, dict))}
+
+
+def seed_database(world: World, seed: int) -> SeedDB:
+    db = world.database(seed)
+    return SeedDB(db, world.check_database(db))
+
+
+def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
+    """Artifacts rejected by the human audit consensus get a new seed (their round)."""
+    if not Path(audit_db).exists():
+        return {}
+    from audits.queue import AuditQueue  # noqa: PLC0415
+    return AuditQueue(audit_db).rejected_artifacts(world.base.name, world.variant)
+
+
+def make_plan(world: World, facts: FactSet, settings, audit_db: Path) -> EvidencePlan:
+    cfg = PlanConfig(profile=settings.profile, carriers_per_fact=settings.carriers_per_fact,
+                     noise_ratio=settings.noise_ratio, reseed=reseed_rounds(world, audit_db))
+    return plan_evidence(facts, settings.seed, cfg, now=world.pack.info.now, variant=world.variant)
+
+
+def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet, db: dict, writer,
+                  cache_dir: Path) -> list[Rendered]:
+    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db,
+                        workdir=Path(cache_dir) / "tmp")
+    return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render")
+
+
+def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+    if world.spec is None:
+        return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
+    from audits.leaks import scan  # noqa: PLC0415
+    return scan(world, facts, rendered, cache_dir)
+
+
+def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],
+          recoverability: dict, leaks: dict):
+    reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")}}
+    if world.spec is not None:
+        reports["reports/leaks.json"] = leaks
+    facts_json = facts.model_dump(mode="json")
+    facts_json["hash"] = facts.hash
+    plan_json = plan.model_dump(mode="json")
+    plan_json["hash"] = plan.hash
+    arts = [{"path": r.path, "file": r.file, "family": r.family, "kind": r.kind, "artifact_id": r.artifact_id,
+             "fact_ids": list(r.fact_ids)} for r in rendered]
+    return write_bundle(out_dir, domain=world.base.name, seed=seed, generator_version=GENERATOR_VERSION,
+                        facts_json=facts_json, plan_json=plan_json, artifacts=arts, reports=reports,
+                        variant=world.variant, base_domain=world.base.name if world.variant else None,
+                        variant_spec_hash=world.spec.hash if world.spec is not None else None)

@@ -1,0 +1,62 @@
+"""Shared fixtures. The `_mock` domain is the default test domain; facts here are real Fact
+objects built from its policy lines (not fakes of the product)."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
+
+
+@pytest.fixture(scope="session")
+def mock_pack():
+    from domains import get_pack
+    return get_pack("_mock")
+
+
+def _hand_facts():
+    from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
+
+    rows = [
+        (["Rentals"], FactKind.eligibility, "A customer must be at least 16 years old to rent a bike.",
+         [Slot(name="age", type=SlotType.count, text="16", value=16, qualifier="at_least")], [], ["customer", "old", "rent", "bike"], 7),
+        (["Rentals"], FactKind.value, "The security deposit is $50 per bike.",
+         [Slot(name="deposit", type=SlotType.money, text="$50", value=50, unit="USD")], [], ["security", "deposit", "bike"], 9),
+        (["Late returns"], FactKind.value, "The late fee is $12 for each started hour after the rental ends.",
+         [Slot(name="fee", type=SlotType.money, text="$12", value=12, unit="USD")], [], ["late", "fee", "hour"], 14),
+        (["Late returns"], FactKind.value, "Pass holders get a 20% discount on late fees.",
+         [Slot(name="discount", type=SlotType.percent, text="20%", value=20, unit="%")],
+         [Condition(attribute="membership", value="Pass holder")], ["pass", "holders", "discount", "late", "fees"], 15),
+        (["Refunds"], FactKind.procedure_step, "Refund the deposit to the original payment method within 5 business days.",
+         [Slot(name="days", type=SlotType.duration, text="5 business days", value=5, unit="business_day")], [],
+         ["refund", "deposit", "original", "payment"], 23),
+    ]
+    out = []
+    for section, kind, text, slots, conds, anchors, line in rows:
+        f = Fact(id="tmp", domain="_mock", section=section, kind=kind, statement=text, slots=slots,
+                 conditions=conds, source=SourceSpan(file="policy.md", start_line=line, end_line=line),
+                 anchors=anchors)
+        f.id = make_fact_id("_mock", section, f.template(), conds)
+        out.append(f)
+    return out
+
+
+@pytest.fixture()
+def hand_facts():
+    """Five facts of the _mock policy, one per slot type, built by hand so that transform
+    tests do not depend on the decomposer."""
+    return _hand_facts()
+
+
+@pytest.fixture()
+def render_ctx(mock_pack, hand_facts, tmp_path):
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+    return RenderContext(pack=mock_pack, facts={f.id: f for f in hand_facts}, writer=BuiltinWriter(mock_pack),
+                         db=mock_pack.database(0), workdir=tmp_path)

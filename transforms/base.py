@@ -1,0 +1,125 @@
+"""The transformer contract.
+
+One module per artifact kind. A kind declares its `family` and `kind` (persisted as the
+string "family/kind", never as a Python path), the file extension, the modality its
+extraction uses, and how many facts one artifact of it can carry. It renders a real file
+from an `ArtifactSpec` (what the evidence planner decided) through a *writer* (which words
+the content), and extracts text back from the delivered file; the audits use that
+extraction, never the text the renderer was given.
+"""
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+if TYPE_CHECKING:  # pragma: no cover
+    from domains import DomainPack
+    from facts.models import Fact
+    from .writers import Writer
+
+PLAN_SCHEMA_VERSION = "1.0"
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class FactMention(_Strict):
+    """A fact an artifact carries authoritatively."""
+
+    fact_id: str
+    rendition: Literal["canonical", "voiced"] = "canonical"
+
+
+class Distractor(_Strict):
+    """A non-authoritative value placed in an artifact.
+
+    role "distractor": plausible but wrong (a customer's mistaken belief, a rumour), never
+    presented as current policy. role "superseded": an older value, dated `date` (earlier
+    than the artifact's final statement), explicitly overridden later in the same artifact
+    or by a later-dated artifact.
+    """
+
+    fact_id: str
+    slot: str
+    text: str  # the wrong value's surface form, e.g. "$50"
+    role: Literal["distractor", "superseded"]
+    date: Optional[str] = None
+
+
+class ArtifactSpec(_Strict):
+    id: str              # stable within a plan, e.g. "chat_transcript-0003"
+    kind: str            # "conversations/chat_transcript"
+    path: str            # bundle-relative path, e.g. "evidence/conversations/chat-0003.txt"
+    seed: int
+    date: str            # ISO date the record is dated
+    title: str = ""
+    facts: list[FactMention] = Field(default_factory=list)
+    distractors: list[Distractor] = Field(default_factory=list)
+    noise: bool = False  # no authoritative facts: realistic filler
+
+    @property
+    def fact_ids(self) -> list[str]:
+        return [m.fact_id for m in self.facts]
+
+    def rng(self, salt: str = "") -> random.Random:
+        return random.Random(f"{self.seed}:{self.id}:{salt}")
+
+
+@dataclass
+class RenderContext:
+    """Everything a renderer may use besides its spec."""
+
+    pack: "DomainPack"
+    facts: dict[str, "Fact"]
+    writer: "Writer"
+    db: dict[str, Any] = field(default_factory=dict)
+    workdir: Optional[Path] = None  # scratch space (TTS temp files etc.)
+
+    def fact(self, fact_id: str) -> "Fact":
+        return self.facts[fact_id]
+
+
+@dataclass
+class ExtractContext:
+    """What an extractor may know besides the file: the candidate phrases of the domain
+    (for grammar-restricted speech recognition). Never the text the renderer was given."""
+
+    candidates: list[str] = field(default_factory=list)
+    workdir: Optional[Path] = None
+
+
+class Extraction(_Strict):
+    text: str
+    extractor: str       # e.g. "pdf-text", "ocr-tesseract", "asr-pocketsphinx-grammar"
+    parts: dict[str, str] = Field(default_factory=dict)  # e.g. {"frames": ..., "audio": ...}
+
+
+class Transformer(ABC):
+    family: ClassVar[str]
+    kind: ClassVar[str]
+    ext: ClassVar[str]            # ".txt", ".eml", ".pdf", ...
+    modality: ClassVar[str]       # "text", "eml", "pdf", "xlsx", "csv", "html", "json", "png", "wav", "mp4", "vtt", "docx"
+    max_facts: ClassVar[int] = 6  # facts one artifact may carry authoritatively
+    min_facts: ClassVar[int] = 1
+    weight: ClassVar[float] = 1.0  # relative share of carriers the planner gives this kind
+    supports_distractors: ClassVar[bool] = True
+    description: ClassVar[str] = ""
+
+    @classmethod
+    def key(cls) -> str:
+        return f"{cls.family}/{cls.kind}"
+
+    @abstractmethod
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        """Write the file for `spec` to `out` (a temporary path; the caller renames it).
+        Must be deterministic: same spec and context give byte-identical output."""
+
+    @abstractmethod
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        """Read text back from the delivered file (text layer, parser, OCR, ASR)."""

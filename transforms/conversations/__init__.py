@@ -1,0 +1,3 @@
+"""conversations family: one module per kind; importing this package registers them."""
+from . import chat_transcript  # noqa: F401
+from . import email_thread  # noqa: F401

@@ -1,0 +1,292 @@
+"""The evidence planner: which facts go into which artifacts.
+
+Every fact gets `carriers_per_fact` authoritative carriers, each of a different kind where
+possible. Facts of one section travel together (an email about baggage carries several
+baggage facts). Kinds get a share of the facts proportional to their `weight`, capped by
+`max_artifacts` for the expensive modalities (audio, video, images); what those cannot take
+flows to the kinds that can (tables and manuals carry the bulk of a large catalog).
+
+Realism levers recorded in the plan:
+- noise artifacts (no authoritative facts) at `noise_ratio` per fact-bearing artifact;
+- distractors: a wrong but plausible value of a carried fact, hedged (a customer's wrong
+  belief, a colleague's rumour), placed before the authoritative statement;
+- superseded values: an older value dated before the artifact, explicitly overridden;
+- stray distractors in noise artifacts (a wrong belief about a fact this file does not
+  carry), so a careless reader of the wrong file gets it wrong.
+Distractor values never equal a value the same artifact states authoritatively.
+The plan is a pure function of (facts, pack, seed, config); same inputs, same plan hash.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from facts.hashing import content_hash
+from facts.models import Fact, FactSet, Slot, SlotType
+from facts.surface import fmt_num, unit_words
+
+from . import registry
+from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention
+
+PROFILES: dict[str, set[str]] = {
+    "text-only": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx"},
+    "text+image": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png"},
+    "text+image+audio": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "wav"},
+    "full": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "wav", "mp4"},
+}
+# Artifacts per kind are capped for slow modalities (rendering and OCR/ASR cost seconds each).
+DEFAULT_MAX_ARTIFACTS = {"wav": 4, "mp4": 2, "png": 6}
+
+
+class PlanConfig(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    carriers_per_fact: int = Field(1, ge=1, le=5)
+    families: list[str] = Field(default_factory=lambda: list(registry.FAMILIES))
+    kinds: Optional[list[str]] = None  # explicit subset of "family/kind"
+    profile: Literal["text-only", "text+image", "text+image+audio", "full"] = "full"
+    noise_ratio: float = Field(0.5, ge=0, le=10)
+    distractor_rate: float = Field(0.25, ge=0, le=1)
+    superseded_rate: float = Field(0.15, ge=0, le=1)
+    voiced_rate: float = Field(0.4, ge=0, le=1)
+    stray_distractor_rate: float = Field(0.5, ge=0, le=1)
+    max_artifacts: dict[str, int] = Field(default_factory=dict)  # by kind key or modality
+    reseed: dict[str, int] = Field(default_factory=dict)  # artifact id -> regeneration round
+    history_days: int = Field(180, ge=7)
+
+
+class EvidencePlan(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    schema_version: str = PLAN_SCHEMA_VERSION
+    domain: str
+    variant: Optional[str] = None
+    seed: int
+    facts_hash: str
+    config: PlanConfig
+    artifacts: list[ArtifactSpec]
+
+    @property
+    def hash(self) -> str:
+        return content_hash(self.model_dump(mode="json"))
+
+    def carriers(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for a in self.artifacts:
+            for m in a.facts:
+                out.setdefault(m.fact_id, []).append(a.id)
+        return out
+
+    def by_family(self, family: str) -> list[ArtifactSpec]:
+        return [a for a in self.artifacts if a.kind.split("/")[0] == family]
+
+
+def artifact_seed(seed: int, artifact_id: str, round_: int = 0) -> int:
+    return int(content_hash([seed, artifact_id, round_])[:8], 16)
+
+
+def enabled_kinds(config: PlanConfig) -> list[type]:
+    allowed = PROFILES[config.profile]
+    out = []
+    for key, cls in registry.kinds().items():
+        if config.kinds is not None and key not in config.kinds:
+            continue
+        if cls.family in config.families and cls.modality in allowed:
+            out.append(cls)
+    if config.kinds is not None:
+        unknown = set(config.kinds) - set(registry.kinds())
+        if unknown:
+            registry.get(sorted(unknown)[0])  # raises, listing what exists
+    return out
+
+
+def _max_artifacts(cls, config: PlanConfig) -> Optional[int]:
+    if cls.key() in config.max_artifacts:
+        return config.max_artifacts[cls.key()]
+    if cls.modality in config.max_artifacts:
+        return config.max_artifacts[cls.modality]
+    return DEFAULT_MAX_ARTIFACTS.get(cls.modality)
+
+
+def _targets(n_mentions: int, kinds: list[type], config: PlanConfig) -> dict[str, int]:
+    """Facts per kind: proportional to weight, capped, overflow to uncapped kinds."""
+    caps = {}
+    for k in kinds:
+        m = _max_artifacts(k, config)
+        caps[k.key()] = None if m is None else m * k.max_facts
+    targets = {k.key(): 0 for k in kinds}
+    remaining, open_kinds = n_mentions, list(kinds)
+    while remaining > 0 and open_kinds:
+        wsum = sum(k.weight for k in open_kinds)
+        share = {k.key(): max(1, int(remaining * k.weight / wsum)) for k in open_kinds}
+        progressed = 0
+        next_open = []
+        for k in open_kinds:
+            key = k.key()
+            give = share[key]
+            if caps[key] is not None:
+                give = min(give, caps[key] - targets[key])
+            give = min(give, remaining - progressed)
+            targets[key] += max(give, 0)
+            progressed += max(give, 0)
+            if caps[key] is None or targets[key] < caps[key]:
+                next_open.append(k)
+        remaining -= progressed
+        open_kinds = next_open
+        if progressed == 0:
+            break
+    return targets
+
+
+def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
+    """A plausible but wrong surface form for a slot (None for non-numeric slots)."""
+    v = slot.value
+    if not isinstance(v, (int, float)) or slot.type in (SlotType.date, SlotType.enum, SlotType.identifier):
+        return None
+    for _ in range(8):
+        if slot.type == SlotType.money:
+            f = rng.choice([0.5, 0.6, 0.75, 0.8, 1.2, 1.25, 1.5, 2.0])
+            w = round(v * f) if v >= 5 else round(v * f, 2)
+        elif slot.type == SlotType.percent:
+            w = v + rng.choice([-10, -5, -2, 2, 5, 10]) if v > 2 else round(v * rng.choice([0.5, 2, 3]), 2)
+        else:
+            step = max(1, round(abs(v) * 0.3))
+            w = v + rng.choice([-1, 1, 2]) * step
+        if w != v and w > 0:
+            break
+    else:
+        return None
+    if slot.type == SlotType.money:
+        return f"${fmt_num(w)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(w)} {slot.unit}"
+    if slot.type == SlotType.percent:
+        return f"{fmt_num(w)}%"
+    if slot.type == SlotType.duration:
+        return f"{fmt_num(w)} {unit_words(slot.unit, w)}"
+    return fmt_num(w)
+
+
+def _numeric_slot(f: Fact) -> Optional[Slot]:
+    for s in f.slots:
+        if s.type in (SlotType.money, SlotType.percent, SlotType.duration, SlotType.count) and \
+                isinstance(s.value, (int, float)):
+            return s
+    return None
+
+
+def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] = None,
+                  now: Optional[dt.datetime] = None, variant: Optional[str] = None) -> EvidencePlan:
+    config = config or PlanConfig()
+    rng = random.Random(f"plan:{factset.domain}:{seed}")
+    kinds = enabled_kinds(config)
+    if not kinds:
+        from facts.errors import FactforgeError  # noqa: PLC0415
+        raise FactforgeError(f"plan config enables no artifact kinds (profile {config.profile}, "
+                             f"families {config.families})")
+    now = now or dt.datetime(2026, 1, 1)
+    facts = factset.facts
+    n = len(facts)
+    carriers = min(config.carriers_per_fact, len(kinds))
+    targets = _targets(n * carriers, kinds, config)
+
+    # Fact stream: sections in a seeded order, facts in document order inside a section.
+    sections: dict[tuple, list[Fact]] = {}
+    for f in facts:
+        sections.setdefault(tuple(f.section), []).append(f)
+    order = list(sections)
+    rng.shuffle(order)
+    stream = [f for sec in order for f in sections[sec]]
+
+    # Each carrier round rotates the stream; kinds take chunks up to max_facts.
+    assignments: list[tuple[type, list[Fact]]] = []
+    left = dict(targets)
+    for c in range(carriers):
+        rot = (c * max(1, n // carriers)) % max(n, 1)
+        s = stream[rot:] + stream[:rot]
+        i = 0
+        turn = [k for k in kinds]
+        while i < len(s):
+            live = [k for k in turn if left[k.key()] > 0]
+            if not live:
+                live = kinds  # rounding left a few facts: any kind takes them
+                for k in kinds:
+                    left[k.key()] = max(left[k.key()], 1)
+            rng.shuffle(live)
+            for k in live:
+                if i >= len(s):
+                    break
+                size = min(k.max_facts, left[k.key()], len(s) - i)
+                size = max(k.min_facts, rng.randint(max(1, (size + 1) // 2), max(1, size))) if size > 0 else 0
+                size = min(size, len(s) - i)
+                if size <= 0:
+                    continue
+                chunk = s[i:i + size]
+                prev = {f.id for kk, ch in assignments if kk is k for f in ch}
+                if c > 0 and any(f.id in prev for f in chunk) and len(kinds) > 1:
+                    continue  # a second carrier of the same kind adds nothing
+                assignments.append((k, chunk))
+                left[k.key()] -= size
+                i += size
+
+    # Noise artifacts, spread over kinds by weight (cheap kinds first).
+    n_noise = int(round(len(assignments) * config.noise_ratio))
+    noise_kinds = [k for k in kinds if _max_artifacts(k, config) is None] or kinds
+    for j in range(n_noise):
+        assignments.append((noise_kinds[j % len(noise_kinds)], []))
+
+    counters: dict[str, int] = {}
+    artifacts: list[ArtifactSpec] = []
+    fact_ids_with_num = [f for f in facts if _numeric_slot(f)]
+    start = now.date() - dt.timedelta(days=config.history_days)
+    for k, chunk in assignments:
+        counters[k.key()] = counters.get(k.key(), 0) + 1
+        aid = f"{k.kind}-{counters[k.key()]:04d}"
+        art_rng = random.Random(f"{seed}:{aid}")
+        day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
+        mentions = [FactMention(fact_id=f.id, rendition="voiced" if art_rng.random() < config.voiced_rate
+                                else "canonical") for f in chunk]
+        own_values = {s.key() for f in chunk for s in f.slots}
+        distractors: list[Distractor] = []
+        if k.supports_distractors:
+            for f in chunk:
+                slot = _numeric_slot(f)
+                if slot is None:
+                    continue
+                r = art_rng.random()
+                role = ("superseded" if r < config.superseded_rate
+                        else "distractor" if r < config.superseded_rate + config.distractor_rate else None)
+                if role is None:
+                    continue
+                wv = wrong_value(slot, art_rng)
+                if wv is None or _same_value(wv, own_values, slot):
+                    continue
+                d_date = (day - dt.timedelta(days=art_rng.randint(20, 120))).isoformat() if role == "superseded" else None
+                distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=d_date))
+            if not chunk and fact_ids_with_num and art_rng.random() < config.stray_distractor_rate:
+                f = art_rng.choice(fact_ids_with_num)
+                slot = _numeric_slot(f)
+                wv = wrong_value(slot, art_rng)
+                if wv is not None:
+                    distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
+        round_ = config.reseed.get(aid, 0)
+        artifacts.append(ArtifactSpec(
+            id=aid, kind=k.key(), path=f"evidence/{k.family}/{k.kind}/{aid}{k.ext}",
+            seed=artifact_seed(seed, aid, round_), date=day.isoformat(),
+            title=" / ".join(chunk[0].section) if chunk else "", facts=mentions,
+            distractors=distractors, noise=not chunk))
+    artifacts.sort(key=lambda a: (a.kind, a.id))
+    return EvidencePlan(domain=factset.domain, variant=variant, seed=seed, facts_hash=factset.hash,
+                        config=config, artifacts=artifacts)
+
+
+def _same_value(text: str, own_keys: set[str], slot: Slot) -> bool:
+    from facts.values import parse_slots  # noqa: PLC0415
+
+    try:
+        parsed = parse_slots(text)
+    except Exception:  # noqa: BLE001 - a wrong value we cannot parse back is not used
+        return True
+    return any(p.key() in own_keys for p in parsed) or not parsed

@@ -1,0 +1,1 @@
+"""recordings family: one module per kind; importing this package registers them."""

@@ -1,0 +1,1 @@
+"""tables family: one module per kind; importing this package registers them."""

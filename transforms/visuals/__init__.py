@@ -1,0 +1,1 @@
+"""visuals family: one module per kind; importing this package registers them."""
