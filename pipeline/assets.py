@@ -6,9 +6,6 @@ Blocking checks gate the chain: fact ids unique, every fact with a source span a
 statement, database consistent with the policy, every fact recoverable from the delivered
 files, no leaked base values in a variant. Asset bodies are thin: library code does the work.
 """
-from __future__ import annotations
-
-from pathlib import Path
 
 import dagster as dg
 
@@ -44,43 +41,33 @@ def domain_pack(context: dg.AssetExecutionContext, settings: BuildSettings) -> d
                                           "pack_hash": world.pack.pack_hash(), "variant": world.variant or ""})
 
 
-@dg.asset(partitions_def=domains_partitions, group_name="facts", deps=[domain_pack])
+def _check(name: str, asset: str, description: str) -> dg.AssetCheckSpec:
+    return dg.AssetCheckSpec(name=name, asset=asset, blocking=True, description=description)
+
+
+# Checks run inside their asset's step (Dagster's standalone checks are not per-partition):
+# each is a blocking AssetCheckSpec, so a failure stops everything downstream in the run.
+@dg.asset(partitions_def=domains_partitions, group_name="facts", deps=[domain_pack], check_specs=[
+    _check("unique_fact_ids", "atomic_facts", "Fact ids are unique."),
+    _check("facts_sourced_and_parsed", "atomic_facts",
+           "Every fact has a source span and a parsed, non-empty statement (values or anchors).")])
 def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
     """Policy decomposed into atomic facts (variant values applied)."""
     fs = _world(context, settings).factset(settings.decomposer)
-    kinds = {}
-    for f in fs.facts:
-        kinds[f.kind.value] = kinds.get(f.kind.value, 0) + 1
-    return dg.Output(fs, metadata={"facts": len(fs.facts), "unparsed_lines": len(fs.unparsed),
-                                   "facts_hash": fs.hash, "by_kind": kinds})
+    yield dg.Output(fs, metadata=steps.facts_metadata(fs))
+    dup, bad = steps.fact_problems(fs)
+    yield dg.AssetCheckResult(check_name="unique_fact_ids", passed=not dup, metadata={"problems": dup[:50]})
+    yield dg.AssetCheckResult(check_name="facts_sourced_and_parsed", passed=not bad, metadata={"problems": bad[:50]})
 
 
-@dg.asset_check(asset=atomic_facts, blocking=True, description="Fact ids are unique.")
-def unique_fact_ids(atomic_facts) -> dg.AssetCheckResult:
-    ids = [f.id for f in atomic_facts.facts]
-    dup = sorted({i for i in ids if ids.count(i) > 1}) if len(set(ids)) != len(ids) else []
-    return dg.AssetCheckResult(passed=not dup, metadata={"duplicates": dup[:50]})
-
-
-@dg.asset_check(asset=atomic_facts, blocking=True,
-                description="Every fact has a source span and a parsed, non-empty statement.")
-def facts_sourced_and_parsed(atomic_facts) -> dg.AssetCheckResult:
-    bad = [f.id for f in atomic_facts.facts if not f.statement.strip() or not f.source.file
-           or f.source.start_line < 1 or not (f.slots or f.anchors)]
-    return dg.AssetCheckResult(passed=not bad, metadata={"bad_facts": bad[:50], "facts": len(atomic_facts.facts)})
-
-
-@dg.asset(partitions_def=domains_partitions, group_name="domain", deps=[domain_pack])
+@dg.asset(partitions_def=domains_partitions, group_name="domain", deps=[domain_pack], check_specs=[
+    _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
 def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     """The domain's seed database (variant: renamed and re-valued consistently)."""
     sdb = steps.seed_database(_world(context, settings), settings.seed)
-    return dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash,
-                                    "consistency_problems": len(sdb.problems)})
-
-
-@dg.asset_check(asset=seed_database, blocking=True, description="Database obeys the domain's own rules.")
-def database_consistent(seed_database) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(passed=not seed_database.problems, metadata={"problems": seed_database.problems[:50]})
+    yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
+    yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
+                              metadata={"problems": sdb.problems[:50]})
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="plan")
@@ -112,43 +99,33 @@ def build_family_asset(family: str) -> dg.AssetsDefinition:
 family_assets = [build_family_asset(f) for f in FAMILIES]
 
 
-@dg.asset(partitions_def=domains_partitions, group_name="audits")
+@dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
+    _check("all_facts_recoverable", "recoverability",
+           "Every fact is recoverable from a delivered file; no distractor shown as current.")])
 def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, settings: BuildSettings,
                    workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Extract every delivered file (text, OCR, speech recognition) and match every fact."""
     world = _world(context, settings)
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
-    report = rec.check_recoverability(evidence_plan, atomic_facts, files, workspace.cache_dir,
-                                      currency=world.pack.info.currency)
-    s = report["summary"]
-    return dg.Output(report, metadata={"facts_total": s["facts_total"], "facts_recovered": s["facts_recovered"],
-                                       "distractor_violations": s["distractor_violations"],
-                                       "extract_seconds": {k: round(v, 2) for k, v in report["_timings"].items()}})
+    report = steps.recoverability(world, evidence_plan, atomic_facts, rendered, workspace.cache_dir)
+    yield dg.Output(report, metadata=steps.recoverability_metadata(report))
+    problems = rec.failures(report)
+    yield dg.AssetCheckResult(check_name="all_facts_recoverable", passed=not problems,
+                              metadata={"problems": problems[:100], "count": len(problems)})
 
 
-@dg.asset_check(asset=recoverability, blocking=True,
-                description="Every fact is recoverable from a delivered file; no distractor shown as current.")
-def all_facts_recoverable(recoverability) -> dg.AssetCheckResult:
-    problems = rec.failures(recoverability)
-    return dg.AssetCheckResult(passed=not problems, metadata={"problems": problems[:100],
-                                                              "count": len(problems)})
-
-
-@dg.asset(partitions_def=domains_partitions, group_name="audits")
+@dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
+    _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
 def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
               conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
     substituted base value in any delivered file, read with the same extractors."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir)
-    return dg.Output(report, metadata={"hits": report["summary"]["hits"]})
-
-
-@dg.asset_check(asset=leak_scan, blocking=True, description="Variant files carry no base-brand or base value.")
-def no_leaks(leak_scan) -> dg.AssetCheckResult:
-    return dg.AssetCheckResult(passed=leak_scan["summary"]["hits"] == 0,
-                               metadata={"hits": leak_scan["summary"]["hits"], "leaks": leak_scan["leaks"][:50]})
+    yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
+    yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
+                              metadata={"problems": [f"{x['file']}: {x['what']} {x['term']!r} ({x['extractor']}): "
+                                                     f"{x.get('text', '')}" for x in report["leaks"][:50]]})
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
@@ -165,4 +142,4 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
 
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, evidence_plan, *family_assets, recoverability,
               leak_scan, task_bundle]
-ALL_CHECKS = [unique_fact_ids, facts_sourced_and_parsed, database_consistent, all_facts_recoverable, no_leaks]
+ALL_CHECKS: list = []

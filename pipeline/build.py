@@ -52,7 +52,7 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
         lines = []
         for e in failed_checks:
             md = {k: _meta_value(v) for k, v in (e.metadata or {}).items()}
-            probs = md.get("problems") or md.get("duplicates") or md.get("bad_facts") or md.get("leaks") or []
+            probs = md.get("problems") or []
             lines.append(f"check {e.check_name} failed on {e.asset_key.to_user_string()} [{key}]")
             lines += [f"  - {p}" for p in list(probs)[:40]]
         raise BuildFailed("\n".join(lines))

@@ -77,3 +77,34 @@ def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: Evidence
                         facts_json=facts_json, plan_json=plan_json, artifacts=arts, reports=reports,
                         variant=world.variant, base_domain=world.base.name if world.variant else None,
                         variant_spec_hash=world.spec.hash if world.spec is not None else None)
+
+
+def facts_metadata(fs: FactSet) -> dict:
+    kinds: dict[str, int] = {}
+    for f in fs.facts:
+        kinds[f.kind.value] = kinds.get(f.kind.value, 0) + 1
+    return {"facts": len(fs.facts), "unparsed_lines": len(fs.unparsed), "facts_hash": fs.hash, "by_kind": kinds}
+
+
+def fact_problems(fs: FactSet) -> tuple[list[str], list[str]]:
+    seen: dict[str, int] = {}
+    for f in fs.facts:
+        seen[f.id] = seen.get(f.id, 0) + 1
+    dup = [f"duplicate fact id {i} ({n} facts)" for i, n in sorted(seen.items()) if n > 1]
+    bad = [f"fact {f.id} ({f.source.file}:{f.source.start_line}) has no source span, statement, values or anchors"
+           for f in fs.facts if not f.statement.strip() or not f.source.file or not (f.slots or f.anchors)]
+    return dup, bad
+
+
+def recoverability(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+    from audits.recoverability import check_recoverability  # noqa: PLC0415
+    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+    return check_recoverability(plan, facts, files, Path(cache_dir), currency=world.pack.info.currency)
+
+
+def recoverability_metadata(report: dict) -> dict:
+    s = report["summary"]
+    return {"facts_total": s["facts_total"], "facts_recovered": s["facts_recovered"],
+            "distractor_violations": s["distractor_violations"],
+            "by_family": {k: f"{v['mentions_recovered']}/{v['mentions']}" for k, v in s["by_family"].items()},
+            "extract_seconds": {k: round(v, 2) for k, v in report.get("_timings", {}).items()}}
