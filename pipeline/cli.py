@@ -24,8 +24,8 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="factforge: policies -> atomic facts -> realistic, verifiable evidence bundles.")
-err = Console(stderr=True)
-out = Console()
+err = Console(stderr=True, soft_wrap=True)
+out = Console(soft_wrap=True)
 
 DomainsDir = typer.Option(None, "--domains-dir", help="Extra folder of domain packs (repeatable; also $FACTFORGE_DOMAINS_DIR).")
 
@@ -166,7 +166,8 @@ _mount_optional()
 
 def main() -> None:
     try:
-        app(standalone_mode=False)
+        rc = app(standalone_mode=False)
+        sys.exit(rc if isinstance(rc, int) else 0)
     except FactforgeError as e:
         err.print(f"[red]error:[/red] {e.render()}", highlight=False)
         sys.exit(1)
