@@ -137,10 +137,13 @@ def _snippet(text: str, s: int, e: int, pad: int = 90) -> str:
     return " ".join(text[max(0, s - pad):e + pad].split())
 
 
-def _sentence_bounds(text: str, s: int, e: int) -> tuple[int, int]:
-    lo = max(text.rfind(ch, 0, s) for ch in ".!?\n") + 1
-    his = [i for i in (text.find(ch, e) for ch in ".!?\n") if i != -1]
-    return lo, (min(his) + 1 if his else len(text))
+def _sentence_bounds(text: str, s: int, e: int, cap: int = 300) -> tuple[int, int]:
+    """The sentence around [s, e): bounded by sentence punctuation, not by line breaks (OCR and
+    PDF text wrap lines mid-sentence), and by a blank line; at most `cap` characters each way."""
+    lo_lim, hi_lim = max(0, s - cap), min(len(text), e + cap)
+    lo = max([text.rfind(ch, lo_lim, s) for ch in (". ", "! ", "? ", "\n\n")] + [lo_lim - 1]) + 1
+    his = [i for i in (text.find(ch, e, hi_lim) for ch in (". ", "! ", "? ", "\n\n")) if i != -1]
+    return lo, (min(his) + 1 if his else hi_lim)
 
 
 def unhedged_mentions(value_slot: Slot, idx: TextIndex) -> list[str]:
@@ -149,8 +152,8 @@ def unhedged_mentions(value_slot: Slot, idx: TextIndex) -> list[str]:
     for s, e in idx.occurrences(value_slot):
         lo, hi = _sentence_bounds(idx.text, s, e)
         # a hedge in the sentence, or in the line just before it (table rows, chat turns)
-        prev_lo = max(idx.text.rfind("\n", 0, max(lo - 1, 0)), 0)
-        context = idx.low[prev_lo:hi]
+        prev_lo = max(idx.text.rfind("\n", 0, max(idx.text.rfind("\n", 0, s), 0)), 0)
+        context = idx.low[min(prev_lo, lo):hi]
         if not any(h in context for h in HEDGE_MARKERS):
             out.append(_snippet(idx.text, s, e, 60))
     return out
