@@ -79,8 +79,9 @@ _FILLER = {
                   "Let's park that until the review.", "+1", "Noted, thanks."],
 }
 _QUESTION = ["Can you tell me about {topic}?", "What's the rule on {topic}?",
-             "How does {topic} work?", "I wanted to ask about {topic}.",
-             "Quick one: {topic}?", "Could you explain {topic} for me?"]
+             "How does it work with {topic}?", "I wanted to ask about {topic}.",
+             "Quick question about {topic}.", "Could you explain {topic} for me?",
+             "What do I need to know about {topic}?", "I'm a bit confused about {topic}."]
 _DISTRACTOR = {
     "customer": ["I thought {claim}", "I was told {claim}", "I read online that {claim}",
                  "My friend said {claim}", "Isn't it that {claim}"],
@@ -144,10 +145,49 @@ class Writer:
         return [rng.choice(_FILLER[role]) for _ in range(n)]
 
     def topic(self, fact: Fact) -> str:
-        terms = [a for a in fact.anchors if not any(a == c.value.lower() for c in fact.conditions)]
-        t = " ".join(terms[:3]) if terms else (fact.section[-1] if fact.section else "this")
-        cond = ", ".join(c.value for c in fact.conditions if c.attribute != "attribute")
-        return f"{t} ({cond})" if cond else t
+        """A short noun phrase for what the fact is about: its section, narrowed by its
+        conditions ("checked bag allowance (Premier, Navigator)"); the statement's own head
+        noun phrase when it identifies the fact ("security deposit")."""
+        lab = self.label(fact)
+        if lab:
+            cond = ", ".join(c.value for c in fact.conditions)
+            lab = self.lower_first(lab)
+            return f"{lab} ({cond})" if cond else lab
+        sec = fact.section[-1] if fact.section else "this"
+        if len(fact.section) > 1 and sec.lower() in {"overview", "general", "rules", "details", "notes"}:
+            sec = fact.section[-2]
+        sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip() or "this"
+        first = sec.split()[0]
+        if not (first in self._proper_words() or first.isupper()):
+            sec = sec[:1].lower() + sec[1:]
+        cond = ", ".join(c.value for c in fact.conditions)
+        return f"{sec} ({cond})" if cond else sec
+
+    def lower_first(self, text: str) -> str:
+        """Lower-case the first word when it is an ordinary word (seen in lower case in the
+        domain's own policy), never a name ("TripGuard", "Pinnacle")."""
+        first = text.split(" ", 1)[0]
+        if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words():
+            return first[0].lower() + text[1:]
+        return text
+
+    def _vocabulary(self) -> set[str]:
+        if not hasattr(self, "_vocab"):
+            words: set[str] = set()
+            try:
+                for f in self.pack.facts.facts:
+                    words |= set(re.findall(r"(?<=\s)([a-z][a-z'-]*)", f.statement))
+            except Exception:  # noqa: BLE001 - a pack without facts yet: common words only
+                pass
+            self._vocab = words | {"the", "a", "an", "this", "that", "each", "every", "all", "any", "if", "when"}
+        return self._vocab
+
+    def _proper_words(self) -> set[str]:
+        b = self.pack.brand
+        words = set(b.company.split()) | set(b.short_name.split())
+        for v in b.products.values():
+            words |= set(v.split())
+        return words
 
     def question(self, fact: Fact, rng: random.Random) -> str:
         return rng.choice(_QUESTION).format(topic=self.topic(fact))
@@ -178,7 +218,7 @@ class Writer:
         return fact.statement.replace(slot.text, text, 1)
 
     def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer") -> str:
-        claim = _lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".")
+        claim = self.lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".")
         if d.role == "superseded":
             return rng.choice(_SUPERSEDED).format(date=d.date or "earlier", claim=claim) + "."
         t = rng.choice(_DISTRACTOR.get(role, _DISTRACTOR["customer"]))
@@ -191,17 +231,39 @@ class Writer:
                            "That's outdated. Today: ", "Confirmed, current rule: "])
         return lead + self.statement(fact, "canonical", rng)
 
+    def label(self, fact: Fact) -> str:
+        """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
+        the words right after its value ("discount on late fees"); "" when neither carries at
+        least half of the fact's anchors."""
+        def covers(phrase: str) -> bool:
+            low = phrase.lower()
+            hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
+            return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
+
+        m = re.match(r"^(?:the|a|an|each|every|all|any)?\s*(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|does|do|should|"
+                     r"gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
+                     fact.statement, flags=re.I)
+        if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):
+            head = m.group(1).strip(" ,")
+            return head[:1].upper() + head[1:]
+        for s in fact.slots:
+            i = fact.statement.find(s.text)
+            if s.text and i >= 0:
+                tail = re.split(r"[,.;:()]| if | when | unless | for each | per ", fact.statement[i + len(s.text):])[0]
+                tail = " ".join(tail.split()[:6])
+                if tail and covers(tail):
+                    return tail[:1].upper() + tail[1:]
+        return ""
+
     def bullet(self, fact: Fact) -> str:
-        """Terse label + value for tables, slides and cards."""
-        vals = ", ".join(s.text for s in fact.slots) if fact.slots else ""
-        t = self.topic(fact)
-        return f"{t[:1].upper() + t[1:]}: {vals}" if vals else fact.statement
-
-
-def _lower_first(s: str) -> str:
-    if len(s) > 1 and s[0].isupper() and not s[1].isupper():
-        return s[0].lower() + s[1:]
-    return s
+        """Terse "label: value" for tables, cards and slides; falls back to the statement when
+        no short label keeps the fact identifiable."""
+        vals = ", ".join(s.text for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
+        lab = self.label(fact)
+        cond = ", ".join(c.value for c in fact.conditions)
+        if vals and lab:
+            return f"{lab}{f' ({cond})' if cond else ''}: {vals}"
+        return fact.statement.rstrip(".")
 
 
 def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
@@ -211,43 +273,90 @@ def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
     return fact.slots[0] if fact.slots else None
 
 
+_PHRASES = [  # (pattern, alternatives): function words and verbs, never a fact's anchors
+    (r"\bmust not\b", ["may not", "is not allowed to", "can't"]), (r"\bcannot\b", ["can't"]),
+    (r"\bmust\b", ["has to", "needs to"]), (r"\bshould\b", ["is expected to", "ought to"]),
+    (r"\bwithin\b", ["inside of", "no later than"]), (r"\bprior to\b", ["before"]), (r"\bbefore\b", ["ahead of"]),
+    (r"\bafter\b", ["once past", "following"]), (r"\breceive\b", ["get"]), (r"\breceives\b", ["gets"]),
+    (r"\bprovide\b", ["give"]), (r"\bprovides\b", ["gives"]),
+    (r"\bpurchase\b", ["buy"]), (r"\badditional\b", ["extra"]), (r"\bapproximately\b", ["about"]),
+    (r"\bis not\b", ["isn't"]), (r"\bare not\b", ["aren't"]), (r"\bdo not\b", ["don't"]), (r"\bdoes not\b", ["doesn't"]),
+    (r"\bwill be\b", ["gets", "is going to be"]), (r"\bmay\b", ["can"]), (r"\bonly\b", ["just"]),
+    (r"\bper\b", ["for each", "a"]), (r"\beach\b", ["every"]), (r"\bat least\b", ["no less than", "a minimum of"]),
+    (r"\bat most\b", ["no more than", "a maximum of"]), (r"\bup to\b", ["as much as", "a max of"]),
+    (r"\bif\b", ["when", "in case"]), (r"\bunless\b", ["except when"]), (r"\bthe following\b", ["these"]),
+    (r"\bin order to\b", ["to"]), (r"\bis charged\b", ["gets billed", "applies"]), (r"\bare charged\b", ["get billed"]),
+    (r"\brequired\b", ["needed"]), (r"\brequires\b", ["needs"]), (r"\ballowed\b", ["permitted", "OK"]),
+    (r"\bcustomers\b", ["clients", "people"]), (r"\bcustomer\b", ["client", "person"]),
+    (r"\bthe agent\b", ["the rep", "staff"]), (r"\bagents\b", ["reps", "staff"]),
+]
+_ASIDES = ["as it happens", "in practice", "mind you", "to be clear", "as far as I know", "basically",
+           "for what it's worth", "in our experience"]
+_VOICED_OPEN = {
+    "friendly": ["So basically, ", "Just so you know, ", "Good news on that one: ", "Here's the deal: ", "Okay so, "],
+    "formal": ["In summary, ", "For clarity, ", "To put it plainly, ", "In practical terms, "],
+    "terse": ["FYI: ", "Short version: ", "TL;DR: ", "Note - "],
+}
+
+
 class BuiltinWriter(Writer):
     name = "builtin"
 
     def statement(self, fact: Fact, rendition: str, rng: random.Random) -> str:
         if rendition == "voiced":
             return self._voiced(fact, rng)
-        return rng.choice(_CANON_LEADS) + fact.statement
+        lead = rng.choice(_CANON_LEADS)
+        return lead + (self.lower_first(fact.statement) if lead else fact.statement)
 
     def _voiced(self, fact: Fact, rng: random.Random) -> str:
-        numeric = [s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)]
-        if numeric:
-            lead = rng.choice(_VOICED_LEADS[self.voice])
-            conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
-            terms = [a for a in fact.anchors if a.lower() not in {c.lower() for c in conds}]
-            subject = " ".join(terms) or self.topic(fact)
-            if conds:
-                subject += " (" + ", ".join(conds) + ")"
-            vals = " and ".join(self.value_text(s, rng) for s in numeric)
-            out = f"{lead} {subject}: {rng.choice(_VOICED_JOINS)} {vals}."
-            if fact.kind == FactKind.prohibition:
-                out += " That's a hard limit, no exceptions."
-            if not shares_run(out, fact.statement):
-                return out[0].upper() + out[1:]
-        text = fact.statement
-        for pat, rep in _SWAPS:
-            text = re.sub(pat, rep, text, flags=re.I)
-        if shares_run(text, fact.statement):
-            # Break long runs by reordering clauses around the first comma.
-            parts = [p.strip() for p in re.split(r",\s*", text.rstrip(".")) if p.strip()]
-            if len(parts) > 1:
-                text = "; ".join(parts[1:] + parts[:1]) + "."
-        if shares_run(text, fact.statement):
-            terms = ", ".join(fact.anchors) or self.topic(fact)
-            vals = ", ".join(self.value_text(s, rng) for s in fact.slots)
-            text = f"In short ({terms}){': ' + vals if vals else ''}."
-        lead = rng.choice(["Basically, ", "Put simply, ", "Long story short: ", "In plain terms, "])
-        return lead + _lower_first(text)
+        """Paraphrase: other surface forms for values, other function words, clause order
+        swapped, and a spoken aside inside any run of six words still shared with the policy.
+        Anchor terms are kept (they identify the fact)."""
+        text = fact.statement.rstrip(". ")
+        protected = []
+        for s in fact.slots:
+            if s.text and s.text in text:
+                alt = [f for f in surface_forms(s)[1:] if f != s.text] or [s.text]
+                token = f"\x00{len(protected)}\x00"
+                protected.append(rng.choice(alt))
+                text = text.replace(s.text, token, 1)
+        anchors = {a.lower() for a in fact.anchors}
+        for pat, alts in _PHRASES:
+            if any(re.fullmatch(pat, a) for a in anchors):
+                continue
+            text = re.sub(pat, lambda m: _keep_case(m.group(0), rng.choice(alts)), text, flags=re.I)
+        m = re.match(r"^(If|When|Unless|Once|After|Before)\b([^,]{4,}),\s*(.+)$", text, flags=re.I)
+        if m and rng.random() < 0.8:
+            text = f"{m.group(3)} {m.group(1).lower()}{m.group(2)}"
+        for i, v in enumerate(protected):
+            text = text.replace(f"\x00{i}\x00", v)
+        run = _first_shared_run(text, fact.statement)
+        if run is not None:  # one spoken aside at most; longer sentences may keep a shared run
+            words = text.split(" ")
+            words.insert(min(len(words) - 1, run + 3), f"- {rng.choice(_ASIDES)} -")
+            text = " ".join(words)
+        lead = rng.choice(_VOICED_OPEN[self.voice])
+        return lead + self.lower_first(text) + "."
+
+
+def _keep_case(src: str, rep: str) -> str:
+    return rep[:1].upper() + rep[1:] if src[:1].isupper() else rep
+
+
+def _first_shared_run(text: str, original: str, n: int = 6):
+    """Index (in text.split(' ')) of the first word of a run of n words shared with original."""
+    ref = ngrams(original, n)
+    words = text.split(" ")
+    toks = [re.findall(r"[a-z0-9$%]+", w.lower()) for w in words]
+    flat, owner = [], []
+    for i, t in enumerate(toks):
+        for x in t:
+            flat.append(x)
+            owner.append(i)
+    for i in range(len(flat) - n + 1):
+        if tuple(flat[i:i + n]) in ref:
+            return owner[i]
+    return None
 
 
 class LLMWriter(BuiltinWriter):
