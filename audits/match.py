@@ -74,18 +74,10 @@ class TextIndex:
         for t, v, vmax, unit, s, e in find_values(self.text, currency=currency):
             t = SlotType(t) if not isinstance(t, SlotType) else t
             self.spans.setdefault(_value_key(t, v, vmax, unit), []).append((s, e))
-            if t == SlotType.count and vmax is None:
-                # a bare number may state a count, an age, a score: index it as a count too
-                pass
 
     def occurrences(self, slot: Slot) -> list[tuple[int, int]]:
         key = slot_key(slot)
         occ = list(self.spans.get(key, []))
-        if slot.type == SlotType.count:
-            # counts also show up as bare numbers typed otherwise (e.g. "3" read as a duration's number)
-            for k, v in self.spans.items():
-                if k[0] == SlotType.count.value and k[1] == key[1] and k != key:
-                    occ += v
         return sorted(occ)
 
     def anchors_in(self, anchors: list[str], start: int, end: int) -> int:
@@ -120,17 +112,31 @@ def match_fact(fact: Fact, idx: TextIndex) -> Match:
                 return Match(True, _snippet(idx.text, s, e), found, need)
         missing = tuple(r.text for r in rest if not idx.occurrences(r))
         return Match(False, anchors_found=best, anchors_needed=need, missing_values=missing)
-    if not anchors:
+    # No numeric value: most of the statement's content words, close together (a light
+    # paraphrase keeps them; a file that merely talks about the same topic does not).
+    words = content_words(fact.statement) or anchors
+    if not words:
         return Match(False)
-    # No numeric value: slide a window over anchor positions.
-    positions = sorted(m.start() for a in anchors for m in _anchor_re(a).finditer(idx.low))
+    need = max(2, math.ceil(len(words) * 0.7)) if len(words) > 1 else 1
+    span = int(len(fact.statement) * 1.8) + 60
+    positions = sorted(m.start() for w in words for m in _anchor_re(w).finditer(idx.low))
     best = 0
     for p in positions:
-        found = idx.anchors_in(anchors, p - WINDOW // 2, p + WINDOW + WINDOW // 2)
+        found = idx.anchors_in(words, p, p + span)
         best = max(best, found)
         if found >= need:
-            return Match(True, _snippet(idx.text, p, p + 40), found, need)
+            return Match(True, _snippet(idx.text, p, p + min(span, 200)), found, need)
     return Match(False, anchors_found=best, anchors_needed=need)
+
+
+_STOP = set("""a an the of to in on for and or is are be by with at as from that this it its per each any all not no
+must may can will should than then there their they them who which what when was were been has have had do does
+did into onto over under only also just our your you we us if unless until after before while so such other same
+more most less least very about""".split())
+
+
+def content_words(text: str) -> list[str]:
+    return list(dict.fromkeys(w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in _STOP))
 
 
 def _snippet(text: str, s: int, e: int, pad: int = 90) -> str:

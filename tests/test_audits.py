@@ -1,0 +1,101 @@
+"""Recoverability audits on delivered files: a broken artifact fails the gate and is named;
+distractors shown as current are caught; matching normalises surface forms."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from audits.match import TextIndex, match_fact, unhedged_mentions
+from audits.recoverability import check_recoverability, failures
+from facts.models import Slot, SlotType
+from transforms.base import ArtifactSpec, FactMention, RenderContext
+from transforms.planner import PlanConfig, plan_evidence
+from transforms.render import cache_key, render_artifacts
+from transforms.writers import BuiltinWriter
+
+
+def _fact(hand_facts, needle):
+    return next(f for f in hand_facts if needle in f.statement)
+
+
+@pytest.mark.parametrize("text", ["The security deposit is $50 per bike.",
+                                  "Security deposit: fifty dollars for every bike",
+                                  "Deposit (security) ... 50 dollars per bike",
+                                  "SECURITY DEPOSIT | $50.00 | per bike"])
+def test_value_forms_are_recovered(hand_facts, text):
+    assert match_fact(_fact(hand_facts, "deposit"), TextIndex(text)).recovered
+
+
+@pytest.mark.parametrize("text", ["The security deposit is $40 per bike.",
+                                  "Late fee: $50.", "security deposit policy for bikes, see the desk"])
+def test_wrong_or_absent_values_are_not(hand_facts, text):
+    assert not match_fact(_fact(hand_facts, "deposit"), TextIndex(text)).recovered
+
+
+def test_hedged_distractor_is_fine_unhedged_is_caught():
+    wrong = Slot(name="deposit", type=SlotType.money, text="$40", value=40, unit="USD")
+    assert unhedged_mentions(wrong, TextIndex("Customer: I thought the deposit was $40? Agent: it is $50.")) == []
+    assert unhedged_mentions(wrong, TextIndex("Deposit per bike: $40.")) != []
+
+
+def _plan_for(hand_facts, kinds, mock_pack):
+    from facts.models import FactSet
+    fs = FactSet(domain="_mock", source_file="policy.md", facts=hand_facts)
+    cfg = PlanConfig(kinds=kinds, noise_ratio=0, distractor_rate=0, superseded_rate=0)
+    return fs, plan_evidence(fs, 3, cfg, now=mock_pack.info.now)
+
+
+def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts, tmp_path):
+    fs, plan = _plan_for(hand_facts, ["visuals/web_screenshot"], mock_pack)
+    ctx = RenderContext(pack=mock_pack, facts=fs.by_id(), writer=BuiltinWriter(mock_pack), db={})
+    rendered = render_artifacts(plan.artifacts, ctx, tmp_path / "render")
+    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+    report = check_recoverability(plan, fs, files, tmp_path / "cache")
+    assert report["summary"]["facts_recovered"] == len(hand_facts), failures(report)
+    assert report["summary"]["by_modality"]["png"]["extractors"][0].startswith("ocr-")
+
+    # Break it: re-render the artifact that carries the deposit without that fact, deliver
+    # it in place of the real one; the plan still says it carries the deposit.
+    victim = _fact(hand_facts, "deposit")
+    spec = next(a for a in plan.artifacts if victim.id in a.fact_ids)
+    broken = spec.model_copy(update={"facts": [m for m in spec.facts if m.fact_id != victim.id]})
+    (br,) = render_artifacts([broken], ctx, tmp_path / "broken")
+    files[spec.id] = (Path(br.file), br.sha256)
+    report = check_recoverability(plan, fs, files, tmp_path / "cache")
+    assert report["summary"]["facts_unrecovered"] == [victim.id]
+    msg = "\n".join(failures(report))
+    assert victim.id in msg and spec.path in msg and "ocr-" in msg
+
+
+def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path):
+    """Build _mock, replace one delivered chat in the render cache with a copy missing a fact,
+    rebuild: the blocking recoverability check fails, naming the fact and the file."""
+    from domains.variants import resolve
+    from pipeline import steps
+    from pipeline.build import BuildFailed, build_partition
+    from pipeline.resources import BuildSettings, Workspace
+
+    ws = Workspace(root=str(tmp_path / "ws"))
+    settings = BuildSettings(seed=5, profile="text-only")
+    res = build_partition("_mock", ws, settings)
+    man = json.loads((res.bundle / "manifest.json").read_text())
+    world = resolve("_mock")
+    fs = world.factset()
+    plan = steps.make_plan(world, fs, settings, Path(ws.audit_db))
+    assert plan.hash == json.loads((res.bundle / "plan.json").read_text())["hash"]
+    spec = next(a for a in plan.artifacts if a.kind == "conversations/chat_transcript" and a.facts)
+    victim = spec.facts[0].fact_id
+    ctx = RenderContext(pack=world.pack, facts=fs.by_id(), writer=BuiltinWriter(world.pack), db=world.database(5))
+    from facts.hashing import content_hash
+    key = cache_key(spec, ctx, content_hash(ctx.db))
+    cached = Path(ws.cache_dir) / "render" / key[:2] / f"{key}.txt"
+    assert cached.exists()
+    broken = spec.model_copy(update={"facts": [FactMention(fact_id=m.fact_id) for m in spec.facts[1:]]})
+    (br,) = render_artifacts([broken], ctx, tmp_path / "broken")
+    cached.write_bytes(Path(br.file).read_bytes())
+    with pytest.raises(BuildFailed) as e:
+        build_partition("_mock", ws, settings)
+    assert "all_facts_recoverable" in str(e.value) and victim in str(e.value) and spec.path in str(e.value)
+    assert any(f["path"] == spec.path for f in man["files"])
