@@ -218,7 +218,7 @@ class Writer:
         return fact.statement.replace(slot.text, text, 1)
 
     def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer") -> str:
-        claim = self.lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".")
+        claim = self.lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".?! ")
         if d.role == "superseded":
             return rng.choice(_SUPERSEDED).format(date=d.date or "earlier", claim=claim) + "."
         t = rng.choice(_DISTRACTOR.get(role, _DISTRACTOR["customer"]))
@@ -229,7 +229,7 @@ class Writer:
         """The current value, stated after a distractor/superseded mention."""
         lead = rng.choice(["Actually, the current policy is: ", "Final decision: ", "To correct that: ",
                            "That's outdated. Today: ", "Confirmed, current rule: "])
-        return lead + self.statement(fact, "canonical", rng)
+        return lead + self.lower_first(fact.statement)
 
     def label(self, fact: Fact) -> str:
         """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
@@ -331,7 +331,7 @@ class BuiltinWriter(Writer):
         for i, v in enumerate(protected):
             text = text.replace(f"\x00{i}\x00", v)
         run = _first_shared_run(text, fact.statement)
-        if run is not None:  # one spoken aside at most; longer sentences may keep a shared run
+        if run is not None and " — " not in text:  # (catalog cells stay terse)  # one spoken aside at most; longer sentences may keep a shared run
             words = text.split(" ")
             words.insert(min(len(words) - 1, run + 3), f"- {rng.choice(_ASIDES)} -")
             text = " ".join(words)

@@ -1,0 +1,224 @@
+"""Round trips of the documents family: pdf_manual (pypdf), kb_article (HTML visible text),
+memo (python-docx). Each renders the hand facts plus a distractor, checks the file is valid
+for its type, extracts it back and finds every value next to its anchors; renders are
+byte-identical for the same spec and differ for another seed."""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+import pytest
+
+from facts.errors import FactforgeError
+from facts.surface import surface_forms
+from transforms import registry
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.writers import HEDGE_MARKERS
+
+DOC_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]
+WINDOW = 300
+
+
+def make_spec(kind, facts, seed=7, distractors=(), noise=False, date="2026-02-14"):
+    return ArtifactSpec(
+        id=f"{kind.split('/')[1]}-0001", kind=kind, path=f"evidence/{kind}", seed=seed, date=date,
+        facts=[] if noise else [FactMention(fact_id=f.id, rendition="voiced" if i % 2 else "canonical")
+                                for i, f in enumerate(facts)],
+        distractors=list(distractors), noise=noise)
+
+
+def norm(text: str) -> str:
+    return re.sub(r"\s+", " ", text)
+
+
+def value_positions(text: str, slot) -> list[int]:
+    pos = []
+    for form in surface_forms(slot):
+        pat = r"(?<![\w$])" + re.escape(form).replace(r"\ ", r"\s+") + r"(?![\d])"
+        pos += [m.start() for m in re.finditer(pat, text, flags=re.I)]
+    return sorted(pos)
+
+
+def anchor_hits(text: str, at: int, fact) -> int:
+    win = text[max(0, at - WINDOW): at + WINDOW].lower()
+    return sum(1 for a in fact.anchors if a.lower() in win)
+
+
+def recovery(text: str, facts) -> dict[str, tuple[bool, float]]:
+    """fact id -> (every value found, best share of anchors near a value)."""
+    text = norm(text)
+    out = {}
+    for f in facts:
+        found, best = True, 0.0
+        for s in f.slots:
+            pos = value_positions(text, s)
+            if not pos:
+                found = False
+                continue
+            best = max(best, max(anchor_hits(text, p, f) for p in pos) / max(1, len(f.anchors)))
+        out[f.id] = (found, best)
+    return out
+
+
+def assert_recovered(text: str, facts, anchor_share: float = 0.5) -> None:
+    rec = recovery(text, facts)
+    missing = [f.statement for f in facts if not rec[f.id][0]]
+    assert not missing, f"values not recovered: {missing}\n---\n{text[:3000]}"
+    weak = [f.statement for f in facts if rec[f.id][1] < anchor_share]
+    assert len(weak) <= len(facts) // 5, f"anchors not near values: {weak}"
+
+
+def assert_hedged_before(text: str, wrong: str, right_slot) -> None:
+    """The wrong value sits in a hedged sentence, and the current value is stated after it."""
+    text = norm(text)
+    i = text.find(wrong)
+    assert i >= 0, f"distractor {wrong!r} missing"
+    near = text[max(0, i - 120): i + 120].lower()
+    assert any(m in near for m in HEDGE_MARKERS), f"distractor not hedged: {near!r}"
+    assert max(value_positions(text, right_slot)) > i, "current value must be stated after the distractor"
+
+
+def render(kind, spec, ctx, path):
+    t = registry.get(kind)
+    t.render(spec, ctx, path)
+    return t
+
+
+def check_valid(kind: str, path, text: str) -> None:
+    data = path.read_bytes()
+    if kind.endswith("pdf_manual"):
+        from pypdf import PdfReader
+        assert data.startswith(b"%PDF")
+        n = len(PdfReader(str(path)).pages)
+        assert n >= 4
+        assert f"Page 2 of {n}" in text and "Revision history" in text and "Contents" in text
+    elif kind.endswith("kb_article"):
+        from html.parser import HTMLParser
+        src = data.decode("utf-8")
+        assert src.startswith("<!DOCTYPE html>") and "</html>" in src
+        HTMLParser().feed(src)
+        assert "dataLayer" in src and "dataLayer" not in text       # script skipped
+        assert "We use cookies" in src and "We use cookies" not in text  # hidden element skipped
+        assert "Related articles" in text and "Frequently asked questions" in text
+    else:
+        import docx
+        doc = docx.Document(str(path))
+        assert doc.core_properties.created.year == 2026 and doc.core_properties.created.month == 2
+        assert doc.core_properties.last_modified_by
+        stamps = {i.date_time for i in zipfile.ZipFile(io.BytesIO(data)).infolist()}
+        assert stamps == {(2026, 2, 14, 9, 0, 0)}
+        assert "MEMORANDUM" in text and "Action items" in text and "RE:" in text
+
+
+@pytest.mark.parametrize("kind", DOC_KINDS)
+def test_round_trip(kind, render_ctx, hand_facts, tmp_path):
+    t = registry.get(kind)
+    facts = hand_facts[: t.max_facts]
+    deposit = facts[1]
+    spec = make_spec(kind, facts, distractors=[Distractor(fact_id=deposit.id, slot="deposit", text="$40",
+                                                          role="distractor")])
+    out = tmp_path / f"a{t.ext}"
+    t.render(spec, render_ctx, out)
+    ex = t.extract(out, _ectx())
+    check_valid(kind, out, ex.text)
+    assert_recovered(ex.text, facts)
+    assert_hedged_before(ex.text, "$40", deposit.slots[0])
+
+    again = tmp_path / f"b{t.ext}"
+    t.render(spec, render_ctx, again)
+    assert again.read_bytes() == out.read_bytes()
+    other = tmp_path / f"c{t.ext}"
+    t.render(spec.model_copy(update={"seed": 8}), render_ctx, other)
+    assert other.read_bytes() != out.read_bytes()
+    assert norm(t.extract(other, _ectx()).text) != norm(ex.text)
+
+
+@pytest.mark.parametrize("kind", DOC_KINDS)
+def test_superseded_value_is_dated_and_replaced(kind, render_ctx, hand_facts, tmp_path):
+    fee = hand_facts[2]
+    spec = make_spec(kind, hand_facts, seed=3, distractors=[
+        Distractor(fact_id=fee.id, slot="fee", text="$9", role="superseded", date="2025-06-01")])
+    t = registry.get(kind)
+    out = tmp_path / f"s{t.ext}"
+    t.render(spec, render_ctx, out)
+    text = norm(t.extract(out, _ectx()).text)
+    assert_recovered(text, hand_facts)
+    i = text.find("$9 ")
+    assert i >= 0
+    near = text[max(0, i - 200): i + 200].lower()
+    assert "2025-06-01" in near or any(m in near for m in ("superseded", "old rule"))
+    assert any(m in near for m in HEDGE_MARKERS)
+    assert max(value_positions(text, fee.slots[0])) > i
+
+
+@pytest.mark.parametrize("kind", DOC_KINDS)
+def test_noise_is_a_complete_record_without_facts(kind, render_ctx, tmp_path):
+    t = registry.get(kind)
+    out = tmp_path / f"n{t.ext}"
+    t.render(make_spec(kind, [], noise=True), render_ctx, out)
+    text = t.extract(out, _ectx()).text
+    assert len(text) > 400
+    for v in ("$50", "$12", "20%", "5 business days"):
+        assert v not in text
+
+
+def test_capacity_and_unknown_fact_raise(render_ctx, hand_facts, tmp_path):
+    t = registry.get("documents/memo")
+    too_many = make_spec("documents/memo", hand_facts * 3)
+    with pytest.raises(FactforgeError, match="at most 12"):
+        t.render(too_many, render_ctx, tmp_path / "x.docx")
+    bad = make_spec("documents/kb_article", hand_facts[:1])
+    bad.facts[0].fact_id = "_mock.nope.0000000000"
+    with pytest.raises(FactforgeError, match="unknown fact"):
+        registry.get("documents/kb_article").render(bad, render_ctx, tmp_path / "x.html")
+
+
+def test_pdf_manual_scales_to_hundreds_of_facts(mock_pack, tmp_path):
+    from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    facts = []
+    for i in range(160):
+        sec = [["Accounts", "Cards", "Loans", "Payments"][i % 4], ["Fees", "Limits", "Disputes"][(i // 4) % 3]]
+        if i % 9 == 0:
+            sec.append("Overdraft")
+        amt = 7 + 3 * i
+        f = Fact(id="tmp", domain="_mock", section=sec, kind=FactKind.prohibition if i % 13 == 0 else FactKind.value,
+                 statement=f"The {sec[1].lower()} charge for service code Q{i:03d} is ${amt} per cycle.",
+                 slots=[Slot(name="fee", type=SlotType.money, text=f"${amt}", value=amt, unit="USD")],
+                 conditions=([Condition(attribute="tier", value="Gold")] if i % 5 == 0 else
+                             [Condition(attribute="card product", value=f"Card {i % 3}"),
+                              Condition(attribute="attribute", value=f"Service code Q{i:03d}")] if i % 6 == 2 else []),
+                 source=SourceSpan(file="policy.md", start_line=i + 1, end_line=i + 1),
+                 anchors=[sec[1].lower(), "charge", f"q{i:03d}"])
+        f.id = make_fact_id("_mock", sec, f.template() + f"Q{i:03d}", f.conditions)
+        facts.append(f)
+    ctx = RenderContext(pack=mock_pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(mock_pack))
+    t = registry.get("documents/pdf_manual")
+    out = tmp_path / "big.pdf"
+    t.render(make_spec("documents/pdf_manual", facts), ctx, out)
+    text = t.extract(out, _ectx()).text
+    assert_recovered(text, facts, anchor_share=0.66)
+    from pypdf import PdfReader
+    n = len(PdfReader(str(out)).pages)
+    assert n >= 8 and f"Page {n} of {n}" in text
+    assert "4.1 Fees" in text and "Payments" in text  # numbered headings from section paths
+    assert "Schedule" in text and "Card product" in text  # catalog cells as schedule tables
+
+
+def _ectx():
+    return ExtractContext()
+
+
+def test_extractors_skip_hidden_html_and_read_docx_tables(tmp_path):
+    from transforms.extract.html import html_visible_text
+    src = ('<html><head><title>T</title><style>p{color:red}</style></head><body><p>Shown <b>bold</b></p>'
+           '<div hidden>secret one</div><p style="display: none">secret two</p><span aria-hidden="true">x3</span>'
+           '<table><tr><td>Fee</td><td>$5</td></tr></table><script>var s = "secret three";</script><br>end'
+           '</body></html>')
+    text = html_visible_text(src)
+    assert "Shown bold" in text and "Fee | $5" in text and "end" in text
+    assert "secret" not in text and "x3" not in text and "color" not in text
+    assert len(text.splitlines()) == 3

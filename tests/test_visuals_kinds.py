@@ -1,0 +1,83 @@
+"""Round trips of the visuals family through real OCR (tesseract): web_screenshot,
+app_screenshot, flowchart, slide_deck. Each renders the hand facts plus a distractor as a
+PNG, checks the image, OCRs it back and finds every value next to its anchors; renders are
+byte-identical for the same spec and differ for another seed."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+from PIL import Image
+
+from tests.test_documents_kinds import (assert_hedged_before, assert_recovered, make_spec, norm,
+                                        value_positions)
+from transforms import registry
+from transforms.base import Distractor, ExtractContext
+
+pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed")
+
+VIS_KINDS = {"visuals/web_screenshot": 1280, "visuals/app_screenshot": 750, "visuals/flowchart": 1400,
+             "visuals/slide_deck": 1280}
+
+
+@pytest.mark.parametrize("kind", sorted(VIS_KINDS))
+def test_round_trip_through_ocr(kind, render_ctx, hand_facts, tmp_path):
+    t = registry.get(kind)
+    facts = hand_facts[: t.max_facts]
+    deposit = facts[1]
+    spec = make_spec(kind, facts, distractors=[Distractor(fact_id=deposit.id, slot="deposit", text="$40",
+                                                          role="distractor")])
+    out = tmp_path / "a.png"
+    t.render(spec, render_ctx, out)
+    data = out.read_bytes()
+    assert data.startswith(b"\x89PNG")
+    with Image.open(out) as im:
+        assert im.format == "PNG" and im.mode == "RGB" and im.width == VIS_KINDS[kind]
+        assert im.height >= 700
+        assert not (set(im.info) & {"Software", "Creation Time", "date:create"})
+    ex = t.extract(out, ExtractContext())
+    assert ex.extractor.startswith("ocr-tesseract")
+    assert_recovered(ex.text, facts)
+    assert_hedged_before(ex.text, "$40", deposit.slots[0])
+
+    again = tmp_path / "b.png"
+    t.render(spec, render_ctx, again)
+    assert again.read_bytes() == data
+    other = tmp_path / "c.png"
+    t.render(spec.model_copy(update={"seed": 8}), render_ctx, other)
+    assert other.read_bytes() != data
+
+
+def test_superseded_value_is_dated_before_the_current_one(render_ctx, hand_facts, tmp_path):
+    fee = hand_facts[2]
+    t = registry.get("visuals/slide_deck")
+    spec = make_spec("visuals/slide_deck", hand_facts, seed=5, distractors=[
+        Distractor(fact_id=fee.id, slot="fee", text="$9", role="superseded", date="2025-06-01")])
+    out = tmp_path / "s.png"
+    t.render(spec, render_ctx, out)
+    text = norm(t.extract(out, ExtractContext()).text)
+    i = text.find("$9 ")
+    assert i >= 0 and max(value_positions(text, fee.slots[0])) > i
+    assert "2025-06-01" in text or "superseded" in text.lower()
+
+
+@pytest.mark.parametrize("kind", sorted(VIS_KINDS))
+def test_noise_renders_without_facts(kind, render_ctx, tmp_path):
+    t = registry.get(kind)
+    out = tmp_path / "n.png"
+    t.render(make_spec(kind, [], noise=True), render_ctx, out)
+    with Image.open(out) as im:
+        assert im.width == VIS_KINDS[kind]
+    text = t.extract(out, ExtractContext()).text
+    assert len(text) > 150
+    for v in ("$50", "$12", "20%", "5 business days"):
+        assert v not in text
+
+
+def test_slide_deck_packs_three_facts_per_slide(render_ctx, hand_facts, tmp_path):
+    t = registry.get("visuals/slide_deck")
+    out = tmp_path / "d.png"
+    t.render(make_spec("visuals/slide_deck", hand_facts), render_ctx, out)
+    with Image.open(out) as im:
+        # title + 2 content slides (3 + 2 facts) + questions: 4 slides of 720 px and 3 gaps
+        assert im.height == 4 * 720 + 3 * 16

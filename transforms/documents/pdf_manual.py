@@ -1,0 +1,488 @@
+"""documents/pdf_manual: a multi-page SOP / policy manual (reportlab platypus).
+
+Title page (brand, title, document id, version, effective date, owner), table of contents,
+numbered sections built from the facts' section paths, one numbered clause per fact (kept
+on one page so headers and footers never cut a sentence), "applies to" tables for facts
+with conditions, callout boxes (important rules, common misconceptions, contacts), running
+header and "Page X of Y" footer, and a revision history at the end where superseded values
+appear as dated old values followed by what replaced them.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import io
+import random
+from collections import OrderedDict
+from pathlib import Path
+from xml.sax.saxutils import escape
+
+from facts.models import FactKind
+
+from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from ..extract.pdf import pdf_text
+from ..registry import register
+from ._content import (Content, Item, check_capacity, doc_number, fmt_date, plan_content, protect,
+                       spec_date)
+
+_FONT_DIR = "/usr/share/fonts/truetype/dejavu/"
+_FONTS = {"FFSans": "DejaVuSans.ttf", "FFSans-Bold": "DejaVuSans-Bold.ttf",
+          "FFSans-Oblique": "DejaVuSans-Oblique.ttf", "FFSans-BoldOblique": "DejaVuSans-BoldOblique.ttf"}
+_registered = False
+
+
+def _register_fonts() -> None:
+    global _registered
+    if _registered:
+        return
+    from reportlab.lib.fonts import addMapping  # noqa: PLC0415
+    from reportlab.pdfbase import pdfmetrics  # noqa: PLC0415
+    from reportlab.pdfbase.ttfonts import TTFont  # noqa: PLC0415
+
+    for name, file in _FONTS.items():
+        pdfmetrics.registerFont(TTFont(name, _FONT_DIR + file))
+    addMapping("FFSans", 0, 0, "FFSans")
+    addMapping("FFSans", 1, 0, "FFSans-Bold")
+    addMapping("FFSans", 0, 1, "FFSans-Oblique")
+    addMapping("FFSans", 1, 1, "FFSans-BoldOblique")
+    _registered = True
+
+
+_TITLES = ["{sec} Standard Operating Procedure", "{sec} Policy Manual", "{company} {sec} Handbook",
+           "{sec} Procedures and Controls", "Operations Manual: {sec}"]
+_NOISE_TITLES = ["Workplace Conduct Guidelines", "Records Management Procedure", "Office Safety Handbook",
+                 "Information Security Awareness Standard", "Travel and Expenses Procedure"]
+_PURPOSE = [
+    "This document sets out the rules and procedures {company} staff apply when handling {topic}. "
+    "It is the reference for front-line staff, team leads and quality reviewers.",
+    "The purpose of this manual is to give everyone at {company} one consistent reference for {topic}. "
+    "Where this manual and an older guide disagree, this manual prevails.",
+    "This procedure documents how {company} handles {topic}, so that customers receive the same "
+    "answer whichever channel they use.",
+]
+_SCOPE = [
+    "It applies to all customer-facing employees, contractors and partners acting on behalf of {company}.",
+    "The manual covers every channel: phone, chat, email and in-person service.",
+    "Staff must read this manual during onboarding and after every revision.",
+]
+_RESPONSIBILITIES = [
+    ("Policy owner", "Maintains this document, approves changes and runs the annual review."),
+    ("Team leads", "Make sure their teams work from the current version and escalate exceptions."),
+    ("Front-line staff", "Apply the rules as written and record any exception in the customer file."),
+    ("Quality assurance", "Sample interactions monthly and report deviations to the policy owner."),
+]
+_INTROS = ["This section covers {sec}.", "The following rules apply to {sec}.",
+           "Staff apply the clauses below when handling {sec}.", "Rules for {sec} are set out below.",
+           "This section describes how we handle {sec}."]
+_NOTES = ["Questions about this section go to {email}.",
+          "Exceptions not covered here must be escalated to a team lead before anything is promised "
+          "to the customer.",
+          "Record the outcome in the customer file, including the clause number applied.",
+          "If the system shows a different figure, stop and contact {email} before proceeding."]
+_NOISE_SECTIONS = [
+    ("General principles", ["Treat colleagues and customers with courtesy and respect.",
+                            "Raise concerns early and through the proper channel.",
+                            "Keep shared areas tidy and leave meeting rooms as you found them."]),
+    ("Records and documentation", ["Store working files in the team folder, not on personal devices.",
+                                   "Name documents consistently so that others can find them.",
+                                   "Dispose of paper records in the secure bins provided."]),
+    ("Reporting concerns", ["Report incidents to your line manager as soon as practicable.",
+                            "Reports can also be made anonymously through the ethics line.",
+                            "Retaliation against anyone raising a concern in good faith is not tolerated."]),
+    ("Training", ["Complete the assigned e-learning modules during onboarding.",
+                  "Refresher training is scheduled by the learning team each year.",
+                  "Team leads track completion and follow up on overdue modules."]),
+]
+_REVISION_NOTES = ["Initial release.", "Formatting and numbering updated.", "Annual review; no material changes.",
+                   "Clarified escalation contacts.", "Aligned wording with the customer terms.",
+                   "Added examples and cross-references."]
+
+
+def _styles():
+    from reportlab.lib import colors  # noqa: PLC0415
+    from reportlab.lib.enums import TA_CENTER  # noqa: PLC0415
+    from reportlab.lib.styles import ParagraphStyle  # noqa: PLC0415
+
+    ink, accent = colors.HexColor("#1d2433"), colors.HexColor("#1f4e79")
+    base = ParagraphStyle("body", fontName="FFSans", fontSize=9.5, leading=13.5, textColor=ink, spaceAfter=5)
+    s = {
+        "body": base,
+        "clause": ParagraphStyle("clause", parent=base),
+        "small": ParagraphStyle("small", parent=base, fontSize=8, leading=10.5, textColor=colors.HexColor("#4a5363")),
+        "cell": ParagraphStyle("cell", parent=base, fontSize=8.5, leading=11, spaceAfter=0),
+        "cellhead": ParagraphStyle("cellhead", parent=base, fontName="FFSans-Bold", fontSize=8.5, leading=11,
+                                   spaceAfter=0, textColor=colors.white),
+        "h1": ParagraphStyle("h1", parent=base, fontName="FFSans-Bold", fontSize=15, leading=19, spaceBefore=14,
+                             spaceAfter=8, textColor=accent, keepWithNext=1),
+        "h2": ParagraphStyle("h2", parent=base, fontName="FFSans-Bold", fontSize=12, leading=15, spaceBefore=10,
+                             spaceAfter=5, textColor=accent, keepWithNext=1),
+        "h3": ParagraphStyle("h3", parent=base, fontName="FFSans-Bold", fontSize=10.5, leading=13.5, spaceBefore=8,
+                             spaceAfter=4, textColor=ink, keepWithNext=1),
+        "brand": ParagraphStyle("brand", parent=base, fontName="FFSans-Bold", fontSize=20, leading=24,
+                                textColor=accent),
+        "tagline": ParagraphStyle("tagline", parent=base, fontName="FFSans-Oblique", fontSize=10,
+                                  textColor=colors.HexColor("#5b6475")),
+        "title": ParagraphStyle("title", parent=base, fontName="FFSans-Bold", fontSize=24, leading=30,
+                                spaceBefore=90, spaceAfter=18, textColor=ink),
+        "center": ParagraphStyle("center", parent=base, alignment=TA_CENTER, fontSize=8,
+                                 textColor=colors.HexColor("#5b6475")),
+        "callout_head": ParagraphStyle("callout_head", parent=base, fontName="FFSans-Bold", fontSize=9,
+                                       leading=12, spaceAfter=2),
+    }
+    return s, accent, ink
+
+
+def _schedule_row(it: Item) -> bool:
+    """Catalog cells (a value per product and attribute, stated canonically, no rumour to
+    correct) go in a schedule table instead of a clause paragraph."""
+    return (it.rendition == "canonical" and not it.rumours and bool(it.value)
+            and any(c.attribute == "attribute" for c in it.fact.conditions)
+            and any(c.attribute != "attribute" for c in it.fact.conditions))
+
+
+def _applies(it: Item, names: bool = True) -> str:
+    return "; ".join(f"{c.attribute}: {c.value}" if names else c.value
+                     for c in it.fact.conditions if c.attribute != "attribute")
+
+
+def _item(it: Item) -> str:
+    return "; ".join(c.value for c in it.fact.conditions if c.attribute == "attribute")
+
+
+def _scope(it: Item) -> str:
+    attrs = [c.attribute for c in it.fact.conditions if c.attribute != "attribute"]
+    return attrs[0].lower() if attrs else "item"
+
+
+def _tree(items: list[Item]) -> "OrderedDict":
+    root: OrderedDict = OrderedDict()
+    for it in items:
+        path = list(it.fact.section) or ["General"]
+        if len(path) > 3:
+            path = path[:2] + [" / ".join(path[2:])]
+        node = root
+        for name in path:
+            node = node.setdefault(name, OrderedDict())
+        node.setdefault(None, []).append(it)
+    return root
+
+
+@register
+class PdfManual(Transformer):
+    family = "documents"
+    kind = "pdf_manual"
+    ext = ".pdf"
+    modality = "pdf"
+    max_facts = 400
+    weight = 1.0
+    description = ("Multi-page SOP / policy manual PDF: title page, contents, numbered clauses, schedules, "
+                   "revision history.")
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        check_capacity(spec, self.max_facts)
+        _register_fonts()
+        rng = spec.rng("pdf_manual")
+        content = plan_content(spec, ctx, rng, role="colleague", correct=("distractor",))
+        out.write_bytes(_build(spec, ctx, content, rng))
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=pdf_text(path), extractor="pdf-text-pypdf")
+
+
+def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> bytes:
+    from reportlab.lib import colors  # noqa: PLC0415
+    from reportlab.lib.pagesizes import LETTER  # noqa: PLC0415
+    from reportlab.lib.units import inch  # noqa: PLC0415
+    from reportlab.pdfgen import canvas  # noqa: PLC0415
+    from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, NextPageTemplate, PageBreak,  # noqa: PLC0415
+                                    PageTemplate, Paragraph, Spacer, Table, TableStyle)
+    from reportlab.platypus.tableofcontents import TableOfContents  # noqa: PLC0415
+
+    S, accent, ink = _styles()
+    brand = ctx.pack.brand
+    w = ctx.writer
+    date = spec_date(spec)
+    items = content.items
+    facts = [it.fact for it in items]
+    top = list(dict.fromkeys(it.fact.section[0] for it in items if it.fact.section))
+    if len(top) > 2:
+        topic = f"{ctx.pack.info.business.title()} Operations"
+    elif top:
+        topic = " and ".join(top)
+    else:
+        topic = "Company Procedures"
+    if spec.title:
+        title = spec.title
+    elif spec.noise:
+        title = rng.choice(_NOISE_TITLES)
+    else:
+        title = rng.choice(_TITLES).format(sec=topic, company=brand.short_name or brand.company)
+    doc_id = doc_number(ctx, rng, "SOP" if rng.random() < 0.6 else "POL")
+    major, minor = rng.randint(2, 6), rng.randint(0, 3)
+    version = f"{major}.{minor}"
+    owner = w.person(rng, "manager")
+    approver = w.person(rng, "manager")
+    if approver == owner:
+        approver = w.person(random.Random(rng.random()), "agent")
+    grey = colors.HexColor("#5b6475")
+    rule = colors.HexColor("#c9d1de")
+
+    def P(text: str, style: str = "body") -> Paragraph:
+        return Paragraph(escape(protect(text, facts)), S[style])
+
+    # --- page furniture ---------------------------------------------------------------
+    def on_body(canv, doc):
+        canv.saveState()
+        width, height = LETTER
+        canv.setFont("FFSans-Bold", 8)
+        canv.setFillColor(accent)
+        canv.drawString(0.8 * inch, height - 0.55 * inch, brand.company)
+        canv.setFont("FFSans", 8)
+        canv.setFillColor(grey)
+        canv.drawCentredString(width / 2, height - 0.55 * inch, title[:70])
+        canv.drawRightString(width - 0.8 * inch, height - 0.55 * inch, f"{doc_id}  Rev. {version}")
+        canv.setStrokeColor(rule)
+        canv.setLineWidth(0.6)
+        canv.line(0.8 * inch, height - 0.62 * inch, width - 0.8 * inch, height - 0.62 * inch)
+        canv.line(0.8 * inch, 0.72 * inch, width - 0.8 * inch, 0.72 * inch)
+        canv.drawString(0.8 * inch, 0.55 * inch, f"Internal use only. Printed copies are uncontrolled. "
+                                                 f"Effective {fmt_date(date, 'short')}")
+        canv.restoreState()
+
+    class NumberedCanvas(canvas.Canvas):
+        def __init__(self, *a, **kw):
+            super().__init__(*a, **kw)
+            self._pages: list[dict] = []
+
+        def showPage(self):
+            self._pages.append(dict(self.__dict__))
+            self._startPage()
+
+        def save(self):
+            total = len(self._pages)
+            for state in self._pages:
+                self.__dict__.update(state)
+                if self._pageNumber > 1:
+                    self.setFont("FFSans", 8)
+                    self.setFillColor(grey)
+                    self.drawRightString(LETTER[0] - 0.8 * inch, 0.55 * inch,
+                                         f"Page {self._pageNumber} of {total}")
+                super().showPage()
+            super().save()
+
+    class Doc(BaseDocTemplate):
+        def afterFlowable(self, flowable):
+            level = getattr(flowable, "_toc_level", None)
+            if level is not None:
+                key = getattr(flowable, "_toc_key")
+                self.canv.bookmarkPage(key)
+                self.canv.addOutlineEntry(flowable._toc_text, key, level=level, closed=level > 0)
+                self.notify("TOCEntry", (level, flowable._toc_text, self.page, key))
+
+    buf = io.BytesIO()
+    doc = Doc(buf, pagesize=LETTER, invariant=1, leftMargin=0.8 * inch, rightMargin=0.8 * inch,
+              topMargin=0.85 * inch, bottomMargin=0.9 * inch, title=title, author=owner,
+              subject=f"{brand.company} {doc_id}", creator=f"{brand.company} document control",
+              producer=f"{brand.company} document control")
+    frame = Frame(doc.leftMargin, doc.bottomMargin, doc.width, doc.height, id="f")
+    doc.addPageTemplates([PageTemplate(id="title", frames=[frame]),
+                          PageTemplate(id="body", frames=[frame], onPage=on_body)])
+
+    heading_count = [0]
+
+    def heading(text: str, level: int) -> Paragraph:
+        p = Paragraph(escape(text), S[f"h{level + 1}"])
+        heading_count[0] += 1
+        p._toc_level, p._toc_text, p._toc_key = level, text, f"h{heading_count[0]}"
+        return p
+
+    def table(rows: list[list], widths: list[float], header_rows: int = 1) -> Table:
+        t = Table(rows, colWidths=widths, repeatRows=header_rows, hAlign="LEFT")
+        style = [("VALIGN", (0, 0), (-1, -1), "TOP"), ("GRID", (0, 0), (-1, -1), 0.5, rule),
+                 ("TOPPADDING", (0, 0), (-1, -1), 3), ("BOTTOMPADDING", (0, 0), (-1, -1), 4),
+                 ("BACKGROUND", (0, 0), (-1, header_rows - 1), accent),
+                 ("ROWBACKGROUNDS", (0, header_rows), (-1, -1), [colors.white, colors.HexColor("#f3f6fa")])]
+        if header_rows == 2:
+            style += [("SPAN", (0, 0), (-1, 0)), ("BACKGROUND", (0, 0), (-1, 0), ink)]
+        t.setStyle(TableStyle(style))
+        return t
+
+    def callout(head: str, body: list[str], tone: str) -> Table:
+        fill, edge = {"warn": ("#fff4e0", "#d9822b"), "info": ("#eaf2fb", "#1f4e79"),
+                      "stop": ("#fdecec", "#b42318")}[tone]
+        cell = [Paragraph(escape(head), S["callout_head"])] + [P(b, "cell") for b in body]
+        t = Table([[cell]], colWidths=[doc.width - 12], hAlign="CENTER", spaceBefore=3, spaceAfter=7)
+        t.setStyle(TableStyle([("BACKGROUND", (0, 0), (-1, -1), colors.HexColor(fill)),
+                               ("LINEBEFORE", (0, 0), (0, -1), 3, colors.HexColor(edge)),
+                               ("LEFTPADDING", (0, 0), (-1, -1), 10), ("RIGHTPADDING", (0, 0), (-1, -1), 8),
+                               ("TOPPADDING", (0, 0), (-1, -1), 6), ("BOTTOMPADDING", (0, 0), (-1, -1), 7)]))
+        return t
+
+    story: list = []
+    # --- title page -----------------------------------------------------------------------
+    story += [Paragraph(escape(brand.company), S["brand"])]
+    if brand.tagline:
+        story.append(Paragraph(escape(brand.tagline), S["tagline"]))
+    story += [Paragraph(escape(title), S["title"])]
+    meta = [["Document ID", doc_id], ["Version", version], ["Effective date", fmt_date(date)],
+            ["Document owner", owner], ["Approved by", approver],
+            ["Next review", fmt_date(date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29)
+                                     else date + dt.timedelta(days=365))],
+            ["Classification", "Internal"]]
+    mt = Table([[Paragraph(escape(k), S["cellhead"]), Paragraph(escape(v), S["cell"])] for k, v in meta],
+               colWidths=[1.6 * inch, 3.6 * inch], hAlign="LEFT")
+    mt.setStyle(TableStyle([("BACKGROUND", (0, 0), (0, -1), accent), ("GRID", (0, 0), (-1, -1), 0.5, rule),
+                            ("TOPPADDING", (0, 0), (-1, -1), 4), ("BOTTOMPADDING", (0, 0), (-1, -1), 5)]))
+    story += [mt, Spacer(1, 2.2 * inch)]
+    contact = f"{w.email(owner)}" + (f"  |  {brand.phone}" if brand.phone else "")
+    story.append(Paragraph(escape(f"Owner contact: {contact}. This document is controlled; the current version is "
+                                  f"published on the intranet. Do not distribute outside {brand.company}."),
+                           S["small"]))
+    story += [NextPageTemplate("body"), PageBreak()]
+
+    # --- contents ---------------------------------------------------------------------------
+    toc = TableOfContents(dotsMinLevel=0)
+    toc.levelStyles = [S["body"].clone("toc0", fontName="FFSans-Bold", leftIndent=0, spaceBefore=4),
+                       S["body"].clone("toc1", leftIndent=18, spaceAfter=1),
+                       S["body"].clone("toc2", leftIndent=36, fontSize=8.5, spaceAfter=0)]
+    story += [Paragraph("Contents", S["h1"]), toc, PageBreak()]
+
+    # --- fixed front sections ---------------------------------------------------------------
+    n = 1
+    story.append(heading(f"{n} Purpose and scope", 0))
+    story.append(P(rng.choice(_PURPOSE).format(company=brand.company, topic=topic.lower())))
+    story.append(P(" ".join(rng.sample(_SCOPE, 2)).format(company=brand.company)))
+    n += 1
+    story.append(heading(f"{n} Roles and responsibilities", 0))
+    rows = [[Paragraph("Role", S["cellhead"]), Paragraph("Responsibility", S["cellhead"])]]
+    rows += [[P(r, "cell"), P(d, "cell")] for r, d in _RESPONSIBILITIES]
+    story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
+    terms = [(name, f"The name used in customer communications for our {generic}.")
+             for generic, name in sorted(brand.products.items())]
+    terms.append(("Exception", "Any decision that departs from a clause of this manual. Exceptions need "
+                               "written approval from a team lead."))
+    terms.append(("Customer file", f"The record of every interaction with a customer, kept in the "
+                                   f"{brand.short_name or brand.company} service system."))
+    n += 1
+    story.append(heading(f"{n} Definitions", 0))
+    rows = [[Paragraph("Term", S["cellhead"]), Paragraph("Meaning", S["cellhead"])]]
+    rows += [[P(t, "cell"), P(d, "cell")] for t, d in terms]
+    story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
+
+    # --- fact sections ----------------------------------------------------------------------
+    email = w.email("policy team") if not brand.email_domain else f"policy@{brand.email_domain}"
+    if spec.noise:
+        for name, paras in _NOISE_SECTIONS:
+            n += 1
+            story.append(heading(f"{n} {name}", 0))
+            for i, para in enumerate(paras, 1):
+                story.append(P(f"{n}.{i}\u2003{para}", "clause"))
+            if rng.random() < 0.5:
+                story.append(callout("Note", [rng.choice(_NOTES).format(email=email)], "info"))
+    else:
+        def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
+            leaf_items: list[Item] = node.get(None, [])
+            if leaf_items:
+                story.append(P(rng.choice(_INTROS).format(sec=path[-1].lower())))
+                clauses = [it for it in leaf_items if not _schedule_row(it)]
+                rows_in = [it for it in leaf_items if _schedule_row(it)]
+                for i, it in enumerate(clauses, 1):
+                    block = []
+                    for h in it.rumours:
+                        block.append(callout("Common misconception", [f"Heard on the floor: \u201c{h.text}\u201d"],
+                                             "warn"))
+                    if it.fact.kind == FactKind.prohibition:
+                        block.append(callout(f"Important - clause {num}.{i}", [it.text], "stop"))
+                    else:
+                        text = f"<b>{num}.{i}</b>\u2003" + escape(protect(it.text, facts))
+                        block.append(Paragraph(text, S["clause"]))
+                    story.append(KeepTogether(block))
+                if rows_in:
+                    first = len(clauses) + 1
+                    cap = Paragraph(escape(f"Schedule {num}.{first}: values by {_scope(rows_in[0])} "
+                                           f"(clauses {num}.{first} to {num}.{len(leaf_items)})"), S["cellhead"])
+                    rows = [[cap, "", "", ""]]
+                    attrs = {tuple(c.attribute for c in it.fact.conditions if c.attribute != "attribute")
+                             for it in rows_in}
+                    same = len(attrs) == 1 and len(next(iter(attrs))) == 1
+                    first_col = next(iter(attrs))[0] if same else "Applies to"
+                    rows.append([Paragraph(escape(h[:1].upper() + h[1:]), S["cellhead"])
+                                 for h in (first_col, "Item", "Value", "Clause")])
+                    for i, it in enumerate(rows_in, first):
+                        who = _applies(it, names=not same)
+                        rows.append([P(who, "cell"), P(_item(it), "cell"), P(it.value, "cell"),
+                                     P(f"{num}.{i}", "cell")])
+                    t = table(rows, [1.9 * inch, doc.width - 3.9 * inch, 1.2 * inch, 0.8 * inch], header_rows=2)
+                    story.extend([Spacer(1, 4), t, Spacer(1, 6)])
+                conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions]
+                if conditioned:
+                    rows = [[Paragraph(h, S["cellhead"]) for h in ("Applies to", "Rule", "Value", "Clause")]]
+                    for i, it in conditioned:
+                        rows.append([P(_applies(it) or "-", "cell"), P(it.label, "cell"),
+                                     P(it.value or "see clause", "cell"), P(f"{num}.{i}", "cell")])
+                    story.extend([Spacer(1, 2), table(rows, [1.7 * inch, doc.width - 3.9 * inch, 1.4 * inch,
+                                                             0.8 * inch]), Spacer(1, 6)])
+            sub = [(k, v) for k, v in node.items() if k is not None]
+            for j, (name, child) in enumerate(sub, len(leaf_items) + 1):
+                cnum = f"{num}.{j}"
+                story.append(heading(f"{cnum} {name}", min(level + 1, 2)))
+                emit(child, cnum, level + 1, path + [name])
+
+        for name, child in _tree(items).items():
+            n += 1
+            story.append(heading(f"{n} {name}", 0))
+            emit(child, str(n), 0, [name])
+            if rng.random() < 0.45:
+                story.append(callout("Note", [rng.choice(_NOTES).format(email=email)], "info"))
+        if content.orphans:
+            story.append(callout("Common misconceptions", [h.text for h in content.orphans], "warn"))
+
+    # --- revision history -------------------------------------------------------------------
+    n += 1
+    story.append(heading(f"{n} Revision history", 0))
+    intro = P("Older versions are withdrawn. Values listed against earlier versions are no longer valid.")
+    intro.keepWithNext = 1
+    story.append(intro)
+    story.append(_revision_table(spec, ctx, content, rng, date, major, minor, owner, P, S, table, doc.width))
+    story += [Spacer(1, 14), Paragraph(escape(f"End of document {doc_id}."), S["center"])]
+
+    doc.multiBuild(story, canvasmaker=NumberedCanvas)
+    return buf.getvalue()
+
+
+def _revision_table(spec, ctx, content: Content, rng, date, major, minor, owner, P, S, table, width):
+    from reportlab.lib.units import inch  # noqa: PLC0415
+    from reportlab.platypus import Paragraph  # noqa: PLC0415
+
+    w = ctx.writer
+    entries: list[tuple[dt.date, str, str]] = []  # (date, author, change)
+    start = date - dt.timedelta(days=rng.randint(700, 1400))
+    entries.append((start, w.person(rng, "manager"), _REVISION_NOTES[0]))
+    for k in range(rng.randint(1, 3)):
+        d = start + dt.timedelta(days=(k + 1) * rng.randint(120, 200))
+        if d < date:
+            entries.append((d, w.person(rng, "agent"), rng.choice(_REVISION_NOTES[1:])))
+    for it in content.items:
+        for h in it.superseded:
+            try:
+                d = dt.date.fromisoformat((h.distractor.date or "")[:10])
+            except ValueError:
+                d = date - dt.timedelta(days=rng.randint(60, 300))
+            if d >= date:
+                d = date - dt.timedelta(days=1)
+            now = f" Replaced in version {major}.{minor}: now {it.value}." if it.value else ""
+            entries.append((d, w.person(rng, "manager"), h.text + now))
+    for h in content.orphans:
+        if h.distractor.role == "superseded":
+            entries.append((date - dt.timedelta(days=rng.randint(60, 300)), w.person(rng, "manager"), h.text))
+    entries.sort(key=lambda e: e[0])
+    older = len(entries)
+    rows = [[Paragraph(h, S["cellhead"]) for h in ("Version", "Date", "Author", "Change")]]
+    minors: dict[int, int] = {}
+    for i, (d, who, change) in enumerate(entries):
+        mj = 1 + (i * (major - 1)) // older
+        minors[mj] = minors.get(mj, -1) + 1
+        v = f"{mj}.{minors[mj]}"
+        rows.append([P(v, "cell"), P(d.isoformat(), "cell"), P(who, "cell"), P(change, "cell")])
+    rows.append([P(f"{major}.{minor}", "cell"), P(date.isoformat(), "cell"), P(owner, "cell"),
+                 P("Current version. Supersedes all previous versions.", "cell")])
+    return table(rows, [0.7 * inch, 0.95 * inch, 1.3 * inch, width - 2.95 * inch])

@@ -1,0 +1,188 @@
+"""visuals/app_screenshot: a phone screenshot of the company's mobile app (PNG, 750x1334;
+taller when the content needs it, like a scrolling capture).
+
+Status bar (clock from the world clock or the record's day, battery), app header in brand
+colour, a greeting and a record card from the seed database, a "heads up" banner naming
+earlier values and misconceptions, one info card per fact (label, value, statement) and a
+tab bar. Fact-bearing text is dark on white, at least 22 px. Recovered by OCR.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from ..documents._content import (Content, check_capacity, db_records, plan_content, protect, record_id,
+                                  spec_date)
+from ..registry import register
+from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
+                      text_block)
+
+W, H_MIN = 750, 1334
+PAD = 32
+_SCREENS = ["Help", "Policies", "Good to know", "My rental", "Account", "Support"]
+_NOISE = [("Your profile is up to date", "We'll let you know when something changes."),
+          ("Notifications are on", "You can change this any time in Settings."),
+          ("Need help?", "Chat with our team from the Support tab."),
+          ("Invite a friend", "Share your code and you both get a reward.")]
+
+
+@register
+class AppScreenshot(Transformer):
+    family = "visuals"
+    kind = "app_screenshot"
+    ext = ".png"
+    modality = "png"
+    max_facts = 4
+    weight = 1.0
+    description = "Phone screenshot of the company app: status bar, header, info cards, tab bar (OCR)."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        check_capacity(spec, self.max_facts)
+        rng = spec.rng("app_screenshot")
+        content = plan_content(spec, ctx, rng, role="customer")
+        save_png(_draw(spec, ctx, content, rng), out)
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+
+
+def _clock(spec: ArtifactSpec, ctx: RenderContext, rng: random.Random) -> str:
+    now = ctx.pack.info.now
+    if spec_date(spec) == now.date():
+        return f"{now.hour % 12 or 12}:{now.minute:02d}"
+    return f"{rng.randint(7, 11) if rng.random() < 0.5 else rng.randint(1, 9)}:{rng.randint(0, 59):02d}"
+
+
+def _status_bar(d: ImageDraw.ImageDraw, clock: str, battery: int) -> None:
+    d.rectangle((0, 0, W, 54), fill=WHITE)
+    d.text((PAD + 8, 28), clock, font=font(22, True), fill=INK, anchor="lm")
+    x = W - PAD - 60
+    d.rounded_rectangle((x, 18, x + 46, 38), radius=5, outline=INK, width=2)
+    d.rectangle((x + 48, 24, x + 51, 32), fill=INK)
+    fill_w = int(40 * battery / 100)
+    d.rounded_rectangle((x + 3, 21, x + 3 + fill_w, 35), radius=3, fill=INK if battery > 20 else (200, 40, 40))
+    d.text((x - 10, 28), f"{battery}%", font=font(16, True), fill=INK, anchor="rm")
+    sx = x - 120
+    for i in range(4):
+        h = 6 + i * 4
+        d.rectangle((sx + i * 8, 36 - h, sx + i * 8 + 5, 36), fill=INK)
+    wx = sx + 48
+    for r in (14, 9, 4):
+        d.arc((wx - r, 34 - r, wx + r, 34 + r), 225, 315, fill=INK, width=3)
+
+
+def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
+    brand, w = ctx.pack.brand, ctx.writer
+    dark, tint = brand_colors(brand.company)
+    items = content.items
+    facts = [it.fact for it in items]
+    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
+    screen = spec.title or rng.choice(_SCREENS)
+    recs = db_records(ctx, 3)
+    rec = rng.choice(recs)[1] if recs else None
+    name = rec.get("name") if rec and isinstance(rec.get("name"), str) else w.person(rng, "customer")
+    customer = name.split()[0] if name.split() else "there"
+
+    f_label, f_value, f_body = font(24, True), font(30, True), font(22)
+    card_w = W - 2 * PAD
+    inner = card_w - 2 * 24 - 56
+    if spec.noise:
+        cards = [(t, "", b) for t, b in rng.sample(_NOISE, 3)]
+    else:
+        cards = [(it.label, it.value, protect(it.text, facts)) for it in items]
+    notices = [h.text if h.distractor.role == "superseded"
+               else f"You asked: \u201c{h.text}\u201d Here is the current rule." for h in content.hedges]
+
+    def card_h(c) -> int:
+        label, value, body = c
+        h = 24 + text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 6
+        if value:
+            h += line_height(f_value, 1.2) + 4
+        return h + text_block(None, 0, 0, body, f_body, None, inner) + 24
+
+    note_h = (sum(text_block(None, 0, 0, n, f_body, None, card_w - 48) + 10 for n in notices) + 70) if notices else 0
+    top = 54 + 100
+    body_h = 120 + (110 if rec else 0) + note_h + sum(card_h(c) + 20 for c in cards) + 40
+    H = max(H_MIN, top + body_h + 130)
+    img = Image.new("RGB", (W, H), (242, 244, 247))
+    d = ImageDraw.Draw(img)
+    _status_bar(d, _clock(spec, ctx, rng), rng.randint(23, 98))
+
+    # App header
+    d.rectangle((0, 54, W, top), fill=dark)
+    d.line((PAD + 14, 104, PAD + 2, 92), fill=WHITE, width=4)
+    d.line((PAD + 2, 92, PAD + 14, 80), fill=WHITE, width=4)
+    d.text((W // 2, 104 - 12), screen, font=font(28, True), fill=WHITE, anchor="mm")
+    d.text((W - PAD - 4, 92), "\u22ee", font=font(30, True), fill=WHITE, anchor="rm")
+
+    y = top + 28
+    d.text((PAD, y), f"Hi {customer},", font=font(28, True), fill=INK)
+    sub = (f"Here's what to know about {secs[0].lower()}." if secs else "Everything is in order today.")
+    d.text((PAD, y + 44), sub, font=font(20), fill=MUTED)
+    y += 100
+
+    if rec:
+        d.rounded_rectangle((PAD, y, W - PAD, y + 92), radius=18, fill=tint)
+        rid = record_id(rec)
+        d.text((PAD + 24, y + 18), f"{recs[0][0].rstrip('s').title()} {rid}".strip(), font=font(22, True),
+               fill=INK)
+        d.text((PAD + 24, y + 52), rng.choice(["Active", "Confirmed", "In progress", "Up to date"]) + "  \u2022  "
+               + f"{brand.short_name or brand.company}", font=font(18), fill=MUTED)
+        d.text((W - PAD - 24, y + 46), "\u203a", font=font(40), fill=MUTED, anchor="rm")
+        y += 110
+
+    if notices:
+        d.rounded_rectangle((PAD, y, W - PAD, y + note_h - 14), radius=18, fill=(255, 246, 222),
+                            outline=(238, 186, 76))
+        d.text((PAD + 24, y + 18), "Heads up", font=font(22, True), fill=INK)
+        ny = y + 56
+        for n in notices:
+            ny += text_block(d, PAD + 24, ny, n, f_body, INK, card_w - 48) + 10
+        y += note_h
+
+    for c in cards:
+        label, value, body = c
+        h = card_h(c)
+        d.rounded_rectangle((PAD, y, W - PAD, y + h), radius=18, fill=WHITE, outline=LINE)
+        d.ellipse((PAD + 20, y + 24, PAD + 60, y + 64), fill=tint)
+        d.text((PAD + 40, y + 44), "i", font=font(22, True), fill=dark, anchor="mm")
+        cx, cy = PAD + 24 + 56, y + 24
+        cy += text_block(d, cx, cy, label, f_label, INK, inner, 1.25) + 6
+        if value:
+            d.text((cx, cy), value, font=f_value, fill=INK)
+            cy += line_height(f_value, 1.2) + 4
+        text_block(d, cx, cy, body, f_body, (48, 56, 70), inner)
+        y += h + 20
+
+    # Tab bar
+    tb = H - 118
+    d.rectangle((0, tb, W, H), fill=WHITE)
+    d.line((0, tb, W, tb), fill=LINE, width=1)
+    tabs = ["Home", "Activity", "Help", "Account"]
+    active = rng.randrange(len(tabs))
+    for i, t in enumerate(tabs):
+        cx = int((i + 0.5) * W / len(tabs))
+        col = dark if i == active else (140, 148, 160)
+        _tab_icon(d, i, cx, tb + 30, col)
+        d.text((cx, tb + 62), t, font=font(16, i == active), fill=col, anchor="mm")
+    d.rounded_rectangle((W // 2 - 70, H - 22, W // 2 + 70, H - 14), radius=4, fill=INK)
+    return img
+
+
+def _tab_icon(d: ImageDraw.ImageDraw, i: int, cx: int, cy: int, col) -> None:
+    """Simple line icons: home, calendar, help bubble, person."""
+    if i == 0:
+        d.polygon([(cx - 15, cy - 1), (cx, cy - 15), (cx + 15, cy - 1)], outline=col, width=3)
+        d.rectangle((cx - 10, cy - 1, cx + 10, cy + 14), outline=col, width=3)
+    elif i == 1:
+        d.rounded_rectangle((cx - 14, cy - 12, cx + 14, cy + 14), radius=4, outline=col, width=3)
+        d.line((cx - 14, cy - 3, cx + 14, cy - 3), fill=col, width=3)
+    elif i == 2:
+        d.ellipse((cx - 15, cy - 14, cx + 15, cy + 14), outline=col, width=3)
+        d.ellipse((cx - 3, cy - 3, cx + 3, cy + 3), fill=col)
+    else:
+        d.ellipse((cx - 7, cy - 15, cx + 7, cy - 1), outline=col, width=3)
+        d.arc((cx - 15, cy + 1, cx + 15, cy + 29), 180, 360, fill=col, width=3)

@@ -1,0 +1,171 @@
+"""visuals/slide_deck: a training / briefing deck exported as one PNG of stacked 1280x720
+slides (thin dark gap between slides, like a slide sorter export).
+
+Title slide (with a "since the last version" box naming earlier values and rumours), content
+slides with at most three facts each (bullet "label: value" and the full statement), and a
+closing "Questions?" slide; slide numbers and footer on every slide. Fact-bearing text is
+dark on white, >= 24 px. Up to 9 facts: 3 content slides, 5 slides in all. Recovered by OCR.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from ..documents._content import Content, Item, check_capacity, fmt_date, plan_content, protect, spec_date
+from ..registry import register
+from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
+
+SW, SH, GAP = 1280, 720, 16
+PAD = 72
+PER_SLIDE = 3
+_DECK = ["{sec} briefing", "{sec}: what's changing", "Team training: {sec}", "{sec} refresher",
+         "Policy update: {sec}"]
+_NOISE_SLIDES = [("Agenda", ["Welcome and introductions", "Team updates", "Tools and resources", "Open floor"]),
+                 ("Team updates", ["New starters join the team next month", "The shared calendar is now live",
+                                   "Thanks to everyone who joined the onboarding buddy scheme"])]
+
+
+@register
+class SlideDeck(Transformer):
+    family = "visuals"
+    kind = "slide_deck"
+    ext = ".png"
+    modality = "png"
+    max_facts = 9
+    weight = 0.8
+    description = "Briefing deck as one PNG of stacked 16:9 slides: title, content slides, Questions? (OCR)."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        check_capacity(spec, self.max_facts)
+        rng = spec.rng("slide_deck")
+        content = plan_content(spec, ctx, rng, role="colleague")
+        slides = _slides(spec, ctx, content, rng)
+        img = Image.new("RGB", (SW, SH * len(slides) + GAP * (len(slides) - 1)), (58, 64, 76))
+        for i, s in enumerate(slides):
+            img.paste(s, (0, i * (SH + GAP)))
+        save_png(img, out)
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+
+
+def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark) -> None:
+    brand = ctx.pack.brand
+    d.line((PAD, SH - 58, SW - PAD, SH - 58), fill=(222, 226, 232), width=1)
+    d.text((PAD, SH - 34), brand.company, font=font(16, True), fill=MUTED, anchor="lm")
+    d.text((SW // 2, SH - 34), "Internal - do not forward", font=font(15), fill=MUTED, anchor="mm")
+    d.text((SW - PAD, SH - 34), str(num), font=font(18, True), fill=dark, anchor="rm")
+
+
+def _block_h(head: str, body: str, width: int) -> int:
+    if not head:
+        return text_block(None, 0, 0, body, font(28), None, width, 1.25) + 30
+    return (text_block(None, 0, 0, head, font(30, True), None, width, 1.2)
+            + 8 + text_block(None, 0, 0, body, font(24), None, width, 1.3) + 30)
+
+
+def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> list[Image.Image]:
+    brand, w = ctx.pack.brand, ctx.writer
+    dark, tint = brand_colors(brand.company)
+    date = spec_date(spec)
+    items = content.items
+    facts = [it.fact for it in items]
+    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policy") for it in items))
+    presenter = w.person(rng, "manager")
+    deck = spec.title or (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise
+                          else rng.choice(_DECK).format(sec=" & ".join(secs[:2])))
+    slides: list[Image.Image] = []
+
+    # Title slide
+    s = Image.new("RGB", (SW, SH), WHITE)
+    d = ImageDraw.Draw(s)
+    d.rectangle((0, 0, 24, SH), fill=dark)
+    d.ellipse((SW - 260, SH - 250, SW + 140, SH + 150), fill=tint)
+    d.ellipse((SW - 170, SH - 330, SW - 80, SH - 240), fill=tint)
+    d.text((PAD, 70), brand.company.upper(), font=font(20, True), fill=dark)
+    y = 120 + text_block(d, PAD, 120, deck, font(54, True), INK, SW - 2 * PAD, 1.15)
+    d.text((PAD, y + 16), f"{presenter}  |  {fmt_date(date)}", font=font(24), fill=MUTED)
+    y += 80
+    hedges = [h.text for h in content.hedges]
+    if not hedges and len(secs) > 0:
+        d.text((PAD, y + 10), "Agenda", font=font(24, True), fill=INK)
+        for i, sname in enumerate(secs[:4]):
+            d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {sname}", font=font(22), fill=MUTED)
+    if hedges:
+        bw = SW - 2 * PAD
+        hh = sum(text_block(None, 0, 0, t, font(24), None, bw - 48) + 10 for t in hedges) + 64
+        d.rounded_rectangle((PAD, y, PAD + bw, y + hh), radius=12, fill=(255, 247, 225), outline=(232, 180, 70))
+        d.text((PAD + 24, y + 14), "Since the last version", font=font(24, True), fill=INK)
+        ty = y + 52
+        for t in hedges:
+            ty += text_block(d, PAD + 24, ty, t, font(24), INK, bw - 48) + 10
+    _chrome(d, ctx, 1, dark)
+    slides.append(s)
+
+    # Content slides: facts spread evenly, at most PER_SLIDE per slide, within the slide height.
+    width = SW - 2 * PAD - 40
+    pages: list[tuple[str, list[tuple[str, str]]]] = []
+    if spec.noise:
+        for title, bullets in _NOISE_SLIDES:
+            pages.append((title, [(b, "") for b in bullets]))
+    else:
+        room = SH - 170 - 80
+        n_pages = -(-len(items) // PER_SLIDE)
+        base, extra = divmod(len(items), n_pages) if items else (0, 0)
+        i = 0
+        for p in range(n_pages):
+            chunk = items[i: i + base + (1 if p < extra else 0)]
+            i += len(chunk)
+            cur: list[Item] = []
+            used = 0
+            for it in chunk:  # split further only if the statements are too long for one slide
+                h = _block_h(_head(it), protect(it.text, facts), width)
+                if cur and used + h > room:
+                    pages.append(_page(cur, facts))
+                    cur, used = [], 0
+                cur.append(it)
+                used += h
+            if cur:
+                pages.append(_page(cur, facts))
+    for title, blocks in pages:
+        s = Image.new("RGB", (SW, SH), WHITE)
+        d = ImageDraw.Draw(s)
+        d.text((PAD, 56), title, font=font(40, True), fill=INK)
+        d.rectangle((PAD, 118, PAD + 90, 124), fill=dark)
+        y = 160
+        for head, body in blocks:
+            d.rectangle((PAD, y + 12, PAD + 14, y + 26), fill=dark)
+            if head and body:
+                y += text_block(d, PAD + 40, y, head, font(30, True), INK, width, 1.2) + 8
+                y += text_block(d, PAD + 40, y, body, font(24), (52, 60, 74), width, 1.3) + 30
+            else:
+                y += text_block(d, PAD + 40, y, head or body, font(28), INK, width, 1.25) + (30 if body else 14)
+        _chrome(d, ctx, len(slides) + 1, dark)
+        slides.append(s)
+
+    # Closing slide
+    s = Image.new("RGB", (SW, SH), WHITE)
+    d = ImageDraw.Draw(s)
+    d.rectangle((0, 0, SW, 16), fill=dark)
+    d.text((SW // 2, 290), "Questions?", font=font(64, True), fill=INK, anchor="mm")
+    d.text((SW // 2, 380), f"{presenter}  |  {w.email(presenter)}", font=font(24), fill=MUTED, anchor="mm")
+    nxt = date + dt.timedelta(days=rng.choice([7, 14, 28]))
+    d.text((SW // 2, 430), f"Next session: {fmt_date(nxt)}", font=font(22), fill=MUTED, anchor="mm")
+    _chrome(d, ctx, len(slides) + 1, dark)
+    slides.append(s)
+    return slides
+
+
+def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
+    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Key rules") for it in items))
+    title = " & ".join(secs[:2])
+    return title, [(_head(it), protect(it.text, facts)) for it in items]
+
+
+def _head(it: Item) -> str:
+    """Bullet head: 'label: value'; for a fact without values, the statement itself."""
+    return f"{it.label}: {it.value}" if it.value else ""

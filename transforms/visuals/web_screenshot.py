@@ -1,0 +1,168 @@
+"""visuals/web_screenshot: a screenshot of a company web page (PNG, 1280 px wide).
+
+Top navigation with logo and links, a hero with breadcrumb and title, an update notice
+(dated earlier values, above the cards), a grid of policy / price cards (one fact per card:
+label, value, and the full statement), fine print and a dark footer. Fact-bearing text is
+dark on white or pale backgrounds, at least 22 px (DejaVu Sans). Recovered by OCR.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import random
+from pathlib import Path
+
+from PIL import Image, ImageDraw
+
+from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from ..documents._content import Content, check_capacity, fmt_date, plan_content, protect, spec_date
+from ..registry import register
+from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
+                      text_block)
+
+W = 1280
+MARGIN = 64
+_TITLES = ["{sec} at {company}", "Pricing and policies", "{sec}: the details", "Good to know before you book",
+           "Fees and rules", "How {sec_l} work"]
+_NOISE_CARDS = [("Friendly support", "Our team answers chat and email seven days a week."),
+                ("Easy online account", "Manage bookings, receipts and contact details in one place."),
+                ("Secure payments", "We accept all major cards and never store your full card number."),
+                ("Local and independent", "Run by a small team who know the neighbourhood."),
+                ("Gift cards", "Give the gift of a great day out. Available online and in store.")]
+_LINKS = ["Home", "Pricing", "Locations", "Help", "About"]
+
+
+@register
+class WebScreenshot(Transformer):
+    family = "visuals"
+    kind = "web_screenshot"
+    ext = ".png"
+    modality = "png"
+    max_facts = 6
+    weight = 1.0
+    description = "Screenshot of a company web page: nav, hero, policy/price cards, fine print, footer (OCR)."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        check_capacity(spec, self.max_facts)
+        rng = spec.rng("web_screenshot")
+        content = plan_content(spec, ctx, rng, role="customer")
+        save_png(_draw(spec, ctx, content, rng), out)
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+
+
+def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
+    brand = ctx.pack.brand
+    dark, tint = brand_colors(brand.company)
+    date = spec_date(spec)
+    items = content.items
+    facts = [it.fact for it in items]
+    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
+    sec = secs[0] if secs else "Our service"
+    title = spec.title or (rng.choice(["Why ride with us", "About our service", "What we offer"]) if spec.noise
+                           else rng.choice(_TITLES).format(sec=sec, sec_l=sec.lower(), company=brand.short_name
+                                                           or brand.company))
+
+    if spec.noise:
+        cards = [(h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
+    else:
+        cards = [(it.label, it.value, protect(it.text, facts)) for it in items]
+    notices = [h.text if h.distractor.role == "superseded"
+               else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
+
+    f_label, f_value, f_body = font(26, True), font(40, True), font(22)
+    col_w = (W - 2 * MARGIN - 32) // 2 if len(cards) > 1 else W - 2 * MARGIN
+    inner = col_w - 56
+
+    def card_h(c) -> int:
+        label, value, body = c
+        h = 28 + text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 10
+        if value:
+            h += line_height(f_value, 1.2) + 6
+        return h + text_block(None, 0, 0, body, f_body, None, inner) + 30
+
+    rows = [cards[i:i + 2] if col_w < W - 2 * MARGIN else cards[i:i + 1]
+            for i in range(0, len(cards), 2 if col_w < W - 2 * MARGIN else 1)]
+    row_h = [max(card_h(c) for c in r) for r in rows]
+    f_note = font(22)
+    note_h = sum(text_block(None, 0, 0, n, f_note, None, W - 2 * MARGIN - 80) + 14 for n in notices)
+    note_h = note_h + 60 if notices else 0
+    fine = (f"Prices in {ctx.pack.info.currency} include applicable taxes unless stated otherwise. Information on "
+            f"this page is current as of {fmt_date(date)} and may change; the terms in force on the day of "
+            f"booking apply. Full terms: {brand.website or brand.email_domain}/terms")
+    f_fine = font(17)
+    fine_h = text_block(None, 0, 0, fine, f_fine, None, W - 2 * MARGIN) + 40
+    H = 76 + 250 + note_h + sum(row_h) + 32 * len(rows) + 40 + fine_h + 150
+    img = Image.new("RGB", (W, H), (247, 249, 252))
+    d = ImageDraw.Draw(img)
+
+    # Nav bar
+    d.rectangle((0, 0, W, 76), fill=WHITE)
+    d.line((0, 76, W, 76), fill=LINE, width=1)
+    d.rounded_rectangle((MARGIN, 18, MARGIN + 40, 58), radius=10, fill=dark)
+    ini = (brand.short_name or brand.company)[:1].upper()
+    d.text((MARGIN + 20, 38), ini, font=font(24, True), fill=WHITE, anchor="mm")
+    d.text((MARGIN + 54, 38), brand.short_name or brand.company, font=font(24, True), fill=INK, anchor="lm")
+    x = W - MARGIN - 150
+    btn = rng.choice(["Book now", "Sign in", "Get started"])
+    d.rounded_rectangle((x, 18, W - MARGIN, 58), radius=20, fill=dark)
+    d.text(((x + W - MARGIN) // 2, 38), btn, font=font(18, True), fill=WHITE, anchor="mm")
+    lx = x - 40
+    for link in reversed(_LINKS):
+        lx -= int(font(18).getlength(link))
+        d.text((lx, 38), link, font=font(18), fill=MUTED, anchor="lm")
+        lx -= 34
+
+    # Hero
+    y = 77
+    d.rectangle((0, y, W, y + 250), fill=tint)
+    d.text((MARGIN, y + 36), f"Home  /  {rng.choice(['Pricing', 'Help', 'Policies'])}  /  {sec}", font=font(17),
+           fill=MUTED)
+    d.text((MARGIN, y + 76), title, font=font(46, True), fill=INK)
+    sub = brand.tagline or f"Everything you need to know about {sec.lower()}."
+    d.text((MARGIN, y + 148), sub, font=font(24), fill=MUTED)
+    upd = date - dt.timedelta(days=rng.randint(0, 10))
+    d.text((MARGIN, y + 192), f"Last updated {fmt_date(upd)}", font=font(18), fill=MUTED)
+    y += 250 + 30
+
+    # Update notice: earlier values, named as such, above the cards.
+    if notices:
+        box_h = note_h - 20
+        d.rounded_rectangle((MARGIN, y, W - MARGIN, y + box_h), radius=10, fill=(255, 247, 225),
+                            outline=(240, 190, 80))
+        d.text((MARGIN + 40, y + 14), "Policy update", font=font(22, True), fill=INK)
+        ny = y + 50
+        for n in notices:
+            ny += text_block(d, MARGIN + 40, ny, n, f_note, INK, W - 2 * MARGIN - 80) + 14
+        y += note_h + 10
+
+    # Cards
+    for r, h in zip(rows, row_h):
+        for i, (label, value, body) in enumerate(r):
+            x0 = MARGIN + i * (col_w + 32)
+            shadow_box(img, (x0, y, x0 + col_w, y + h))
+            d.rounded_rectangle((x0, y, x0 + col_w, y + 8), radius=4, fill=dark)
+            cy = y + 28
+            cy += text_block(d, x0 + 28, cy, label, f_label, INK, inner, 1.25) + 10
+            if value:
+                d.text((x0 + 28, cy), value, font=f_value, fill=INK)
+                cy += line_height(f_value, 1.2) + 6
+            text_block(d, x0 + 28, cy, body, f_body, (45, 52, 64), inner)
+        y += h + 32
+
+    # Fine print
+    y += 8
+    text_block(d, MARGIN, y, fine, f_fine, MUTED, W - 2 * MARGIN)
+    y += fine_h
+
+    # Footer
+    d.rectangle((0, y, W, H), fill=(24, 30, 42))
+    d.text((MARGIN, y + 36), f"\u00a9 {date.year} {brand.company}", font=font(18, True), fill=(225, 230, 238))
+    contact = "  |  ".join(p for p in (brand.phone, f"support@{brand.email_domain}") if p)
+    d.text((MARGIN, y + 72), contact, font=font(16), fill=(170, 180, 195))
+    fx = W - MARGIN
+    for link in reversed(["Privacy", "Terms", "Accessibility", "Careers"]):
+        fx -= int(font(16).getlength(link))
+        d.text((fx, y + 40), link, font=font(16), fill=(170, 180, 195))
+        fx -= 28
+    return img
