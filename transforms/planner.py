@@ -231,6 +231,14 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                 left[k.key()] -= size
                 i += size
 
+    # Small domains: a kind the split left empty still gets one artifact, carrying a fact
+    # (an extra carrier), so every enabled kind is exercised and checked.
+    used = {k.key() for k, _ in assignments}
+    spare = [f for f in stream if _numeric_slot(f)] or stream
+    for j, k in enumerate(k for k in kinds if k.key() not in used):
+        if spare:
+            assignments.append((k, spare[(j * 7) % len(spare):(j * 7) % len(spare) + 1]))
+
     # Noise artifacts, spread over kinds by weight (cheap kinds first).
     n_noise = int(round(len(assignments) * config.noise_ratio))
     noise_kinds = [k for k in kinds if _max_artifacts(k, config) is None] or kinds
