@@ -400,6 +400,10 @@ class LLMWriter(BuiltinWriter):
         self.fallbacks += 1
         return super().statement(fact, rendition, rng)
 
+    def correction(self, fact: Fact, rng: random.Random) -> str:
+        lead = rng.choice(["Actually, the current policy is: ", "Final decision: ", "To correct that: "])
+        return lead + self.lower_first(self.statement(fact, "canonical", rng))
+
     @staticmethod
     def valid(fact: Fact, text: str, rendition: str) -> bool:
         from facts.values import slot_matches  # noqa: PLC0415
