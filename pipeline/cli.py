@@ -16,6 +16,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from facts.errors import FactforgeError
 
@@ -67,12 +68,12 @@ def _print_factset(fs, as_json: bool) -> None:
     for f in fs.facts:
         slots = "; ".join(f"{s.type.value}={s.key()}" for s in f.slots)
         cond = ", ".join(f"{c.attribute}={c.value}" for c in f.conditions)
-        out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {f.statement}"
-                  + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({cond})[/magenta]" if cond else ""),
+        out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {escape(f.statement)}"
+                  + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({escape(cond)})[/magenta]" if cond else ""),
                   highlight=False)
     out.print(f"{len(fs.facts)} facts, {len(fs.unparsed)} unparsed lines, hash {fs.hash[:16]}")
     for u in fs.unparsed:
-        err.print(f"unparsed {u.file}:{u.line}: {u.reason}: {u.text}", highlight=False)
+        err.print(escape(f"unparsed {u.file}:{u.line}: {u.reason}: {u.text}"), highlight=False)
 
 
 @app.command()
@@ -140,7 +141,7 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
     problems = verify_bundle(bundle_dir)
     if problems:
         for p in problems:
-            err.print(f"[red]{p}[/red]", highlight=False)
+            err.print(f"[red]{escape(p)}[/red]", highlight=False)
         raise typer.Exit(1)
     man = load_manifest(bundle_dir)
     out.print(f"[green]ok[/green] {bundle_dir}: {len(man.files)} files verified, version {man.bundle_version}",
@@ -169,7 +170,7 @@ def main() -> None:
         rc = app(standalone_mode=False)
         sys.exit(rc if isinstance(rc, int) else 0)
     except FactforgeError as e:
-        err.print(f"[red]error:[/red] {e.render()}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(e.render())}", highlight=False)
         sys.exit(1)
     except typer.Exit as e:
         sys.exit(e.exit_code)

@@ -50,8 +50,9 @@ def make_plan(world: World, facts: FactSet, settings, audit_db: Path) -> Evidenc
 
 def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet, db: dict, writer,
                   cache_dir: Path) -> list[Rendered]:
-    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db,
-                        workdir=Path(cache_dir) / "tmp")
+    workdir = Path(cache_dir) / "tmp"
+    workdir.mkdir(parents=True, exist_ok=True)
+    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db, workdir=workdir)
     return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render")
 
 
