@@ -1,0 +1,202 @@
+"""Leak scan: a variant's delivered files must not carry the base pack's brand or the base
+values the variant replaced.
+
+Every rendered file is read back with its kind's extractor (the same cached extraction the
+recoverability audit uses; for audio and video the speech-recognition grammar also holds
+the base values' spoken forms and the base brand words, so a leak *could* be heard). Then:
+
+- brand: every base brand string the variant renamed or dropped (company, short name, email
+  domain, website, tagline, phone, product names, people, extra renames; id prefixes only
+  when followed by digits), matched the way the renamer matches it;
+- value: for each substituted fact, its base value in any surface form, counted only inside
+  the window of that fact's anchors, and not when another fact whose *current* value it is
+  explains the window at least as well (a base $75 fee that is legitimately another fee's
+  value elsewhere is not a leak). A mention inside a hedged sentence (a customer's wrong
+  belief, a superseded draft) is listed under `hedged` and not counted as a hit.
+
+The variant's own facts (delivered as facts.json) are scanned for brand terms too.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any, Optional
+
+from domains.variant_spec import Term, term_regex
+from facts.models import Fact, FactSet, Slot
+from facts.surface import spoken_form
+from transforms import registry
+from transforms.base import ArtifactSpec, ExtractContext
+from transforms.render import Rendered
+from transforms.writers import HEDGE_MARKERS
+
+from .match import WINDOW, TextIndex, normalise_text, slot_key
+from .recoverability import SPEECH_MODALITIES, domain_spoken_values, extract_cached
+
+LEAKS_SCHEMA_VERSION = "1.0"
+
+
+def _needed(n: int) -> int:
+    return max(1, math.ceil(n * 0.5)) if n else 0
+
+
+def _snippet(text: str, s: int, e: int, pad: int = 60) -> str:
+    return " ".join(text[max(0, s - pad):e + pad].split())
+
+
+def _hedged(low: str, s: int, e: int) -> bool:
+    lo = max(low.rfind(ch, 0, s) for ch in ".!?\n") + 1
+    his = [i for i in (low.find(ch, e) for ch in ".!?\n") if i != -1]
+    hi = min(his) + 1 if his else len(low)
+    prev = max(low.rfind("\n", 0, max(lo - 1, 0)), 0)
+    return any(h in low[prev:hi] for h in HEDGE_MARKERS)
+
+
+def generic_people(world: Any) -> set[str]:
+    """Full names the writer can invent on its own (its first x last name pools): a base
+    person who happens to have such a name cannot be told from an invented one."""
+    from transforms import writers  # noqa: PLC0415
+
+    first = set(getattr(writers, "_FIRST", ()))
+    last = set(getattr(writers, "_LAST", ()))
+    out = set()
+    for t in world.spec.terms:
+        parts = t.old.split()
+        if t.origin.startswith(("brand.agents", "brand.managers", "brand.customers")) and len(parts) == 2 \
+                and parts[0] in first and parts[1] in last:
+            out.add(t.old)
+    return out
+
+
+class _ValueProbe:
+    """One substituted slot of one fact, with the facts whose current value equals its base value."""
+
+    def __init__(self, fact: Fact, old: Slot, rivals: list[Fact]):
+        self.fact, self.old, self.rivals = fact, old, rivals
+        self.anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
+
+    def hits(self, idx: TextIndex) -> list[tuple[int, int, bool]]:
+        out = []
+        need = _needed(len(self.anchors))
+        for s, e in idx.occurrences(self.old):
+            lo, hi = max(0, s - WINDOW), e + WINDOW
+            found = idx.anchors_in(self.anchors, lo, hi) if self.anchors else 0
+            if found < need or not self.anchors:
+                continue
+            mine = found / len(self.anchors)
+            explained = False
+            for g in self.rivals:
+                ga = list(dict.fromkeys(a.lower() for a in g.anchors if a.strip()))
+                if not ga:
+                    continue
+                gf = idx.anchors_in(ga, lo, hi)
+                if gf >= _needed(len(ga)) and gf / len(ga) >= mine:
+                    explained = True
+                    break
+            if not explained:
+                out.append((s, e, _hedged(idx.low, s, e)))
+        return out
+
+
+def _probes(world: Any, facts: FactSet) -> list[_ValueProbe]:
+    base_fs = world.base.factset(facts.decomposer)
+    by_id = facts.by_id()
+    keyed: dict[tuple, list[Fact]] = {}
+    for f in facts.facts:
+        for s in f.slots:
+            keyed.setdefault(slot_key(s), []).append(f)
+    out = []
+    for sub in world.spec.substitutions(base_fs):
+        f = by_id.get(world.spec.fact_id(sub.fact_id))
+        if f is None:
+            continue
+        seen: set[str] = set()
+        rivals = [g for g in keyed.get(slot_key(sub.old), []) if not (g.id in seen or seen.add(g.id))]
+        out.append(_ValueProbe(f, sub.old, rivals))
+    return out
+
+
+def _brand_words(terms: list[Term], world: Any) -> list[str]:
+    words = [t.old for t in terms if t.mode != "prefix"]
+    b = world.pack.brand
+    words += [b.company, b.short_name, *b.products.values(), *b.agents, *b.managers, *b.customers]
+    return [w.lower() for w in words if w]
+
+
+def candidates(world: Any, facts: FactSet, probes: list[_ValueProbe], terms: list[Term],
+               fact_ids: tuple[str, ...]) -> list[str]:
+    """Speech grammar for the leak scan: the variant's values, the base values it replaced,
+    base and variant brand words and the anchors of the facts the file carries."""
+    words = list(domain_spoken_values(facts))
+    words += [spoken_form(p.old) for p in probes]
+    words += _brand_words(terms, world)
+    by_id = facts.by_id()
+    for fid in fact_ids:
+        f = by_id.get(fid)
+        if f is not None:
+            words += [a.lower() for a in f.anchors]
+    words += list(HEDGE_MARKERS)
+    return sorted(set(w for w in words if w))
+
+
+def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path]) -> dict:
+    """Scan every rendered file of a variant build; returns the leaks report."""
+    spec = world.spec
+    skipped = generic_people(world)
+    terms = [t for t in spec.terms if t.old not in skipped]
+    rx = term_regex(terms)
+    ordered = sorted(terms, key=lambda t: (-len(t.old), t.old))
+    probes = _probes(world, facts)
+    currency = world.pack.info.currency
+    leaks: list[dict] = []
+    hedged: list[dict] = []
+
+    def brand_hits(text: str, file: str, extractor: str) -> None:
+        if rx is None:
+            return
+        for m in rx.finditer(text):
+            t = ordered[m.lastindex - 1]
+            leaks.append({"file": file, "extractor": extractor, "what": "brand", "term": t.old,
+                          "origin": t.origin, "text": _snippet(text, m.start(), m.end())})
+
+    for f in facts.facts:
+        blob = " | ".join([f.id.replace("-", " "), f.statement, *f.section, *f.anchors,
+                           *(c.value for c in f.conditions)])
+        before = len(leaks)
+        brand_hits(blob, "facts.json", "json")
+        for row in leaks[before:]:
+            row["fact_id"] = f.id
+
+    for r in sorted(rendered, key=lambda r: r.path):
+        t = registry.get(r.kind)
+        cands = candidates(world, facts, probes, terms, r.fact_ids) if t.modality in SPEECH_MODALITIES else []
+        aspec = ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01")
+        ex, _ = extract_cached(aspec, Path(r.file), r.sha256,
+                               ExtractContext(candidates=cands, workdir=Path(cache_dir) if cache_dir else None),
+                               Path(cache_dir) if cache_dir else None)
+        text = normalise_text(ex.text)
+        brand_hits(text, r.path, ex.extractor)
+        idx = TextIndex(text, currency=currency)
+        for p in probes:
+            for s, e, is_hedged in p.hits(idx):
+                row = {"file": r.path, "extractor": ex.extractor, "what": "value", "term": p.old.text,
+                       "fact_id": p.fact.id, "text": _snippet(idx.text, s, e)}
+                (hedged if is_hedged else leaks).append(row)
+
+    by_kind: dict[str, int] = {}
+    by_what: dict[str, int] = {}
+    kinds = {r.path: r.kind for r in rendered}
+    for row in leaks:
+        k = kinds.get(row["file"], "facts")
+        by_kind[k] = by_kind.get(k, 0) + 1
+        by_what[row["what"]] = by_what.get(row["what"], 0) + 1
+    return {
+        "schema_version": LEAKS_SCHEMA_VERSION,
+        "variant": world.key,
+        "spec_hash": spec.hash,
+        "summary": {"hits": len(leaks), "files_scanned": len(rendered), "by_kind": dict(sorted(by_kind.items())),
+                    "by_what": dict(sorted(by_what.items())), "hedged_base_values": len(hedged),
+                    "terms": len(terms), "values_watched": len(probes), "terms_skipped": sorted(skipped)},
+        "leaks": leaks,
+        "hedged": hedged,
+    }

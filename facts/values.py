@@ -1,0 +1,617 @@
+"""Typed values in text: money, durations, counts, percents, dates, identifiers, enums.
+
+Two directions share one scanner (`find_values`):
+
+- policy side, `parse_slots(text)`: the typed values a policy sentence states, as `Slot`s
+  (counts only where a number quantifies a noun or carries a qualifier, so list markers,
+  section numbers, years inside dates and digits inside identifiers are not values);
+- evidence side, `find_values(text)` / `slot_matches(slot, text)`: every value written in
+  arbitrary extracted text (OCR and speech-recognition output too), normalised so that
+  "$75", "75 dollars", "seventy-five dollars" and "$75.00" compare equal.
+
+Every form `facts.surface.surface_forms(slot)` lists normalises back to the slot's
+(type, value, value_max, unit); the tests check that round trip.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Optional, Union
+
+from .models import Slot, SlotType
+from .surface import WORD_VALUES, words_to_int
+
+Number = Union[int, float]
+Found = tuple  # (SlotType, value, value_max, unit, start, end)
+
+# --- number words ---------------------------------------------------------------------------
+_ONES = "one|two|three|four|five|six|seven|eight|nine"
+_TEENS = "ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen"
+_TENS = "twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety"
+_B100 = rf"(?:(?:{_TENS})(?:[\s-](?:{_ONES})\b)?|(?:{_TEENS})|(?:{_ONES})|zero)"
+_B1000 = rf"(?:(?:{_ONES})\s+hundred(?:\s+(?:and\s+)?{_B100})?|{_B100})"
+NUMW = (rf"\b{_B1000}(?:\s+(?:thousand|million|billion)(?:\s+(?:and\s+)?{_B1000}\b)?)*\b"
+        rf"(?:\s+point(?:\s+(?:zero|{_ONES})\b)+)?")
+NUMD = r"(?<![\w.,])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?"
+NUM = rf"(?:{NUMD}|{NUMW})"
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"], 1)}
+_MONTHS.update({k[:3]: v for k, v in list(_MONTHS.items())})
+_MONTHS["sept"] = 9
+_MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?"
+             r"|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)")
+
+_CODES = "USD|EUR|GBP|CAD|AUD"
+
+_SCAN = re.compile(
+    "|".join([
+        r"(?P<iso>\b\d{4}-\d{2}-\d{2}\b)",
+        rf"(?P<mdy>\b{_MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+\d{{4}}\b)",
+        rf"(?P<dmy>\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE}\.?,?\s+\d{{4}}\b)",
+        r"(?P<slash>\b\d{1,2}/\d{1,2}/\d{4}\b)",
+        r"(?P<time>\b\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]\.?m\b\.?)?|\b\d{1,2}\s?[ap]\.?m\b\.?)",
+        r"(?P<phone>\b\d{1,3}-\d{3}-\d{3}-\d{4}\b|\(\d{3}\)\s?\d{3}-\d{4}\b|\b\d{3}-\d{3}-\d{4}\b)",
+        r"(?P<hashid>#[A-Za-z0-9]*\d[A-Za-z0-9_-]*)",
+        r"(?P<code>\b(?=[A-Za-z][\w-]*\d)[A-Za-z][A-Za-z0-9]*(?:[-_][A-Za-z0-9]+)+\b"
+        r"|\b[A-Za-z]{1,4}\d{3,}[A-Za-z0-9]*\b)",
+        rf"(?P<msym>(?:US\$|C\$|A\$|[$€£])\s?{NUMD}(?:\s?(?:thousand|million|billion|k|m|bn)\b)?)",
+        rf"(?P<mcode>\b(?:{_CODES})\s?{NUM})",
+        rf"(?P<num>{NUMD}|(?=[zotfsen]){NUMW})",
+    ]),
+    re.IGNORECASE,
+)
+# What may follow a number (tried at the number's end, in this order).
+_RANGE = re.compile(rf"\s*(?:-|–|—|to)\s*({NUMD}|{NUMW})", re.IGNORECASE)
+_SUFFIX = re.compile(
+    "|".join([
+        r"(?P<pct>\s?(?:%|percent\b|per\s?cent\b|pct\b))",
+        rf"(?P<mpost>\s?(?:{_CODES})\b)",
+        r"(?P<mword>(?:\s(?:thousand|million|billion))?[\s-](?:dollars?|euros?|pounds?|bucks)\b)",
+        r"(?P<cents>\s?(?:cents?\b|¢))",
+        r"(?P<age>(?:\s|-)years?(?:\s|-)old\b|\s+years\s+of\s+age\b)",
+        r"(?P<dur>(?:\s|-)?(?:(?P<dq>business|working|banking|calendar)(?:\s|-))?"
+        r"(?P<du>minute|min|hour|hr|day|week|wk|month|mo|year|yr)s?(?:\(s\))?\b)",
+        r"(?P<plus>\+)",
+    ]),
+    re.IGNORECASE,
+)
+_AND_CENTS = re.compile(rf"\s+(?:and\s+)?({NUMD}|{NUMW})\s+cents?\b", re.IGNORECASE)
+_COUNT_END = re.compile(r"[\w%$]|\.\d")
+_UNIT_MAP = {"minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
+             "week": "week", "wk": "week", "month": "month", "mo": "month", "year": "year", "yr": "year"}
+_SCALE = {"thousand": 1000, "k": 1000, "million": 10**6, "m": 10**6, "billion": 10**9, "bn": 10**9}
+_DOLLAR_CURRENCIES = {"USD", "CAD", "AUD"}
+_MONEY_PREFIX = re.compile(r"^(?:US\$|C\$|A\$|[$€£])\s?|^(?:USD|EUR|GBP|CAD|AUD)\s?", re.IGNORECASE)
+_MONEY_SCALE = re.compile(r"\s?(thousand|million|billion|k|m|bn)$", re.IGNORECASE)
+
+
+def _num(s: str) -> Optional[Number]:
+    """'1,250.00' -> 1250, '1.5' -> 1.5, 'seventy-five' -> 75."""
+    s = s.strip()
+    if not s:
+        return None
+    if s[0].isdigit():
+        v = float(s.replace(",", ""))
+        return int(v) if v.is_integer() else v
+    if " point " in s.lower():
+        whole, frac = re.split(r"\s+point\s+", s.lower(), maxsplit=1)
+        w = words_to_int(whole)
+        digits = [WORD_VALUES.get(t) for t in frac.split()]
+        if w is None or any(d is None or d > 9 for d in digits):
+            return None
+        return round(w + float("0." + "".join(str(d) for d in digits)), 10)
+    return words_to_int(s)
+
+
+def _norm(v: float) -> Number:
+    if isinstance(v, float):
+        return int(v) if v.is_integer() else round(v, 10)
+    return v
+
+
+def _dollar(currency: str) -> str:
+    return currency if currency in _DOLLAR_CURRENCIES else "USD"
+
+
+def _money_unit(text: str, currency: str) -> str:
+    t = text.lower()
+    if "€" in t or "euro" in t or "eur" in t:
+        return "EUR"
+    if "£" in t or "pound" in t or "gbp" in t:
+        return "GBP"
+    for code in ("usd", "cad", "aud"):
+        if code in t:
+            return code.upper()
+    if t.startswith("c$"):
+        return "CAD"
+    if t.startswith("a$"):
+        return "AUD"
+    if t.startswith("us$"):
+        return "USD"
+    return _dollar(currency)
+
+
+def _date_iso(kind: str, text: str) -> Optional[str]:
+    t = text.lower().replace(",", " ").replace(".", " ")
+    try:
+        if kind == "iso":
+            y, m, d = (int(x) for x in text.split("-"))
+        elif kind == "slash":
+            m, d, y = (int(x) for x in text.split("/"))
+        else:
+            parts = t.split()
+            mon = next(p for p in parts if not p[0].isdigit())
+            nums = [int(re.sub(r"\D", "", p)) for p in parts if p[0].isdigit()]
+            m = _MONTHS.get(mon, _MONTHS.get(mon[:3], 0))
+            d, y = (nums[0], nums[1]) if nums[0] < 100 else (nums[1], nums[0])
+    except (ValueError, StopIteration, IndexError):
+        return None
+    if not (1 <= m <= 12 and 1 <= d <= 31):
+        return None
+    return f"{y:04d}-{m:02d}-{d:02d}"
+
+
+_ONE_EXCLUDE_AFTER = re.compile(r"\s*(?:-|of\b|another\b|way\b|or\s+the\s+other\b)", re.IGNORECASE)
+_ONE_EXCLUDE_BEFORE = re.compile(r"(?:\bno|\bany|\bevery|\bsome|\bthe|\bthis|\bthat|\bwhich)\s+$", re.IGNORECASE)
+
+
+def _number_led(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], int]:
+    """A value starting with a number: range, then unit/currency/percent suffix, else a count."""
+    a, end = m.span()
+    v = _num(m.group(0))
+    if v is None:
+        return None, end
+    vmax = None
+    r = _RANGE.match(text, end)
+    if r:
+        v2 = _num(r.group(1))
+        sfx = _SUFFIX.match(text, r.end())
+        if v2 is not None and ((sfx and sfx.lastgroup in ("pct", "dur")) or not _COUNT_END.match(text, r.end())):
+            vmax, end = v2, r.end()
+    sfx = _SUFFIX.match(text, end)
+    kind = sfx.lastgroup if sfx else None
+    if kind in ("mpost", "mword", "cents", "age", "plus") and vmax is not None:
+        # "2-5 dollars": a range only for percents and durations; keep the first number.
+        vmax, end = None, m.end()
+        sfx = _SUFFIX.match(text, end)
+        kind = sfx.lastgroup if sfx else None
+    if kind == "pct":
+        return (SlotType.percent, v, vmax, "%", a, sfx.end()), sfx.end()
+    if kind == "dur":
+        base = _UNIT_MAP[sfx.group("du").lower()]
+        q = (sfx.group("dq") or "").lower()
+        unit = ("business_day" if q in ("business", "working", "banking") else
+                "calendar_day" if q == "calendar" else base) if base == "day" else base
+        return (SlotType.duration, v, vmax, unit, a, sfx.end()), sfx.end()
+    if kind in ("mpost", "mword"):
+        scale = re.match(r"\s(thousand|million|billion)", sfx.group(0), re.IGNORECASE) if kind == "mword" else None
+        if scale and m.group(0)[:1].isdigit():
+            v = v * _SCALE[scale.group(1).lower()]
+        stop = sfx.end()
+        cents = _AND_CENTS.match(text, stop) if kind == "mword" else None
+        if cents:
+            c = _num(cents.group(1))
+            if c is not None and c < 100:
+                v, stop = v + c / 100, cents.end()
+        return (SlotType.money, _norm(v), None, _money_unit(sfx.group(0), currency), a, stop), stop
+    if kind == "cents":
+        return (SlotType.money, _norm(v / 100), None, _dollar(currency), a, sfx.end()), sfx.end()
+    if kind == "age":
+        return (SlotType.count, v, None, None, a, m.end()), sfx.end()
+    if kind == "plus":
+        return (SlotType.count, v, None, None, a, sfx.end()), sfx.end()
+    if vmax is not None:
+        return (SlotType.count, v, vmax, None, a, end), end
+    if _COUNT_END.match(text, end):
+        return None, end  # glued to letters: "2nd", "4x", "10am"
+    word = m.group(0)
+    if word.lower() == "one" and (_ONE_EXCLUDE_AFTER.match(text, end) or
+                                   _ONE_EXCLUDE_BEFORE.search(text, max(0, a - 12), a)):
+        return None, end
+    return (SlotType.count, v, None, None, a, end), end
+
+
+def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], int]:
+    kind = m.lastgroup
+    s = m.group(0)
+    a, b = m.span()
+    if kind == "num":
+        return _number_led(m, text, currency)
+    if kind in ("iso", "mdy", "dmy", "slash"):
+        iso = _date_iso(kind if kind in ("iso", "slash") else "words", s)
+        return ((SlotType.date, iso, None, None, a, b) if iso else None), b
+    if kind == "time":
+        return None, b
+    if kind in ("phone", "hashid", "code"):
+        return (SlotType.identifier, s.lower(), None, None, a, b), b
+    body = _MONEY_PREFIX.sub("", s)
+    sc = _MONEY_SCALE.search(body) if kind == "msym" else None
+    v = _num(body[:sc.start()] if sc else body)
+    if v is None:
+        return None, b
+    if sc:
+        v = v * _SCALE[sc.group(1).lower()]
+    return (SlotType.money, _norm(v), None, _money_unit(s, currency), a, b), b
+
+
+def _scan(text: str, currency: str) -> tuple:
+    """Cached scan: many short statements, a few large evidence texts."""
+    if len(text) < 4000:
+        return _scan_small(text, currency)
+    return _scan_large(text, currency)
+
+
+@lru_cache(maxsize=8)
+def _scan_large(text: str, currency: str) -> tuple:
+    return _scan_text(text, currency)
+
+
+@lru_cache(maxsize=8192)
+def _scan_small(text: str, currency: str) -> tuple:
+    return _scan_text(text, currency)
+
+
+def _scan_text(text: str, currency: str) -> tuple:
+    out = []
+    pos, n = 0, len(text)
+    search = _SCAN.search
+    while pos < n:
+        m = search(text, pos)
+        if m is None:
+            break
+        f, pos = _classify(m, text, currency)
+        if f is not None:
+            out.append(f)
+        if pos <= m.start():
+            pos = m.start() + 1
+    return tuple(out)
+
+
+def find_values(text: str, currency: str = "USD") -> list[Found]:
+    """Every typed value in `text`, in order: (SlotType, value, value_max, unit, start, end).
+
+    Plain numbers and number words are counts; times of day are skipped; digits inside
+    dates, identifiers and codes are not reported separately."""
+    return list(_scan(text, currency))
+
+
+# --- policy side: slots ----------------------------------------------------------------------
+_STOP = frozenset("""a an the of to in on for and or nor is are was were be been being by with at as from that
+this these those it its per each any all every not no must may can could will would should shall than then there
+their they them who whom which what when where while if only also but so such into onto over under up down out about
+after before between during within without via your you our we us his her he she one both either neither other
+another more most less least few fewer many much some same own just very too do does did done has have had having
+get gets got via plus minus x always never""".split())
+_NOT_NOUN = _STOP | frozenset("""am pm apart ago later earlier prior total each instead per
+away back again around above below less more""".split())
+_QUALIFIERS = [
+    (re.compile(r"(?:\bat\s+most|\bno\s+more\s+than|\bnot\s+more\s+than|\bmaximum\s+(?:of\s+)?|\bmax\.?"
+                r"|\bnot\s+exceed(?:ing)?|\bcapped\s+at)\s*$", re.I), "at_most"),
+    (re.compile(r"\bup\s+to\s*$", re.I), "up_to"),
+    (re.compile(r"(?:\bat\s+least|\bno\s+less\s+than|\bnot\s+less\s+than|\bminimum\s+(?:of\s+)?|\bmin\.?"
+                r"|\bno\s+fewer\s+than)\s*$", re.I), "at_least"),
+    (re.compile(r"(?:\bmore\s+than|\bgreater\s+than|\bover|\bexceeds?|\bexceeding|\babove"
+                r"|\bin\s+excess\s+of)\s*$", re.I), "more_than"),
+    (re.compile(r"(?:\bless\s+than|\bfewer\s+than|\bunder|\bbelow)\s*$", re.I), "less_than"),
+    (re.compile(r"\bexactly\s*$", re.I), "exactly"),
+]
+_SECTION_WORDS = re.compile(r"\b(?:section|sections|step|steps|chapter|article|part|appendix|tier|phase|item|figure|"
+                            r"table|page|line|stage|level|version|v|no|number|rule|question|q|option|example|"
+                            r"scenario|case|category|priority|column|row|flag)\.?\s*$", re.I)
+_KEYWORDS = {
+    SlotType.money: ("fee fees deposit charge charges cost costs price prices amount balance limit minimum maximum cap "
+                     "rebate bonus credit refund compensation payment penalty fine reward rewards discount threshold "
+                     "allowance spend purchase withdrawal transfer certificate insurance baggage reimbursement "
+                     "deductible premium surcharge rate value line requirement waiver").split(),
+    SlotType.percent: ("discount apy apr rate interest fee bonus cashback cash back rebate utilization reduction "
+                       "increase markup surcharge commission share tax apy").split(),
+    SlotType.duration: ("tenure period window grace notice delay refund hold age term validity expiry lock "
+                        "timeframe deadline wait").split(),
+}
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z'-]*")
+_BOUNDARY = re.compile(r"[,;:.()\[\]!?\"“”|→=/—–]|\s-\s")
+
+
+def _words_before(text: str, pos: int, n: int = 4) -> list[str]:
+    seg = text[max(0, pos - 60):pos]
+    cut = max((m.end() for m in _BOUNDARY.finditer(seg)), default=0)
+    return [w.lower() for w in _WORD_RE.findall(seg[cut:])][-n:]
+
+
+def _words_after(text: str, pos: int, n: int = 4) -> list[str]:
+    seg = text[pos:pos + 60]
+    m = _BOUNDARY.search(seg)
+    if m:
+        seg = seg[:m.start()]
+    return [w.lower() for w in _WORD_RE.findall(seg)][:n]
+
+
+def _noun_after(text: str, end: int) -> Optional[str]:
+    """The head noun right after a number: '2 free checked bags for' -> 'bags'."""
+    m = re.match(r"[ \t]+([A-Za-z][A-Za-z'-]*)", text[end:end + 40])
+    if not m or m.group(1).lower() in _NOT_NOUN or len(m.group(1)) < 2:
+        return None
+    run = []
+    for w in _words_after(text, end, 4):
+        if w in _NOT_NOUN or w in WORD_VALUES:
+            break
+        run.append(w)
+    return run[-1] if run else None
+
+
+def _slug(w: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "_", w.lower()).strip("_")
+
+
+def _name_for(text: str, a: int, b: int, typ: SlotType, unit: Optional[str]) -> str:
+    if typ == SlotType.count:
+        hy = _HYPHEN_NOUN.match(text, b)
+        n = hy.group(1).lower() if hy else _noun_after(text, b)
+        if n:
+            return _slug(n)
+        lab = _LABEL_VALUE_BEFORE.search(text, 0, a)
+        before = [w for w in _words_before(text, lab.start() + 1 if lab else a, 3) if w not in _STOP]
+        return _slug(before[-1]) if before else "count"
+    if typ in _KEYWORDS:
+        keys = _KEYWORDS[typ]
+        before, after = _words_before(text, a), _words_after(text, b, 3)
+        lab = _LABEL_VALUE_BEFORE.search(text, 0, a)
+        if not before and lab:
+            before = _words_before(text, lab.start() + 1)
+        order = (after + before[::-1]) if typ == SlotType.percent else (before[::-1] + after)
+        for w in order:
+            if w in keys:
+                return _slug(w)
+        if typ == SlotType.duration:
+            return _slug((unit or "duration") + "s")
+        content = [w for w in before[::-1] if w not in _STOP]
+        return _slug(content[0]) if content else typ.value
+    if typ == SlotType.date:
+        return "date"
+    if typ == SlotType.identifier:
+        return "id"
+    return typ.value
+
+
+def _qualifier(text: str, a: int) -> Optional[str]:
+    seg = text[max(0, a - 30):a]
+    for rx, q in _QUALIFIERS:
+        if rx.search(seg):
+            return q
+    return None
+
+
+_BOLD_OR_QUOTE = re.compile(r"(?<![\w])(['\"“‘])([^'\"“”‘’\n]{1,60}?)(['\"”’])(?![\w])")
+_LABEL_AFTER = re.compile(r"\s*(?::|\s-\s|\s—\s|—|–\s)")
+
+
+def _enum_spans(text: str, bold: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Bold terms and quoted options that name a value (not labels, not whole statements)."""
+    spans = []
+    stripped = text.strip()
+    for a, b in bold:
+        inner = text[a:b].strip()
+        if not inner or inner.endswith(":") or len(inner.split()) > 4 or len(inner) > 40:
+            continue
+        if inner == stripped.rstrip(".!?:") or not re.search(r"[A-Za-z0-9]", inner):
+            continue
+        lead = text[:a].strip()
+        if (not lead or lead.endswith((":", "-", "—", "•"))) and _LABEL_AFTER.match(text, b):
+            continue  # "**Security Hold**: ..." is a label
+        if inner.isupper() and len(inner) > 3 and not any(ch.isdigit() for ch in inner):
+            continue  # emphasis: **CANNOT**, **DO NOT**
+        spans.append((a, b))
+    for m in _BOLD_OR_QUOTE.finditer(text):
+        open_q, inner, close_q = m.group(1), m.group(2), m.group(3)
+        pair_ok = (open_q == close_q) or (open_q in "“‘" and close_q in "”’")
+        if not pair_ok or not inner.strip() or len(inner.split()) > 6 or inner != inner.strip():
+            continue
+        spans.append((m.start(2), m.end(2)))
+    return spans
+
+
+def _overlaps(a: int, b: int, spans: list[tuple[int, int]]) -> bool:
+    return any(a < y and x < b for x, y in spans)
+
+
+_DIAL_BEFORE = re.compile(r"\b(?:call|dial|text)\b(?:[^.,;:\d]{0,30}?\bat)?\s*$", re.I)
+_HYPHEN_NOUN = re.compile(r"-([A-Za-z]{2,})\b")
+_LABEL_VALUE_BEFORE = re.compile(r"[A-Za-z)][ \t]*[:=][ \t]*$")
+_VALUE_END = re.compile(r"[ \t]*(?:\([^)]*\))?[ \t]*[.;]?[ \t]*$")
+
+
+def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[int, int]]] = None,
+                bare_counts: bool = False) -> list[Slot]:
+    """Typed values a policy sentence states, in order of appearance.
+
+    `text` may carry markdown (`**gold**`); slot texts are always substrings of the text
+    with markup removed (and of the raw text when a value does not straddle markup).
+    `bold` gives bold spans of an already cleaned text; `bare_counts` accepts a lone
+    number as a count (table cells).
+    """
+    if bold is None:
+        text, bold = clean_inline(text)
+    found: list[tuple[SlotType, object, object, Optional[str], int, int, Optional[str]]] = []
+    stripped = text.strip()
+    for typ, v, vmax, unit, a, b in _scan(text, currency):
+        qual = _qualifier(text, a)
+        if typ == SlotType.count:
+            raw = text[a:b]
+            if raw.endswith("+"):
+                qual = qual or "at_least"
+            lead = text[:a].strip()
+            if not lead and re.match(r"\s*[.)]", text[b:b + 2]):
+                continue  # list marker
+            if _SECTION_WORDS.search(text[max(0, a - 20):a]):
+                continue  # "Step 2", "Section 4"
+            if re.match(r"\.\d", text[b:b + 2]):
+                continue  # "4.2.1" section number
+            if _DIAL_BEFORE.search(text, max(0, a - 40), a) and re.fullmatch(r"\d{3,}", raw):
+                found.append((SlotType.identifier, raw, None, None, a, b, None))
+                continue  # "call 911", "reach us at 611"
+            is_age = bool(re.match(r"[\s-]+years?[\s-]", text[b:b + 8], re.I))
+            hyphen = _HYPHEN_NOUN.match(text, b)
+            ok = (qual is not None or is_age or vmax is not None or raw.endswith("+") or hyphen is not None
+                  or _noun_after(text, b) is not None
+                  or (bare_counts and text[a:b] == stripped.rstrip("."))
+                  or (_LABEL_VALUE_BEFORE.search(text, 0, a) is not None and _VALUE_END.match(text, b) is not None))
+            if raw.lower() == "one" and qual is None and not _noun_after(text, b):
+                ok = False
+            if not ok:
+                continue
+        found.append((typ, v, vmax, unit, a, b, qual))
+    taken = [(f[4], f[5]) for f in found]
+    for a, b in _enum_spans(text, bold):
+        if _overlaps(a, b, taken):
+            continue
+        found.append((SlotType.enum, text[a:b].strip().lower(), None, None, a, b, None))
+        taken.append((a, b))
+    found.sort(key=lambda f: f[4])
+    slots: list[Slot] = []
+    names: dict[str, int] = {}
+    seen_text: set[str] = set()
+    for typ, v, vmax, unit, a, b, qual in found:
+        surface = text[a:b]
+        if surface in seen_text:
+            continue
+        seen_text.add(surface)
+        name = _name_for(text, a, b, typ, unit) or typ.value
+        if typ == SlotType.count and re.match(r"[\s-]+years?[\s-]+old|\s+years\s+of\s+age", text[b:b + 14], re.I):
+            name = "age"
+        names[name] = names.get(name, 0) + 1
+        if names[name] > 1:
+            name = f"{name}_{names[name]}"
+        slots.append(Slot(name=name, type=typ, text=surface, value=v, value_max=vmax, unit=unit, qualifier=qual))
+    return slots
+
+
+# --- markdown inline cleaning -------------------------------------------------------------------
+_INLINE = re.compile(
+    r"\*\*(?P<b>[^*\n]+?)\*\*"
+    r"|(?<![\w])__(?P<b2>[^_\n]+?)__(?![\w])"
+    r"|`(?P<c>[^`\n]+)`"
+    r"|!\[(?P<ia>[^\]\n]*)\]\([^)\n]*\)"
+    r"|\[(?P<la>[^\]\n]+)\]\([^)\n]*\)"
+    r"|(?<![\w*])\*(?P<i>[^*\s][^*\n]*?)\*(?![\w*])"
+    r"|(?<![\w])_(?P<i2>[^_\s][^_\n]*?)_(?![\w])"
+    r"|<(?:br|/?[a-zA-Z][a-zA-Z0-9]*)(?:\s[^>\n]*)?/?>"
+    r"|\\(?P<esc>[\\`*_{}\[\]()#+\-.!|<>])"
+)
+_INNER = re.compile(r"`|\*\*|\\(?=[\\`*_{}\[\]()#+\-.!|])")
+
+
+def clean_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
+    """Remove inline markdown (bold, italics, code, links, html tags, escapes); returns the
+    plain text and the spans of bold terms in it."""
+    if not any(ch in text for ch in "*_`[<\\"):
+        return text, []
+    out: list[str] = []
+    bold: list[tuple[int, int]] = []
+    pos = 0
+    n = 0
+    for m in _INLINE.finditer(text):
+        out.append(text[pos:m.start()])
+        n += m.start() - pos
+        g = m.lastgroup
+        if g in ("b", "b2"):
+            inner = _INNER.sub("", m.group(g))
+            bold.append((n, n + len(inner)))
+        elif g in ("c", "ia", "la", "i", "i2", "esc"):
+            inner = m.group(g) or ""
+        else:
+            inner = " "
+        out.append(inner)
+        n += len(inner)
+        pos = m.end()
+    out.append(text[pos:])
+    return "".join(out), bold
+
+
+# --- evidence side -----------------------------------------------------------------------------------
+_HOURS_PER = {"hour": 1, "day": 24}
+
+
+def _value_key(typ: SlotType, v, vmax, unit) -> Optional[tuple]:
+    """Comparable key of a value: hours and days share one scale (exact conversion only)."""
+    if typ in (SlotType.money, SlotType.percent, SlotType.count, SlotType.duration):
+        try:
+            fv = float(v)
+            fm = float(vmax) if vmax is not None else None
+        except (TypeError, ValueError):
+            return None
+        if typ == SlotType.duration and unit in _HOURS_PER:
+            k = _HOURS_PER[unit]
+            fv, fm, unit = fv * k, (fm * k if fm is not None else None), "hour"
+        if typ == SlotType.count:
+            unit = None
+        return (typ, round(fv, 9), None if fm is None else round(fm, 9), unit)
+    return (typ, str(v).lower(), None, None)
+
+
+def _build_index(text: str, currency: str) -> dict:
+    index: dict = {}
+    for typ, v, vmax, unit, a, b in _scan(text, currency):
+        key = _value_key(typ, v, vmax, unit)
+        if key is not None and key not in index:
+            index[key] = (a, b)
+    return index
+
+
+@lru_cache(maxsize=8)
+def _index_large(text: str, currency: str) -> dict:
+    return _build_index(text, currency)
+
+
+@lru_cache(maxsize=2048)
+def _index_small(text: str, currency: str) -> dict:
+    return _build_index(text, currency)
+
+
+@lru_cache(maxsize=8192)
+def _literal_rx(needle: str) -> Optional[re.Pattern]:
+    parts = [re.escape(p) for p in re.split(r"[\s_-]+", needle.strip()) if p]
+    if not parts:
+        return None
+    return re.compile(r"(?<![\w])" + r"[\s_-]+".join(parts) + r"(?![\w])", re.IGNORECASE)
+
+
+def _literal_span(needle: str, text: str) -> Optional[tuple[int, int]]:
+    rx = _literal_rx(needle)
+    m = rx.search(text) if rx else None
+    return m.span() if m else None
+
+
+def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
+    """Span of a mention of the slot's value in `text`, or None.
+
+    Type-aware: a count 2 matches "2" or "two" (not "$2"); money compares amount and
+    currency; durations compare value and unit, converting hours and days only when exact.
+    Enums and identifiers match their text case-insensitively (spaces, '-' and '_' alike)."""
+    if slot.type in (SlotType.enum, SlotType.identifier):
+        for needle in (slot.text, str(slot.value)):
+            span = _literal_span(needle, text)
+            if span:
+                return span
+        return None
+    currency = slot.unit if slot.type == SlotType.money and slot.unit else "USD"
+    unit = (slot.unit or "USD") if slot.type == SlotType.money else "%" if slot.type == SlotType.percent else slot.unit
+    key = _value_key(slot.type, slot.value, slot.value_max, unit)
+    index = _index_small(text, currency) if len(text) < 4000 else _index_large(text, currency)
+    if key is not None and key in index:
+        return index[key]
+    if slot.type == SlotType.date:
+        return _literal_span(slot.text, text)
+    return None
+
+
+def normalise(text: str, currency: str = "USD") -> Optional[tuple]:
+    """(type, value, value_max, unit) of a text that is exactly one value, else None."""
+    vals = _scan(text.strip(), currency)
+    if len(vals) != 1:
+        return None
+    typ, v, vmax, unit, a, b = vals[0]
+    if a != 0 or b != len(text.strip()):
+        return None
+    return (typ, v, vmax, unit)

@@ -1,0 +1,197 @@
+"""Round trips for the tables family (rate sheet .xlsx, case ledger .csv, ticket export .json):
+valid file for its reader, every carried fact recoverable from the extraction next to its
+anchors, distractors hedged and earlier, byte-identical re-renders (xlsx included: fixed
+document properties and zip dates), other seeds differ, noise renders."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import json
+import re
+import zipfile
+
+import pytest
+
+from facts.surface import surface_forms
+from transforms import registry
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.extract.text import format_number
+from transforms.writers import HEDGE_MARKERS
+
+KINDS = ["tables/rate_sheet", "tables/case_ledger", "tables/ticket_export"]
+
+
+def make_spec(kind, facts, seed=1, noise=False, renditions=("canonical", "voiced")):
+    t = registry.get(kind)
+    return ArtifactSpec(
+        id=f"{kind.split('/')[1]}-0001", kind=kind, path=f"evidence/x{t.ext}", seed=seed, date="2026-02-14",
+        facts=[] if noise else [FactMention(fact_id=f.id, rendition=renditions[i % len(renditions)])
+                                for i, f in enumerate(facts[: t.max_facts])],
+        distractors=[] if noise else [
+            Distractor(fact_id=facts[1].id, slot="deposit", text="$40", role="distractor"),
+            Distractor(fact_id=facts[2].id, slot="fee", text="$10", role="superseded", date="2026-01-05")],
+        noise=noise)
+
+
+def located(fact, text: str, window: int = 300) -> int:
+    low = text.lower()
+    need = (len(fact.anchors) + 1) // 2
+    best = -1
+    for slot in fact.slots:
+        for form in surface_forms(slot):
+            for m in re.finditer(re.escape(form.lower()) + r"(?![0-9])", low):
+                near = low[max(0, m.start() - window): m.end() + window]
+                if sum(a.lower() in near for a in fact.anchors) >= need:
+                    best = max(best, m.start())
+    return best
+
+
+def check_round_trip(kind, spec, render_ctx, tmp_path):
+    t = registry.get(kind)
+    out = tmp_path / f"a{t.ext}"
+    t.render(spec, render_ctx, out)
+    ex = t.extract(out, ExtractContext())
+    for m in spec.facts:
+        f = render_ctx.fact(m.fact_id)
+        assert located(f, ex.text) >= 0, f"{kind}: {f.statement!r} not recoverable"
+    low = ex.text.lower()
+    for d in spec.distractors:
+        lines = [ln for ln in low.splitlines() if re.search(re.escape(d.text.lower()) + r"(?![0-9])", ln)]
+        assert lines and all(any(h in ln for h in HEDGE_MARKERS) for ln in lines), lines
+        assert low.find(d.text.lower()) < located(render_ctx.fact(d.fact_id), ex.text)
+    return out, ex
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_round_trip_deterministic(kind, hand_facts, render_ctx, tmp_path):
+    spec = make_spec(kind, hand_facts)
+    out, _ = check_round_trip(kind, spec, render_ctx, tmp_path)
+    t = registry.get(kind)
+    again = tmp_path / f"b{t.ext}"
+    t.render(spec, render_ctx, again)
+    assert out.read_bytes() == again.read_bytes()
+    other = tmp_path / f"c{t.ext}"
+    t.render(spec.model_copy(update={"seed": 9}), render_ctx, other)
+    assert other.read_bytes() != out.read_bytes()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("seed", [2, 3])
+def test_round_trip_voiced(kind, seed, hand_facts, render_ctx, tmp_path):
+    check_round_trip(kind, make_spec(kind, hand_facts, seed=seed, renditions=("voiced",)), render_ctx, tmp_path)
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_noise_renders(kind, hand_facts, render_ctx, tmp_path):
+    t = registry.get(kind)
+    out = tmp_path / f"n{t.ext}"
+    t.render(make_spec(kind, hand_facts, noise=True), render_ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert len(text.splitlines()) >= 10
+    for f in hand_facts:
+        assert f.statement.lower() not in text.lower()
+
+
+def test_rate_sheet_workbook(hand_facts, render_ctx, tmp_path):
+    import openpyxl
+    import pandas as pd
+
+    out, ex = check_round_trip("tables/rate_sheet", make_spec("tables/rate_sheet", hand_facts), render_ctx, tmp_path)
+    wb = openpyxl.load_workbook(out)
+    assert wb.sheetnames == ["Summary", "Changelog", "Fees", "Limits", "Notes"]
+    fees = wb["Fees"]
+    assert fees.freeze_panes == "A2" and fees["A1"].font.bold and fees["A1"].fill.fgColor.rgb.endswith("1F3864")
+    values = {fees.cell(row=r, column=3).value: fees.cell(row=r, column=5) for r in range(2, fees.max_row + 1)}
+    deposit = next(c for k, c in values.items() if "deposit" in k.lower())
+    assert deposit.value == 50 and "$" in deposit.number_format
+    discount = next(c for k, c in values.items() if "discount" in k.lower())
+    assert discount.value == pytest.approx(0.2) and discount.number_format.endswith("%")
+    assert "$50.00" in ex.text and "20%" in ex.text
+    log = pd.read_excel(out, sheet_name="Changelog")
+    assert list(log.columns) == ["Date", "Version", "Area", "Change", "Status", "By"]
+    superseded = log[log["Status"] == "Superseded"]
+    assert len(superseded) == 1 and superseded["Date"].iloc[0] == pd.Timestamp("2026-01-05")
+    assert (log["Date"].diff().dropna() >= pd.Timedelta(0)).all()
+    assert wb.properties.created == dt.datetime(2026, 2, 14, 9, 0)
+    with zipfile.ZipFile(out) as z:
+        assert {i.date_time for i in z.infolist()} == {(2026, 2, 14, 9, 0, 0)}
+        assert b"2026-02-14T09:00:00Z" in z.read("docProps/core.xml")
+
+
+def test_rate_sheet_many_facts(hand_facts, render_ctx, tmp_path):
+    """Tables carry many facts: 60 variants of the hand facts (distinct ids and values)."""
+    from transforms.base import RenderContext
+
+    many = []
+    for i in range(60):
+        f = hand_facts[i % len(hand_facts)].model_copy(deep=True)
+        f.id = f"{f.id}-{i}"
+        slot = f.slots[0]
+        new = slot.value + i + 1
+        text = slot.text.replace(str(slot.value), str(new))
+        f.statement = f.statement.replace(slot.text, text)
+        f.slots = [slot.model_copy(update={"value": new, "text": text})]
+        many.append(f)
+    ctx = RenderContext(pack=render_ctx.pack, facts={f.id: f for f in many}, writer=render_ctx.writer, db=render_ctx.db)
+    spec = ArtifactSpec(id="rs-many", kind="tables/rate_sheet", path="x.xlsx", seed=5, date="2026-02-14",
+                        facts=[FactMention(fact_id=f.id) for f in many])
+    t = registry.get("tables/rate_sheet")
+    t.render(spec, ctx, tmp_path / "m.xlsx")
+    text = t.extract(tmp_path / "m.xlsx", ExtractContext()).text
+    assert all(located(f, text) >= 0 for f in many)
+
+
+def test_case_ledger_csv(hand_facts, render_ctx, tmp_path):
+    out, ex = check_round_trip("tables/case_ledger", make_spec("tables/case_ledger", hand_facts), render_ctx, tmp_path)
+    with open(out, newline="", encoding="utf-8") as fh:
+        rows = list(csv.DictReader(fh))
+    assert list(rows[0]) == ["case_id", "opened_at", "closed_at", "customer", "customer_id", "category", "channel",
+                             "status", "amount", "currency", "resolution_note", "policy_ref", "agent"]
+    assert len(rows) >= 20 and len({r["case_id"] for r in rows}) == len(rows)
+    opened = [r["opened_at"] for r in rows]
+    assert opened == sorted(opened)
+    assert all(r["closed_at"] >= r["opened_at"] for r in rows if r["closed_at"])
+    fact_rows = [r for r in rows if r["policy_ref"] and r["status"] == "Resolved"]
+    assert len(fact_rows) == len(hand_facts)
+    assert {r["amount"] for r in fact_rows} >= {"50.00", "12.00"}
+    assert {r["customer_id"] for r in rows} <= set(render_ctx.db["customers"])
+    assert len(ex.text.splitlines()) == len(rows) + 1
+
+
+def test_ticket_export_json(hand_facts, render_ctx, tmp_path):
+    out, _ = check_round_trip("tables/ticket_export", make_spec("tables/ticket_export", hand_facts), render_ctx, tmp_path)
+    data = json.loads(out.read_text(encoding="utf-8"))
+    tickets = data["tickets"]
+    assert data["total"] == len(tickets) >= 6
+    keys = [int(t["key"].split("-")[1]) for t in tickets]
+    assert keys == sorted(keys) and all(t["key"].startswith(data["project"]["key"] + "-") for t in tickets)
+    policy = [t for t in tickets if t["type"] == "Policy clarification"]
+    assert policy and all(t["status"] == "Resolved" for t in policy)
+    for t in tickets:
+        stamps = [t["created"]] + [c["created"] for c in t["comments"]]
+        assert stamps == sorted(stamps)
+    with_wrong = next(t for t in policy if any("$40" in c["body"] for c in t["comments"]))
+    bodies = [c["body"] for c in with_wrong["comments"]]
+    assert next(i for i, b in enumerate(bodies) if "$40" in b) < next(i for i, b in enumerate(bodies) if "$50" in b
+                                                                       or "fifty" in b)
+
+
+@pytest.mark.parametrize("value,fmt,shown", [
+    (75, '"$"#,##0.00', "$75.00"), (1234.5, '"$"#,##0.00', "$1,234.50"), (0.2, "0%", "20%"),
+    (0.125, "0.0#%", "12.5%"), (0.1234, "0.0##%", "12.34%"), (0.12, "0.0#%", "12.0%"), (12, "General", "12"), (12.5, "General", "12.5"), (1500, "#,##0", "1,500"),
+    (9.5, '"€"#,##0.00', "€9.50"), (40, '#,##0.00 "CHF"', "40.00 CHF"), (-3, '"£"#,##0.00', "-£3.00")])
+def test_format_number(value, fmt, shown):
+    assert format_number(value, fmt) == shown
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_noise_keeps_stray_distractors_hedged(kind, hand_facts, render_ctx, tmp_path):
+    t = registry.get(kind)
+    for seed in range(4):
+        spec = ArtifactSpec(id=f"n-{seed}", kind=kind, path="x", seed=seed, date="2026-02-14", noise=True,
+                            distractors=[Distractor(fact_id=hand_facts[1].id, slot="deposit", text="$41.95",
+                                                    role="distractor")])
+        out = tmp_path / f"s{t.ext}"
+        t.render(spec, render_ctx, out)
+        lines = [ln for ln in t.extract(out, ExtractContext()).text.lower().splitlines() if "$41.95" in ln]
+        assert lines and all(any(h in ln for h in HEDGE_MARKERS) for ln in lines), (kind, seed)

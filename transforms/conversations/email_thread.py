@@ -1,0 +1,288 @@
+"""E-mail thread (.eml): one RFC 5322 message, the latest reply of a thread of 3 to 10
+messages, whose body quotes the earlier ones the way mail clients do (inline/bottom-posted,
+one more ">" per level, "On <date>, <name> wrote:" attributions), with a text/html
+alternative using nested blockquotes. Threading headers (Message-ID, In-Reply-To,
+References) are derived from the spec, so the file is reproducible.
+
+Two shapes: an internal policy thread (a colleague asks, a draft/proposal dated earlier is
+superseded, the policy owner sends the final decision) and a customer thread (questions,
+an auto-acknowledgement, the agent's answer). Wrong and old values only appear in earlier,
+quoted messages; the authoritative statements are in the final, unquoted message."""
+from __future__ import annotations
+
+import datetime as dt
+import html
+import random
+from dataclasses import dataclass
+from email import policy
+from email.message import EmailMessage
+from email.utils import format_datetime, formataddr
+from pathlib import Path
+
+from facts.hashing import sha256_hex
+from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms.extract.text import extract_eml
+from transforms.registry import register
+
+from . import _common as C
+from ._smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+
+
+@dataclass
+class _Mail:
+    when: dt.datetime
+    sender: str
+    addr: str
+    to: list[tuple[str, str]]
+    paragraphs: list[str]
+    signature: list[str]
+
+
+_ASK_INTERNAL = ["We're getting more questions on this and the macros don't agree. Can someone confirm the current rules?",
+                 "Before I update the help centre article, can we confirm the following?",
+                 "A few customers pushed back this week, so I want to make sure we're consistent. Questions below."]
+_FINAL_LEADS = ["Thanks everyone for the input. Final decision below, effective immediately; please use this wording with customers:",
+                "Closing the loop on this thread. The approved rules are:",
+                "Signed off with compliance this morning. Please treat the following as current:"]
+_REVIEW = ["Thanks, I'll take this to the policy review.", "Looping in ops so they see this.",
+           "Adding this to Thursday's agenda.", "Agree we need one answer here. Let me check with finance."]
+_CUST_ASK = ["I have a couple of questions before my next booking.", "I'm hoping you can clear something up for me.",
+             "I couldn't find a clear answer on your website, so I'm writing in."]
+_AUTO = ("Thank you for contacting {company}. Your request has been received and assigned case number "
+         "{case}. A member of our team will reply within one business day. Please keep the case number in "
+         "the subject line if you write again.")
+_HOLDING = ["Thanks for your email. I'm checking the details with our policy team and will get back to you shortly.",
+            "Thanks for waiting. I want to give you an exact answer, so I'm confirming with a colleague."]
+_CUST_CHASE = ["Any update on this? Thanks.", "Just following up on my question below.",
+               "Hi again, wanted to check if there's news on this."]
+_CUST_ANSWER_LEADS = ["Thanks for your patience. Here's what applies to your questions:",
+                      "Sorry for the wait. I've confirmed the following:",
+                      "Thanks for bearing with us. The answers are below:"]
+
+
+def _signature(ctx: RenderContext, name: str, title: str, internal: bool) -> list[str]:
+    b = ctx.pack.brand
+    lines = [name, f"{title} | {b.company}"]
+    contact = " | ".join(x for x in (b.phone, b.website) if x)
+    if contact:
+        lines.append(contact)
+    if not internal and b.tagline:
+        lines.append(b.tagline)
+    return lines
+
+
+def _quote(lines: list[str]) -> list[str]:
+    return [(">" + line) if line.startswith(">") else ("> " + line if line else ">") for line in lines]
+
+
+def _when(t: dt.datetime) -> str:
+    return f"{t:%a}, {t.day} {t:%b %Y} at {t:%H:%M}"
+
+
+def _plain(chain: list[_Mail], signed: bool = True) -> str:
+    """Body of the last mail of `chain`, quoting the earlier ones bottom-posted (quoted
+    signatures trimmed, as people do)."""
+    m = chain[-1]
+    own: list[str] = []
+    for p in m.paragraphs:
+        own += [p, ""]
+    if signed:
+        own += ["-- ", *m.signature]
+    else:
+        own = own[:-1]
+    if len(chain) == 1:
+        return "\n".join(own)
+    prev = chain[-2]
+    attribution = f"On {_when(prev.when)}, {prev.sender} <{prev.addr}> wrote:"
+    quoted = _quote(_plain(chain[:-1], signed=False).split("\n"))
+    return "\n".join([attribution, *quoted, "", *own])
+
+
+def _html(chain: list[_Mail], company: str) -> str:
+    def body(ms: list[_Mail], signed: bool) -> str:
+        m = ms[-1]
+        own = "".join(f"<p>{html.escape(p)}</p>".replace("\n", "<br>") for p in m.paragraphs)
+        if signed:
+            sig = "<br>".join(html.escape(s) for s in m.signature)
+            own += f'<p style="color:#555;font-size:12px">-- <br>{sig}</p>'
+        if len(ms) == 1:
+            return own
+        prev = ms[-2]
+        attribution = html.escape(f"On {_when(prev.when)}, {prev.sender} <{prev.addr}> wrote:")
+        return (f'<div class="attr">{attribution}</div>'
+                f'<blockquote style="margin:0 0 0 .8ex;border-left:1px solid #ccc;padding-left:1ex">'
+                f"{body(ms[:-1], False)}</blockquote>{own}")
+
+    return ("<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>"
+            f"{html.escape(company)}</title></head><body style=\"font-family:Arial,sans-serif;font-size:14px\">"
+            f"{body(chain, True)}</body></html>\n")
+
+
+@register
+class EmailThread(Transformer):
+    family = "conversations"
+    kind = "email_thread"
+    ext = ".eml"
+    modality = "eml"
+    max_facts = 4
+    weight = 2.5
+    description = "E-mail thread (.eml): latest reply quoting 3-10 earlier messages, plain text + HTML."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        rng = spec.rng("email")
+        its, orphans = C.items(spec, ctx)
+        internal = rng.random() < 0.5 or any(it.superseded for it in its)
+        if internal:
+            chain, subject = self._internal(spec, ctx, rng, its, orphans)
+        else:
+            chain, subject = self._customer(spec, ctx, rng, its, orphans)
+        self._write(spec, ctx, chain, subject, out)
+
+    # --- thread shapes -----------------------------------------------------------------
+    def _internal(self, spec, ctx, rng, its, orphans):
+        w, b = ctx.writer, ctx.pack.brand
+        day = C.record_day(spec)
+        asker, helper = C.staff(ctx, rng, "agent", 2)
+        owner = C.staff(ctx, rng, "manager", 1, exclude=(asker, helper))[0]
+        addr = {n: w.email(n) for n in (asker, helper, owner)}
+        sig = {asker: _signature(ctx, asker, "Customer Support", True),
+               helper: _signature(ctx, helper, "Support Team Lead", True),
+               owner: _signature(ctx, owner, "Operations Manager", True)}
+        facts = [it.fact for it in its]
+        subject = w.subject(facts, rng).removeprefix("Re: ").removeprefix("Fwd: ")
+        sup_days = [C.earlier_day(d, day, rng, 4, 30) for it in its for d in it.superseded]
+        start = min([day - dt.timedelta(days=rng.randint(2, 6))] + [d - dt.timedelta(days=rng.randint(1, 3)) for d in sup_days])
+        mails: list[_Mail] = []
+
+        def mail(when_day, sender, to, paras):
+            t = C.office_time(ctx.pack, when_day, rng, 8, 17)
+            if mails and t <= mails[-1].when:
+                t = mails[-1].when + dt.timedelta(minutes=rng.randint(7, 180))
+            mails.append(_Mail(t, sender, addr[sender], [(n, addr[n]) for n in to], paras, sig[sender]))
+
+        if not its:
+            subject, topic, answers = rng.choice(INTERNAL_THREADS)
+            stray = [C.hedged(ctx, f, d, rng, role="colleague", on=start) for f, d in orphans]
+            if stray:
+                stray = ["Unrelated, but while I have you all:", *stray]
+            mail(start, asker, [helper, owner], [w.greeting(rng, "colleague"), topic, *stray,
+                                                 w.closing(rng, "colleague")])
+            for who, r in zip((helper, owner), rng.sample(answers, 2)):
+                mail(start, who, [asker], [f"Hi {C.first(asker)},", r])
+            mail(day, owner, [asker, helper], [f"Hi {C.first(asker)},", "Sorted on my side, nothing else needed.",
+                                               w.closing(rng, "colleague")])
+            return mails, subject
+
+        ask = [w.greeting(rng, "colleague"), rng.choice(_ASK_INTERNAL)]
+        ask += [f"{i + 1}. {w.question(it.fact, rng)}" for i, it in enumerate(its)]
+        ask += [C.hedged(ctx, it.fact, d, rng, role="colleague") for it in its for d in it.wrong]
+        ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start) for f, d in orphans]
+        ask.append(w.closing(rng, "colleague"))
+        mail(start, asker, [owner, helper], ask)
+        mail(start, helper, [asker, owner], [f"Hi {C.first(asker)},", rng.choice(_REVIEW)])
+        k = 0
+        for it in its:
+            for d in it.superseded:
+                mail(sup_days[k], owner, [asker, helper],
+                     ["Hi all,", rng.choice(["Notes from the policy review below; nothing is final yet:",
+                                              "Sharing where the working group landed so far, for comments:"]),
+                      C.hedged(ctx, it.fact, d, rng, on=sup_days[k]), "Comments welcome by end of week."])
+                k += 1
+                if rng.random() < 0.6:
+                    mail(sup_days[k - 1], helper, [owner, asker], [f"Hi {C.first(owner)},", rng.choice(
+                        ["Looks fine from the support side.", "Ops may push back on this one, flagging early.",
+                         "Can we check the numbers against last quarter?"])])
+        nudges = ["Any news on this? Customers are still asking.", "Gentle nudge on the question above.",
+                  "Did this get discussed at the review?"]
+        for who, text in zip((asker, helper), rng.sample(nudges, rng.randint(0, 2))):
+            mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {C.first(owner)},", text])
+        final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", rng.choice(_FINAL_LEADS)]
+        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in its]
+        final += ["I'll update the knowledge base article today.", w.closing(rng, "colleague")]
+        mail(day, owner, [asker, helper], final)
+        return mails, subject
+
+    def _customer(self, spec, ctx, rng, its, orphans):
+        w, b = ctx.writer, ctx.pack.brand
+        day = C.record_day(spec)
+        cust = C.pick_customer(ctx, rng)
+        agent = C.staff(ctx, rng, "agent", 1)[0]
+        support = f"support@{b.email_domain}"
+        caddr = w.email(cust.name, internal=False)
+        case = f"{C.id_prefix(ctx.pack, 'case', 'ticket')}-{rng.randint(100000, 999999)}"
+        addr = {cust.name: caddr, agent: support, "auto": support}
+        sig = {cust.name: [cust.name], agent: _signature(ctx, agent, "Customer Support", False),
+               "auto": [f"{b.company} Customer Support"]}
+        start = day - dt.timedelta(days=rng.randint(1, 4))
+        mails: list[_Mail] = []
+        facts = [it.fact for it in its]
+        subject = (w.subject(facts, rng).removeprefix("Re: ").removeprefix("Fwd: ") if its
+                   else rng.choice(["Question about my account", "Receipt", "Help please"]))
+
+        def mail(when_day, sender, paras, display=None):
+            t = C.office_time(ctx.pack, when_day, rng, 7, 20)
+            if mails and t <= mails[-1].when:
+                t = mails[-1].when + dt.timedelta(minutes=rng.randint(2, 240))
+            to = [(f"{b.company} Support", support)] if sender == cust.name else [(cust.name, caddr)]
+            name = display or sender
+            mails.append(_Mail(t, name, addr[sender], to, paras, sig[sender]))
+
+        ref, _ = C.record_ref(ctx, rng, cust)
+        subs = dict(company=b.company, product=C.product(ctx, rng), ref=ref, email=caddr,
+                    website=b.website or b.email_domain, phone=b.phone or "our hotline", first=C.first(cust.name))
+        if not its:
+            ex = rng.choice(SUPPORT_EXCHANGES)
+            stray = [C.hedged(ctx, f, d, rng, role="customer", on=start) for f, d in orphans]
+            mail(start, cust.name, ["Hello,", ex[0].format(**subs), *stray, f"Thanks,\n{C.first(cust.name)}"])
+            mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
+            mail(day, agent, [f"Hi {C.first(cust.name)},", ex[1].format(**subs),
+                              "If anything else comes up, just reply to this email.",
+                              w.closing(rng, "agent")], display=f"{agent} ({b.company} Support)")
+            return mails, subject
+
+        ask = ["Hello,", rng.choice(_CUST_ASK)]
+        ask += [w.question(it.fact, rng) for it in its]
+        ask += [C.hedged(ctx, it.fact, d, rng, role="customer") for it in its for d in it.wrong]
+        ask += [C.hedged(ctx, f, d, rng, role="customer", on=start) for f, d in orphans]
+        ask.append(f"Thanks,\n{C.first(cust.name)}")
+        mail(start, cust.name, ask)
+        mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
+        disp = f"{agent} ({b.company} Support)"
+        if rng.random() < 0.7:
+            mail(start + dt.timedelta(days=1), agent, [f"Hi {C.first(cust.name)},", rng.choice(_HOLDING)], display=disp)
+            if rng.random() < 0.5:
+                mail(day, cust.name, [rng.choice(_CUST_CHASE), C.first(cust.name)])
+        final = [f"Hi {C.first(cust.name)},", rng.choice(_CUST_ANSWER_LEADS)]
+        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in its]
+        final.append(w.closing(rng, "agent"))
+        mail(day, agent, final, display=disp)
+        subject = f"[{case}] {subject}"
+        return mails, subject
+
+    # --- the file --------------------------------------------------------------------------
+    def _write(self, spec: ArtifactSpec, ctx: RenderContext, chain: list[_Mail], subject: str, out: Path) -> None:
+        domain = ctx.pack.brand.email_domain
+        ids = [f"<{sha256_hex(f'{spec.id}:{spec.seed}:{i}')[:24]}@{domain}>" for i in range(len(chain))]
+        last = chain[-1]
+        msg = EmailMessage(policy=policy.SMTP)
+        msg["From"] = formataddr((last.sender, last.addr))
+        msg["To"] = ", ".join(formataddr(t) for t in last.to[:1])
+        if len(last.to) > 1:
+            msg["Cc"] = ", ".join(formataddr(t) for t in last.to[1:])
+        msg["Subject"] = f"Re: {subject}"
+        msg["Date"] = format_datetime(last.when)
+        msg["Message-ID"] = ids[-1]
+        msg["In-Reply-To"] = ids[-2]
+        msg["References"] = " ".join(ids[:-1])
+        msg["Organization"] = ctx.pack.brand.company
+        msg["Content-Language"] = "en-US"
+        msg.set_content(_plain(chain) + "\n", subtype="plain", charset="utf-8", cte="quoted-printable")
+        msg.add_alternative(_html(chain, ctx.pack.brand.company), subtype="html", charset="utf-8",
+                            cte="quoted-printable")
+        for part in msg.iter_parts():
+            del part["MIME-Version"]
+        msg.set_boundary(f"=_part_{sha256_hex(f'{spec.id}:{spec.seed}:boundary')[:20]}")
+        out.write_bytes(msg.as_bytes(policy=policy.SMTP))
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=extract_eml(path), extractor="email-parser")

@@ -1,0 +1,170 @@
+"""Team chat export (.json): one channel of a Slack-style workspace export: channel metadata,
+members, and the messages in time order, thread replies included (each with `thread_ts`;
+parents carry `reply_count`, `replies` and `reactions`).
+
+Facts are settled in threads: a support agent asks, a colleague may repeat a wrong value, and
+the policy owner answers. An old value (role "superseded") is posted as a proposal/draft in an
+earlier thread, dated before the final answer. Unrelated threads (shift swaps, tooling,
+reminders) surround them."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+import random
+from pathlib import Path
+
+from facts.hashing import sha256_hex
+from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms.extract.text import extract_chat_export
+from transforms.registry import register
+
+from . import _common as C
+from ._smalltalk import INTERNAL_THREADS
+
+_ASK = ["Quick policy check for a customer on hold: {q}", "Customer asking right now: {q}",
+        "Can a policy owner confirm? {q}", "{q} Want to make sure the macro is right.",
+        "Getting this a lot today: {q}"]
+_DRAFT_INTRO = ["Posting the draft so everyone can comment before the review.",
+                "For discussion on Thursday, nothing is live yet.",
+                "Working notes from the pricing review, comments welcome."]
+_DRAFT_REPLIES = ["Looks reasonable from the floor.", "Can we check this against last quarter's numbers?",
+                  "Ops might push back on this one.", "Thanks, will read before Thursday."]
+_THANKS = ["Perfect, thanks!", "Great, updating the macro now.", "Thanks, that's what I needed.",
+           "Got it, passing it on to the customer.", "Thank you!"]
+_REACT = ["white_check_mark", "+1", "pray", "eyes", "raised_hands", "100"]
+
+
+def _uid(name: str, salt: str) -> str:
+    h = sha256_hex(f"{salt}:{name}").upper()
+    return "U0" + "".join(c for c in h if c.isalnum())[:9]
+
+
+@register
+class TeamChat(Transformer):
+    family = "conversations"
+    kind = "team_chat"
+    ext = ".json"
+    modality = "json"
+    max_facts = 6
+    weight = 2.0
+    description = "Team chat channel export (Slack-like JSON): threads, replies, reactions, decisions."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        rng = spec.rng("team-chat")
+        w, pack = ctx.writer, ctx.pack
+        its, orphans = C.items(spec, ctx)
+        day = C.record_day(spec)
+        agents = C.staff(ctx, rng, "agent", 3)
+        owners = C.staff(ctx, rng, "manager", 1, exclude=tuple(agents))
+        others = C.staff(ctx, rng, "agent", 2, exclude=tuple(agents + owners))
+        people = agents + owners + others
+        salt = f"{pack.name}:{C.brand_short(pack)}"
+        uid = {p: _uid(p, salt) for p in people}
+        titles = {p: "Customer Support" for p in agents + others}
+        titles.update({p: "Operations Manager" for p in owners})
+        titles[agents[0]] = "Support Team Lead"
+        owner = owners[0]
+
+        # old values are posted as drafts in earlier threads (also those of facts carried elsewhere)
+        drafts = [(it.fact, d) for it in its for d in it.superseded] + [(f, d) for f, d in orphans if d.role == "superseded"]
+        sup_days = {id(d): C.earlier_day(d, day, rng, 4, 30) for _f, d in drafts}
+        first_day = min([day - dt.timedelta(days=rng.randint(10, 20))] + list(sup_days.values()))
+        span = max(1, (day - first_day).days)
+        threads: list[tuple[dt.datetime, list[tuple[str, str]], list[str]]] = []  # (start, [(who, text)], reactions)
+
+        def noise_thread(on: dt.date) -> None:
+            who = rng.choice(people)
+            _subject, opening, replies = pool.pop()
+            msgs = [(who, opening)]
+            for r in rng.sample(replies, rng.randint(0, len(replies))):
+                msgs.append((rng.choice([p for p in people if p != msgs[-1][0]]), r))
+            threads.append((C.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
+
+        for fact, d in drafts:
+            on = sup_days[id(d)]
+            msgs = [(owner, rng.choice(_DRAFT_INTRO) + " " + C.hedged(ctx, fact, d, rng, on=on))]
+            for r in rng.sample(_DRAFT_REPLIES, rng.randint(1, 2)):
+                msgs.append((rng.choice(agents + others), r))
+            threads.append((C.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
+        groups = C.split_groups(its, rng, 1, 1) if rng.random() < 0.5 else C.split_groups(its, rng, 1, 2)
+        for g in groups:
+            back = rng.randint(0, 1) if len(groups) > 2 and not any(it.superseded for it in g) else 0
+            on = day - dt.timedelta(days=back)
+            asker = rng.choice(agents)
+            msgs = [(asker, rng.choice(_ASK).format(q=" ".join(w.question(it.fact, rng) for it in g)))]
+            for it in g:
+                for d in it.wrong:
+                    msgs.append((rng.choice([p for p in agents + others if p != asker]),
+                                 C.hedged(ctx, it.fact, d, rng, role="colleague")))
+            if rng.random() < 0.5:
+                msgs.append((owner, rng.choice(["Checking the policy doc, one sec.", "Looking.", "On it."])))
+            answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in g)
+            msgs.append((owner, answer))
+            msgs.append((asker, rng.choice(_THANKS)))
+            threads.append((C.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
+        for fact, d in [(f, d) for f, d in orphans if d.role != "superseded"]:
+            asker = rng.choice(agents)
+            threads.append((C.office_time(pack, day, rng, 9, 17),
+                            [(asker, C.hedged(ctx, fact, d, rng, role="colleague")),
+                             (owner, "Let's not quote anything on that until the review, I'll confirm.")], ["eyes"]))
+        pool = rng.sample(INTERNAL_THREADS, len(INTERNAL_THREADS))
+        for _ in range(min(len(pool), rng.randint(4, 8) + (6 if not its else 0))):
+            noise_thread(first_day + dt.timedelta(days=rng.randint(0, span)))
+
+        messages = self._messages(threads, uid, rng, people)
+        channel_name = rng.choice(["support-policy", "support-leads", "cx-policy-questions", "frontline-help"])
+        export = {
+            "export": {"workspace": pack.brand.company, "format": "slack-style channel export v1",
+                       "timezone": pack.info.timezone,
+                       "range": {"from": first_day.isoformat(), "to": day.isoformat()},
+                       "message_count": len(messages)},
+            "channel": {"id": "C0" + sha256_hex(f"{salt}:{channel_name}").upper()[:9], "name": channel_name,
+                        "created": f"{int(C.at(pack, first_day - dt.timedelta(days=400), 9).timestamp())}",
+                        "creator": uid[owner],
+                        "topic": {"value": f"Policy questions for {pack.brand.company} support. Ask in a thread."},
+                        "purpose": {"value": "Where frontline staff ask policy questions and policy owners answer. "
+                                             "An answer from a policy owner in this channel is the current rule."},
+                        "members": [uid[p] for p in people]},
+            "users": [{"id": uid[p], "name": C.handle(p), "real_name": p, "deleted": False, "is_bot": False,
+                       "profile": {"real_name": p, "display_name": C.first(p), "title": titles[p],
+                                   "email": w.email(p)}} for p in people],
+            "messages": messages,
+        }
+        out.write_text(json.dumps(export, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    @staticmethod
+    def _messages(threads, uid, rng: random.Random, people: list[str]) -> list[dict]:
+        flat: list[dict] = []
+        seq = 0
+        for start, msgs, reactions in sorted(threads, key=lambda t: t[0]):
+            t = start
+            parent_ts = None
+            parent: dict = {}
+            for i, (who, text) in enumerate(msgs):
+                if i:
+                    t += dt.timedelta(seconds=rng.randint(40, 1500))
+                seq += 1
+                ts = f"{int(t.timestamp())}.{seq:06d}"
+                m = {"type": "message", "client_msg_id": sha256_hex(f"{ts}:{who}")[:32], "ts": ts,
+                     "user": uid[who], "user_profile": {"real_name": who, "display_name": C.first(who)},
+                     "text": text}
+                if i == 0:
+                    parent_ts, parent = ts, m
+                    if reactions:
+                        m["reactions"] = [{"name": r, "users": rng.sample([uid[p] for p in people], k),
+                                           "count": k} for r in reactions for k in [rng.randint(1, 3)]]
+                else:
+                    m["thread_ts"] = parent_ts
+                    m["parent_user_id"] = parent["user"]
+                flat.append(m)
+            if len(msgs) > 1:
+                parent["thread_ts"] = parent_ts
+                replies = [m for m in flat if m.get("thread_ts") == parent_ts and m is not parent]
+                parent["reply_count"] = len(replies)
+                parent["reply_users"] = sorted({m["user"] for m in replies})
+                parent["latest_reply"] = replies[-1]["ts"]
+                parent["replies"] = [{"user": m["user"], "ts": m["ts"]} for m in replies]
+        return sorted(flat, key=lambda m: tuple(int(x) for x in m["ts"].split(".")))
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=extract_chat_export(path), extractor="json-chat-export")

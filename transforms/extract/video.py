@@ -1,0 +1,68 @@
+"""Text of an MP4 screen recording: OCR of its frames and speech recognition of its audio.
+
+Frames are sampled at one per second with ffmpeg (imageio-ffmpeg's binary); consecutive
+samples showing the same screen (mean absolute difference of a downscaled grey image below
+a small threshold, so encoder noise does not count as a change) are OCRed once. The audio
+track is converted to 16 kHz mono WAV and recognised with `transforms.extract.asr`.
+"""
+from __future__ import annotations
+
+import subprocess
+import tempfile
+from pathlib import Path
+
+from .asr import ffmpeg_exe, to_wav16k, transcribe, transcribe_free
+
+
+def sample_frames(path: str | Path, every: float = 1.0) -> list:
+    """One PIL image per `every` seconds of the video, in order."""
+    from PIL import Image  # noqa: PLC0415
+
+    with tempfile.TemporaryDirectory() as tmp:
+        subprocess.run([ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-i", str(path), "-an",
+                        "-vf", f"fps=1/{every:g}", str(Path(tmp) / "f%05d.png")], check=True)
+        frames = []
+        for p in sorted(Path(tmp).glob("f*.png")):
+            with Image.open(p) as im:
+                frames.append(im.convert("RGB"))
+    return frames
+
+
+def distinct_screens(frames: list, threshold: float = 2.0) -> list:
+    """Drop frames that repeat the previous screen."""
+    import numpy as np  # noqa: PLC0415
+
+    out, last = [], None
+    for im in frames:
+        small = np.asarray(im.convert("L").resize((im.width // 4, im.height // 4)), dtype=np.float32)
+        if last is None or float(np.abs(small - last).mean()) > threshold:
+            out.append(im)
+        last = small
+    return out
+
+
+def extract_mp4(path: str | Path, candidates: list[str]) -> tuple[str, str]:
+    """(frames_text, audio_text) of a video: OCR of each distinct screen (separated by blank
+    lines), and the audio transcript (restricted to `candidates` when given)."""
+    from .ocr import ocr_image  # noqa: PLC0415
+
+    screens = distinct_screens(sample_frames(path))
+    frames_text = "\n\n".join(t.strip() for t in (ocr_image(im) for im in screens) if t.strip())
+    if not has_audio(path):
+        return frames_text, ""
+    with tempfile.TemporaryDirectory() as tmp:
+        wav = Path(tmp) / "audio.wav"
+        to_wav16k(Path(path), wav)
+        audio_text = transcribe(wav, candidates) if candidates else transcribe_free(wav)
+    return frames_text, audio_text
+
+
+def streams(path: str | Path) -> list[str]:
+    """Stream descriptions ffmpeg reports for a media file ("Video: h264 ...", "Audio: aac ...")."""
+    proc = subprocess.run([ffmpeg_exe(), "-nostdin", "-hide_banner", "-i", str(path)], capture_output=True, text=True)
+    return [ln.split(": ", 1)[1].strip() for ln in proc.stderr.splitlines()
+            if ln.strip().startswith("Stream #") and ": " in ln]
+
+
+def has_audio(path: str | Path) -> bool:
+    return any(s.startswith("Audio:") for s in streams(path))

@@ -1,0 +1,127 @@
+"""Case ledger (.csv): the case export a support desk pulls from its CRM: one row per case,
+in the order cases were opened: id, timestamps, customer (from the seed database when it
+has people), category, channel, status, amount, the agent's resolution note, the policy
+reference and the agent.
+
+Fact-bearing cases carry the fact in the resolution note (with the amount in its own column
+when the fact is about money) and cite the policy section. Cases where a customer quoted a
+wrong value, or that were handled under an old rule, are dated earlier. Most rows are
+ordinary cases (contact changes, receipts, duplicates, log-in trouble)."""
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import io
+from pathlib import Path
+
+from facts.models import SlotType
+from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms.conversations import _common as C
+from transforms.extract.text import extract_csv
+from transforms.registry import register
+
+_NOISE = [("Account", "Customer updated contact email; verified via confirmation link.", "Resolved"),
+          ("Account", "Name spelling corrected on profile at customer's request.", "Resolved"),
+          ("Billing", "Receipt for {ref} re-sent to the email on file.", "Resolved"),
+          ("Billing", "Customer asked for an itemised invoice for {ref}; sent as PDF.", "Resolved"),
+          ("Technical", "App kept logging out; advised update to the latest version. Confirmed fixed.", "Resolved"),
+          ("Technical", "Password reset link expired; sent a new one.", "Resolved"),
+          ("General", "Asked about opening hours; pointed to the locations page.", "Closed"),
+          ("General", "Duplicate of {dup}; merged and closed.", "Closed"),
+          ("Feedback", "Compliment for staff at pickup; forwarded to the team lead.", "Closed"),
+          ("Feedback", "Complaint about wait time on the phone line; apologised, no further action requested.", "Closed"),
+          ("Account", "Second contact added to the account after verification.", "Resolved"),
+          ("General", "Callback requested; no answer, voicemail left. Will retry tomorrow.", "Open"),
+          ("Billing", "Card on file updated for {ref}.", "Resolved"),
+          ("Technical", "Confirmation email landed in spam; whitelisting steps sent.", "Resolved"),
+          ("Billing", "Customer reports a double charge on {ref}; waiting for the payment provider's report.", "Pending"),
+          ("Account", "Customer wants to merge two profiles; identity documents requested.", "Pending")]
+_CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
+_ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
+
+
+@register
+class CaseLedger(Transformer):
+    family = "tables"
+    kind = "case_ledger"
+    ext = ".csv"
+    modality = "csv"
+    max_facts = 40
+    weight = 1.0
+    description = "Support case ledger export (CSV): cases with resolution notes citing policy."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        rng = spec.rng("ledger")
+        pack = ctx.pack
+        its, orphans = C.items(spec, ctx)
+        day = C.record_day(spec)
+        agents = C.staff(ctx, rng, "agent", 4)
+        rows: list[dict] = []  # each: opened (datetime), fields
+
+        def case(opened: dt.datetime, category: str, status: str, note: str, amount: str = "",
+                 ref: str = "", who=None) -> None:
+            who = who or C.pick_customer(ctx, rng)
+            if status in ("Open", "Pending"):
+                closed = None
+            elif rng.random() < 0.7:
+                closed = opened + dt.timedelta(minutes=rng.randint(4, 180))
+            else:
+                closed = C.office_time(pack, opened.date() + dt.timedelta(days=rng.randint(1, 2)), rng)
+            rows.append({"opened": opened, "closed": closed, "customer": who.name, "customer_id": who.ref,
+                         "category": category, "channel": rng.choice(_CHANNELS), "status": status,
+                         "amount": amount, "note": note, "ref": ref, "agent": rng.choice(agents)})
+
+        for it in its:
+            f = it.fact
+            money = next((s for s in f.slots if s.type == SlotType.money and isinstance(s.value, (int, float))
+                          and s.value_max is None), None)
+            amount = f"{float(money.value):.2f}" if money else ""
+            for d in it.wrong:
+                when = C.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
+                case(when, C.section_of(f), "Closed - no change",
+                     f'Customer queried this: "{C.hedged(ctx, f, d, rng, role="customer")}" '
+                     "Explained the current policy.", ref=C.policy_ref(pack, f))
+            for d in it.superseded:
+                when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
+                case(when, C.section_of(f), "Closed", "Handled with the macro in force at the time. " +
+                     C.hedged(ctx, f, d, rng, on=when.date()), ref=C.policy_ref(pack, f))
+            note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False)
+            case(C.office_time(pack, day, rng, 8, 18), C.section_of(f), "Resolved", note, amount,
+                 C.policy_ref(pack, f))
+        for fact, d in orphans:
+            if d.role == "superseded":
+                when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
+                case(when, C.section_of(fact), "Closed", "Handled with the macro in force at the time. " +
+                     C.hedged(ctx, fact, d, rng, on=when.date()), ref=C.policy_ref(pack, fact))
+                continue
+            when = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
+            case(when, C.section_of(fact), "Open",
+                 f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
+                 "Escalated to team lead for confirmation.")
+        n_noise = rng.randint(18, 30) + (10 if not its else 0) + len(its)
+        for _ in range(n_noise):
+            who = C.pick_customer(ctx, rng)
+            ref, _kind = C.record_ref(ctx, rng, who)
+            opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
+            recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open
+            cat, note, status = rng.choice([n for n in _NOISE if recent or n[2] not in ("Open", "Pending")])
+            case(opened, cat, status, note.format(ref=ref, dup="{dup}"), who=who)
+        rows.sort(key=lambda r: r["opened"])
+        prefix = C.id_prefix(pack, "case", "ticket")
+        n, ids = rng.randint(20000, 80000), []
+        for _ in rows:
+            n += rng.randint(1, 9)  # other queues take numbers in between
+            ids.append(f"{prefix}-{n}")
+        buf = io.StringIO()
+        wr = csv.writer(buf, lineterminator="\r\n")
+        wr.writerow(["case_id", "opened_at", "closed_at", "customer", "customer_id", "category", "channel",
+                     "status", "amount", "currency", "resolution_note", "policy_ref", "agent"])
+        for i, r in enumerate(rows):
+            note = r["note"].replace("{dup}", ids[i - 1] if i else ids[0])
+            wr.writerow([ids[i], f"{r['opened']:%Y-%m-%d %H:%M}", f"{r['closed']:%Y-%m-%d %H:%M}" if r["closed"] else "",
+                         r["customer"], r["customer_id"], r["category"], r["channel"], r["status"], r["amount"],
+                         pack.info.currency if r["amount"] else "", note, r["ref"], r["agent"]])
+        out.write_bytes(buf.getvalue().encode("utf-8"))
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=extract_csv(path), extractor="csv")

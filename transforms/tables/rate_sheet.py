@@ -1,0 +1,218 @@
+"""Rate sheet (.xlsx): the controlled workbook a business keeps for its fees, rates and limits.
+Sheets: Summary (document control), Changelog (revision history: superseded values and
+rejected review comments, dated before the current release), Fees (money and percentages),
+Limits (counts, durations, dates), Rules (facts without a number), Notes.
+
+One row per fact: reference, section, item, conditions ("Applies to"), a typed value cell
+(money/percent/count with real number formats), its unit or basis, the statement in words
+and the effective date. The words column keeps the value recoverable whatever reader is
+used; the typed cell is what a spreadsheet user filters and sums."""
+from __future__ import annotations
+
+import datetime as dt
+import random
+import re
+from pathlib import Path
+
+from facts.models import SlotType
+from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms.conversations import _common as C
+from transforms.extract.text import extract_xlsx
+from transforms.registry import register
+
+from . import _xlsx as X
+
+_FEES = {SlotType.money, SlotType.percent}
+_LIMITS = {SlotType.count, SlotType.duration, SlotType.date}
+_FILLER_CHANGES = ["Initial release.", "Added the 'Applies to' column for conditional values.",
+                   "Moved procedural rules to the Rules tab.", "Corrected typos in item names.",
+                   "Re-ordered rows by section.", "Added references to the policy register.",
+                   "Split limits into their own tab.", "Annual review: no value changes."]
+_NOTES = ["This workbook is maintained by {owner} and republished after each policy review.",
+          "Do not edit values here; raise a change request on the {short} service desk.",
+          "Where a row lists conditions under 'Applies to', the value applies only when all of them hold.",
+          "Refs (F-, L-, R-) are stable between versions; quote them in tickets.",
+          "Older versions are archived on the shared drive; the Changelog tab summarises what changed.",
+          "Questions about this workbook: {email}."]
+_SUPPLIES = [("Printer paper A4, box of 5 reams", "Office Depot", "box", 38.90, 10),
+             ("Toner cartridge, black", "Office Depot", "each", 64.50, 4),
+             ("USB headset with noise cancelling", "TechSupply Co", "each", 41.95, 6),
+             ("Hand sanitiser, 500 ml", "CleanPro", "bottle", 4.75, 20),
+             ("Shipping envelopes, padded, pack of 50", "PackRight", "pack", 23.10, 5),
+             ("Whiteboard markers, assorted, pack of 8", "Office Depot", "pack", 9.95, 6),
+             ("Label roll, 62 mm", "PackRight", "roll", 12.40, 8),
+             ("Coffee beans, 1 kg", "Bean There", "bag", 18.60, 4),
+             ("Cable ties, pack of 100", "TechSupply Co", "pack", 6.30, 3),
+             ("Receipt printer paper, 80 mm", "PackRight", "roll", 1.85, 40),
+             ("Laptop stand, adjustable", "TechSupply Co", "each", 29.99, 2),
+             ("First-aid kit refill", "CleanPro", "kit", 27.40, 2)]
+
+
+def _category(fact) -> str:
+    types = [s.type for s in fact.slots]
+    if types and types[0] in _FEES:
+        return "Fees"
+    if types and types[0] in _LIMITS:
+        return "Limits"
+    return "Rules"
+
+
+@register
+class RateSheet(Transformer):
+    family = "tables"
+    kind = "rate_sheet"
+    ext = ".xlsx"
+    modality = "xlsx"
+    max_facts = 200
+    weight = 1.0
+    description = "Controlled rate/fee/limit workbook (xlsx): typed value cells, changelog of superseded values."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        import openpyxl  # noqa: PLC0415
+        from openpyxl.comments import Comment  # noqa: PLC0415
+        from openpyxl.styles import Font  # noqa: PLC0415
+
+        rng = spec.rng("rate-sheet")
+        w, pack = ctx.writer, ctx.pack
+        its, orphans = C.items(spec, ctx)
+        day = C.record_day(spec)
+        owner = C.staff(ctx, rng, "manager", 1)[0]
+        approver = C.staff(ctx, rng, "manager", 1, exclude=(owner,))[0]
+        pre = C.id_prefix(pack, "document", "policy", "case")
+
+        # revision history: filler versions, superseded values, rejected review comments, current
+        n_old = rng.randint(3, 5)
+        old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
+        history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
+        changes = [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)
+        for d0, change in zip(old_days, changes):
+            history.append((d0, "All", change, "Released", owner))
+        for it in its:
+            for d in it.superseded:
+                on = C.earlier_day(d, day, rng, 5, 35)
+                history.append((on, C.section_of(it.fact), C.hedged(ctx, it.fact, d, rng, on=on), "Superseded", owner))
+            for d in it.wrong:
+                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_of(it.fact),
+                                "Review comment: " + C.hedged(ctx, it.fact, d, rng, role="colleague"),
+                                "Rejected", rng.choice(pack.brand.agents or [approver])))
+        for fact, d in orphans:
+            on = C.earlier_day(d, day, rng, 1, 6)
+            if d.role == "superseded":
+                history.append((on, C.section_of(fact), C.hedged(ctx, fact, d, rng, on=on), "Superseded", owner))
+            else:
+                history.append((on, C.section_of(fact), "Review comment: " + C.hedged(ctx, fact, d, rng, role="colleague"),
+                                "Open - not in this release", approver))
+        history.sort(key=lambda h: (h[0], h[3] != "Released"))
+        versions, major, minor = [], 1, 0
+        for i, h in enumerate(history + [(day, "", "", "Current", "")]):
+            if i and (h[3] != "Released" or rng.random() < 0.4):
+                major, minor = (major + 1, 0) if h[3] == "Current" else (major, minor + 1)
+            elif i:
+                minor += 1
+            versions.append(f"{major}.{minor}")
+        current = versions[-1]
+        history.append((day, "All", "Current release: values confirmed and approved." if its else
+                        "Prices checked against supplier catalogues.", "Current", approver))
+
+        wb = openpyxl.Workbook()
+        ws = wb.active
+        ws.title = "Summary"
+        title = spec.title or ("Rates, Fees & Limits" if its else "Supplies & Equipment Price List")
+        doc_id = f"RC-{pre}-{day:%Y}-{rng.randint(1, 40):02d}"
+        ws["A1"] = pack.brand.company
+        ws["A1"].font = Font(bold=True, size=14)
+        ws["A2"] = title
+        ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
+        cats = {"Fees": [], "Limits": [], "Rules": []}
+        for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):
+            cats[_category(it.fact)].append(it)
+        meta = [("Document", doc_id), ("Version", current), ("Effective date", dt.datetime(day.year, day.month, day.day)),
+                ("Owner", f"{owner}, Operations"), ("Approved by", approver),
+                ("Classification", "Internal - staff use"), ("Currency", pack.info.currency)]
+        if its:
+            meta.append(("Contents", "; ".join(f"{k}: {len(v)} items" for k, v in cats.items() if v) + "; Changelog; Notes"))
+        for r, (k, v) in enumerate(meta, 4):
+            ws.cell(row=r, column=1, value=k).font = Font(bold=True)
+            cell = ws.cell(row=r, column=2, value=v)
+            if isinstance(v, dt.datetime):
+                cell.number_format = "yyyy-mm-dd"
+        r = 4 + len(meta) + 1
+        ws.cell(row=r, column=1, value="Values in this workbook are the approved figures for the version above. "
+                                       "Earlier values appear in the Changelog tab for audit only.")
+        X.fit_columns(ws, {1: 18, 2: 60})
+
+        ch = wb.create_sheet("Changelog")
+        X.table(ch, ["Date", "Version", "Area", "Change", "Status", "By"],
+                [[dt.datetime(h[0].year, h[0].month, h[0].day), v, h[1], h[2], h[3], h[4]]
+                 for h, v in zip(history, versions)],
+                formats={(i, 0): "yyyy-mm-dd" for i in range(len(history))})
+        X.fit_columns(ch, {4: 80})
+
+        eff_pool = [d0 for d0 in old_days] + [day]
+        if its:
+            self._fact_sheets(wb, ctx, rng, cats, day, eff_pool, owner, Comment)
+        else:
+            self._price_list(wb, rng, pack.info.currency, [d.text for d in spec.distractors])
+        notes = wb.create_sheet("Notes")
+        X.table(notes, ["#", "Note"], [[i + 1, t.format(owner=owner, short=C.brand_short(pack),
+                                                        email=w.email(owner))] for i, t in enumerate(_NOTES)],
+                autofilter=False)
+        X.fit_columns(notes, {2: 100})
+        wb.properties.creator = owner
+        wb.properties.lastModifiedBy = approver
+        wb.properties.title = f"{pack.brand.company} - {title}"
+        X.save_reproducible(wb, out, C.at(pack, day, 9))
+
+    def _fact_sheets(self, wb, ctx, rng: random.Random, cats, day, eff_pool, owner, Comment) -> None:
+        w = ctx.writer
+        for name, rows_its in cats.items():
+            if not rows_its:
+                continue
+            ws = wb.create_sheet(name)
+            letter = name[0]
+            rows, formats = [], {}
+            for i, it in enumerate(rows_its):
+                f = it.fact
+                applies = "; ".join(f"{c.attribute}: {c.value}" for c in f.conditions) or "All"
+                eff = day if it.distractors else rng.choice(eff_pool)
+                # canonical: the writer's statement; voiced: the writer's terse table label
+                details = (C.authoritative(ctx, it, rng, after_wrong=False) if it.rendition == "canonical"
+                           else w.bullet(f))
+                item = w.topic(f)
+                item = item[:1].upper() + item[1:]
+                ref = f"{letter}-{i + 1:03d}"
+                if name == "Rules":
+                    rows.append([ref, C.section_of(f), item, applies, details,
+                                 dt.datetime(eff.year, eff.month, eff.day)])
+                    formats[(i, 5)] = "yyyy-mm-dd"
+                    continue
+                value, fmt, unit = X.typed_value(f.slots[0], f.statement)
+                rows.append([ref, C.section_of(f), item, applies, value, unit, details,
+                             dt.datetime(eff.year, eff.month, eff.day)])
+                formats[(i, 4)] = fmt
+                formats[(i, 7)] = "yyyy-mm-dd"
+            header = (["Ref", "Section", "Rule", "Applies to", "Details", "Effective from"] if name == "Rules" else
+                      ["Ref", "Section", "Item", "Applies to", "Value", "Unit / basis", "Details", "Effective from"])
+            X.table(ws, header, rows, formats=formats)
+            X.fit_columns(ws, {5 if name == "Rules" else 7: 70})
+            for i, it in enumerate(rows_its):
+                if rng.random() < 0.25:
+                    ws.cell(row=i + 2, column=3).comment = Comment(
+                        f"Checked against policy register line {it.fact.source.start_line}.", owner)
+
+    def _price_list(self, wb, rng: random.Random, currency: str, avoid: list[str]) -> None:
+        """Office supplies; a price that equals a distractor's number is left out, so a stray
+        wrong value never appears unhedged by coincidence."""
+        ws = wb.create_sheet("Price list")
+        numbers = {float(n.replace(",", "")) for t in avoid for n in re.findall(r"\d[\d,]*(?:\.\d+)?", t)}
+        pool = [s for s in _SUPPLIES if s[3] not in numbers]
+        items = rng.sample(pool, rng.randint(min(7, len(pool)), len(pool)))
+        rows, formats = [], {}
+        for i, (name, supplier, unit, price, reorder) in enumerate(items):
+            rows.append([f"SUP-{100 + i:03d}", name, supplier, unit, price, reorder])
+            formats[(i, 4)] = X.money_format(currency)
+        X.table(ws, ["Code", "Item", "Supplier", "Unit", "Unit price", "Reorder at"], rows, formats=formats)
+        X.fit_columns(ws)
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=extract_xlsx(path), extractor="xlsx-openpyxl")

@@ -1,0 +1,148 @@
+"""Ticket export (.json): an issue-tracker/helpdesk export (Jira-like): project, query, and
+tickets with key, type, summary, status, priority, reporter, assignee, timestamps, labels,
+description and comments.
+
+Facts are settled in "Policy clarification" tickets: an agent asks in the description, a
+colleague comments a wrong value first and/or the owner posts an earlier draft (older
+value, dated before the answer), then the policy owner's resolution comment states the
+current rule. Ordinary tickets (tooling, macros, customer escalations) surround them."""
+from __future__ import annotations
+
+import datetime as dt
+import json
+from pathlib import Path
+
+from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms.conversations import _common as C
+from transforms.conversations._smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+from transforms.extract.text import extract_json_strings
+from transforms.registry import register
+
+_PRIORITY = ["Low", "Medium", "Medium", "High"]
+_ASK = ["Frontline keeps getting this and the knowledge base is unclear. Please confirm:",
+        "Need an authoritative answer for the macros. Questions:",
+        "Customers are escalating on this; can the policy owner confirm the current rule?"]
+_RESOLVE_LEAD = ["Resolution:", "Answer from policy owner:", "Confirmed with compliance."]
+_DRAFT_LEAD = ["Draft for discussion, not approved yet:", "Working notes from the review:"]
+_AFTER = ["Knowledge base article updated, closing.", "Macros updated to match. Closing this ticket.",
+          "Thanks, shared with the team in the morning huddle."]
+
+
+def _iso(t: dt.datetime) -> str:
+    return t.isoformat(timespec="seconds")
+
+
+@register
+class TicketExport(Transformer):
+    family = "tables"
+    kind = "ticket_export"
+    ext = ".json"
+    modality = "json"
+    max_facts = 10
+    weight = 1.0
+    description = "Issue tracker / helpdesk export (JSON): policy clarification tickets with comments."
+
+    def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
+        rng = spec.rng("tickets")
+        w, pack = ctx.writer, ctx.pack
+        its, orphans = C.items(spec, ctx)
+        day = C.record_day(spec)
+        owner = C.staff(ctx, rng, "manager", 1)[0]
+        agents = C.staff(ctx, rng, "agent", 3, exclude=(owner,))
+        key = C.id_prefix(pack, "ticket", "case")
+        tickets: list[dict] = []
+
+        def comment(author: str, when: dt.datetime, body: str) -> dict:
+            return {"id": "", "author": author, "created": _iso(when), "body": body}
+
+        for group in C.split_groups(its, rng, 1, 4):
+            reporter = rng.choice(agents)
+            sup = [(it, d, C.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
+            created = C.office_time(pack, min([day - dt.timedelta(days=rng.randint(1, 6))] +
+                                              [s[2] - dt.timedelta(days=rng.randint(1, 3)) for s in sup]), rng, 8, 12)
+            desc = "\n".join([rng.choice(_ASK)] + [f"- {w.question(it.fact, rng)}" for it in group])
+            comments, t = [], created
+            for it in group:
+                for d in it.wrong:
+                    t += dt.timedelta(minutes=rng.randint(20, 600))
+                    comments.append(comment(rng.choice([a for a in agents if a != reporter] or agents), t,
+                                            C.hedged(ctx, it.fact, d, rng, role="colleague")))
+            for it, d, sday in sorted(sup, key=lambda s: s[2]):
+                t = max(t + dt.timedelta(minutes=5), C.office_time(pack, sday, rng, 9, 17))
+                comments.append(comment(owner, t, f"{rng.choice(_DRAFT_LEAD)} {C.hedged(ctx, it.fact, d, rng, on=sday)}"))
+            final = max(t + dt.timedelta(minutes=10), C.office_time(pack, day, rng, 9, 15))
+            body = "\n".join([rng.choice(_RESOLVE_LEAD)] +
+                             [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in group])
+            comments.append(comment(owner, final, body))
+            comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)), rng.choice(_AFTER)))
+            topic = C.section_of(group[0].fact)
+            tickets.append({"type": "Policy clarification", "summary": f"Clarify {topic.lower()} rules for frontline",
+                            "status": "Resolved", "resolution": "Answered", "priority": rng.choice(_PRIORITY),
+                            "reporter": reporter, "assignee": owner, "created": created,
+                            "updated": comments[-1]["created"],
+                            "labels": sorted({"policy", C.slug(topic, 40)} | {C.slug(C.section_of(i.fact), 40) for i in group}),
+                            "components": ["Knowledge base"], "description": desc, "comments": comments})
+        for fact, d in orphans:
+            reporter = rng.choice(agents)
+            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
+            tickets.append({"type": "Policy clarification", "summary": f"Check {C.section_of(fact).lower()} wording",
+                            "status": "Waiting for policy owner", "resolution": None, "priority": "Medium",
+                            "reporter": reporter, "assignee": owner, "created": created, "updated": _iso(created),
+                            "labels": ["policy", "needs-owner"], "components": ["Knowledge base"],
+                            "description": C.hedged(ctx, fact, d, rng, role="colleague", on=created.date()),
+                            "comments": []})
+        pool = rng.sample(INTERNAL_THREADS, rng.randint(4, 7) + (3 if not its else 0))
+        for subject, opening, replies in pool:
+            reporter = rng.choice(agents + [owner])
+            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 25)), rng)
+            t, comments = created, []
+            for r in rng.sample(replies, rng.randint(0, len(replies))):
+                t += dt.timedelta(minutes=rng.randint(15, 900))
+                comments.append(comment(rng.choice([a for a in agents + [owner] if a != reporter]), t, r))
+            done = rng.random() < 0.7
+            tickets.append({"type": rng.choice(["Task", "Internal request", "Incident"]), "summary": subject,
+                            "status": "Done" if done else rng.choice(["Open", "In progress"]),
+                            "resolution": "Done" if done else None, "priority": rng.choice(_PRIORITY),
+                            "reporter": reporter, "assignee": rng.choice(agents), "created": created,
+                            "updated": _iso(t), "labels": ["internal"], "components": ["Operations"],
+                            "description": opening, "comments": comments})
+        for ex in rng.sample(SUPPORT_EXCHANGES, rng.randint(2, 4)):
+            cust = C.pick_customer(ctx, rng)
+            ref, _kind = C.record_ref(ctx, rng, cust)
+            subs = dict(company=pack.brand.company, product=C.product(ctx, rng), ref=ref,
+                        email=w.email(cust.name, internal=False), website=pack.brand.website or pack.brand.email_domain,
+                        phone=pack.brand.phone or "our hotline", first=C.first(cust.name))
+            agent = rng.choice(agents)
+            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
+            tickets.append({"type": "Customer request", "summary": f"{cust.name}: {ex[0].format(**subs)[:60].rstrip(' ,.')}",
+                            "status": "Resolved", "resolution": "Done", "priority": "Low", "reporter": agent,
+                            "assignee": agent, "created": created,
+                            "updated": _iso(created + dt.timedelta(minutes=rng.randint(5, 300))),
+                            "labels": ["customer"], "components": ["Frontline"],
+                            "description": f"Customer {cust.name} ({cust.ref}): {ex[0].format(**subs)}",
+                            "comments": [comment(agent, created + dt.timedelta(minutes=rng.randint(3, 200)),
+                                                 ex[1].format(**subs))]})
+
+        tickets.sort(key=lambda tk: tk["created"])
+        since = tickets[0]["created"].date()
+        n = rng.randint(1200, 4800)
+        ordered = []
+        for tk in tickets:
+            n += rng.randint(1, 6)
+            created = tk.pop("created")
+            rec = {"key": f"{key}-{n}", **tk, "created": _iso(created)}
+            rec = {k: rec[k] for k in ("key", "type", "summary", "status", "resolution", "priority", "reporter",
+                                       "assignee", "created", "updated", "labels", "components", "description",
+                                       "comments")}
+            for i, c in enumerate(rec["comments"]):
+                c["id"] = f"{n}{i + 1:03d}"
+            ordered.append(rec)
+        export = {"source": f"{C.brand_short(pack)} Service Desk", "format": "issue export v2",
+                  "project": {"key": key, "name": f"{pack.brand.company} Support Operations"},
+                  "query": f"project = {key} AND created >= {since.isoformat()} ORDER BY created ASC",
+                  "exported_at": _iso(C.at(pack, day, 18)), "exported_by": owner, "total": len(ordered),
+                  "tickets": ordered}
+        out.write_text(json.dumps(export, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
+        return Extraction(text=extract_json_strings(path), extractor="json-strings")
