@@ -208,7 +208,9 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         s = stream[rot:] + stream[:rot]
         i = 0
         turn = [k for k in kinds]
+        stalled = 0
         while i < len(s):
+            start_i = i
             live = [k for k in turn if left[k.key()] > 0]
             if not live:
                 live = kinds  # rounding left a few facts: any kind takes them
@@ -225,11 +227,12 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                     continue
                 chunk = s[i:i + size]
                 prev = {f.id for kk, ch in assignments if kk is k for f in ch}
-                if c > 0 and any(f.id in prev for f in chunk) and len(kinds) > 1:
-                    continue  # a second carrier of the same kind adds nothing
+                if c > 0 and stalled < 2 and any(f.id in prev for f in chunk) and len(kinds) > 1:
+                    continue  # a second carrier of the same kind adds nothing (unless stuck)
                 assignments.append((k, chunk))
                 left[k.key()] -= size
                 i += size
+            stalled = stalled + 1 if i == start_i else 0
 
     # Small domains: a kind the split left empty still gets one artifact, carrying a fact
     # (an extra carrier), so every enabled kind is exercised and checked.

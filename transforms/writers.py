@@ -89,7 +89,7 @@ _DISTRACTOR = {
                   "Old rule: {claim}", "I thought {claim}, but let me double check."],
 }
 _SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}",
-               "Previously ({date}) {claim} - this was changed.",
+               "Until {date}, {claim} (no longer the case).",
                "Old rule, superseded: {claim}"]
 
 # Word swaps for voicing rules that carry no typed value.

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import datetime as dt
 import html
-import random
 from dataclasses import dataclass
 from email import policy
 from email.message import EmailMessage
@@ -140,7 +139,7 @@ class EmailThread(Transformer):
 
     # --- thread shapes -----------------------------------------------------------------
     def _internal(self, spec, ctx, rng, its, orphans):
-        w, b = ctx.writer, ctx.pack.brand
+        w = ctx.writer
         day = C.record_day(spec)
         asker, helper = C.staff(ctx, rng, "agent", 2)
         owner = C.staff(ctx, rng, "manager", 1, exclude=(asker, helper))[0]

@@ -4,7 +4,6 @@ HH:MM:SS.mmm timings and `<v Speaker>` voice tags. Staff raise questions (and so
 wrong or old value), the policy owner states the rule; small talk and actions around it."""
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
