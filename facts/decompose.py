@@ -147,6 +147,16 @@ def _blocks(lines: list[str], file: str) -> list[_Block]:
             out.append(_Block("blank", no, no))
             i += 1
             continue
+        if s.startswith("<!--"):
+            # HTML comment: authors' notes, structure rather than policy; unclosed is an error
+            j = i
+            while j < n and "-->" not in lines[j]:
+                j += 1
+            if j >= n:
+                raise FactforgeError("unclosed HTML comment (no closing -->)", file, no)
+            out.append(_Block("blank", no, j + 1))
+            i = j + 1
+            continue
         fm = _FENCE.match(line)
         if fm:
             marker = fm.group(1)

@@ -115,10 +115,12 @@ class Fact(Strict):
 
     def template(self) -> str:
         """Statement with every slot surface masked by its type: the identity of the rule."""
+        from .surface import replace_value  # noqa: PLC0415
+
         t = self.statement
         for s in sorted(self.slots, key=lambda s: -len(s.text)):
             if s.text:
-                t = t.replace(s.text, "{" + s.type.value + "}")
+                t = replace_value(t, s.text, "{" + s.type.value + "}", count=0)
         return t
 
 

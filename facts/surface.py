@@ -103,6 +103,8 @@ def surface_forms(slot: Slot) -> list[str]:
             forms.append(f"{int_to_words(int(v))} {word}")
         if _is_int(v):
             forms.append(f"{sym}{int(v)}.00")
+    elif slot.type == SlotType.percent and isinstance(v, (int, float)) and vmax is not None:
+        forms += [f"{fmt_num(v)}% to {fmt_num(vmax)}%", f"{fmt_num(v)} to {fmt_num(vmax)} percent"]
     elif slot.type == SlotType.percent and isinstance(v, (int, float)):
         forms += [f"{fmt_num(v)}%", f"{fmt_num(v)} percent"]
         if _is_int(v) and v < 1000:
@@ -130,6 +132,13 @@ def surface_forms(slot: Slot) -> list[str]:
             seen.add(f)
             out.append(f)
     return out
+
+
+def replace_value(text: str, old: str, new: str, count: int = 1) -> str:
+    """Replace a value's surface form as a whole token ("one" never inside "someone")."""
+    pat = (r"(?<![\w$€£])" if old[:1].isalnum() or old[:1] in "$€£" else "") + re.escape(old) + \
+          (r"(?![\w%])" if old[-1:].isalnum() else "")
+    return re.sub(pat, lambda m: new, text, count=count)
 
 
 def spoken_form(slot: Slot) -> str:

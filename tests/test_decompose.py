@@ -154,8 +154,16 @@ def test_unparsed_lines_are_reported_with_reasons():
     assert reasons[7].startswith("too short")
     assert reasons[10] == "inside a code block"
     assert reasons[13] == "empty list item"
-    assert reasons[15] == "markup only"
+    assert 15 not in reasons, "an HTML comment is an author's note (structure), not an unparsed line"
     assert [f.statement for f in fs.facts] == ["Valid sentence about fees here."]
+
+
+def test_html_comments_are_structure_and_unclosed_ones_are_errors():
+    fs = decompose_markdown("## A\n\n<!-- Write one rule per bullet.\nKeep units. -->\n\n- The fee is $5 per bag.\n", "t")
+    assert [f.statement for f in fs.facts] == ["The fee is $5 per bag."] and not fs.unparsed
+    with pytest.raises(FactforgeError) as e:
+        decompose_markdown("## A\n\n<!-- never closed\n- The fee is $5.\n", "t", "p.md")
+    assert (e.value.file, e.value.line) == ("p.md", 3) and "HTML comment" in e.value.problem
 
 
 def test_malformed_table_names_file_and_line():

@@ -23,7 +23,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from facts.models import Fact, FactKind, Slot, SlotType
-from facts.surface import surface_forms
+from facts.surface import replace_value, surface_forms
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -215,7 +215,7 @@ class Writer:
         slot = _pick_slot(fact, slot_name)
         if slot is None:
             return fact.statement
-        return fact.statement.replace(slot.text, text, 1)
+        return replace_value(fact.statement, slot.text, text)
 
     def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer") -> str:
         claim = self.lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".?! ")
