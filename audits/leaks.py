@@ -8,22 +8,31 @@ the base values' spoken forms and the base brand words, so a leak *could* be hea
 - brand: every base brand string the variant renamed or dropped (company, short name, email
   domain, website, tagline, phone, product names, people, extra renames; id prefixes only
   when followed by digits), matched the way the renamer matches it;
-- value: for each substituted fact, its base value in any surface form, counted only inside
-  the window of that fact's anchors, and not when another fact whose *current* value it is
-  explains the window at least as well (a base $75 fee that is legitimately another fee's
-  value elsewhere is not a leak). A mention inside a hedged sentence (a customer's wrong
-  belief, a superseded draft) is listed under `hedged` and not counted as a hit.
+- value: for each substituted fact, its base value in any surface form (a count only when
+  followed by what it counts), counted when the text stating it (its sentence, the line
+  before, a run-on next line) holds at least half of that fact's anchors, and not when
+  another fact whose *current* value it is explains that text at least as well (a base $75
+  fee that is legitimately another fee's value elsewhere is not a leak). A mention inside a
+  hedged sentence (a customer's wrong belief, a superseded draft) is listed under `hedged`
+  (file and fact only) and not counted as a hit.
+
+Base people whose full name the writer can also invent from its own name pools are not
+searched (a coincidence, not a leak).
+
+The report ships inside the variant's bundle, so it quotes base strings only for hits (and
+a bundle is not written when there are hits); skipped terms are counted, not named.
 
 The variant's own facts (delivered as facts.json) are scanned for brand terms too.
 """
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 from typing import Any, Optional
 
-from domains.variant_spec import Term, term_regex
-from facts.models import Fact, FactSet, Slot
+from domains.variant_spec import Term, sorted_terms, term_regex
+from facts.models import Fact, FactSet, Slot, SlotType
 from facts.surface import spoken_form
 from transforms import registry
 from transforms.base import ArtifactSpec, ExtractContext
@@ -44,12 +53,45 @@ def _snippet(text: str, s: int, e: int, pad: int = 60) -> str:
     return " ".join(text[max(0, s - pad):e + pad].split())
 
 
+_SENT_END = re.compile(r"[.!?](?=\s|$)")
+
+
 def _hedged(low: str, s: int, e: int) -> bool:
+    """A hedge marker in the value's own sentence (a customer's belief, a superseded draft).
+    Sentences end at . ! ? only, so a table cell or a wrapped line keeps its hedge; unlike
+    the distractor audit, a hedge in the previous record does not excuse a base value."""
+    lo = max(s - 300, 0)
+    for m in _SENT_END.finditer(low, lo, s):
+        lo = m.end()
+    m = _SENT_END.search(low, e, e + 300)
+    hi = m.end() if m else min(len(low), e + 300)
+    return any(h in low[lo:hi] for h in HEDGE_MARKERS)
+
+
+def _count_noun(slot: Slot) -> Optional[re.Pattern]:
+    """What a count counts ("6 passengers" -> passeng...), to tell it from a bare number."""
+    name = slot.name.rstrip("_0123456789")
+    if not name or name in ("count", "age") or len(name) < 3:
+        return None
+    stem = name.replace("_", " ")[:max(3, len(name) - 2)] if len(name) > 4 else name
+    return re.compile(r"[^.!?\n]{0,30}?(?<![a-z])" + re.escape(stem))
+
+
+def _context(low: str, s: int, e: int) -> tuple[int, int]:
+    """The text a reader would take as stating the value at s..e: its sentence, the line
+    before it (a question, a table label, a wrapped line) and, when the sentence runs on
+    past a line break, the next line."""
     lo = max(low.rfind(ch, 0, s) for ch in ".!?\n") + 1
-    his = [i for i in (low.find(ch, e) for ch in ".!?\n") if i != -1]
-    hi = min(his) + 1 if his else len(low)
-    prev = max(low.rfind("\n", 0, max(lo - 1, 0)), 0)
-    return any(h in low[prev:hi] for h in HEDGE_MARKERS)
+    line_start = low.rfind("\n", 0, s) + 1
+    lo = min(lo, line_start)
+    lo = low.rfind("\n", 0, max(lo - 1, 0)) + 1 if lo > 0 else 0
+    ends = [i for i in (low.find(ch, e) for ch in ".!?") if i != -1]
+    nl = low.find("\n", e)
+    hi = min(ends) + 1 if ends else len(low)
+    if nl != -1 and nl < hi:
+        nxt = low.find("\n", nl + 1)
+        hi = nl if re.search(r"[.!?:]\s*$", low[lo:nl]) else (nxt if nxt != -1 else len(low))
+    return lo, min(hi, e + WINDOW)
 
 
 def generic_people(world: Any) -> set[str]:
@@ -78,8 +120,11 @@ class _ValueProbe:
     def hits(self, idx: TextIndex) -> list[tuple[int, int, bool]]:
         out = []
         need = _needed(len(self.anchors))
+        noun = _count_noun(self.old) if self.old.type == SlotType.count else None
         for s, e in idx.occurrences(self.old):
-            lo, hi = max(0, s - WINDOW), e + WINDOW
+            if noun and not noun.match(idx.low, e, min(len(idx.low), e + 40)):
+                continue  # a bare number (a section number, a quantity of something else)
+            lo, hi = _context(idx.low, s, e)
             found = idx.anchors_in(self.anchors, lo, hi) if self.anchors else 0
             if found < need or not self.anchors:
                 continue
@@ -145,7 +190,7 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
     skipped = generic_people(world)
     terms = [t for t in spec.terms if t.old not in skipped]
     rx = term_regex(terms)
-    ordered = sorted(terms, key=lambda t: (-len(t.old), t.old))
+    ordered = sorted_terms(terms)
     probes = _probes(world, facts)
     currency = world.pack.info.currency
     leaks: list[dict] = []
@@ -179,9 +224,11 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
         idx = TextIndex(text, currency=currency)
         for p in probes:
             for s, e, is_hedged in p.hits(idx):
-                row = {"file": r.path, "extractor": ex.extractor, "what": "value", "term": p.old.text,
-                       "fact_id": p.fact.id, "text": _snippet(idx.text, s, e)}
-                (hedged if is_hedged else leaks).append(row)
+                if is_hedged:  # named, not quoted: the report ships in the bundle
+                    hedged.append({"file": r.path, "extractor": ex.extractor, "fact_id": p.fact.id})
+                else:
+                    leaks.append({"file": r.path, "extractor": ex.extractor, "what": "value", "term": p.old.text,
+                                  "fact_id": p.fact.id, "text": _snippet(idx.text, s, e)})
 
     by_kind: dict[str, int] = {}
     by_what: dict[str, int] = {}
@@ -196,7 +243,7 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
         "spec_hash": spec.hash,
         "summary": {"hits": len(leaks), "files_scanned": len(rendered), "by_kind": dict(sorted(by_kind.items())),
                     "by_what": dict(sorted(by_what.items())), "hedged_base_values": len(hedged),
-                    "terms": len(terms), "values_watched": len(probes), "terms_skipped": sorted(skipped)},
+                    "terms": len(terms), "values_watched": len(probes), "terms_skipped": len(skipped)},
         "leaks": leaks,
         "hedged": hedged,
     }

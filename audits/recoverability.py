@@ -26,7 +26,7 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
-from .match import TextIndex, match_fact, unhedged_mentions
+from .match import TextIndex, content_words, match_fact, unhedged_mentions
 
 REPORT_SCHEMA_VERSION = "1.0"
 SPEECH_MODALITIES = {"wav", "mp4"}
@@ -34,14 +34,14 @@ SPEECH_MODALITIES = {"wav", "mp4"}
 
 def candidates_for(spec: ArtifactSpec, factset: FactSet, domain_values: list[str]) -> list[str]:
     """Grammar for speech recognition: every value the domain uses (spoken), the anchor terms
-    of the facts this file mentions, and the hedge markers. The check then asks "was THIS
+    and content words of the facts this file mentions, and the hedge markers. The check then asks "was THIS
     value spoken rather than any other value the domain uses"."""
     by_id = factset.by_id()
     words: list[str] = list(domain_values)
     for fid in set(spec.fact_ids) | {d.fact_id for d in spec.distractors}:
         f = by_id.get(fid)
         if f:
-            words += [a.lower() for a in f.anchors]
+            words += [a.lower() for a in f.anchors] + content_words(f.statement)
     for d in spec.distractors:
         from facts.values import parse_slots  # noqa: PLC0415
         words += [spoken_form(s) for s in parse_slots(d.text)]

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import ast
 import inspect
-import math
 import re
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Optional, Union
 
@@ -142,9 +141,8 @@ class Renamer:
     renames never chain (A -> B, B -> C does not turn A into C)."""
 
     def __init__(self, terms: Iterable[Term]):
-        self.terms = sorted((t for t in terms if t.new is not None and t.new != t.old),
-                            key=lambda t: (-len(t.old), t.old))
-        self._rx = re.compile("|".join(f"({t.pattern()})" for t in self.terms)) if self.terms else None
+        self.terms = sorted_terms(t for t in terms if t.new is not None and t.new != t.old)
+        self._rx = term_regex(self.terms)
 
     def __call__(self, text: str) -> str:
         if self._rx is None or not text:
@@ -169,8 +167,14 @@ class Renamer:
         return obj
 
 
+def sorted_terms(terms: Iterable[Term]) -> list[Term]:
+    """Longest first: the order of the groups of `term_regex` (group i+1 is term i)."""
+    return sorted(terms, key=lambda t: (-len(t.old), t.old))
+
+
 def term_regex(terms: Iterable[Term]) -> Optional[re.Pattern]:
-    terms = sorted(terms, key=lambda t: (-len(t.old), t.old))
+    """One regex finding any of `terms`; `sorted_terms(terms)[m.lastindex - 1]` is the hit."""
+    terms = sorted_terms(terms)
     return re.compile("|".join(f"({t.pattern()})" for t in terms)) if terms else None
 
 
@@ -590,12 +594,12 @@ class VariantSpec:
             if other is not None and other != t.old.lower():
                 raise self._term_error(t, f"rename collision: new name {t.new!r} for {t.old!r} is an existing "
                                           f"base name ({other!r}); pick a name the base pack does not use")
-        rx = term_regex([u for u in uniq])
+        rx, ordered = term_regex(uniq), sorted_terms(uniq)
         for t in uniq:
             if t.new is None or rx is None:
                 continue
             for m in rx.finditer(t.new):
-                hit = uniq[m.lastindex - 1]
+                hit = ordered[m.lastindex - 1]
                 if hit.old != t.old:
                     raise self._term_error(t, f"new name {t.new!r} for {t.old!r} still contains the base "
                                               f"term {hit.old!r} ({hit.origin}), which would leak")
@@ -957,7 +961,7 @@ def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str
             for i, v in enumerate(obj):
                 walk(v, f"{path}[{i}]")
 
-    terms_sorted = sorted(terms, key=lambda t: (-len(t.old), t.old))
+    terms_sorted = sorted_terms(terms)
     walk(db, "")
     return out
 

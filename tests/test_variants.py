@@ -102,6 +102,23 @@ def test_variant_facts_carry_new_values_and_keep_ids(mock_pack, world):
         assert not rx.search(" ".join([f.id.replace("-", " "), f.statement, *f.anchors, *f.section])), f.statement
 
 
+def test_addressing_by_fact_id_and_slot_value(mock_pack, tmp_path):
+    bikes = next(f for f in mock_pack.facts.facts if "at most 3 bikes" in f.statement)
+    p = tmp_path / "v.toml"
+    p.write_text(f'[variant]\nname = "v"\n\n[[values]]\nfact = "{bikes.id}"\nto = "4"\n\n'
+                 '[[values]]\nslot_value = "$12"\nsection = "Rentals"\nto = "$14"\n', encoding="utf-8")
+    with pytest.raises(FactforgeError, match=r"values\[1\]: slot_value = '\$12' matches no fact in section 'Rentals'"):
+        parse_variant(mock_pack, p)
+    p.write_text(p.read_text().replace('section = "Rentals"', 'section = "Late returns"'), encoding="utf-8")
+    spec = parse_variant(mock_pack, p)
+    by_id = spec.apply_facts(mock_pack.facts).by_id()
+    assert by_id[bikes.id].statement == "A customer may rent at most 4 bikes at the same time."
+    assert by_id[bikes.id].slots[0].qualifier == "at_most"
+    late = next(f for f in by_id.values() if f.statement.startswith("The late fee is"))
+    assert late.slots[0].text == "$14" and late.slots[0].value == 14
+    assert spec.apply_pack(mock_pack).brand == mock_pack.brand, "no [brand]: brand unchanged"
+
+
 def test_every_slot_text_stays_in_its_statement(world):
     for f in world.factset().facts:
         for s in f.slots:
@@ -121,6 +138,24 @@ def test_mock_database_is_rebranded_and_consistent(world, mock_pack):
     for base_term in ("Pedalwise", "Jonah Pike", "PW2000", "CU1000"):
         assert base_term not in text
     assert world.database(0) == db, "deterministic"
+
+
+def test_mock_database_follows_new_values(world):
+    db = world.database(0)
+    assert {r["deposit"] for r in db["rentals"].values()} == {65}
+    for r in db["rentals"].values():
+        c = db["customers"][r["customer_id"]]
+        assert abs(r["late_fee"] - r["late_hours"] * 15 * (0.75 if c["pass_holder"] else 1)) < 0.005
+
+
+def test_speech_grammar_can_hear_a_leak(world):
+    from audits.leaks import _probes, candidates
+
+    facts = world.factset()
+    probes = _probes(world, facts)
+    cands = candidates(world, facts, probes, world.spec.terms, ())
+    assert {"fifty dollars", "twelve dollars", "twenty percent"} <= set(cands)  # base values, spoken
+    assert {"sixty-five dollars".replace("-", " "), "pedalwise", "spokewell"} <= set(cands)
 
 
 def test_database_check_flags_a_base_brand_string(world):
@@ -359,7 +394,8 @@ def test_leak_scan_ignores_a_base_value_that_is_another_facts_value(world, tmp_p
                  size=f.stat().st_size, fact_ids=())
     rep = scan(world, world.factset(), [r], tmp_path)
     assert rep["summary"]["hits"] == 0, rep["leaks"]
-    assert rep["summary"]["hedged_base_values"] == 1 and rep["hedged"][0]["term"] == "$12"
+    assert rep["summary"]["hedged_base_values"] == 1 and rep["hedged"][0]["fact_id"] == next(
+        f.id for f in world.factset().facts if f.statement.startswith("The late fee is"))
 
 
 # --------------------------------------------------------------------------- shipped variants
