@@ -152,14 +152,23 @@ def _sentence_bounds(text: str, s: int, e: int, cap: int = 300) -> tuple[int, in
     return lo, (min(his) + 1 if his else hi_lim)
 
 
-def unhedged_mentions(value_slot: Slot, idx: TextIndex) -> list[str]:
-    """Sentences where the value appears without a hedge marker (presented as current)."""
+def unhedged_mentions(value_slot: Slot, idx: TextIndex, corrected_by: Optional[list[Slot]] = None) -> list[str]:
+    """Mentions of a wrong/old value presented as current: not in a hedged sentence and not
+    followed, later in the same file, by the fact's current value (`corrected_by`, when the
+    file carries that fact). Speech recognition garbles hedge words but keeps the order of
+    values, so "the current value comes after the old one" is the test that works across
+    every modality; a file that does not carry the fact must hedge."""
+    later: list[int] = []
+    for c in corrected_by or []:
+        later += [a for a, _ in idx.occurrences(c)]
     out = []
     for s, e in idx.occurrences(value_slot):
+        if any(a > e for a in later):
+            continue
         lo, hi = _sentence_bounds(idx.text, s, e)
         # a hedge in the sentence, or in the line just before it (table rows, chat turns)
         prev_lo = max(idx.text.rfind("\n", 0, max(idx.text.rfind("\n", 0, s), 0)), 0)
-        context = idx.low[min(prev_lo, lo):hi]
+        context = " ".join(idx.low[min(prev_lo, lo):hi].split())
         if not any(h in context for h in HEDGE_MARKERS):
             out.append(_snippet(idx.text, s, e, 60))
     return out

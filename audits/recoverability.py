@@ -101,10 +101,12 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, 
                                          "missing_values": list(res.missing_values)})
             (recovered if res.recovered else missing).append(m.fact_id)
         violations = []
+        carried = set(spec.fact_ids)
         for d in spec.distractors:
             from facts.values import parse_slots  # noqa: PLC0415
+            current = [sl for sl in by_id[d.fact_id].slots if sl.name == d.slot] if d.fact_id in carried else []
             for s in parse_slots(d.text):
-                for sentence in unhedged_mentions(s, idx):
+                for sentence in unhedged_mentions(s, idx, corrected_by=current):
                     violations.append({"fact_id": d.fact_id, "value": d.text, "role": d.role, "text": sentence})
         artifacts.append({"artifact_id": spec.id, "path": spec.path, "kind": spec.kind,
                           "family": t.family, "modality": t.modality, "extractor": ex.extractor,

@@ -169,6 +169,14 @@ def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
     return fmt_num(w)
 
 
+SPEECH_MODALITIES = {"wav", "mp4"}
+
+
+def _speakable(f: Fact) -> bool:
+    return (len(f.statement) <= 120 and " — " not in f.statement and
+            any(s.type in (SlotType.money, SlotType.percent, SlotType.duration) for s in f.slots))
+
+
 def _numeric_slot(f: Fact) -> Optional[Slot]:
     for s in f.slots:
         if s.type in (SlotType.money, SlotType.percent, SlotType.duration, SlotType.count) and \
@@ -200,12 +208,33 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     rng.shuffle(order)
     stream = [f for sec in order for f in sections[sec]]
 
-    # Each carrier round rotates the stream; kinds take chunks up to max_facts.
+    # Speech kinds first take facts a person would say on a call: short, with a spoken
+    # value (money, percent, duration), not a catalog cell; those facts leave the stream.
     assignments: list[tuple[type, list[Fact]]] = []
     left = dict(targets)
+    speech = [k for k in kinds if k.modality in SPEECH_MODALITIES]
+    full_stream = stream
+    if speech:
+        pool = [f for f in stream if _speakable(f)]
+        rng.shuffle(pool)
+        taken: set[str] = set()
+        for k in speech:
+            while left[k.key()] > 0 and pool:
+                size = min(k.max_facts, left[k.key()], len(pool))
+                size = rng.randint(max(1, (size + 1) // 2), size)
+                chunk, pool = pool[:size], pool[size:]
+                assignments.append((k, chunk))
+                taken |= {f.id for f in chunk}
+                left[k.key()] -= size
+            left[k.key()] = 0
+        stream = [f for f in stream if f.id not in taken]
+        n = len(stream)
+
+    # Each carrier round rotates the stream; kinds take chunks up to max_facts.
     for c in range(carriers):
-        rot = (c * max(1, n // carriers)) % max(n, 1)
-        s = stream[rot:] + stream[:rot]
+        base = stream if c == 0 else full_stream
+        rot = (c * max(1, len(base) // carriers)) % max(len(base), 1)
+        s = base[rot:] + base[:rot]
         i = 0
         turn = [k for k in kinds]
         stalled = 0
