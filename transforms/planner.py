@@ -173,8 +173,11 @@ SPEECH_MODALITIES = {"wav", "mp4"}
 
 
 def _speakable(f: Fact) -> bool:
-    return (len(f.statement) <= 120 and " — " not in f.statement and
-            any(s.type in (SlotType.money, SlotType.percent, SlotType.duration) for s in f.slots))
+    """Short, not a catalog cell, and every value a multi-word spoken phrase (money, percent,
+    duration): bare counts ("two") are what speech recognition confuses ("too", "to")."""
+    numeric = [s for s in f.slots if s.type not in (SlotType.enum, SlotType.identifier)]
+    return (len(f.statement) <= 120 and " — " not in f.statement and bool(numeric) and
+            all(s.type in (SlotType.money, SlotType.percent, SlotType.duration) for s in numeric))
 
 
 def _numeric_slot(f: Fact) -> Optional[Slot]:
