@@ -92,10 +92,13 @@ def _needed(n_anchors: int, has_values: bool) -> int:
     return max(1, math.ceil(n_anchors * frac))
 
 
-def match_fact(fact: Fact, idx: TextIndex) -> Match:
+def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
+    """speech: the text is a speech-recognition transcript. Its values come from a grammar
+    of the domain's candidates (the decisive evidence); free words (names, brand terms the
+    dictionary lacks) are unreliable, so one anchor next to the values is enough."""
     numeric = [s for s in fact.slots if s.type in NUMERIC]
     anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
-    need = _needed(len(anchors), bool(numeric))
+    need = min(1, len(anchors)) if speech and numeric else _needed(len(anchors), bool(numeric))
     if numeric:
         first, rest = numeric[0], numeric[1:]
         occ = idx.occurrences(first)

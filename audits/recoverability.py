@@ -93,7 +93,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, 
         idx = TextIndex(ex.text, currency=currency)
         recovered, missing = [], []
         for m in spec.facts:
-            res = match_fact(by_id[m.fact_id], idx)
+            res = match_fact(by_id[m.fact_id], idx, speech=t.modality == "wav")
             fact_rows[m.fact_id].append({"artifact_id": spec.id, "path": spec.path, "kind": spec.kind,
                                          "extractor": ex.extractor, "recovered": res.recovered,
                                          "matched_text": res.matched_text,
