@@ -104,7 +104,7 @@ def surface_forms(slot: Slot) -> list[str]:
         if _is_int(v):
             forms.append(f"{sym}{int(v)}.00")
     elif slot.type == SlotType.percent and isinstance(v, (int, float)) and vmax is not None:
-        forms += [f"{fmt_num(v)}% to {fmt_num(vmax)}%", f"{fmt_num(v)} to {fmt_num(vmax)} percent"]
+        forms += [f"{fmt_num(v)}-{fmt_num(vmax)}%", f"{fmt_num(v)} to {fmt_num(vmax)} percent"]
     elif slot.type == SlotType.percent and isinstance(v, (int, float)):
         forms += [f"{fmt_num(v)}%", f"{fmt_num(v)} percent"]
         if _is_int(v) and v < 1000:

@@ -314,12 +314,12 @@ class BuiltinWriter(Writer):
         Anchor terms are kept (they identify the fact)."""
         text = fact.statement.rstrip(". ")
         protected = []
-        for s in fact.slots:
+        for s in sorted(fact.slots, key=lambda s: -len(s.text)):
             if s.text and s.text in text:
                 alt = [f for f in surface_forms(s)[1:] if f != s.text] or [s.text]
-                token = f"\x00{len(protected)}\x00"
+                token = f"\x00{chr(65 + len(protected))}\x00"
                 protected.append(rng.choice(alt))
-                text = text.replace(s.text, token, 1)
+                text = replace_value(text, s.text, token)
         anchors = {a.lower() for a in fact.anchors}
         for pat, alts in _PHRASES:
             if any(re.fullmatch(pat, a) for a in anchors):
@@ -329,7 +329,7 @@ class BuiltinWriter(Writer):
         if m and rng.random() < 0.8:
             text = f"{m.group(3)} {m.group(1).lower()}{m.group(2)}"
         for i, v in enumerate(protected):
-            text = text.replace(f"\x00{i}\x00", v)
+            text = text.replace(f"\x00{chr(65 + i)}\x00", v)
         run = _first_shared_run(text, fact.statement)
         if run is not None and " — " not in text:  # (catalog cells stay terse)  # one spoken aside at most; longer sentences may keep a shared run
             words = text.split(" ")
