@@ -29,14 +29,15 @@ _VOICED_CORRECTION_LEADS = ["Let me set the record straight. ", "I checked the c
                             "I confirmed this with the policy owner. ", "I looked it up just now. "]
 
 
-def two_voices(rng: random.Random) -> tuple[A.Voice, A.Voice]:
-    """Two clearly different voices (one female, one male, in either order)."""
-    f, m = rng.choice(A.FEMALE), rng.choice(A.MALE)
-    return (f, m) if rng.random() < 0.5 else (m, f)
+def staff_voice(rng: random.Random) -> A.Voice:
+    """The voice of whoever states the facts (agent, manager, narrator): the one that
+    confuses the fewest values (see transforms.extract.audio)."""
+    return rng.choice(A.STAFF_VOICES)
 
 
-def one_voice(rng: random.Random) -> A.Voice:
-    return rng.choice(A.FEMALE + A.MALE)
+def caller_voice(rng: random.Random) -> A.Voice:
+    """A customer's voice, clearly different from the staff voice."""
+    return rng.choice(A.CALLER_VOICES)
 
 
 # --- facts -------------------------------------------------------------------------------
@@ -104,6 +105,23 @@ def say(text: str, facts: tuple["Fact", ...] = ()) -> str:
     return A.speakable(tidy(text))
 
 
+_ECHO = {"customer": ["{value}, okay, got it.", "So {value}. Okay, thanks.", "Okay, {value}. Good to know.",
+                      "Right, {value}. That makes sense."],
+         "staff": ["So again, {topic}: {value}.", "Just to repeat, {topic}: {value}.",
+                   "That's {value} for {topic}."]}
+
+
+def echo(ctx: "RenderContext", fact: "Fact", rng: random.Random, who: str) -> Optional[str]:
+    """A listener repeating the value back, or a speaker repeating it ("So again, late fee:
+    twelve dollars."): people confirm numbers on calls and in memos. None for facts with no
+    value."""
+    if not fact.slots:
+        return None
+    value = " and ".join(spoken_form(s) for s in fact.slots)
+    t = rng.choice(_ECHO[who]).format(value=value, topic=ctx.writer.topic(fact))
+    return t[0].upper() + t[1:]
+
+
 def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool) -> str:
     w = ctx.writer
     if not after_wrong:
@@ -163,10 +181,6 @@ def first(name: str) -> str:
     return name.split()[0] if name else name
 
 
-def company_spoken(ctx: "RenderContext") -> str:
-    return ctx.pack.brand.company
-
-
 # --- speaking a script -------------------------------------------------------------------
 @dataclass
 class Utterance:
@@ -174,7 +188,6 @@ class Utterance:
     voice: A.Voice
     text: str            # already speakable
     pause: float = 0.5   # silence after it, seconds
-    tag: str = ""        # what it carries ("fact:<id>", "distractor:<id>", ...), for timing
 
 
 @dataclass

@@ -1,7 +1,8 @@
 """Recorded support phone call (.wav, 16 kHz mono 16-bit): the line's recording notice, an
 agent and a customer in two distinct synthetic voices, verification, the customer's
 questions (and wrong beliefs), the agent's authoritative answers, small talk and a closing.
-Values are spoken in words; a light phone-line colour and seeded hiss are applied."""
+Values are spoken in words; a light phone-line high-pass is applied (no band limit, no hiss:
+both cost the recogniser values)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -66,7 +67,7 @@ class CallAudio(Transformer):
         its, orphans = S.items(spec, ctx)
         day = S.record_day(spec)
         agent, cust = S.staff(ctx, rng, "agent"), S.customer(ctx, rng)
-        va, vc = S.two_voices(rng)
+        va, vc = S.staff_voice(rng), S.caller_voice(rng)
         subs = dict(company=ctx.pack.brand.company, agent=S.first(agent), customer=cust, first=S.first(cust),
                     email=_spoken_email(w.email(cust, internal=False)))
         lines: list[Utterance] = []
@@ -80,9 +81,10 @@ class CallAudio(Transformer):
         lines.append(Utterance("line", A.LINE, rng.choice(_NOTICE)))
         a(rng.choice(_OPEN).format(**subs))
         c(w.greeting(rng, "customer") + " " + rng.choice(_INTRO).format(**subs))
-        a(rng.choice(_VERIFY).format(**subs))
-        c(rng.choice(_VERIFY_REPLY).format(**subs))
-        a(rng.choice(_FOUND))
+        if rng.random() < 0.6:
+            a(rng.choice(_VERIFY).format(**subs))
+            c(rng.choice(_VERIFY_REPLY).format(**subs))
+            a(rng.choice(_FOUND))
         if not its:
             for i, t in enumerate(rng.choice(_SMALL_TALK)):
                 (c if i % 2 == 0 else a)(t)
@@ -99,8 +101,9 @@ class CallAudio(Transformer):
                 a(rng.choice(_OLD_NOTE) + S.hedged(ctx, f, d, rng, on=S.earlier_day(d, day, rng)), f)
                 wrong = True
             a(S.authoritative(ctx, it, rng, after_wrong=wrong), f)
-            if rng.random() < 0.6:
-                c(rng.choice(_ACK))
+            rep = S.echo(ctx, f, rng, "customer") if rng.random() < 0.75 else None
+            if rep or rng.random() < 0.6:
+                c(rep or rng.choice(_ACK), f)
         for f, d in orphans:
             if d.role == "superseded":
                 a(rng.choice(_OLD_NOTE) + S.hedged(ctx, f, d, rng, on=S.earlier_day(d, day, rng)), f)
@@ -113,7 +116,7 @@ class CallAudio(Transformer):
         S.pauses(rng, lines)
 
         spoken = S.speak(lines, ctx.workdir)
-        A.write_wav(out, A.telephone(spoken.samples, rng.randrange(1 << 30)))
+        A.write_wav(out, A.telephone(spoken.samples))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return S.wav_extraction(path, ctx)

@@ -99,7 +99,8 @@ class _Painter:
         # browser chrome: tab strip, address bar, recording badge
         d.rectangle((0, 0, W, 30), fill=(222, 225, 230))
         d.rounded_rectangle((10, 5, 250, 34), radius=7, fill=(248, 249, 251))
-        d.text((22, 11), f"{s.page} - {self.app}"[:30], font=_font(12), fill=INK)
+        tab = f"{s.page} - {self.app}"
+        d.text((22, 11), tab if len(tab) <= 34 else tab[:32] + "...", font=_font(12), fill=INK)
         d.rectangle((0, 30, W, 62), fill=(248, 249, 251))
         d.rounded_rectangle((80, 36, W - 120, 57), radius=10, fill=(233, 236, 241))
         d.text((96, 39), f"https://{self.host}/policies/{_slug(s.page)}", font=_font(13), fill=MUTED)
@@ -196,14 +197,15 @@ class ScreenRecording(Transformer):
         its, orphans = S.items(spec, ctx)
         day = S.record_day(spec)
         manager = S.staff(ctx, rng, "manager")
-        voice = S.one_voice(rng)
+        voice = S.staff_voice(rng)
         pages = list(dict.fromkeys(S.section_of(it.fact) for it in its)) or ["Announcements"]
         painter = _Painter(ctx, pages, manager, day)
         ref = f"POL-{painter.short[:3].upper()}"
         subs = dict(manager=manager, section=pages[0], app=painter.app)
 
-        def cur() -> tuple[int, int]:
-            return rng.randint(480, 860), rng.randint(230, 470)
+        def cur() -> tuple[int, int]:  # resting in the sidebar or below the card, never on text
+            return (rng.randint(40, 150), rng.randint(330, 480)) if rng.random() < 0.5 else \
+                (rng.randint(560, 900), rng.randint(470, 500))
 
         screens = [Screen("Home", "home", card_body="Recently updated",
                           narration=[rng.choice(_INTRO).format(**subs)], cursor=cur())]

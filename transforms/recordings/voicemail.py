@@ -47,7 +47,7 @@ class Voicemail(Transformer):
         its, orphans = S.items(spec, ctx)
         day = S.record_day(spec)
         manager = S.staff(ctx, rng, "manager")
-        voice = S.one_voice(rng)
+        voice = S.staff_voice(rng)
         topic = w.topic(its[0].fact) if its else "the schedule"
         subs = dict(manager=manager, company=ctx.pack.brand.company, weekday=f"{day:%A}",
                     date=A.spoken_date(day), topic=topic)
@@ -71,6 +71,9 @@ class Voicemail(Transformer):
                 old = True
             lead = rng.choice(_LEAD_NEW) if old else (rng.choice(_LEAD_PLAIN) if len(its) > 1 else "")
             m(lead + S.authoritative(ctx, it, rng, after_wrong=old), f)
+            rep = S.echo(ctx, f, rng, "staff") if rng.random() < 0.75 else None
+            if rep:
+                m(rep, f)
             if n == 0 and rng.random() < 0.7:
                 m(rng.choice(_ASIDES))
         for f, d in orphans:
@@ -81,7 +84,7 @@ class Voicemail(Transformer):
             u.pause = round(rng.uniform(0.4, 0.8), 2)
 
         spoken = S.speak(lines, ctx.workdir, lead=0.6)
-        A.write_wav(out, A.telephone(spoken.samples, rng.randrange(1 << 30), noise_db=-56.0))
+        A.write_wav(out, A.telephone(spoken.samples))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return S.wav_extraction(path, ctx)

@@ -1,0 +1,191 @@
+"""Round trips of the recordings family: render a spec carrying hand-built facts, check the file
+is real audio/video, recognise it back (speech recognition restricted to the domain's
+candidate phrases, OCR of video frames) and check that the values that were spoken are found
+while values that were not spoken (other facts, decoys, a fact cut out) are not."""
+from __future__ import annotations
+
+import re
+import wave
+from pathlib import Path
+
+import pytest
+
+from facts.errors import FactforgeError
+from facts.surface import spoken_form, surface_forms
+from tests.conftest import _hand_facts
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+
+AGE, DEPOSIT, FEE, DISCOUNT, DAYS = range(5)
+DECOYS = ["forty dollars", "thirty percent", "seven business days", "fifteen dollars", "eighteen",
+          "sixty dollars"]
+
+
+@pytest.fixture(scope="module")
+def facts():
+    return _hand_facts()
+
+
+@pytest.fixture(scope="module")
+def ctx(facts, tmp_path_factory):
+    from domains import get_pack
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack("_mock")
+    return RenderContext(pack=pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(pack),
+                         db=pack.database(0), workdir=tmp_path_factory.mktemp("scratch"))
+
+
+@pytest.fixture(scope="module")
+def candidates(facts):
+    """What an audit passes: every slot of every fact in spoken form, anchor terms, plus
+    values the domain could use that no file here speaks."""
+    values = [spoken_form(s) for f in facts for s in f.slots]
+    anchors = sorted({a for f in facts for a in f.anchors})
+    return values + DECOYS + anchors
+
+
+def _spec(kind: str, facts, idx, seed: int = 1, distractors=(), noise: bool = False) -> ArtifactSpec:
+    return ArtifactSpec(id=f"{kind}-{seed:04d}", kind=f"recordings/{kind}", path=f"evidence/recordings/{kind}.x",
+                        seed=seed, date="2026-02-20", title=kind,
+                        facts=[FactMention(fact_id=facts[i].id, rendition="voiced" if n % 2 else "canonical")
+                               for n, i in enumerate(idx)],
+                        distractors=list(distractors), noise=noise)
+
+
+def _wrong(facts, i: int, text: str, role: str) -> Distractor:
+    f = facts[i]
+    return Distractor(fact_id=f.id, slot=f.slots[0].name, text=text, role=role,
+                      date="2026-01-05" if role == "superseded" else None)
+
+
+def _says(text: str, phrase: str) -> bool:
+    return re.search(rf"(?<![a-z]){re.escape(phrase.lower())}(?![a-z])", text.lower()) is not None
+
+
+def _shows(text: str, slot) -> bool:
+    return any(_says(text, form) for form in surface_forms(slot))
+
+
+# Each case: kind, carried facts, distractor (fact, wrong value, its spoken form, role).
+CASES = {
+    "call_audio": ((DEPOSIT, FEE, DISCOUNT), (DEPOSIT, "$75", "seventy five dollars", "distractor")),
+    "voicemail": ((AGE, DAYS), (DAYS, "10 business days", "ten business days", "superseded")),
+    "screen_recording": ((FEE, DISCOUNT, DAYS), (FEE, "$20", "twenty dollars", "superseded")),
+}
+_RENDERED: dict = {}
+
+
+def _render(kind: str, facts, ctx, tmp_path_factory) -> tuple[Path, Path]:
+    """The case's file rendered twice (cached per module: rendering and recognising are slow)."""
+    from transforms.registry import get
+
+    if kind not in _RENDERED:
+        idx, (di, wrong, _, role) = CASES[kind]
+        spec = _spec(kind, facts, idx, distractors=[_wrong(facts, di, wrong, role)])
+        d = tmp_path_factory.mktemp(kind)
+        a, b = d / "a.bin", d / "b.bin"  # the caller's temp paths carry no extension
+        get(spec.kind).render(spec, ctx, a)
+        get(spec.kind).render(spec, ctx, b)
+        _RENDERED[kind] = (a, b)
+    return _RENDERED[kind]
+
+
+def test_kinds_registered():
+    from transforms.registry import get, kinds
+
+    keys = set(kinds())
+    assert {"recordings/call_audio", "recordings/voicemail", "recordings/screen_recording"} <= keys
+    assert (get("recordings/call_audio").ext, get("recordings/call_audio").modality) == (".wav", "wav")
+    assert get("recordings/voicemail").max_facts == 2
+    assert (get("recordings/screen_recording").ext, get("recordings/screen_recording").modality) == (".mp4", "mp4")
+
+
+@pytest.mark.parametrize("kind", ["call_audio", "voicemail"])
+def test_wav_round_trip(kind, facts, ctx, candidates, tmp_path_factory):
+    from transforms.registry import get
+
+    a, b = _render(kind, facts, ctx, tmp_path_factory)
+    assert a.read_bytes() == b.read_bytes(), "same spec must give byte-identical audio"
+    with wave.open(str(a), "rb") as w:
+        assert (w.getnchannels(), w.getsampwidth(), w.getframerate()) == (1, 2, 16000)
+        seconds = w.getnframes() / w.getframerate()
+    assert 15 < seconds < 150
+
+    ex = get(f"recordings/{kind}").extract(a, ExtractContext(candidates=candidates))
+    assert ex.extractor == "asr-pocketsphinx-grammar"
+    idx = CASES[kind][0]
+    for i in idx:
+        assert _shows(ex.text, facts[i].slots[0]), f"{spoken_form(facts[i].slots[0])!r} not recognised:\n{ex.text}"
+    for i in set(range(5)) - set(idx):
+        assert not _says(ex.text, spoken_form(facts[i].slots[0])), f"fact {i} was not spoken:\n{ex.text}"
+    for d in DECOYS:
+        assert not _says(ex.text, d), f"decoy {d!r} recognised:\n{ex.text}"
+    anchors = {a for i in idx for a in facts[i].anchors}
+    assert sum(_says(ex.text, a) for a in anchors) >= len(anchors) // 2
+
+
+def test_call_without_a_fact_does_not_yield_it(facts, ctx, candidates, tmp_path, tmp_path_factory):
+    """Cut the discount fact out (and change the seed): its value must not be recognised."""
+    from transforms.registry import get
+
+    kind = get("recordings/call_audio")
+    spec = _spec("call_audio", facts, (DEPOSIT, FEE), seed=2)
+    out = tmp_path / "cut.wav"
+    kind.render(spec, ctx, out)
+    full, _ = _render("call_audio", facts, ctx, tmp_path_factory)
+    assert out.read_bytes() != full.read_bytes()
+    text = kind.extract(out, ExtractContext(candidates=candidates)).text
+    assert _says(text, "fifty dollars") and _says(text, "twelve dollars"), text
+    assert not _says(text, "twenty percent"), text
+
+
+def test_screen_recording_round_trip(facts, ctx, candidates, tmp_path_factory):
+    from transforms.extract.video import streams
+    from transforms.registry import get
+
+    a, b = _render("screen_recording", facts, ctx, tmp_path_factory)
+    assert a.read_bytes() == b.read_bytes(), "same spec must give a byte-identical mp4"
+    assert a.read_bytes()[4:8] == b"ftyp"
+    kinds = [s.split(",")[0] for s in streams(a)]
+    assert any(k.startswith("Video: h264") for k in kinds) and any(k.startswith("Audio: aac") for k in kinds), kinds
+
+    ex = get("recordings/screen_recording").extract(a, ExtractContext(candidates=candidates))
+    assert ex.extractor == "ocr-frames+asr-pocketsphinx"
+    frames, audio = ex.parts["frames"], ex.parts["audio"]
+    idx, (_, wrong, wrong_spoken, _) = CASES["screen_recording"]
+    for i in idx:
+        slot = facts[i].slots[0]
+        assert _shows(frames, slot), f"{slot.text!r} not on screen:\n{frames}"
+        assert _says(audio, spoken_form(slot)), f"{spoken_form(slot)!r} not heard:\n{audio}"
+    assert wrong in frames and _says(audio, wrong_spoken)
+    undated = re.sub(r"\b[A-Z][a-z]{2} \d{1,2}, \d{4}\b", " ", frames)  # "Feb 16, 2026" is no age
+    for i in set(range(5)) - set(idx):
+        assert not _shows(undated, facts[i].slots[0]) and not _says(audio, spoken_form(facts[i].slots[0]))
+    for d in DECOYS:
+        assert not _says(audio, d), f"decoy {d!r} recognised:\n{audio}"
+    assert _says(frames, "late fee") and _says(frames, "discount")
+
+
+def test_noise_call_renders_and_unknown_fact_fails(facts, ctx, tmp_path):
+    from transforms.registry import get
+
+    kind = get("recordings/call_audio")
+    kind.render(_spec("call_audio", facts, (), seed=5, noise=True), ctx, tmp_path / "noise.wav")
+    with wave.open(str(tmp_path / "noise.wav"), "rb") as w:
+        assert w.getframerate() == 16000 and w.getnframes() > 16000 * 10
+    bad = _spec("call_audio", facts, ()).model_copy(update={"facts": [FactMention(fact_id="_mock.nope.0")]})
+    with pytest.raises(FactforgeError):
+        kind.render(bad, ctx, tmp_path / "bad.wav")
+
+
+def test_speakable_and_candidate_normalisation():
+    from transforms.extract.asr import normalize, phrases_in_dictionary
+    from transforms.extract.audio import speakable
+
+    assert speakable("The fee is $75, or 20% off, within 5 business days.") == \
+        "The fee is seventy five dollars, or twenty percent off, within five business days."
+    assert speakable("Draft (2025-11-02): $12.50") == "Draft November second: twelve dollars and fifty cents"
+    assert normalize("$1,200") == "one thousand two hundred dollars"
+    # words the pronouncing dictionary lacks split a phrase instead of breaking the grammar
+    assert phrases_in_dictionary(["Pedalwisezz pass holders", "forty-five dollars"]) == \
+        ["pass holders", "forty five dollars"]
