@@ -178,14 +178,18 @@ def test_noise_call_renders_and_unknown_fact_fails(facts, ctx, tmp_path):
         kind.render(bad, ctx, tmp_path / "bad.wav")
 
 
-def test_speakable_and_candidate_normalisation():
+def test_speakable_and_candidate_normalisation(facts):
     from transforms.extract.asr import normalize, phrases_in_dictionary
     from transforms.extract.audio import speakable
+    from transforms.recordings._script import say
 
     assert speakable("The fee is $75, or 20% off, within 5 business days.") == \
         "The fee is seventy five dollars, or twenty percent off, within five business days."
     assert speakable("Draft (2025-11-02): $12.50") == "Draft November second: twelve dollars and fifty cents"
     assert normalize("$1,200") == "one thousand two hundred dollars"
+    # a fact's value is replaced whole, never inside a longer number
+    assert say("The deposit is $50, not $500.", (facts[DEPOSIT],)) == \
+        "The deposit is fifty dollars, not five hundred dollars."
     # words the pronouncing dictionary lacks split a phrase instead of breaking the grammar
     assert phrases_in_dictionary(["Pedalwisezz pass holders", "forty-five dollars"]) == \
         ["pass holders", "forty five dollars"]

@@ -100,8 +100,8 @@ def say(text: str, facts: tuple["Fact", ...] = ()) -> str:
     for f in facts:
         for s in f.slots:
             for form in sorted(surface_forms(s), key=len, reverse=True):
-                if re.search(r"\d|[$%€£]", form) and form in text:
-                    text = text.replace(form, spoken_form(s))
+                if re.search(r"\d|[$%€£]", form):  # whole values only: "$5" is not inside "$50"
+                    text = re.sub(rf"(?<![\w$.,]){re.escape(form)}(?![\w%]|[.,]\d)", spoken_form(s), text)
     return A.speakable(tidy(text))
 
 

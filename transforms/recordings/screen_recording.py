@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
+from facts.surface import surface_forms
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.extract.video import extract_mp4
@@ -51,16 +52,26 @@ def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(_FONTS / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")), size)
 
 
-def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int) -> list[str]:
+_NBSP = "\u00a0"
+
+
+def _wrap(text: str, fnt: ImageFont.FreeTypeFont, width: int, keep: tuple[str, ...] = ()) -> list[str]:
+    """Greedy word wrap by pixel width; the phrases in `keep` (values such as "5 business
+    days") are never split across lines, so OCR reads them whole."""
+    for k in sorted(keep, key=len, reverse=True):
+        if " " in k:
+            text = text.replace(k, k.replace(" ", _NBSP))
     lines, cur = [], ""
-    for word in text.split():
+    for word in text.split(" "):
+        if not word:
+            continue
         trial = f"{cur} {word}" if cur else word
         if fnt.getlength(trial) <= width or not cur:
             cur = trial
         else:
             lines.append(cur)
             cur = word
-    return lines + ([cur] if cur else [])
+    return [ln.replace(_NBSP, " ") for ln in lines + ([cur] if cur else [])]
 
 
 def _slug(text: str) -> str:
@@ -79,6 +90,7 @@ class Screen:
     footer: str = ""
     narration: list[str] = field(default_factory=list)
     cursor: tuple[int, int] = (700, 300)
+    keep: tuple[str, ...] = ()  # value phrases never wrapped across lines
 
 
 class _Painter:
@@ -153,8 +165,8 @@ class _Painter:
                          "note": ("CUSTOMER NOTE - NOT POLICY", (180, 83, 9))}[s.kind]
         x1, y0 = W - 30, 192
         big, body = _font(30, True), _font(19)
-        big_lines = _wrap(s.card_big, big, x1 - x0 - 48)
-        body_lines = _wrap(s.card_body, body, x1 - x0 - 48)
+        big_lines = _wrap(s.card_big, big, x1 - x0 - 48, s.keep)
+        body_lines = _wrap(s.card_body, body, x1 - x0 - 48, s.keep)
         y1 = min(H - 50, y0 + 64 + 42 * len(big_lines) + 28 * len(body_lines) + 20)
         d.rounded_rectangle((x0 + 2, y0 + 4, x1 + 2, y1 + 5), radius=12, fill=(226, 230, 237))
         d.rounded_rectangle((x0, y0, x1, y1), radius=12, fill=(255, 255, 255), outline=LINE)
@@ -218,25 +230,28 @@ class ScreenRecording(Transformer):
             for d in it.superseded:
                 on = S.earlier_day(d, day, rng)
                 text = S.hedged(ctx, f, d, rng, role="colleague", on=on)
-                screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}", card_big=d.text,
-                                      card_body=text, footer=f"Archived entry - replaced, see current version below",
-                                      narration=[rng.choice(_OLD_LEAD) + text], cursor=cur()))
+                screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}",
+                                      card_big=f"Superseded: {d.text}",
+                                      card_body=text, footer="Archived entry - replaced by the current version",
+                                      narration=[rng.choice(_OLD_LEAD) + text], cursor=cur(), keep=(d.text,)))
                 old = True
             for d in it.wrong:
                 text = S.hedged(ctx, f, d, rng, role="customer")
                 screens.append(Screen(page, "note", card_title="Frequently heard on calls", card_big=text,
                                       footer="Customer belief - not correct, see the current rule",
-                                      narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur()))
+                                      narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur(), keep=(d.text,)))
                 old = True
             said = S.authoritative(ctx, it, rng, after_wrong=old)
             screens.append(Screen(page, "current", card_title=f"{ref}-{f.source.start_line:03d}",
                                   card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng),
                                   footer=f"Effective {day:%b %d, %Y}  -  Owner: {manager}",
-                                  narration=[said], cursor=cur()))
+                                  narration=[said], cursor=cur(),
+                                  keep=tuple(x for sl in f.slots for x in surface_forms(sl))))
         for f, d in orphans:
             text = S.hedged(ctx, f, d, rng, role="customer", on=S.earlier_day(d, day, rng))
             screens.append(Screen(S.section_of(f), "note", card_title="Open question", card_big=text,
-                                  footer="Being checked with the policy owner", narration=[text], cursor=cur()))
+                                  footer="Being checked with the policy owner", narration=[text], cursor=cur(),
+                                  keep=(d.text,)))
         screens.append(Screen("Home", "home", card_body="Recently updated", narration=[rng.choice(_OUTRO)],
                               cursor=cur()))
 
