@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import random
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -18,6 +18,8 @@ import numpy as np
 
 from facts.errors import FactforgeError
 from facts.surface import spoken_form, surface_forms
+from transforms.common import (  # noqa: F401  (re-exported for the kinds)
+    Item, authoritative, hedged, items, section_of, tidy)
 from transforms.extract import audio as A
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -25,10 +27,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from transforms.base import ArtifactSpec, Distractor, ExtractContext, Extraction, RenderContext
 
 # Leads for an authoritative statement that follows a wrong or old value (no hedge marker).
-_VOICED_CORRECTION_LEADS = ["Let me set the record straight. ", "I checked the current version. ",
-                            "I confirmed this with the policy owner. ", "I looked it up just now. "]
-
-
 def staff_voice(rng: random.Random) -> A.Voice:
     """The voice of whoever states the facts (agent, manager, narrator): the one that
     confuses the fewest values (see transforms.extract.audio)."""
@@ -41,59 +39,6 @@ def caller_voice(rng: random.Random) -> A.Voice:
 
 
 # --- facts -------------------------------------------------------------------------------
-@dataclass
-class Item:
-    """A fact the recording states authoritatively, with the wrong/old mentions before it."""
-
-    fact: "Fact"
-    rendition: str
-    distractors: list["Distractor"] = field(default_factory=list)
-
-    @property
-    def wrong(self) -> list["Distractor"]:
-        return [d for d in self.distractors if d.role == "distractor"]
-
-    @property
-    def superseded(self) -> list["Distractor"]:
-        return [d for d in self.distractors if d.role == "superseded"]
-
-
-def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[tuple["Fact", "Distractor"]]]:
-    """Carried facts in spec order with their distractors, and distractors of facts this
-    recording does not carry (mentioned hedged only)."""
-    if spec.noise:
-        return [], []
-
-    def look(fid: str) -> "Fact":
-        try:
-            return ctx.fact(fid)
-        except KeyError:
-            raise FactforgeError(f"artifact {spec.id} ({spec.kind}) names unknown fact {fid!r}") from None
-
-    out, by_id = [], {}
-    for m in spec.facts:
-        it = Item(look(m.fact_id), m.rendition)
-        out.append(it)
-        by_id[m.fact_id] = it
-    orphans = []
-    for d in spec.distractors:
-        if d.fact_id in by_id:
-            by_id[d.fact_id].distractors.append(d)
-        else:
-            orphans.append((look(d.fact_id), d))
-    return out, orphans
-
-
-def tidy(text: str) -> str:
-    text = re.sub(r"([?!])\.(?!\.)", r"\1", text)
-    text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
-    return re.sub(r"(, )(The|A|An)(?= )", lambda m: m.group(1) + m.group(2).lower(), text)
-
-
-def section_of(fact: "Fact") -> str:
-    return fact.section[-1] if fact.section else "General"
-
-
 def say(text: str, facts: tuple["Fact", ...] = ()) -> str:
     """Writer text -> what the voice reads: each fact's value surfaces replaced by its spoken
     form, then every remaining symbol/digit spelled out."""
@@ -120,24 +65,6 @@ def echo(ctx: "RenderContext", fact: "Fact", rng: random.Random, who: str) -> Op
     value = " and ".join(spoken_form(s) for s in fact.slots)
     t = rng.choice(_ECHO[who]).format(value=value, topic=ctx.writer.topic(fact))
     return t[0].upper() + t[1:]
-
-
-def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool) -> str:
-    w = ctx.writer
-    if not after_wrong:
-        return w.statement(it.fact, it.rendition, rng)
-    if it.rendition == "canonical":
-        return w.correction(it.fact, rng)
-    return rng.choice(_VOICED_CORRECTION_LEADS) + w.statement(it.fact, "voiced", rng)
-
-
-def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Random, role: str = "customer",
-           on: Optional[dt.date] = None) -> str:
-    """A wrong or superseded value inside the writer's hedged sentence; a superseded value
-    without its own date is dated `on`."""
-    if d.role == "superseded" and not d.date and on is not None:
-        d = d.model_copy(update={"date": on.isoformat()})
-    return ctx.writer.distractor(fact, d, rng, role=role)
 
 
 # --- dates and people --------------------------------------------------------------------
