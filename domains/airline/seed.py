@@ -13,6 +13,10 @@ import datetime as dt
 import random
 from typing import Any
 
+from domains.seedkit import add_business_days as _add_business_days
+from domains.seedkit import add_months as _add_months
+from domains.seedkit import business_days_between as _business_days_between
+
 from facts.errors import FactforgeError
 
 VALUES: dict[str, float | int] = {
@@ -250,32 +254,6 @@ def compensation_per_passenger(v: dict, tier: str, cabin: str, kind: str) -> flo
 
 def _parse(ts: str) -> dt.datetime:
     return dt.datetime.fromisoformat(ts)
-
-
-def _add_months(d: dt.date, months: int) -> dt.date:
-    y, m = divmod(d.month - 1 + months, 12)
-    y, m = d.year + y, m + 1
-    last = [31, 29 if y % 4 == 0 and (y % 100 or y % 400 == 0) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
-    return dt.date(y, m, min(d.day, last))
-
-
-def _business_days_between(a: dt.date, b: dt.date) -> int:
-    """Business days after `a` up to and including `b`."""
-    n, d = 0, a
-    while d < b:
-        d += dt.timedelta(days=1)
-        if d.weekday() < 5:
-            n += 1
-    return n
-
-
-def _add_business_days(a: dt.date, n: int) -> dt.date:
-    d = a
-    while n > 0:
-        d += dt.timedelta(days=1)
-        if d.weekday() < 5:
-            n -= 1
-    return d
 
 
 def departure_at(flight: dict, date: str) -> dt.datetime:

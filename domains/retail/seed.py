@@ -13,6 +13,9 @@ import unicodedata
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
+from domains.seedkit import add_business_days, business_days_between
+from domains.seedkit import add_months as _add_months
+
 from facts.errors import FactforgeError
 
 CATEGORIES = ("furniture", "grills", "camping", "kitchen", "bedding", "lighting", "garden", "decor")
@@ -203,31 +206,6 @@ def _tiers(pack) -> tuple[dict[str, str], dict[str, str]]:
 
 def _parse(ts: str) -> dt.datetime:
     return dt.datetime.fromisoformat(ts)
-
-
-def _add_months(d: dt.date, months: int) -> dt.date:
-    y, m = divmod(d.month - 1 + months, 12)
-    y, m = d.year + y, m + 1
-    last = [31, 29 if y % 4 == 0 and (y % 100 or y % 400 == 0) else 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][m - 1]
-    return dt.date(y, m, min(d.day, last))
-
-
-def business_days_between(a: dt.date, b: dt.date) -> int:
-    n, d = 0, a
-    while d < b:
-        d += dt.timedelta(days=1)
-        if d.weekday() < 5:
-            n += 1
-    return n
-
-
-def add_business_days(a: dt.datetime, n: int) -> dt.datetime:
-    d = a
-    while n > 0:
-        d += dt.timedelta(days=1)
-        if d.weekday() < 5:
-            n -= 1
-    return d
 
 
 def tier_for_spend(v: dict, spend: float) -> str:
