@@ -9,7 +9,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import re
-import shutil
+import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -21,6 +21,7 @@ from PIL import Image, ImageDraw, ImageFont
 from facts.surface import surface_forms
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
+from transforms.extract.asr import ffmpeg_exe
 from transforms.extract.video import extract_mp4
 from transforms.registry import register
 
@@ -279,7 +280,13 @@ class ScreenRecording(Transformer):
             video.write_videofile(str(mp4), fps=FPS, codec="libx264", audio=str(wav), audio_codec="aac",
                                   preset="medium", threads=1, ffmpeg_params=FFMPEG_PARAMS, logger=None)
             video.close()
-            shutil.copyfile(mp4, out)
+            # moviepy pipes frames while ffmpeg reads the audio file, so how the two streams'
+            # packets are interleaved in the container can depend on timing (seen under load:
+            # identical streams, 32 bytes of container differing). Remuxing from one file
+            # interleaves by timestamp alone: byte-identical output.
+            subprocess.run([ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-y", "-i", str(mp4), "-map", "0",
+                            "-c", "copy", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
+                            "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", str(out)], check=True)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         frames, audio = extract_mp4(path, ctx.candidates)
