@@ -12,38 +12,14 @@ import zipfile
 
 import pytest
 
-from facts.surface import surface_forms
 from transforms import registry
 from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
 from transforms.extract.text import format_number
 from transforms.writers import HEDGE_MARKERS
 
+from .kinds_util import located, make_spec
+
 KINDS = ["tables/rate_sheet", "tables/case_ledger", "tables/ticket_export"]
-
-
-def make_spec(kind, facts, seed=1, noise=False, renditions=("canonical", "voiced")):
-    t = registry.get(kind)
-    return ArtifactSpec(
-        id=f"{kind.split('/')[1]}-0001", kind=kind, path=f"evidence/x{t.ext}", seed=seed, date="2026-02-14",
-        facts=[] if noise else [FactMention(fact_id=f.id, rendition=renditions[i % len(renditions)])
-                                for i, f in enumerate(facts[: t.max_facts])],
-        distractors=[] if noise else [
-            Distractor(fact_id=facts[1].id, slot="deposit", text="$40", role="distractor"),
-            Distractor(fact_id=facts[2].id, slot="fee", text="$10", role="superseded", date="2026-01-05")],
-        noise=noise)
-
-
-def located(fact, text: str, window: int = 300) -> int:
-    low = text.lower()
-    need = (len(fact.anchors) + 1) // 2
-    best = -1
-    for slot in fact.slots:
-        for form in surface_forms(slot):
-            for m in re.finditer(re.escape(form.lower()) + r"(?![0-9])", low):
-                near = low[max(0, m.start() - window): m.end() + window]
-                if sum(a.lower() in near for a in fact.anchors) >= need:
-                    best = max(best, m.start())
-    return best
 
 
 def check_round_trip(kind, spec, render_ctx, tmp_path):
