@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from facts.hashing import content_hash
-from facts.models import FactSet, Slot
+from facts.models import FactSet
 from facts.surface import spoken_form
 from transforms import registry
 from transforms.base import ArtifactSpec, ExtractContext, Extraction

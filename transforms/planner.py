@@ -19,7 +19,6 @@ The plan is a pure function of (facts, pack, seed, config); same inputs, same pl
 from __future__ import annotations
 
 import datetime as dt
-import math
 import random
 from typing import Literal, Optional
 

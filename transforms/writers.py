@@ -22,7 +22,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Optional
 
-from facts.models import Fact, FactKind, Slot, SlotType
+from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -40,14 +40,6 @@ _LAST = ["Ortega", "Nguyen", "Fischer", "Adeyemi", "Rossi", "Kowalski", "Haddad"
          "Tanaka", "Moreau", "Brennan", "Castillo", "Okoro", "Petrov", "Shah", "Walsh"]
 
 _CANON_LEADS = ["", "", "Per policy, ", "As a reminder, ", "Policy: ", "Note: ", "To confirm, "]
-_VOICED_LEADS = {
-    "friendly": ["Quick heads-up about", "Just so you know, on", "Good question about",
-                 "Happy to clarify", "Here's how it works for", "So, regarding"],
-    "formal": ["With regard to", "Concerning", "In respect of", "As regards", "On the matter of"],
-    "terse": ["Re:", "On", "About", "For"],
-}
-_VOICED_JOINS = ["it comes to", "the figure is", "what applies is", "you're looking at", "we go with",
-                 "the number is"]
 _CLOSINGS = {
     "agent": ["Is there anything else I can help with today?", "Thanks for reaching out!",
               "Have a great rest of your day.", "Let me know if anything else comes up.",
@@ -92,14 +84,6 @@ _SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}",
                "Until {date}, {claim} (no longer the case).",
                "Old rule, superseded: {claim}"]
 
-# Word swaps for voicing rules that carry no typed value.
-_SWAPS = [(r"\bmust not\b", "is not allowed to"), (r"\bcannot\b", "is unable to"), (r"\bmust\b", "has to"),
-          (r"\bcustomers?\b", "the client"), (r"\busers?\b", "the account holder"), (r"\bagents?\b", "our staff"),
-          (r"\bshould\b", "is expected to"), (r"\bwithin\b", "inside"), (r"\bonly\b", "solely"),
-          (r"\brequest\b", "ask for"), (r"\bprovide\b", "give"), (r"\bverify\b", "check"),
-          (r"\bbefore\b", "prior to"), (r"\bafter\b", "once"), (r"\bif\b", "when")]
-_STOP = set("a an the of to in on for and or is are be by with at as from that this it its per each any all "
-            "not no must may can will should than then there their they them who which what when".split())
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
@@ -118,7 +102,7 @@ class Writer:
 
     def __init__(self, pack: "DomainPack"):
         self.pack = pack
-        self.voice = pack.brand.voice if pack.brand.voice in _VOICED_LEADS else "friendly"
+        self.voice = pack.brand.voice if pack.brand.voice in _VOICED_OPEN else "friendly"
 
     # --- names and framing -------------------------------------------------------------
     def person(self, rng: random.Random, role: str = "customer") -> str:
