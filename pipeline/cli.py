@@ -148,21 +148,27 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
               highlight=False)
 
 
-def _mount_optional() -> None:
-    try:
-        from audits.queue_cli import app as audit_app  # noqa: PLC0415
-        app.add_typer(audit_app, name="audit", help="Human audit queues (three reviewers, consensus).")
-    except ImportError:
-        pass
-    for mod, name in (("domains.tau2", "import_tau2"), ("domains.scaffold", "new_domain")):
-        try:
-            m = __import__(mod, fromlist=[name])
-        except ImportError:
-            continue
-        app.command(name.replace("_", "-"))(getattr(m, name))
+# Commands that live with their package, mounted here: (module, attribute, command name, kind).
+# A feature adds one row; a module that fails to import fails loudly (no silent skip).
+MOUNTS: list[tuple[str, str, str, str]] = [
+    ("audits.queue_cli", "app", "audit", "group"),
+    ("domains.tau2", "import_tau2", "import-tau2", "command"),
+    ("domains.scaffold", "new_domain", "new-domain", "command"),
+]
 
 
-_mount_optional()
+def _mount() -> None:
+    import importlib  # noqa: PLC0415
+
+    for module, attr, name, kind in MOUNTS:
+        obj = getattr(importlib.import_module(module), attr)
+        if kind == "group":
+            app.add_typer(obj, name=name, help=(obj.info.help or None))
+        else:
+            app.command(name)(obj)
+
+
+_mount()
 
 
 def main() -> None:
