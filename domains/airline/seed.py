@@ -13,10 +13,15 @@ import datetime as dt
 import random
 from typing import Any
 
+from domains.contract import DomainCode
 from domains.seedkit import add_business_days as _add_business_days
 from domains.seedkit import add_months as _add_months
+from domains.seedkit import age_on as _age_on
 from domains.seedkit import business_days_between as _business_days_between
-
+from domains.seedkit import customer_names
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import money as _m
+from domains.seedkit import parse_ts as _parse
 from facts.errors import FactforgeError
 
 VALUES: dict[str, float | int] = {
@@ -192,29 +197,12 @@ _AIRCRAFT = ["A220-300", "A321neo", "737-800", "737 MAX 8", "E175"]
 
 def merged_values(values: dict | None) -> dict[str, float | int]:
     """VALUES with `values` overriding; unknown keys are a user error."""
-    out = dict(VALUES)
-    for k, v in (values or {}).items():
-        if k not in VALUES:
-            raise FactforgeError(f"unknown airline policy value {k!r}; known: {', '.join(sorted(VALUES))}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise FactforgeError(f"airline policy value {k!r} must be a number, not {v!r}")
-        out[k] = v
-    order = [("tier_miles_voyager", "tier_miles_navigator"), ("tier_miles_navigator", "tier_miles_pinnacle"),
-             ("minor_age", "companion_age")]
-    for a, b in order:
-        if not out[a] < out[b]:
-            raise FactforgeError(f"airline policy values: {a} ({out[a]}) must be below {b} ({out[b]})")
-    for k in ("max_passengers", "max_flights_per_direction", "max_credit_cards", "max_bags_per_passenger",
-              "card_refund_max_business_days", "gift_card_refund_hours", "risk_free_hours"):
-        if out[k] < 1:
-            raise FactforgeError(f"airline policy value {k} must be at least 1, not {out[k]}")
-    return out
-
-
-def _m(x: float) -> float | int:
-    """Money rounded to cents; whole amounts stay ints (stable JSON)."""
-    r = round(float(x) + 0.0, 2)
-    return int(r) if r.is_integer() else r
+    return _merged(VALUES, values, "airline",
+                   increasing=[("tier_miles_voyager", "tier_miles_navigator"),
+                               ("tier_miles_navigator", "tier_miles_pinnacle"), ("minor_age", "companion_age")],
+                   at_least_one=["max_passengers", "max_flights_per_direction", "max_credit_cards",
+                                 "max_bags_per_passenger", "card_refund_max_business_days",
+                                 "gift_card_refund_hours", "risk_free_hours"])
 
 
 def _names(pack) -> tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -252,10 +240,6 @@ def compensation_per_passenger(v: dict, tier: str, cabin: str, kind: str) -> flo
     return base + (v["comp_premier_extra"] if cabin == "premier" else 0)
 
 
-def _parse(ts: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(ts)
-
-
 def departure_at(flight: dict, date: str) -> dt.datetime:
     off = AIRPORTS[flight["origin"]][3]
     hh, mm = map(int, flight["departure_local"].split(":"))
@@ -265,11 +249,6 @@ def departure_at(flight: dict, date: str) -> dt.datetime:
 
 def arrival_at(flight: dict, date: str) -> dt.datetime:
     return departure_at(flight, date) + dt.timedelta(minutes=flight["duration_minutes"])
-
-
-def _age_on(dob: str, day: dt.date) -> int:
-    b = dt.date.fromisoformat(dob)
-    return day.year - b.year - ((day.month, day.day) < (b.month, b.day))
 
 
 def refund_due(v: dict, res: dict, tier: str, cabin: str, first_departure: dt.datetime) -> tuple[float, str]:
@@ -439,17 +418,8 @@ class _Gen:
         base = list(self.pack.brand.customers)
         if not base:
             raise FactforgeError("airline pack needs [brand] customers", self.pack.path / "domain.toml")
-        firsts = [x.split()[0] for x in base]
         lasts = [x.split()[-1] for x in base]
-        combos = [f"{a} {b}" for a in firsts for b in lasts]
-        rng.shuffle(combos)
-        names, seen = [], set()
-        for nm in base + combos:
-            if len(names) >= n:
-                break
-            if nm not in seen:
-                seen.add(nm)
-                names.append(nm)
+        names = customer_names(base, n, rng)
         for i, nm in enumerate(names):
             uid = self.new_id("user", "LU", 6)
             first, last = nm.split()[0], nm.split()[-1]
@@ -1242,3 +1212,33 @@ def _check_gift_cards_and_certificates(v, users, reservations, flights, cab_key,
                     P(f"user {uid}: used certificate {mid} has {len(uses)} charges")
                 elif _parse(reservations[pm["used_on"]]["created_at"]) <= issued:
                     P(f"user {uid}: certificate {mid} used before it was issued")
+
+
+# ---------------------------------------------------------------- contract
+
+class Airline(DomainCode):
+    """The airline pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    scales_prices = True
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        return generate(pack, seed, values, price_scale)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Airline()

@@ -10,12 +10,14 @@ import datetime as dt
 import math
 import random
 import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
-from domains.seedkit import add_business_days, business_days_between
+from domains.contract import DomainCode
+from domains.seedkit import add_business_days, business_days_between, cents, customer_names
 from domains.seedkit import add_months as _add_months
-
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import parse_ts as _parse
 from facts.errors import FactforgeError
 
 CATEGORIES = ("furniture", "grills", "camping", "kitchen", "bedding", "lighting", "garden", "decor")
@@ -172,40 +174,21 @@ _RETURN_REASONS = ("no longer needed", "did not fit the space", "not as pictured
 # ---------------------------------------------------------------- shared helpers
 
 def merged_values(values: dict | None) -> dict[str, float | int]:
-    out = dict(VALUES)
-    for k, v in (values or {}).items():
-        if k not in VALUES:
-            raise FactforgeError(f"unknown retail policy value {k!r}; known: {', '.join(sorted(VALUES))}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise FactforgeError(f"retail policy value {k!r} must be a number, not {v!r}")
-        out[k] = v
-    for a, b in (("standard_delivery_min_business_days", "standard_delivery_max_business_days"),
-                 ("express_delivery_min_business_days", "express_delivery_max_business_days"),
-                 ("card_refund_min_business_days", "card_refund_max_business_days"),
-                 ("tier_spend_grove", "tier_spend_canopy")):
-        if out[a] > out[b] or (a.startswith("tier") and out[a] == out[b]):
-            raise FactforgeError(f"retail policy values: {a} ({out[a]}) must not exceed {b} ({out[b]})")
-    for k in ("max_payment_methods", "max_card_or_paypal", "pending_hours", "gift_card_refund_hours",
-              "row_credit_refund_hours", "standard_delivery_min_business_days", "express_delivery_min_business_days",
-              "card_refund_min_business_days", "paypal_refund_business_days"):
-        if out[k] < 1:
-            raise FactforgeError(f"retail policy value {k} must be at least 1, not {out[k]}")
-    return out
-
-
-def cents(x: float | Decimal) -> float:
-    """Round half up to cents (the policy's 'nearest cent')."""
-    return float(Decimal(str(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return _merged(VALUES, values, "retail",
+                   increasing=[("tier_spend_grove", "tier_spend_canopy")],
+                   not_above=[("standard_delivery_min_business_days", "standard_delivery_max_business_days"),
+                              ("express_delivery_min_business_days", "express_delivery_max_business_days"),
+                              ("card_refund_min_business_days", "card_refund_max_business_days")],
+                   at_least_one=["max_payment_methods", "max_card_or_paypal", "pending_hours",
+                                 "gift_card_refund_hours", "row_credit_refund_hours",
+                                 "standard_delivery_min_business_days", "express_delivery_min_business_days",
+                                 "card_refund_min_business_days", "paypal_refund_business_days"])
 
 
 def _tiers(pack) -> tuple[dict[str, str], dict[str, str]]:
     prod = pack.brand.products
     t = {k: prod.get(g, d) for k, (g, d) in _TIER_PRODUCT.items()}
     return t, {v: k for k, v in t.items()}
-
-
-def _parse(ts: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(ts)
 
 
 def tier_for_spend(v: dict, spend: float) -> str:
@@ -350,16 +333,7 @@ class _Gen:
         base = list(self.pack.brand.customers)
         if not base:
             raise FactforgeError("retail pack needs [brand] customers", self.pack.path / "domain.toml")
-        firsts = [x.split()[0] for x in base]
-        lasts = [x.split()[-1] for x in base]
-        combos = [f"{a} {b}" for a in firsts for b in lasts]
-        rng.shuffle(combos)
-        names: list[str] = []
-        for nm in base + combos:
-            if len(names) >= n:
-                break
-            if nm not in names:
-                names.append(nm)
+        names = customer_names(base, n, rng)
         for nm in names:
             cid = self.new_id("customer", "CU", 6)
             tier = rng.choices(TIERS, weights=[55, 30, 15])[0]
@@ -1179,3 +1153,25 @@ def _check_price_adjustments(v, tier, c, o, variants, P) -> None:
         sc = c["payment_methods"].get(a["store_credit_id"])
         if sc is None or sc["type"] != "store_credit" or abs(sc["amount"] - a["amount"]) > 0.005:
             P(f"order {oid}: price adjustment not paid as Row Credit of {a['amount']}")
+
+
+# ---------------------------------------------------------------- contract
+
+class Retail(DomainCode):
+    """The retail pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    scales_prices = True
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        return generate(pack, seed, values, price_scale)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+
+DOMAIN = Retail()
