@@ -86,6 +86,10 @@ VALUES: dict[str, float | int] = {
     "comp_premier_extra": 50,
     "goodwill_max": 50,
     "manager_approval_above": 400,
+    "overweight_fee": 100,
+    "meal_voucher": 20,
+    "meal_delay_hours": 4,
+    "hotel_max": 180,
 }
 
 VALUE_FACTS: dict[str, str] = {
@@ -150,6 +154,10 @@ VALUE_FACTS: dict[str, str] = {
     "comp_premier_extra": "extra $50 per passenger",
     "goodwill_max": "may not exceed $50 per reservation",
     "manager_approval_above": "Compensation above $400",
+    "overweight_fee": "costs an extra $100",
+    "meal_voucher": "meal voucher of $20",
+    "meal_delay_hours": "delayed 4 hours",
+    "hotel_max": "up to $180",
 }
 
 CABINS = ("lite", "main", "premier")           # internal keys, lowest to highest
@@ -622,11 +630,14 @@ class _Gen:
                 legs[i] = dict(old, date=nxt, rebooked_from=old["date"])
                 res["changes"].append({"type": "rebooking", "at": self.ts(when), "old_flights": [old],
                                        "new_flights": [legs[i]], "change_fee": 0, "fare_difference": 0})
-                if inst[i]["cause"] not in _NO_COMP_CAUSES:
+                if inst[i]["cause"] not in _NO_COMP_CAUSES and not self.needs_manager(res, tier, cabin, "cancellation"):
                     self.compensate(res, user, tier, cabin, fn, old["date"], "cancellation", when)
             else:
                 self.cancel(res, user, tier, cabin, "flight_cancelled_by_airline", when)
-                if inst[i]["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.7:
+                # Not every customer has claimed compensation yet (the rest may still call in); claims
+                # above the approval limit wait for the duty manager.
+                if (inst[i]["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.4
+                        and not self.needs_manager(res, tier, cabin, "cancellation")):
                     self.compensate(res, user, tier, cabin, fn, legs[i]["date"], "cancellation", when)
             self.finish(res)
             return
@@ -654,7 +665,8 @@ class _Gen:
             for f in res["flights"]:
                 x = self.flights[f["flight_number"]]["dates"][f["date"]]
                 if (x["status"] == "landed" and x["delay_minutes"] >= v["delay_threshold_hours"] * 60
-                        and x["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.85):
+                        and x["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.45
+                        and not self.needs_manager(res, tier, cabin, "delay")):
                     arr = arrival_at(self.flights[f["flight_number"]], f["date"]) + dt.timedelta(minutes=x["delay_minutes"])
                     when = min(arr + dt.timedelta(minutes=rng.randint(30, 2000)), self.now - dt.timedelta(minutes=5))
                     self.compensate(res, user, tier, cabin, f["flight_number"], f["date"], "delay", when)
@@ -663,6 +675,11 @@ class _Gen:
             if not comp and rng.random() < 0.02 and _parse(res["created_at"]) < self.now - dt.timedelta(days=1):
                 self.goodwill(res, user)
         self.finish(res)
+
+    def needs_manager(self, res: dict, tier: str, cabin: str, kind: str) -> bool:
+        """Whether compensating one disruption of `res` goes above the duty manager's limit."""
+        amount = compensation_per_passenger(self.v, tier, cabin, kind) * len(res["passengers"])
+        return amount > self.v["manager_approval_above"]
 
     def finish(self, res: dict) -> None:
         if res["cancellation"] is not None:
@@ -910,7 +927,36 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
     for rid, r in sorted(reservations.items()):
         _check_reservation(v, pack.info.now, cab_key, tier_key, flights, users, rid, r, P)
     _check_gift_cards_and_certificates(v, users, reservations, flights, cab_key, tier_key, P)
+    _check_vouchers_and_handoffs(v, db, P)
     return problems
+
+
+def _check_vouchers_and_handoffs(v, db, P) -> None:
+    flights, users, reservations = db.get("flights", {}), db.get("users", {}), db.get("reservations", {})
+    for vid, x in sorted(db.get("vouchers", {}).items()):
+        r = reservations.get(x["reservation_id"])
+        inst = flights.get(x["flight_number"], {}).get("dates", {}).get(x["date"])
+        if r is None or inst is None or not any(f["flight_number"] == x["flight_number"] and f["date"] == x["date"]
+                                                for f in r["flights"] + [o for c in r["changes"]
+                                                                         for o in c.get("old_flights", [])]):
+            P(f"voucher {vid}: not for a flight of reservation {x['reservation_id']}")
+            continue
+        npax = len(r["passengers"])
+        if x["kind"] == "meal":
+            if inst["delay_minutes"] < v["meal_delay_hours"] * 60:
+                P(f"voucher {vid}: meal voucher for a delay of {inst['delay_minutes']} minutes")
+            if abs(x["amount"] - v["meal_voucher"] * npax) > 0.005:
+                P(f"voucher {vid}: meal voucher of {x['amount']} != {_m(v['meal_voucher'] * npax)}")
+        else:
+            if inst["status"] != "cancelled":
+                P(f"voucher {vid}: hotel voucher for a flight that was not cancelled")
+            if x["amount"] > v["hotel_max"] + 0.005:
+                P(f"voucher {vid}: hotel voucher of {x['amount']} above {v['hotel_max']}")
+    for hid, h in sorted(db.get("handoffs", {}).items()):
+        if h["user_id"] not in users:
+            P(f"handoff {hid}: unknown user {h['user_id']}")
+        elif h["reservation_id"] and reservations.get(h["reservation_id"], {}).get("user_id") != h["user_id"]:
+            P(f"handoff {hid}: reservation {h['reservation_id']} is not the user's")
 
 
 def _check_reservation(v, now, cab_key, tier_key, flights, users, rid, r, P) -> None:
@@ -1098,10 +1144,17 @@ def _check_changes(v, flights, rid, r, tier, cabin, free, each, bags0, P) -> Non
             bags += c["bags_added"]
             if abs(c["fee"] - fee) > 0.005:
                 P(f"reservation {rid}: added-bag fee {c['fee']} != {fee}")
-            want["add_bags"] = _m(want.get("add_bags", 0) + c["fee"])
+            heavy = c.get("overweight_bags", 0) * (0 if cabin == "premier" else v["overweight_fee"])
+            if abs(c.get("overweight_fee", 0) - heavy) > 0.005:
+                P(f"reservation {rid}: overweight fee {c.get('overweight_fee', 0)} != {_m(heavy)}")
+            want["add_bags"] = _m(want.get("add_bags", 0) + c["fee"] + c.get("overweight_fee", 0))
         elif c["type"] == "name_correction":
             if c["characters_changed"] > v["name_correction_max_chars"] or c["fee"] != 0:
                 P(f"reservation {rid}: name correction of {c['characters_changed']} characters (fee {c['fee']})")
+        elif c["type"] == "add_passenger":
+            P(f"reservation {rid}: a passenger was added after booking")
+        elif c["type"] == "add_insurance":
+            P(f"reservation {rid}: TripGuard was added after booking")
         else:
             P(f"reservation {rid}: unknown change type {c['type']}")
     for k in sorted(set(want) | set(pays)):
@@ -1134,6 +1187,8 @@ def _check_cancellation(v, flights, u, rid, r, tier, cabin, first_dep, P) -> Non
     if sorted(expected) != sorted(got):
         P(f"reservation {rid}: refund routing {got} != {expected}")
     for p in refunds:
+        if p["status"] == "pending" and p.get("posted_on", p.get("posted_at")) is None:
+            continue  # with the card processor or the gift card ledger, not posted yet
         if p["method_type"] == "credit_card":
             n = _business_days_between(at.date(), dt.date.fromisoformat(p["posted_on"]))
             if n > v["card_refund_max_business_days"]:
