@@ -275,8 +275,9 @@ class Catalog:
             doc = inspect.cleandoc(fn.__doc__ or "")
             if not doc:
                 raise ValueError(f"operation {name!r} needs a docstring (its summary)")
-            summary, _, rest = doc.partition("\n")
-            op = Operation(name=name, kind=kind, summary=summary.strip(), description=rest.strip(), args=args_t,
+            flat = " ".join(doc.split())
+            summary = flat.split(". ")[0].rstrip(".") + "."
+            op = Operation(name=name, kind=kind, summary=summary, description=flat, args=args_t,
                            result=result_t, handler=fn, method=method, path=path, resource=resource,
                            collection=collection, tags=tuple(tags))
             unknown = [p for p in op.path_params if p not in args_t.model_fields]

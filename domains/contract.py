@@ -32,6 +32,7 @@ import json
 import re
 import sys
 from abc import ABC, abstractmethod
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping, Optional
 
@@ -45,6 +46,14 @@ if TYPE_CHECKING:
 Number = float | int
 
 
+@dataclass(frozen=True)
+class TestQuota:
+    """What a domain's held-out tests must reach (checked when the suite is built)."""
+    min_tests: int = 0
+    min_trap_share: float = 0.0
+    full_value_coverage: bool = False   # every fact with a numeric slot exercised by a test
+
+
 class DomainCode(ABC):
     """What a domain pack's Python provides. Subclass it in `seed.py` and assign an instance
     to `DOMAIN`."""
@@ -56,6 +65,8 @@ class DomainCode(ABC):
     #: whether `generate` applies a variant's price scaling itself (else prices are scaled
     #: in the generated database by the variant machinery)
     scales_prices: bool = False
+    #: what the held-out tests must reach
+    test_quota: TestQuota = TestQuota()
 
     @abstractmethod
     def generate(self, pack, seed: int, values: Optional[Mapping[str, Number]] = None,

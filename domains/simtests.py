@@ -386,38 +386,43 @@ def _summarise(domain, variant, seed, db, factset, tests: list[SimTest], ops: li
                     tests=tests, summary=summary)
 
 
-def suite_problems(suite: SimSuite, api: Optional[DomainApi], db: dict, check,
-                   min_tests: int = 0, min_trap_share: float = 0.0, full_coverage: bool = False) -> list[str]:
-    """Independent re-verification of a sealed suite (the blocking checks): every gold
-    replays to its expected hash on a fresh copy, gold outcomes pass the domain check, ids
-    unique, and the suite's quotas."""
-    out: list[str] = []
-    if api is None:
-        return out if not suite.tests else [f"{suite.domain}: tests but no API to replay them"]
+SUITE_CHECKS = ("gold_replays", "gold_passes_domain_check", "test_ids_unique", "test_quotas")
+
+
+def suite_problems(suite: SimSuite, api: Optional[DomainApi], db: dict, check, quota=None) -> dict[str, list[str]]:
+    """Independent re-verification of a sealed suite, by check: every gold replays to its
+    expected hash on a fresh copy of `db`; gold outcomes pass the domain `check`; ids are
+    unique; the domain's `quota` (a `domains.contract.TestQuota`) is reached and the naive
+    agent passes some tests but not all."""
+    out: dict[str, list[str]] = {k: [] for k in SUITE_CHECKS}
     ids = [t.id for t in suite.tests]
-    if len(ids) != len(set(ids)):
-        out.append(f"{suite.domain}: duplicate test ids")
+    out["test_ids_unique"] = [f"duplicate test id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    if api is None:
+        if suite.tests:
+            out["gold_replays"].append(f"{suite.domain}: tests but no API to replay them")
+        return out
     for t in suite.tests:
         d = _copy(db)
-        res = api.replay(d, t.gold_calls())
-        bad = [r for r in res if not r.ok]
+        bad = [r for r in api.replay(d, t.gold_calls()) if not r.ok]
         if bad:
-            out.append(f"{t.id}: gold call {bad[0].name} failed: {bad[0].error.message}")
+            out["gold_replays"].append(f"{t.id}: gold call {bad[0].name} failed: {bad[0].error.message}")
             continue
         if db_hash(d) != t.factforge.expected_db_hash:
-            out.append(f"{t.id}: gold replays to {db_hash(d)[:12]}, expected {t.factforge.expected_db_hash[:12]}")
+            out["gold_replays"].append(f"{t.id}: gold replays to {db_hash(d)[:12]}, expected "
+                                       f"{t.factforge.expected_db_hash[:12]}")
         p = check(d)
         if p:
-            out.append(f"{t.id}: gold outcome breaks the domain check: {p[0]}")
-    s = suite.summary
-    if s.tests < min_tests:
-        out.append(f"{suite.domain}: {s.tests} tests, at least {min_tests} required")
-    if s.trap_share < min_trap_share:
-        out.append(f"{suite.domain}: trap share {s.trap_share:.0%} below {min_trap_share:.0%}")
-    if full_coverage and s.uncovered_numeric_facts:
-        out.append(f"{suite.domain}: {len(s.uncovered_numeric_facts)} value facts exercised by no test, "
-                   f"e.g. {s.uncovered_numeric_facts[:3]}")
+            out["gold_passes_domain_check"].append(f"{t.id}: gold outcome breaks the domain check: {p[0]}")
+    s, q = suite.summary, quota
+    if q is not None:
+        if s.tests < q.min_tests:
+            out["test_quotas"].append(f"{suite.domain}: {s.tests} tests, at least {q.min_tests} required")
+        if s.trap_share < q.min_trap_share:
+            out["test_quotas"].append(f"{suite.domain}: trap share {s.trap_share:.0%} below {q.min_trap_share:.0%}")
+        if q.full_value_coverage and s.uncovered_numeric_facts:
+            out["test_quotas"].append(f"{suite.domain}: {len(s.uncovered_numeric_facts)} value facts exercised by "
+                                      f"no test, e.g. {s.uncovered_numeric_facts[:3]}")
     if suite.tests and not 0 < s.naive_passes < s.tests:
-        out.append(f"{suite.domain}: the naive agent passes {s.naive_passes} of {s.tests} tests "
-                   "(it must pass some and fail some)")
+        out["test_quotas"].append(f"{suite.domain}: the naive agent passes {s.naive_passes} of {s.tests} tests "
+                                  "(it must pass some and fail some)")
     return out

@@ -13,7 +13,7 @@ import datetime as dt
 import random
 from typing import Any
 
-from domains.contract import DomainCode
+from domains.contract import DomainCode, TestQuota
 from domains.seedkit import add_business_days as _add_business_days
 from domains.seedkit import add_months as _add_months
 from domains.seedkit import age_on as _age_on
@@ -1277,6 +1277,7 @@ class Airline(DomainCode):
     values = VALUES
     value_facts = VALUE_FACTS
     scales_prices = True
+    test_quota = TestQuota(min_tests=60, min_trap_share=0.4, full_value_coverage=True)
 
     def generate(self, pack, seed, values=None, price_scale=1.0):
         return generate(pack, seed, values, price_scale)
