@@ -413,8 +413,10 @@ class DomainApi:
         try:
             a = op.args.model_validate(dict(args or {}))
         except ValidationError as e:
-            raise ApiError("invalid_argument", f"invalid arguments for {name}",
-                           {"operation": name, "errors": _errors(e)}) from None
+            errs = _errors(e)
+            first = errs[0]
+            raise ApiError("invalid_argument", f"invalid arguments for {name}: {'.'.join(first['loc'])}: "
+                                               f"{first['msg']}", {"operation": name, "errors": errs}) from None
         res = op.handler(self.ctx, db, a)
         try:
             out = op.result.model_validate(res) if not isinstance(res, op.result) else res
