@@ -17,9 +17,12 @@ from tests.conftest import SHARED
 TAU2_TASK_FIELDS = {"id", "description", "user_scenario", "initial_state", "evaluation_criteria"}
 
 
-@pytest.fixture(scope="module")
-def airline():
-    w = resolve("airline")
+BUILT_IN = ["airline", "retail"]
+
+
+@pytest.fixture(scope="module", params=BUILT_IN)
+def built(request):
+    w = resolve(request.param)
     db = w.database(0)
     return w, db, w.test_suite(0, db=db)
 
@@ -83,19 +86,20 @@ def test_seal_refuses_tests_a_null_or_naive_agent_passes():
     assert t.factforge.expected_db_hash != h0 == t.factforge.naive_db_hash and not t.naive_passes
 
 
-def test_airline_suite_meets_its_quotas(airline):
-    w, db, suite = airline
+def test_suites_meet_their_quotas(built):
+    w, db, suite = built
     s = suite.summary
-    assert s.tests >= 60 and s.trap_share >= 0.4
-    assert s.numeric_fact_coverage == 1.0 and s.uncovered_numeric_facts == []
+    q = w.base.code.test_quota
+    assert s.tests >= q.min_tests >= 60 and s.trap_share >= q.min_trap_share >= 0.4
+    assert q.full_value_coverage and s.numeric_fact_coverage == 1.0 and s.uncovered_numeric_facts == []
     assert 0 < s.naive_passes < s.tests
     assert set(s.by_trap) >= {"none", "refuse", "fee", "transfer"}
     problems = suite_problems(suite, w.api(), db, w.check_database, w.base.code.test_quota)
     assert all(v == [] for v in problems.values()), problems
 
 
-def test_airline_tests_fail_the_null_agent_and_replay_on_fresh_copies(airline):
-    w, db, suite = airline
+def test_tests_fail_the_null_agent_and_replay_on_fresh_copies(built):
+    w, db, suite = built
     api = w.api()
     h0 = db_hash(db)
     for t in suite.tests:
@@ -111,15 +115,21 @@ def test_airline_tests_fail_the_null_agent_and_replay_on_fresh_copies(airline):
     assert db_hash(db) == h0
 
 
-def test_airline_tests_carry_a_scripted_user_and_real_facts(airline):
-    w, _, suite = airline
+def test_tests_carry_a_scripted_user_and_real_facts(built):
+    w, _, suite = built
     facts = w.factset().by_id()
     for t in suite.tests:
         assert t.factforge.script.opening and t.factforge.fact_ids
         assert all(f in facts for f in t.factforge.fact_ids)
         assert t.description.relevant_policies.count("\n- ") + 1 == len(t.factforge.fact_ids)
-    by_slug = {t.factforge.scenario: t for t in suite.tests}
-    fee = by_slug["cancel-main-fee"]
+    fees = [t for t in suite.tests if t.factforge.trap == "fee"]
+    assert fees and all(t.factforge.expected_db_hash != t.factforge.naive_db_hash for t in fees)
+
+
+def test_airline_fee_trap_charges_what_the_policy_says():
+    w = resolve("airline")
+    suite = w.test_suite(0)
+    fee = next(t for t in suite.tests if t.factforge.scenario == "cancel-main-fee")
     args = fee.evaluation_criteria.actions[-1].arguments
     naive = fee.factforge.naive_actions[-1].arguments
     assert sum(x["amount"] for x in args["refunds"]) < sum(x["amount"] for x in naive["refunds"])

@@ -13,7 +13,7 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
-from domains.contract import DomainCode
+from domains.contract import DomainCode, TestQuota
 from domains.seedkit import add_business_days, business_days_between, cents, customer_names
 from domains.seedkit import add_months as _add_months
 from domains.seedkit import merged_values as _merged
@@ -121,6 +121,9 @@ VALUE_FACTS: dict[str, str] = {
 }
 
 TIERS = ("sprout", "grove", "canopy")
+CONTIGUOUS_STATES = frozenset(
+    "AL AZ AR CA CO CT DE DC FL GA ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA "
+    "RI SC SD TN TX UT VT VA WA WV WI WY".split())
 _TIER_PRODUCT = {"sprout": ("base tier", "Sprout"), "grove": ("middle tier", "Grove"), "canopy": ("top tier", "Canopy")}
 CANCEL_REASONS = ("no longer needed", "ordered by mistake", "found a better price", "delivery is too slow")
 ORDER_STATUSES = ("pending", "processed", "shipped", "delivered", "cancelled")
@@ -830,6 +833,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             if oid not in orders or orders[oid]["customer_id"] != cid:
                 P(f"customer {cid}: order {oid} missing or owned by someone else")
         _check_wallet(v, c, tier, orders, P)
+    for hid, h in sorted(db.get("handoffs", {}).items()):
+        if h["customer_id"] not in customers:
+            P(f"handoff {hid}: unknown customer {h['customer_id']}")
     for oid, o in sorted(orders.items()):
         c = customers.get(o["customer_id"])
         if c is None:
@@ -983,8 +989,8 @@ def _check_payments(v, c, o, P) -> None:
     if abs(booked - cents(first_total)) > 0.005:
         P(f"order {oid}: order charges {booked} != original total {cents(first_total)}")
     for p in o["payment_history"]:
-        if p["kind"] != "refund":
-            continue
+        if p["kind"] != "refund" or p["posted_at"] is None:
+            continue  # a charge, or a refund still pending with the processor
         at, posted = _parse(p["at"]), _parse(p["posted_at"])
         t = p["method_type"]
         if t == "card" and not v["card_refund_min_business_days"] <= business_days_between(at.date(), posted.date()) <= v["card_refund_max_business_days"]:
@@ -1026,6 +1032,10 @@ def _check_modifications(v, tier, o, variants, P) -> None:
         if m["type"] == "address_change":
             if shipped and at >= shipped:
                 P(f"order {oid}: address changed after shipping")
+            a = m["new_address"]
+            if a["state"] not in CONTIGUOUS_STATES or "po box" in f"{a['line1']} {a['line2']}".lower().replace(".", ""):
+                P(f"order {oid}: new address {a['line1']}, {a['state']} is not a street address in the 48 "
+                  "contiguous states")
             continue
         if at >= processed:
             P(f"order {oid}: {m['type']} on an order that was no longer pending")
@@ -1163,6 +1173,7 @@ class Retail(DomainCode):
     values = VALUES
     value_facts = VALUE_FACTS
     scales_prices = True
+    test_quota = TestQuota(min_tests=60, min_trap_share=0.4, full_value_coverage=True)
 
     def generate(self, pack, seed, values=None, price_scale=1.0):
         return generate(pack, seed, values, price_scale)
@@ -1172,6 +1183,14 @@ class Retail(DomainCode):
 
     def merged_values(self, values=None):
         return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
 
 
 DOMAIN = Retail()
