@@ -17,7 +17,7 @@ from tests.conftest import SHARED
 TAU2_TASK_FIELDS = {"id", "description", "user_scenario", "initial_state", "evaluation_criteria"}
 
 
-BUILT_IN = ["airline", "retail"]
+BUILT_IN = ["airline", "retail", "telecom"]
 
 
 @pytest.fixture(scope="module", params=BUILT_IN)
