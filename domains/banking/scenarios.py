@@ -113,7 +113,7 @@ def _transfer(B: Bank, c: dict, src: dict, ttype: str, amount: float, *, slug: s
 
 
 def transfers(B: Bank) -> list[Optional[Scenario]]:
-    v, F, out = B.v, B.F, []
+    F, out = B.F, []
     k = 0
     for c in B.customers():
         chk = next(iter(B.accounts(c["id"], "checking")), None)
@@ -475,7 +475,7 @@ def new_accounts(B: Bank) -> list[Optional[Scenario]]:
                 out.append(B.base("open-account-minimum-deposit", "refuse", c,
                                   purpose=f"Opening a {product} needs at least its minimum opening deposit.",
                                   reason=f"You want to open a {product} with ${offer} in cash.",
-                                  instructions=[f"If the agent says more is needed, agree to deposit the minimum."],
+                                  instructions=["If the agent says more is needed, agree to deposit the minimum."],
                                   opening=f"I'd like to open a {product} with ${offer} in cash today.",
                                   gold=[("get_customer", {"customer_id": c["id"]}), ("open_account", args)],
                                   naive=[("open_account", {**args, "opening_deposit": offer})],
@@ -537,7 +537,7 @@ def certificates(B: Bank) -> list[Optional[Scenario]]:
 # ------------------------------------------------------------------------------ loans
 
 def loans(B: Bank) -> list[Optional[Scenario]]:
-    F, out = B.F, []
+    out = []
     custs = B.customers()
     i = 0
     for family in ("personal_loan", "auto_loan", "home_loan"):

@@ -488,6 +488,22 @@ def create_payment_arrangement(ctx: ApiContext, db: dict, a: ArrangementArgs) ->
     return arr[aid]
 
 
+class OpenTicketArgs(Args):
+    line_id: str
+    issue: Literal["no_service", "slow_data", "mms"]
+
+
+@CATALOG.write("/lines/{line_id}/tickets", resource="line_id", tags=("support",))
+def open_ticket(ctx: ApiContext, db: dict, a: OpenTicketArgs) -> Ticket:
+    """Open a troubleshooting ticket for a line."""
+    _get(db, "lines", a.line_id, "line")
+    tid = next_id(db["tickets"], ctx.prefix("ticket", "TK"), 800001)
+    t = {"id": tid, "line_id": a.line_id, "issue": a.issue, "opened_on": ctx.today.isoformat(), "attempts": [],
+         "status": "open", "tier": 1}
+    db["tickets"][tid] = t
+    return t
+
+
 class AttemptArgs(Args):
     ticket_id: str
     result: Literal["failed", "resolved"]

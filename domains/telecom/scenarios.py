@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Optional
 
+from domains.apikit import next_id
 from domains.seedkit import money
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
@@ -480,6 +481,27 @@ def support(T: Tel) -> list[Optional[Scenario]]:
                           facts=[F.value("escalate_attempts_slow_data" if t["issue"] == "slow_data" else "escalate_attempts"),
                                  F.find("Tier 2 contacts the customer within 24 hours")],
                           value_keys=["escalate_attempts"]))
+    for ln in [x for c in T.customers("active") for x in T.lines(c["id"])][5:7]:
+        c = T.cust(ln["customer_id"])
+        tid = _next_ticket_id(T)
+        out.append(T.base("slow-data-escalation", "transfer", c,
+                          purpose="Slow data still failing after 2 full troubleshooting attempts within 7 days is "
+                                  "escalated to Tier 2 right away.",
+                          reason=f"Mobile data on {ln['number']} has been very slow for two days although you have "
+                                 "full bars; nothing the agent suggests helps.",
+                          instructions=["Do every step the agent asks; after each full pass the data is still slow."],
+                          opening=f"My data on {ln['number']} is painfully slow even with full bars.",
+                          gold=[("get_usage", {"line_id": ln["id"]}),
+                                ("open_ticket", {"line_id": ln["id"], "issue": "slow_data"}),
+                                ("log_troubleshooting_attempt", {"ticket_id": tid, "result": "failed", "escalate": False}),
+                                ("log_troubleshooting_attempt", {"ticket_id": tid, "result": "failed", "escalate": True})],
+                          naive=[("open_ticket", {"line_id": ln["id"], "issue": "slow_data"}),
+                                 ("log_troubleshooting_attempt", {"ticket_id": tid, "result": "failed", "escalate": False}),
+                                 ("log_troubleshooting_attempt", {"ticket_id": tid, "result": "failed", "escalate": False})],
+                          communicate=["24"],
+                          facts=[F.value("escalate_attempts_slow_data"), F.find("Tier 2 contacts the customer within 24 hours"),
+                                 F.find("Make sure Low Data Mode or Data Saver is turned off")],
+                          value_keys=["escalate_attempts_slow_data"]))
     c = T.customers("active")[3]
     out.append(T.base("human-on-request", "none", c,
                       purpose="Hand over to a human agent when asked.", reason="You want to talk to a person.",
@@ -491,6 +513,11 @@ def support(T: Tel) -> list[Optional[Scenario]]:
                       facts=[F.find("say so kindly and offer what it does allow")]))
     del lines
     return out
+
+
+def _next_ticket_id(T: Tel) -> str:
+    """The id the ticket system gives the next ticket (ids follow the largest in use)."""
+    return next_id(T.db["tickets"], T.ctx.pack.brand.id_prefixes.get("ticket", "TK"), 800001)
 
 
 # ------------------------------------------------------------------------------ questions
