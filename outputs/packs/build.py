@@ -50,7 +50,7 @@ from .menu import LoadedMenu, load_menu
 from .presence import rivals_of
 from .scan import KitText, Needles, gold_strings, raw_views, scan_kit, strings_in, text_file
 from .spec import LoadedSpec, load_domain_specs
-from .store import Pack, PackIndex, PackWriter, PartSize, TaskEntry, TaskHashes, json_bytes, object_path
+from .store import Pack, PackIndex, PackWriter, TaskEntry, TaskHashes, json_bytes, object_path
 from .workspace import seeded_workspace, templates
 
 CHECKS = ("ids_resolve_and_disjoint", "gold_replays", "evidence_proven", "tests_learnable", "kit_scan_clean")

@@ -22,7 +22,6 @@ from pathlib import Path
 
 import jinja2
 
-from facts.errors import FactforgeError
 from facts.models import Fact
 
 from .withhold import contested_version
