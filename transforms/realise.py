@@ -105,8 +105,8 @@ _MODALS = [  # (pattern, key) tried in order at the start of a predicate
 _MODAL_RE = [(re.compile(rf"^(?:{p})\b\s*", re.I), k) for p, k in _MODALS]
 _IMPERATIVE = re.compile(r"^(Transfer|Confirm|Ask|Verify|Check|Email|Record|Authenticate|Restart|Escalate|Offer|Tell|"
                          r"Explain|Quote|Refund|Apply|Send|Cancel|Issue|Add|Remove|Update|Open|Close|Read|Collect|"
-                         r"Process|Review|Request|Direct|Advise|Inform|Let|Make|Use|Do|Never|Always|Only|Keep|Log|Note|"
-                         r"Flag|Share|Suggest|Walk|Reset|Re-send|Resend|Look|Give|Charge|Waive|Place|Submit|Call|"
+                         r"Process|Review|Request|Direct|Advise|Inform|Let|Make|Use|Do|Never|Always|Keep|Log|Note|"
+                         r"Flag|Share|Suggest|Walk|Reset|Re-send|Resend|Look|Give|Waive|Place|Submit|Call|"
                          r"Mention|Repeat|Say|Book|Rebook|Change|Reissue|Credit|Route|Arrange|Schedule|Decline|Deny|"
                          r"Approve|Accept|Reject|Return|Replace|Order|Enroll|Enrol|Register|Set|Run|Complete|Take|"
                          r"Start|Stop|Skip|Count|Follow|Help|Contact|Notify|Remind|Warn|Document)\b")
@@ -151,7 +151,8 @@ def _is_plural(subj: str) -> bool:
         return True
     if re.search(r"\band\b", s) and not re.match(r"^(each|every|any)\b", s):
         return True
-    head = re.split(r"\b(?:of|with|in|on|for|that|who|which|from|under|to|by|at)\b", s)[0].strip().split()
+    head = re.split(r"\b(?:of|with|in|on|for|that|who|which|from|under|to|by|at|made|paid|sent|held|bought|[a-z]+ed)\b",
+                    s)[0].strip().split()
     if not head:
         return False
     w = head[-1]
@@ -161,8 +162,17 @@ def _is_plural(subj: str) -> bool:
                                                                                         "gas", "bus", "class")
 
 
+_UNAMBIGUOUS = {"Transfer", "Confirm", "Ask", "Verify", "Email", "Authenticate", "Restart", "Escalate", "Tell",
+                "Explain", "Refund", "Reseat", "Make", "Send", "Offer", "Never", "Always", "Do", "Let", "Suggest",
+                "Advise", "Inform", "Quote", "Read", "Pull", "Set", "Reset", "Collect", "Remind", "Warn", "Notify"}
+_DET_NEXT = re.compile(r"^\w+\s+(the|a|an|that|whether|if|your|their|its|it|them|this|these|each|every|any|all|"
+                       r"to|with|for|on|in|out|up|down|back|off|one|both|who|what|how|why|when|so)\b", re.I)
+
+
 def _split_clause(text: str) -> Clause:
-    if _IMPERATIVE.match(text) and not re.match(r"^(Only|Never|Always)\s+\w+\s+(is|are|may|can|must)\b", text):
+    m = _IMPERATIVE.match(text)
+    if m and (m.group(1) in _UNAMBIGUOUS or _DET_NEXT.match(text)) and \
+            not re.match(r"^(Never|Always)\s+\w+\s+(is|are|may|can|must)\b", text):
         return Clause("", "", text, imperative=True)
     words = text.split(" ")
     for i in range(1, min(len(words), 16)):
@@ -240,7 +250,8 @@ def _read_text(fact: Fact, text: str) -> Reading:
         t = _TRAIL.match(text)
         if t and len(t.group("main").split()) >= 3 and not re.search(r"\b(only)$", t.group("main")) and \
                 not (t.group("conj").lower() in ("after", "before", "until", "once", "while") and
-                     re.search(r"\b(minutes?|hours?|days?|weeks?|months?|years?|\d+)$", t.group("main"))):
+                     re.search(r"\b(minutes?|hours?|days?|weeks?|months?|years?|\d+)$", t.group("main"))) and \
+                not re.search(r"\b(chosen|made|given|taken|shown|set|paid|sent|[a-z]+ed),?$", t.group("main")):
             r.trail = (t.group("conj").lower(), t.group("cond").strip())
             body = t.group("main").rstrip(",")
     c = _split_clause(body)
@@ -291,46 +302,193 @@ def _adjectival(text: str, slot: Slot) -> bool:
 # Alternatives for words and phrases of policy language. They never replace a value or a word
 # the recovery rule needs (the caller protects those); each keeps the meaning in context.
 _LEX: list[tuple[str, list[str]]] = [
+    # phrases
     (r"prior to", ["before", "ahead of"]), (r"in order to", ["to"]), (r"as long as", ["provided", "so long as"]),
     (r"provided that", ["as long as", "on condition that"]), (r"at least", ["no less than", "a minimum of"]),
     (r"at most", ["no more than", "a maximum of"]), (r"up to", ["as much as", "a maximum of"]),
-    (r"more than", ["over", "above"]), (r"less than", ["under", "below"]), (r"or more", ["or longer", "plus"]),
-    (r"as soon as", ["the moment", "once"]), (r"in full", ["entirely", "completely"]),
-    (r"free of charge", ["at no cost", "without a fee"]), (r"each time", ["every time", "whenever"]),
-    (r"on top of", ["in addition to", "over and above"]), (r"instead", ["in its place", "rather"]),
-    (r"purchase", ["buy"]), (r"purchased", ["bought"]), (r"receive", ["get"]), (r"receives", ["gets"]),
-    (r"provide", ["give"]), (r"provides", ["gives"]), (r"additional", ["extra", "further"]),
-    (r"approximately", ["about", "roughly"]), (r"require", ["need"]), (r"requires", ["needs", "calls for"]),
-    (r"required", ["needed", "necessary"]), (r"permitted", ["allowed"]), (r"allowed", ["permitted"]),
-    (r"possible", ["an option", "allowed"]), (r"begin", ["start"]), (r"begins", ["starts"]), (r"starts", ["begins"]),
-    (r"ends", ["finishes", "stops"]), (r"immediately", ["straight away", "right away"]),
-    (r"contact", ["get in touch with", "reach"]), (r"assist", ["help"]), (r"inform", ["tell"]), (r"informs", ["tells"]),
-    (r"tells", ["lets", "informs"]), (r"obtain", ["get"]), (r"request", ["ask for"]), (r"requests", ["asks for"]),
-    (r"ensure", ["make sure"]), (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each", "any"]),
-    (r"each", ["every"]), (r"any", ["every"]), (r"all", ["every one of the"]), (r"never", ["not ever", "under no "
-                                                                                           "circumstances"]),
-    (r"also", ["as well", "too"]), (r"only", ["just", "solely"]), (r"exactly", ["precisely"]),
-    (r"original", ["initial", "first"]), (r"full", ["complete", "whole"]), (r"whole", ["entire", "full"]),
-    (r"new", ["fresh"]), (r"existing", ["current"]), (r"current", ["present"]), (r"later", ["subsequent"]),
-    (r"first", ["initial"]), (r"last", ["final"]), (r"different", ["other", "another"]), (r"same", ["identical"]),
-    (r"customer", ["client"]), (r"customers", ["clients"]), (r"agent", ["rep", "staff member"]),
-    (r"agents", ["reps", "staff"]), (r"reservation", ["booking"]), (r"reservations", ["bookings"]),
-    (r"booking", ["reservation"]), (r"charged", ["billed"]), (r"charge", ["bill"]), (r"fee", ["charge"]),
-    (r"fees", ["charges"]), (r"paid", ["settled", "covered"]), (r"refunded", ["paid back", "returned"]),
-    (r"cancelled", ["called off", "canceled"]), (r"canceled", ["cancelled"]), (r"changed", ["altered", "modified"]),
-    (r"change", ["alteration"]), (r"removed", ["taken off", "dropped"]), (r"added", ["put on", "included"]),
-    (r"applies", ["holds", "is used"]), (r"apply", ["hold"]), (r"applied", ["used", "put"]),
-    (r"available", ["on offer", "offered"]), (r"valid", ["good", "usable"]), (r"issued", ["given", "sent"]),
-    (r"confirmed", ["verified", "checked"]), (r"confirm", ["check", "verify"]), (r"verify", ["check", "confirm"]),
-    (r"customer's", ["client's"]), (r"number", ["figure"]), (r"amount", ["sum", "figure"]), (r"item", ["article"]),
-    (r"items", ["articles", "things"]), (r"payment", ["payment"]), (r"request", ["ask"]), (r"within", ["inside"]),
-    (r"outside", ["beyond"]), (r"still", ["even so"]), (r"both", ["the two"]), (r"whether", ["if"]),
-    (r"depends on", ["is set by", "varies with"]), (r"depend on", ["are set by", "vary with"]),
-    (r"do not", ["don't"]), (r"does not", ["doesn't"]), (r"is not", ["isn't"]), (r"are not", ["aren't"]),
+    (r"more than", ["over", "above"]), (r"less than", ["under", "below"]), (r"fewer than", ["under", "below"]),
+    (r"or more", ["or longer", "plus"]), (r"or older", ["plus", "or over"]), (r"as soon as", ["the moment", "once"]),
+    (r"in full", ["entirely", "completely"]), (r"free of charge", ["at no cost", "without a fee"]),
+    (r"each time", ["every time", "whenever"]), (r"on top of", ["in addition to", "over and above"]),
+    (r"instead", ["in its place", "rather"]), (r"because of", ["due to", "owing to"]), (r"due to", ["because of"]),
+    (r"caused by", ["due to", "resulting from"]), (r"in a calendar year", ["per calendar year", "within one calendar year"]),
+    (r"in any (\d+|one|twelve) months", [r"over any \1 months", r"within any \1 months"]),
+    (r"calendar year", ["calendar-year period"]), (r"date of birth", ["birth date"]), (r"email address", ["email"]),
+    (r"phone number", ["phone"]), (r"on the profile", ["in the profile", "on file"]),
+    (r"on the reservation", ["in the booking", "on that booking"]), (r"on the account", ["on that account",
+                                                                                       "in the account"]),
+    (r"on file", ["stored", "on record"]), (r"per passenger", ["for each passenger", "a passenger"]),
+    (r"per person", ["for each person", "a head"]), (r"per day", ["a day", "each day"]), (r"per year", ["a year",
+                                                                                                         "annually"]),
+    (r"per month", ["a month", "monthly"]), (r"per cycle", ["each cycle", "a cycle"]),
+    (r"per statement cycle", ["each statement cycle", "in a statement cycle"]), (r"per line", ["for each line",
+                                                                                                "a line"]),
+    (r"per order", ["for each order", "an order"]), (r"per item", ["for each item", "an item"]),
+    (r"per transaction", ["for each transaction", "a transaction"]), (r"per account", ["for each account",
+                                                                                         "an account"]),
+    (r"per device", ["for each device", "a device"]), (r"per night", ["a night", "for each night"]),
+    (r"per dollar", ["for each dollar", "a dollar"]), (r"per minute", ["a minute", "for each minute"]),
+    (r"per", ["for each", "a"]), (r"for each", ["per"]), (r"each year", ["every year", "annually"]),
+    (r"every year", ["each year", "annually"]), (r"each month", ["every month", "monthly"]),
+    (r"to waive", ["that waives", "needed to waive"]), (r"for the sign-up bonus", ["to earn the sign-up bonus"]),
+    (r"without a pass", ["with no pass"]), (r"in US dollars", ["in USD"]), (r"US dollar", ["USD"]),
+    (r"the United States", ["the US"]), (r"without a", ["with no"]), (r"without", ["with no"]),
+    (r"at the time of booking", ["when booking", "while booking"]),
+    (r"capped at", ["limited to", "held to"]),
+    (r"earning", ["that earns", "which earns"]), (r"stated", ["quoted", "listed"]), (r"maximum", ["highest", "top"]),
+    (r"minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
+    (r"required", ["needed"]), (r"in effect", ["in force", "valid"]), (r"remains", ["stays"]), (r"remain", ["stay"]),
+    (r"single", ["one"]), (r"a single", ["one", "just one"]), (r"totaling", ["adding up to", "totalling"]),
+    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]),
+    (r"turned off", ["switched off", "disabled"]), (r"turn on", ["switch on", "enable"]), (r"turn off",
+                                                                                         ["switch off", "disable"]),
+    (r"make sure", ["check", "ensure"]), (r"go to step", ["move on to step", "continue with step"]),
+    (r"otherwise", ["if not", "or else"]), (r"comes back", ["returns", "is restored"]), (r"offered by",
+                                                                                        ["sold by", "from"]),
+    (r"enrolled at", ["studying at", "attending"]), (r"government-issued", ["government"]),
+    (r"unexpired", ["valid", "current"]), (r"residential", ["home"]), (r"excluding", ["except", "apart from"]),
+    (r"through", ["to"]), (r"proof of", ["evidence of"]), (r"in any", ["over any", "within any"]),
+    (r"opted in to", ["signed up for", "chosen"]), (r"who are", ["that are"]), (r"are paid", ["get paid", "are covered"]),
+    (r"at the start of", ["at the beginning of", "when"]), (r"the rest of", ["the remainder of", "what is left of"]),
+    (r"no matter how long", ["however long"]), (r"whichever is greater", ["whichever is higher", "if that is more"]),
+    (r"whichever is lower", ["whichever is smaller"]), (r"roll over", ["carry over", "carry forward"]),
+    (r"carry over", ["roll over", "carry forward"]), (r"uses up", ["runs through", "exhausts"]),
+    (r"opts in", ["chooses", "agrees"]), (r"up front", ["in advance"]), (r"in advance", ["up front", "ahead"]),
+    (r"at the time of", ["at the moment of"]), (r"the day of travel", ["the travel day", "the day you fly"]),
+    (r"on the day of", ["on the date of"]), (r"belong to", ["are tied to", "are linked to"]),
+    (r"belongs to", ["is tied to", "is linked to"]), (r"act only on", ["only work on", "only touch"]),
+    (r"take effect", ["apply", "kick in"]), (r"takes effect", ["applies", "kicks in"]),
+    (r"is used up", ["gets used up", "is spent"]), (r"are used up", ["get used up"]), (r"used up", ["spent"]),
+    (r"for good", ["permanently", "for ever"]), (r"lost for good", ["permanently lost", "never recovered"]),
+    (r"does not have to", ["need not", "doesn't need to"]), (r"do not have to", ["need not", "don't need to"]),
+    (r"has to", ["must", "needs to"]), (r"have to", ["must", "need to"]), (r"needs to", ["has to", "must"]),
+    (r"need to", ["have to", "must"]), (r"is able to", ["can"]), (r"are able to", ["can"]),
+    (r"is allowed to", ["may", "can"]), (r"are allowed to", ["may", "can"]), (r"in good standing", ["in good order",
+                                                                                                   "that is current"]),
+    (r"as published", ["as listed", "as printed"]), (r"shown in", ["listed in", "given in"]), (r"shown", ["listed",
+                                                                                                        "given"]),
+    (r"is charged", ["applies", "is billed"]), (r"are charged", ["apply", "are billed"]), (r"is waived", ["is dropped",
+                                                                                                        "does not apply"]),
+    (r"are waived", ["are dropped", "do not apply"]), (r"is refunded", ["is paid back", "comes back"]),
+    (r"are refunded", ["are paid back", "come back"]), (r"is forfeited", ["is lost", "goes unused"]),
+    (r"are forfeited", ["are lost"]), (r"is required", ["is needed", "is mandatory"]), (r"are required",
+                                                                                      ["are needed"]),
+    (r"is responsible for", ["handles", "looks after"]), (r"are responsible for", ["handle", "look after"]),
+    (r"is processed", ["is handled", "goes through"]), (r"are processed", ["are handled", "go through"]),
+    (r"is delivered", ["arrives", "is sent"]), (r"are delivered", ["arrive", "are sent"]),
+    (r"is available", ["is offered", "can be had"]), (r"are available", ["are offered", "can be had"]),
+    (r"is assigned", ["is allocated", "gets assigned"]), (r"are assigned", ["are allocated", "get assigned"]),
+    (r"is sent", ["goes out", "is mailed"]), (r"are sent", ["go out", "are mailed"]), (r"is applied", ["is put on",
+                                                                                                   "is used"]),
+    (r"are applied", ["are put on", "are used"]), (r"is reviewed", ["is looked at", "is checked"]),
+    (r"is closed", ["is shut"]), (r"is opened", ["is set up"]), (r"is issued", ["goes out", "is given"]),
+    (r"is credited", ["is added", "lands"]), (r"are credited", ["are added", "land"]), (r"is returned",
+                                                                                      ["is sent back", "comes back"]),
+    (r"are returned", ["are sent back", "come back"]), (r"is replaced", ["is swapped"]), (r"is covered", ["is paid for"]),
+    (r"is not", ["isn't"]), (r"are not", ["aren't"]), (r"do not", ["don't"]), (r"does not", ["doesn't"]),
     (r"cannot", ["can't"]), (r"can't", ["cannot"]), (r"don't", ["do not"]), (r"doesn't", ["does not"]),
     (r"isn't", ["is not"]), (r"aren't", ["are not"]), (r"won't", ["will not"]), (r"will not", ["won't"]),
-    (r"its", ["the"]), (r"their", ["the"]), (r"this", ["that"]), (r"our", ["the"]), (r"that is", ["which is"]),
-    (r"that are", ["which are"]), (r"who", ["that"]), (r"either", [""]), (r"also", [""]),
+    (r"it's", ["it is"]), (r"it is", ["it's"]), (r"that is", ["which is"]), (r"that are", ["which are"]),
+    (r"who is", ["that is"]), (r"who are", ["that are"]), (r"there is", ["there's"]), (r"one of the", ["among the"]),
+    (r"any other", ["another"]), (r"another", ["a different", "one more"]), (r"the next", ["the following"]),
+    (r"the last", ["the final", "the most recent"]), (r"the first", ["the initial", "the opening"]),
+    (r"a new", ["a fresh", "another"]), (r"the same", ["the identical", "that same"]),
+    (r"in person", ["face to face", "at a counter"]), (r"in writing", ["on paper", "in a written note"]),
+    (r"by email", ["over email", "via email"]), (r"by phone", ["over the phone", "via phone"]),
+    (r"online", ["on the web", "over the internet"]), (r"on time", ["by the due date", "punctually"]),
+    (r"late", ["overdue", "past due"]), (r"right away", ["straight away", "immediately"]),
+    (r"a percentage of", ["a share of", "a percent of"]), (r"the amount of", ["the sum of"]),
+    (r"the price of", ["the cost of"]), (r"the cost of", ["the price of"]), (r"no longer", ["not any more"]),
+    (r"and the", ["plus the", "along with the"]), (r"or the", ["or else the"]),
+    # verbs
+    (r"purchase", ["buy"]), (r"purchased", ["bought"]), (r"receive", ["get"]), (r"receives", ["gets"]),
+    (r"received", ["got", "taken in"]), (r"provide", ["give"]), (r"provides", ["gives"]), (r"require", ["need"]),
+    (r"requires", ["needs", "calls for"]), (r"begin", ["start"]), (r"begins", ["starts"]), (r"starts", ["begins"]),
+    (r"start", ["begin"]), (r"ends", ["finishes", "stops"]), (r"end", ["finish"]), (r"contact", ["get in touch with",
+                                                                                               "reach"]),
+    (r"assist", ["help"]), (r"inform", ["tell"]), (r"informs", ["tells"]), (r"tells", ["lets", "informs"]),
+    (r"obtain", ["get"]), (r"request", ["ask for"]), (r"requests", ["asks for"]), (r"requested", ["asked for"]),
+    (r"ensure", ["make sure"]), (r"include", ["come with", "cover"]), (r"includes", ["comes with", "covers"]),
+    (r"included", ["bundled", "covered"]), (r"covers", ["takes care of", "pays for"]), (r"cover", ["take care of",
+                                                                                                "pay for"]),
+    (r"differ", ["vary"]), (r"differs", ["varies"]), (r"vary", ["differ"]), (r"varies", ["differs"]),
+    (r"quote", ["state", "give"]), (r"summarise", ["sum up", "recap"]), (r"summarize", ["sum up", "recap"]),
+    (r"wait for", ["hold on for", "get"]), (r"verify", ["check", "confirm"]), (r"confirm", ["check", "verify"]),
+    (r"confirmed", ["verified", "checked"]), (r"stored", ["saved", "kept"]), (r"store", ["save", "keep"]),
+    (r"reimburses", ["pays back", "repays"]), (r"reimburse", ["pay back", "repay"]), (r"forfeits", ["loses", "gives up"]),
+    (r"misses", ["does not make"]), (r"accepts", ["takes"]), (r"accept", ["take"]), (r"allows", ["permits", "lets you have"]),
+    (r"allow", ["permit"]), (r"charges", ["bills"]), (r"charge", ["bill"]), (r"charged", ["billed"]),
+    (r"pays", ["covers", "settles"]), (r"pay", ["cover", "settle"]), (r"paid", ["settled", "covered"]),
+    (r"refunded", ["paid back", "returned"]), (r"cancelled", ["called off", "canceled"]),
+    (r"canceled", ["called off"]), (r"cancel", ["call off"]), (r"changed", ["altered", "modified"]),
+    (r"change", ["alter", "modify"]), (r"removed", ["taken off", "dropped"]), (r"remove", ["take off", "drop"]),
+    (r"added", ["put on", "included"]), (r"add", ["put on", "include"]), (r"applies", ["holds", "is used"]),
+    (r"apply", ["hold", "be used"]), (r"applied", ["used", "put"]), (r"issued", ["given", "sent"]),
+    (r"issue", ["give", "send"]), (r"sends", ["mails", "forwards"]), (r"send", ["mail", "forward"]),
+    (r"returned", ["sent back", "brought back"]), (r"return", ["send back", "bring back"]), (r"exceed", ["go over",
+                                                                                                     "go beyond"]),
+    (r"exceeds", ["goes over", "goes beyond"]), (r"converts to", ["turns into", "becomes"]), (r"becomes", ["turns into"]),
+    (r"holds", ["has"]), (r"hold", ["have", "keep"]), (r"keeps", ["retains"]), (r"keep", ["retain"]),
+    (r"raises", ["lifts", "increases"]), (r"lowers", ["reduces", "cuts"]), (r"expires", ["runs out", "lapses"]),
+    (r"expire", ["run out", "lapse"]), (r"lasts", ["runs", "continues"]), (r"last", ["run", "continue"]),
+    (r"earn", ["collect", "get"]), (r"earns", ["collects", "gets"]), (r"offers", ["gives", "provides"]),
+    (r"offer", ["give", "provide"]), (r"handled", ["dealt with", "managed"]), (r"handle", ["deal with", "manage"]),
+    (r"replaced", ["swapped"]), (r"replace", ["swap"]), (r"approve", ["sign off on", "authorise"]),
+    (r"submitted", ["sent in", "filed"]), (r"submit", ["send in", "file"]), (r"reviewed", ["looked at", "checked"]),
+    (r"review", ["look at", "check"]), (r"opened", ["set up"]), (r"open", ["set up"]), (r"closes", ["shuts"]),
+    (r"close", ["shut"]), (r"sets", ["fixes", "chooses"]), 
+    (r"explain", ["describe", "set out"]), (r"suggest", ["recommend", "propose"]), (r"escalate", ["pass up",
+                                                                                               "refer"]),
+    (r"transfer", ["move", "pass"]), (r"linked", ["connected", "tied"]), (r"counts against", ["uses up", "eats into"]),
+    (r"counts", ["is counted"]), (r"treated as", ["regarded as", "handled as"]), (r"governed by", ["subject to",
+                                                                                                "ruled by"]),
+    (r"recorded", ["logged", "noted"]), (r"record", ["log", "note"]), (r"sold", ["offered", "bought"]),
+    (r"collect", ["pick up", "gather"]), (r"reach", ["get to"]), (r"arrives", ["comes in", "turns up"]),
+    # nouns
+    (r"customer", ["client"]), (r"customers", ["clients"]), (r"customer's", ["client's"]),
+    (r"agent", ["rep", "staff member"]), (r"agents", ["reps", "staff"]), (r"reservation", ["booking"]),
+    (r"reservations", ["bookings"]), (r"booking", ["reservation"]), (r"bookings", ["reservations"]),
+    (r"fee", ["charge"]), (r"fees", ["charges"]), (r"charge", ["fee"]), (r"amount", ["sum", "figure"]),
+    (r"number", ["figure"]), (r"item", ["article"]), (r"items", ["articles", "goods"]), (r"remainder", ["rest",
+                                                                                                      "balance"]),
+    (r"request", ["ask"]), (r"requests", ["asks"]), (r"purchase", ["buy"]), (r"purchases", ["buys"]),
+    (r"application", ["request"]), (r"applicant", ["person applying"]), (r"applicants", ["people applying"]),
+    (r"conversation", ["chat", "exchange"]), (r"documentation", ["paperwork"]), (r"documents", ["papers",
+                                                                                               "paperwork"]),
+    (r"approval", ["sign-off", "go-ahead"]), (r"confirmation", ["OK", "go-ahead"]), (r"trip", ["journey"]),
+    (r"journey", ["trip"]), (r"travel", ["travelling"]), (r"baggage", ["luggage"]), (r"luggage", ["baggage"]),
+    (r"lodging", ["accommodation", "a hotel"]), (r"meals", ["food"]), (r"money", ["funds"]), (r"funds", ["money"]),
+    (r"illness", ["sickness"]), (r"injury", ["accident"]), (r"cost", ["price"]), (r"price", ["cost"]),
+    (r"records", ["files"]), (r"details", ["particulars", "information"]), (r"address", ["postal address"]),
+    (r"phone", ["mobile"]), (r"problem", ["issue"]), (r"issue", ["problem"]), (r"team", ["group"]),
+    (r"staff", ["employees", "team members"]), (r"employees", ["staff"]), (r"playbook", ["guide", "handbook"]),
+    (r"handbook", ["guide", "manual"]), (r"manual", ["handbook", "guide"]), (r"policy", ["rulebook", "rules"]),
+    (r"rule", ["policy"]), (r"rules", ["policies"]), (r"step", ["stage"]), (r"steps", ["stages"]),
+    (r"attempt", ["try"]), (r"attempts", ["tries"]), (r"session", ["visit"]), (r"message", ["text"]),
+    (r"window", ["period"]), (r"period", ["window", "stretch"]), (r"deadline", ["cut-off"]), (r"cut-off", ["deadline"]),
+    (r"certificate", ["voucher"]), (r"remaining", ["leftover", "outstanding"]),
+    # adjectives and adverbs
+    (r"additional", ["extra", "further"]), (r"extra", ["additional"]), (r"approximately", ["about", "roughly"]),
+    (r"required", ["needed", "necessary"]), (r"permitted", ["allowed"]), (r"allowed", ["permitted"]),
+    (r"possible", ["an option", "allowed"]), (r"immediately", ["straight away", "right away"]),
+    (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]), (r"any", ["every"]),
+    (r"never", ["not ever", "under no circumstances"]), (r"only", ["just", "solely"]), (r"exactly", ["precisely"]),
+    (r"original", ["initial", "first"]), (r"full", ["complete", "whole"]), (r"whole", ["entire", "full"]),
+    (r"complete", ["full"]), (r"new", ["fresh"]), (r"existing", ["current"]), (r"current", ["present"]),
+    (r"later", ["subsequent"]), (r"different", ["other"]), (r"explicit", ["clear", "express"]),
+    (r"valid", ["good", "usable"]), (r"available", ["on offer", "offered"]), (r"unused", ["leftover"]),
+    (r"optional", ["voluntary", "opt-in"]), (r"standard", ["regular", "normal"]), (r"regular", ["standard"]),
+    (r"free", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
+                                                                                         "certified"]),
+    (r"immediate", ["close"]), (r"consecutive", ["back-to-back", "successive"]), (r"temporary", ["short-term"]),
+    (r"automatically", ["by default", "on its own"]), (r"automatic", ["auto"]), (r"separate", ["distinct"]),
+    (r"personal", ["individual"]), (r"daily", ["per-day"]), (r"monthly", ["per-month"]), (r"annual", ["yearly"]),
+    (r"yearly", ["annual"]), (r"outstanding", ["unpaid", "remaining"]), (r"eligible", ["entitled", "qualified"]),
+    (r"kindly", ["politely", "gently"]), (r"both", ["the two"]), (r"whether", ["if"]),
+    (r"depends on", ["is set by", "varies with"]), (r"depend on", ["are set by", "vary with"]),
+    (r"within", ["inside"]), (r"outside", ["beyond"]), (r"after", ["following"]), (r"before", ["ahead of"]),
+    (r"already", ["by then"]), (r"again", ["once more"]), (r"together", ["jointly"]), (r"jointly", ["together"]),
+    (r"also", [""]), (r"either", [""]), (r"its", ["the"]), (r"their", ["the"]), (r"this", ["that"]), (r"our", ["the"]),
 ]
 _LEX_RE = [(re.compile(rf"(?<![\w'-]){p}(?![\w'-])", re.I), alts) for p, alts in _LEX]
 # function-word swaps are a last resort: they may only break a run, never start a draft
@@ -373,9 +531,8 @@ def base_form(verb: str) -> str:
 
 
 _MODAL_OUT: dict[str, list[tuple[str, str]]] = {  # key -> [(singular, plural)]
-    "must": [("has to", "have to"), ("needs to", "need to"), ("is required to", "are required to"),
-             ("must", "must")],
-    "must_not": [("may not", "may not"), ("is not allowed to", "are not allowed to"), ("must not", "must not")],
+    "must": [("has to", "have to"), ("needs to", "need to"), ("is required to", "are required to")],
+    "must_not": [("may not", "may not"), ("is not allowed to", "are not allowed to")],
     "must_never": [("may never", "may never"), ("is never allowed to", "are never allowed to"),
                    ("should never", "should never")],
     "must_only": [("may only", "may only"), ("is only allowed to", "are only allowed to")],
@@ -389,8 +546,8 @@ _MODAL_OUT: dict[str, list[tuple[str, str]]] = {  # key -> [(singular, plural)]
     "can": [("may", "may"), ("is able to", "are able to"), ("is allowed to", "are allowed to")],
     "should": [("is expected to", "are expected to"), ("ought to", "ought to")],
     "should_not": [("is not expected to", "are not expected to"), ("ought not to", "ought not to")],
-    "will": [("is going to", "are going to"), ("will", "will")],
-    "will_not": [("is not going to", "are not going to"), ("will not", "will not")],
+    "will": [("is going to", "are going to")],
+    "will_not": [("is not going to", "are not going to")],
     "is": [("is", "are")], "is_not": [("is not", "are not")], "is_never": [("is never", "are never")],
     "is_only": [("is only", "are only")],
     "does_not": [("does not", "do not")], "never": [("never", "never")],
@@ -400,7 +557,7 @@ _MODAL_FIRST_PERSON = {"is": "am", "is not": "am not", "is never": "am never", "
 
 def modal(key: str, plural: bool, rng: random.Random, canonical: bool = False, person: str = "3") -> str:
     opts = _MODAL_OUT.get(key) or [(key.replace("_", " "), key.replace("_", " "))]
-    pick = opts[-1] if canonical else opts[rng.randrange(len(opts))]
+    pick = opts[rng.randrange(len(opts))]
     out = pick[1] if plural or person in ("1p", "2") else pick[0]
     if person == "1s":
         out = _MODAL_FIRST_PERSON.get(pick[0], pick[1] if " " in pick[1] else pick[0])
@@ -446,9 +603,11 @@ class Realiser:
         fact = r.fact
         frames = self._frames(r, reg, ctx, single)
         rng.shuffle(frames)
+        if not r.cell:
+            frames.append(("note", self._note))
         tried = []
         for name, fn in frames:
-            for attempt in range(4):
+            for attempt in range(12 if name == "note" else 4):
                 d = fn(r, rng, reg, ctx, value_text)
                 if d is None:
                     break
@@ -709,6 +868,12 @@ class Realiser:
         t = rng.choice(["{b}, but {a}", "{b}; {a}, though", "{b} — whereas {a}"])
         return Draft(t.format(a=self.lower(first), b=second), "contrast")
 
+    def _note(self, r, rng, reg, ctx, vt) -> Draft:
+        """Note style, the way staff jot a rule down: articles and copulas dropped, "per" as a
+        slash, "and" as an ampersand ("EasyPay discount capped at $20/account/billing cycle")."""
+        base = self._plain(r, rng, reg, ctx, vt).text
+        return Draft(telegraph(base, reg), "note")
+
     def _wh_target(self, r: Reading) -> Optional[tuple[Slot, str]]:
         """The value slot a wh-question can ask for: its value phrase ends the main clause."""
         if r.main is None or r.main.imperative or not r.main.subj or r.second is not None:
@@ -868,22 +1033,127 @@ class Realiser:
                    last_resort: bool) -> str:
         s, e = span
         seg = text[s:e]
-        cands = []
+        cands: list[Callable[[], str]] = []
         for (rx, alts), (pat, _a) in zip(_LEX_RE, _LEX):
             if pat in _LAST_RESORT and not last_resort:
                 continue
             for m in rx.finditer(seg):
-                if reg.controlled:
-                    alts = [a for a in alts if "'" not in a]
-                if alts:
-                    cands.append((m.start(), m.end(), m.group(0), alts))
+                ok = [a for a in alts if not (reg.controlled and "'" in a)
+                      and not re.search(rf"(?<![\w'-]){re.escape(m.group(0).lower())}(?![\w'-])", a.lower())]
+                if not ok:
+                    continue
+                alt = rng.choice(ok)
+                rep = m.expand(alt) if "\\" in alt else alt
+                rep = _keep_case(m.group(0), rep)
+                cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])
+        for fn in _STRUCTURAL:
+            out = fn(text, s, e, rng, reg)
+            if out and out != text:
+                cands.append(lambda out=out: out)
         rng.shuffle(cands)
-        for a, b, word, alts in cands:
-            rep = _keep_case(word, rng.choice(alts))
-            new = fix_agreement(text[:s] + seg[:a] + rep + seg[b:] + text[e:])
-            if vt or recoverable(fact, new):
+        for make in cands:
+            new = fix_agreement(_tidy(make()))
+            if new != text and (vt or recoverable(fact, new)):
                 return new
         return text
+
+
+def _tidy(text: str) -> str:
+    text = re.sub(r"\s{2,}", " ", text)
+    text = re.sub(r"\s+([,.;:?!])", r"\1", text)
+    return text.strip()
+
+
+_FUNC = set("""the a an in on for to of with by at from that which who when if is are was were and or but per each
+every as than into under over before after within without unless until while so""".split())
+_ITEM = r"[A-Za-z][\w'-]*"
+
+
+def _next_ok(text: str, end: int) -> bool:
+    rest = text[end:].lstrip()
+    if not rest or rest[0] in ",.;:?!)\u2014-":
+        return True
+    nxt = re.match(r"[\w'-]+", rest)
+    return bool(nxt) and nxt.group(0).lower() in _FUNC
+
+
+def _prev_ok(text: str, start: int) -> bool:
+    before = text[:start].rstrip()
+    if not before or before[-1] in ",;:(\u2014":
+        return True
+    prv = re.search(r"([\w'-]+)$", before)
+    return bool(prv) and prv.group(1).lower() in _FUNC | {"include", "includes", "cover", "covers", "are", "is"}
+
+
+def _lists(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
+    """Items of a list inside [s, e) in another order ("meals and lodging" -> "lodging and
+    meals"; "illness, injury or death" -> "death, illness or injury")."""
+    name = r"[A-Z][\w'-]*(?: [A-Z][\w'-]*)+"
+    rx = re.compile(rf"\b({name}(?:, {name})*),? (and|or) ({name})\b|\b({_ITEM}(?:, {_ITEM})*),? (and|or) ({_ITEM})\b")
+    for m in rx.finditer(text):
+        if m.end() < s or m.start() > e:
+            continue
+        g = (m.group(1), m.group(2), m.group(3)) if m.group(1) else (m.group(4), m.group(5), m.group(6))
+        items = g[0].split(", ") + [g[2]]
+        if any(i.lower() in _FUNC for i in items) or len(set(items)) < len(items):
+            continue
+        if not (_prev_ok(text, m.start()) and _next_ok(text, m.end())):
+            continue
+        new = items[1:] + items[:1]
+        joined = ", ".join(new[:-1]) + f" {g[1]} " + new[-1]
+        return text[:m.start()] + joined + text[m.end():]
+    return None
+
+
+def _genitive(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
+    """"the balance of a dormant account" <-> "a dormant account's balance"."""
+    rx = re.compile(r"\b[Tt]he ((?:[a-z][\w-]* )?[a-z][\w-]*) of (the|a|an) ((?:[a-z][\w-]* )?[a-z][\w-]*)\b")
+    for m in rx.finditer(text):
+        if m.end() < s or m.start() > e or not _next_ok(text, m.end()):
+            continue
+        if m.group(1).split()[-1] in _FUNC or m.group(3).split()[-1] in _FUNC:
+            continue
+        det = m.group(2)
+        det = _keep_case(m.group(0), det)
+        return text[:m.start()] + f"{det} {m.group(3)}'s {m.group(1)}" + text[m.end():]
+    rx2 = re.compile(r"\b(the|a|an) ([a-z][\w-]*)'s ((?:[a-z][\w-]* )?[a-z][\w-]*)\b")
+    for m in rx2.finditer(text):
+        if m.end() < s or m.start() > e or not _next_ok(text, m.end()):
+            continue
+        the = _keep_case(m.group(0), "the")
+        return text[:m.start()] + f"{the} {m.group(3)} of {m.group(1).lower()} {m.group(2)}" + text[m.end():]
+    return None
+
+
+def _generic_any(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
+    """A rule's generic subject: "A reservation ..." -> "Any reservation ..."."""
+    m = re.match(r"^(A|An)\s", text)
+    if m and s <= 2:
+        return "Any " + text[m.end():]
+    return None
+
+
+def _then(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
+    """"If X, Y" -> "If X, then Y"."""
+    m = re.match(r"^((?:If|When|Once|Whenever)\b[^,]{3,}),\s(?!then\b)", text)
+    if m and m.end() >= s and m.end() <= e + 2:
+        return text[:m.end()] + "then " + text[m.end():]
+    return None
+
+
+_STRUCTURAL = (_lists, _genitive, _generic_any, _then)
+
+
+def telegraph(text: str, reg: Register) -> str:
+    t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", text)
+    t = re.sub(r"^(?:The|A|An)\s+", "", t)
+    t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
+    t = re.sub(r"(?<!who )(?<!that )(?<!which )\b(is|are) (not )?(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
+    t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
+    if not reg.controlled:
+        t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
+    t = re.sub(r"\s{2,}", " ", t).strip()
+    return capitalise(t)
 
 
 def _property_like(col: str) -> bool:
