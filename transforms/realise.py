@@ -35,7 +35,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Optional
 
-from facts.models import Fact, FactKind, Slot, SlotType
+from facts.models import Fact, Slot, SlotType
 from facts.surface import int_to_words, replace_value, surface_forms, unit_words
 from facts.values import slot_matches
 
@@ -501,6 +501,20 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"also", [""]), (r"either", [""]), (r"its", ["the"]), (r"their", ["the"]), (r"this", ["that"]), (r"our", ["the"]),
 ]
 _LEX_RE = [(re.compile(rf"(?<![\w'-]){p}(?![\w'-])", re.I), alts) for p, alts in _LEX]
+
+
+def _first_word(pattern: str) -> str:
+    m = re.match(r"[a-z']+", pattern)
+    return m.group(0) if m else ""
+
+
+# entries by their first word, each alternative that does not repeat the replaced words
+_LEX_BY_WORD: dict[str, list[tuple[re.Pattern, list[str], str]]] = {}
+for (_rx, _alts), (_pat, _a) in zip(_LEX_RE, _LEX):
+    _lit = re.sub(r"\(.*", "", _pat).strip()
+    _ok = [x for x in _alts if not (_lit and re.search(rf"(?<![\w'-]){re.escape(_lit)}(?![\w'-])", x))]
+    if _ok:
+        _LEX_BY_WORD.setdefault(_first_word(_pat), []).append((_rx, _ok, _pat))
 # function-word swaps are a last resort: they may only break a run, never start a draft
 _LAST_RESORT = {"its", "their", "this", "our"}
 
@@ -617,7 +631,7 @@ class Realiser:
             frames.append(("note", self._note))
         tried = []
         for name, fn in frames:
-            for attempt in range(12 if name == "note" else 4):
+            for attempt in range(6 if name == "note" else 2):
                 d = fn(r, rng, reg, ctx, value_text)
                 if d is None:
                     break
@@ -1079,19 +1093,19 @@ class Realiser:
                    last_resort: bool) -> str:
         s, e = span
         seg = text[s:e]
+        words = set(re.findall(r"[a-z']+", seg.lower()))
         cands: list[Callable[[], str]] = []
-        for (rx, alts), (pat, _a) in zip(_LEX_RE, _LEX):
-            if pat in _LAST_RESORT and not last_resort:
-                continue
-            for m in rx.finditer(seg):
-                ok = [a for a in alts if not (reg.controlled and "'" in a)
-                      and not re.search(rf"(?<![\w'-]){re.escape(m.group(0).lower())}(?![\w'-])", a.lower())]
+        for w in sorted(words):
+            for rx, alts, pat in _LEX_BY_WORD.get(w, ()):
+                if pat in _LAST_RESORT and not last_resort:
+                    continue
+                ok = [a for a in alts if not (reg.controlled and "'" in a)]
                 if not ok:
                     continue
-                alt = rng.choice(ok)
-                rep = m.expand(alt) if "\\" in alt else alt
-                rep = _keep_case(m.group(0), rep)
-                cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])
+                for m in rx.finditer(seg):
+                    alt = ok[rng.randrange(len(ok))]
+                    rep = _keep_case(m.group(0), m.expand(alt) if "\\" in alt else alt)
+                    cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])
         for fn in _STRUCTURAL:
             out = fn(text, s, e, rng, reg)
             if out and out != text:
@@ -1255,6 +1269,41 @@ def fix_agreement(text: str) -> str:
     for rx, fn in _AGREE:
         text = rx.sub(fn, text)
     return text
+
+
+# --- voiceability ------------------------------------------------------------------------------
+_VOICE_REGISTERS = ("chat", "manual", "team_chat")
+
+
+@lru_cache(maxsize=65536)
+def _voiceable(fact_json: str) -> bool:
+    fact = Fact.model_validate_json(fact_json)
+    r = Realiser(set())
+    for reg in _VOICE_REGISTERS:
+        ok = False
+        for k in range(VOICE_ATTEMPTS):
+            try:
+                r.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), REGISTERS[reg])
+                ok = True
+                break
+            except RealiseError:
+                continue
+        if not ok:
+            return False
+    return True
+
+
+VOICE_ATTEMPTS = 4
+
+
+def voiceable(fact: Fact) -> bool:
+    """Whether the realiser finds a voiced wording of `fact` (no 6-word run of the statement,
+    recoverable) in a conversational, a controlled and a staff register. The planner voices
+    only such facts; the rest keep canonical renditions. A statement of fewer than six words
+    cannot share a run of six."""
+    if len(tokens(fact.statement)) < 6:
+        return True
+    return _voiceable(fact.model_dump_json())
 
 
 # --- checks ------------------------------------------------------------------------------------

@@ -31,8 +31,8 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
 from .grammar import finish, expand
-from .realise import (ASIDES, HEDGES, REGISTERS, Context, Realiser, RealiseError, Register, fix_agreement,
-                      read, recoverable, shares_run)
+from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
+                      fix_agreement, read, recoverable, shares_run, voiceable)
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -338,7 +338,7 @@ class BuiltinWriter(Writer):
         error naming the fact and its source line."""
         last: Optional[Exception] = None
         seed = rng.random()
-        for k in range(6):
+        for k in range(VOICE_ATTEMPTS):
             r = random.Random(f"{seed}:{k}")
             try:
                 if single:
@@ -346,11 +346,20 @@ class BuiltinWriter(Writer):
                 return self.realiser.voiced(read(fact), r, reg, context, value_text)
             except RealiseError as e:
                 last = e
+        if not single and value_text is None:
+            # the seeds `voiceable` proved, in this register then in the nearest checked one
+            near = "manual" if reg.controlled else "team_chat" if reg.audience == "staff" else "chat"
+            for reg2 in (reg, REGISTERS[near]):
+                for k in range(VOICE_ATTEMPTS):
+                    try:
+                        return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
+                    except RealiseError as e:
+                        last = e
         raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
                              f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
 
     def voiceable(self, fact: Fact) -> bool:
-        return _voiceable(self, fact.id, fact.statement)
+        return voiceable(fact)
 
     def _lead(self, text: str, rng: random.Random, reg: Register, context: Optional[Context]) -> str:
         first = context.customer.first if context and context.customer else ""
@@ -476,25 +485,6 @@ def _thing(context: Optional[Context]) -> str:
 
 def _as_indirect(about: str) -> str:
     return f"about {about}"
-
-
-def _voiceable(w: BuiltinWriter, fact_id: str, statement: str) -> bool:
-    """Whether the realiser voices this fact in both a conversational and a controlled
-    register (the planner voices only such facts; the rest stay canonical)."""
-    cache = w.__dict__.setdefault("_voiceable", {})
-    if fact_id in cache:
-        return cache[fact_id]
-    fact = next((f for f in w._facts() if f.id == fact_id), None)
-    ok = fact is not None
-    if fact is not None:
-        for reg in (REGISTERS["chat"], REGISTERS["manual"]):
-            try:
-                w.voiced(fact, random.Random(f"voiceable:{fact_id}"), reg)
-            except FactforgeError:
-                ok = False
-                break
-    cache[fact_id] = ok
-    return ok
 
 
 class LLMWriter(BuiltinWriter):
