@@ -908,8 +908,11 @@ class Realiser:
         r = read(fact)
         reg = REGISTERS["chat"]
         d = None
+        numeric = any(s.type in _NUMERIC for s in fact.slots)
         if self._wh_target(r) is not None:
             d = self._wh_qa(r, rng, reg, None, None)
+        elif numeric:
+            return None  # a yes/no question would put the answer's value in the asker's mouth
         elif r.main and r.main.subj and r.main.aux in ("may", "can", "may_not", "cannot", "must_not", "must_never",
                                                       "must", "is", "is_not"):
             c = r.main

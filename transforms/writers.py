@@ -412,7 +412,8 @@ class BuiltinWriter(Writer):
             what, whom = self.realiser._cell_parts(r)
             return f"the {what} for {whom}"
         lab = self.label(fact)
-        if lab and len(lab.split()) <= 7:
+        if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
+                                                                           "with", "from", "per", "and", "or"):
             lab = self.lower_first(lab)
             return lab if re.match(r"^(the|a|an|your|my|[A-Z])", lab) else f"the {lab}"
         return ""

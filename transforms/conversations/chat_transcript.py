@@ -73,14 +73,15 @@ class ChatTranscript(Transformer):
         if not its:
             ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
                                      avoid=avoid)
-            for t in ex.turns:
+            body, ritual = (ex.turns[:-3], ex.turns[-3:]) if len(ex.turns) > 4 else (ex.turns, [])
+            for t in body:
                 say(cust.name if t.role == "customer" else agent, t.text)
         else:
             say(agent, w.greeting(rng, "agent", name=cust.name, agent=agent))
             say(cust.name, w.greeting(rng, "customer", name=cust.name, thing=thing))
             say(agent, w.filler(rng, "agent", name=cust.name, thing=thing)[0])
         for n, it in enumerate(its):
-            say(cust.name, w.question(it.fact, rng, talk.customer, rec if n == 0 or rng.random() < 0.3 else None))
+            say(cust.name, w.question(it.fact, rng, talk.customer, rec if n == 0 or rng.random() < 0.5 else None))
             wrong = False
             for d in it.wrong:
                 say(cust.name, C.hedged(ctx, it.fact, d, rng, role="customer", register="chat", context=talk))
@@ -104,6 +105,9 @@ class ChatTranscript(Transformer):
         if its:
             say(cust.name, w.closing(rng, "customer", agent=agent, thing=thing))
             say(agent, w.closing(rng, "agent", name=cust.name, thing=thing))
+        else:
+            for t in ritual:
+                say(cust.name if t.role == "customer" else agent, t.text)
         say("System", f"{agent} ended the chat. Transcript sent to {cust_email}.")
 
         queue = C.section_of(its[0].fact) if its else rng.choice(["Account", "General enquiries", "Billing"])
