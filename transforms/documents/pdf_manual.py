@@ -180,7 +180,7 @@ class PdfManual(Transformer):
         check_capacity(spec, self.max_facts)
         _register_fonts()
         rng = spec.rng("pdf_manual")
-        content = plan_content(spec, ctx, rng, role="colleague", correct=("distractor",))
+        content = plan_content(spec, ctx, rng, role="colleague", correct=("distractor",), register="manual")
         out.write_bytes(_build(spec, ctx, content, rng))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
