@@ -9,6 +9,7 @@ files, no leaked base values in a variant. Asset bodies are thin: library code d
 
 import dagster as dg
 
+from audits import lints as lint
 from audits import recoverability as rec
 from domains import discover, variants
 from transforms.planner import EvidencePlan
@@ -115,6 +116,22 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
+    _check("no_lint_hits", "lints",
+           "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
+def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, settings: BuildSettings,
+          workspace: Workspace, conversations, documents, tables, visuals, recordings):
+    """Read every delivered file (cached extractions) for asides, agreement errors, lost
+    capitalisation, headings in speech, duplicated bullets, brand internals; measure voiced
+    runs, distinct sentences and lead-ins."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, rendered, workspace.cache_dir)
+    yield dg.Output(report, metadata=steps.lints_metadata(report))
+    problems = lint.failures(report)
+    yield dg.AssetCheckResult(check_name="no_lint_hits", passed=not problems,
+                              metadata={"problems": problems[:100], "count": len(problems)})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
 def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
               conversations, documents, tables, visuals, recordings):
@@ -129,17 +146,17 @@ def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSe
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
-def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan,
+def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan, lints,
                 settings: BuildSettings, workspace: Workspace, conversations, documents, tables, visuals,
                 recordings) -> dg.MaterializeResult:
     """The versioned, content-addressed bundle, written atomically."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
-                            evidence_plan, rendered, recoverability, leak_scan)
+                            evidence_plan, rendered, recoverability, leak_scan, lints)
     return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
                                           "files": len(man.files), "content_hash": man.content_hash})
 
 
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, evidence_plan, *family_assets, recoverability,
-              leak_scan, task_bundle]
+              leak_scan, lints, task_bundle]
 ALL_CHECKS: list = []

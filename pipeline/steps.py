@@ -64,8 +64,9 @@ def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir:
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],
-          recoverability: dict, leaks: dict):
-    reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")}}
+          recoverability: dict, leaks: dict, lints: dict):
+    reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")},
+               "reports/lints.json": lints}
     if world.spec is not None:
         reports["reports/leaks.json"] = leaks
     facts_json = facts.model_dump(mode="json")
@@ -101,6 +102,18 @@ def recoverability(world: World, plan: EvidencePlan, facts: FactSet, rendered: l
     from audits.recoverability import check_recoverability  # noqa: PLC0415
     files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
     return check_recoverability(plan, facts, files, Path(cache_dir), currency=world.pack.info.currency)
+
+
+def lints(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+    from audits.lints import lint_files  # noqa: PLC0415
+    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+    return lint_files(plan, facts, files, world.pack, Path(cache_dir))
+
+
+def lints_metadata(report: dict) -> dict:
+    s, m = report["summary"], report["measures"]
+    return {"hits": s["hits"], "by_lint": s["by_lint"], "voiced_with_policy_run": s["voiced_with_policy_run"],
+            "distinct_ratio": m["distinct_sentences"]["ratio"], "top_lead_in_share": m["lead_ins"]["most_common_share"]}
 
 
 def recoverability_metadata(report: dict) -> dict:

@@ -39,7 +39,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import int_to_words, replace_value, surface_forms, unit_words
 from facts.values import slot_matches
 
-from .grammar import capitalise, finish
+from .grammar import capitalise, finish, fix_articles
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
@@ -183,6 +183,7 @@ def _split_clause(text: str) -> Clause:
             not re.match(r"^(Never|Always)\s+\w+\s+(is|are|may|can|must)\b", text):
         return Clause("", "", text, imperative=True)
     words = text.split(" ")
+    lex = _lexical_split(text)
     for i in range(1, min(len(words), 16)):
         rest = " ".join(words[i:])
         for rx, key in _MODAL_RE:
@@ -191,6 +192,8 @@ def _split_clause(text: str) -> Clause:
                 subj = " ".join(words[:i])
                 if key == "is" and re.search(r"\b(that|who|which)$", subj, re.I):
                     continue
+                if lex is not None and len(lex.subj.split()) < i:
+                    return lex  # a verb came first: "the agent tells the customer that a transfer is ..."
                 return Clause(subj, key, rest[m.end():])
     return Clause("", "", text)
 
@@ -497,7 +500,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"kindly", ["politely", "gently"]), (r"both", ["the two"]), (r"whether", ["if"]),
     (r"depends on", ["is set by", "varies with"]), (r"depend on", ["are set by", "vary with"]),
     (r"within", ["inside"]), (r"outside", ["beyond"]), (r"after", ["following"]), (r"before", ["ahead of"]),
-    (r"already", ["by then"]), (r"again", ["once more"]), (r"together", ["jointly"]), (r"jointly", ["together"]),
+    (r"again", ["once more"]), (r"together", ["jointly"]), (r"jointly", ["together"]),
     (r"also", [""]), (r"either", [""]), (r"its", ["the"]), (r"their", ["the"]), (r"this", ["that"]), (r"our", ["the"]),
 ]
 _LEX_RE = [(re.compile(rf"(?<![\w'-]){p}(?![\w'-])", re.I), alts) for p, alts in _LEX]
@@ -901,6 +904,12 @@ class Realiser:
         base = self._plain(r, rng, reg, ctx, vt).text
         return Draft(telegraph(base, reg), "note")
 
+    def unrun(self, fact: Fact, text: str, rng: random.Random, reg: Register = REGISTERS["chat"]) -> Optional[str]:
+        """`text` (a question, a claim with a wrong value) re-worded until it shares no 6-word
+        run with the statement, without the recovery rule; None when that fails."""
+        out = self._break_runs(fact, text, rng, reg, {"_": ""})
+        return None if shares_run(out, fact.statement) else out
+
     def ask(self, fact: Fact, rng: random.Random, first_person: bool = True) -> Optional[str]:
         """A question about the fact without its answer ("How long is the profile locked
         after three failed verification attempts?"), from its own clause; None when the
@@ -1124,7 +1133,7 @@ class Realiser:
 def _tidy(text: str) -> str:
     text = re.sub(r"\s{2,}", " ", text)
     text = re.sub(r"\s+([,.;:?!])", r"\1", text)
-    return text.strip()
+    return fix_articles(text.strip())
 
 
 _FUNC = set("""the a an in on for to of with by at from that which who when if is are was were and or but per each

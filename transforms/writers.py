@@ -384,6 +384,8 @@ class BuiltinWriter(Writer):
         staff = reg.audience == "staff"
         r = read(fact)
         q = None if r.cell else self.realiser.ask(fact, rng, first_person=not staff)
+        if q is not None and shares_run(q, fact.statement):
+            q = self.realiser.unrun(fact, q, rng)
         if q is None:
             about = self._about(fact, r)
             if about:
@@ -398,6 +400,8 @@ class BuiltinWriter(Writer):
         elif rng.random() < 0.5:
             q = q[:1].lower() + q[1:] if not q.startswith("I ") else q
             q = rng.choice(["quick question: {q}", "I wanted to ask: {q}", "{q}"]).format(q=q)
+        if shares_run(q, fact.statement):
+            q = self.realiser.unrun(fact, q, rng) or rng.choice(["what applies in my case?", "how does that work?"])
         sit = "" if staff else self._situation(fact, rng, customer, record)
         text = q
         if sit:
@@ -448,7 +452,8 @@ class BuiltinWriter(Writer):
         try:
             claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
         except FactforgeError:
-            claim = self.with_value(fact, d.slot, d.text)
+            about = self._about(fact, read(fact)) or "it"
+            claim = self.realiser.unrun(fact, f"{about} is {d.text}", rng) or f"it was {d.text}"
         claim = self.realiser.lower(claim).rstrip(".?! ")
         thing = _thing(context)
         if d.role == "superseded":

@@ -16,9 +16,9 @@ from transforms.smalltalk import MEETING_OPENERS, MEETING_SMALLTALK
 
 _OPEN = ["Okay, let's get started, thanks everyone for joining.", "Right, I think we have everyone. Let's start.",
          "Thanks for making time. Let's kick off."]
-_AGENDA = ["Today I want to go through {topics}, because the team keeps getting questions.",
-           "Agenda is short: {topics}. Then any other business.",
-           "We're here to settle {topics} so the knowledge base can be updated."]
+_AGENDA = ["Today I want to go through {n} questions the team keeps getting from customers.",
+           "Agenda is short: {n} questions from the floor, then any other business.",
+           "We're here to settle {n} open questions so the knowledge base can be updated."]
 _ASKS = ["First question from the floor. {q}", "Next one. {q}", "{q}", "Customers ask this a lot. {q}"]
 _SUPERSEDED = ["For context, this is what the earlier draft said. {old}", "Let me read out the old version. {old}",
                "Just so we have it on the record, the working notes had this. {old}"]
@@ -73,8 +73,8 @@ class MeetingTranscript(Transformer):
         talk(rng.choice(staff), rng.choice(MEETING_OPENERS))
         talk(owner, rng.choice(_OPEN))
         if its:
-            listed = ", ".join(topics[:-1]) + (" and " if len(topics) > 1 else "") + topics[-1]
-            talk(owner, rng.choice(_AGENDA).format(topics=listed))
+            n = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(len(its), str(len(its)))
+            talk(owner, rng.choice(_AGENDA).format(n=n))
             chatter(1)
         else:
             for _ in range(4):

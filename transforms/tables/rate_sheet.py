@@ -176,9 +176,8 @@ class RateSheet(Transformer):
                 applies = "; ".join(f"{c.attribute}: {c.value}" for c in f.conditions) or "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
-                details = (C.authoritative(ctx, it, rng, after_wrong=False, register="table") if it.rendition == "canonical"
-                           else w.bullet(f))
-                item = w.topic(f)
+                details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
+                item = w.topic(f) if it.rendition == "canonical" else " ".join(w.topic(f).split()[:4])
                 item = item[:1].upper() + item[1:]
                 ref = f"{letter}-{i + 1:03d}"
                 if name == "Rules":
