@@ -125,10 +125,12 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
 
 
 def duplicated_lines(text: str, window: int = 12) -> list[str]:
-    lines = [L.mask(x) for x in text.split("\n")]
+    """Lines of four words or more printed twice, verbatim, within `window` lines (page
+    numbers and running footers differ by their number, so they are not duplicates)."""
+    lines = [" ".join(x.lower().split()) for x in text.split("\n")]
     out = []
     for i, a in enumerate(lines):
-        if len(a.split()) < 4:
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a):
             continue
         if a in lines[i + 1:i + 1 + window]:
             out.append(text.split("\n")[i].strip())

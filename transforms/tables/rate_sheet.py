@@ -186,6 +186,8 @@ class RateSheet(Transformer):
                     formats[(i, 5)] = "yyyy-mm-dd"
                     continue
                 value, fmt, unit = X.typed_value(f.slots[0], f.statement)
+                if it.rendition == "voiced":  # the basis column must not quote the policy's words
+                    unit = " ".join(unit.split()[:3])
                 rows.append([ref, C.section_of(f), item, applies, value, unit, details,
                              dt.datetime(eff.year, eff.month, eff.day)])
                 formats[(i, 4)] = fmt
