@@ -7,7 +7,8 @@ made), then checked for:
   controlled document (manual, knowledge base, memo, rate sheet, slides, screens); quoted
   text (a misconception a manual quotes) is not the document's own voice and is skipped;
 - `agreement`: a subject and verb that disagree ("agents has to"), or "a"/"an" against the
-  next word's sound ("a extra bag");
+  next word's sound ("a extra bag"); not on speech-recognition transcripts, whose free words
+  are the recogniser's guesses (values are what it is sure of);
 - `product_case`: a product or brand name with its capitalisation lost ("credit Builder
   Card");
 - `heading_in_speech`: a policy heading of four words or more, a fact id, or a catalog cell
@@ -177,15 +178,17 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     def add(lint: str, found: list[str]) -> None:
         hits.extend(Hit(lint, path, kind, x) for x in dict.fromkeys(found))
 
+    heard = modality in ("wav", "mp4")  # speech recognition: free words are not what was written
     if kind in CONTROLLED_KINDS:
         add("aside_in_controlled", asides(body))
-    add("agreement", agreement(body))
-    add("product_case", product_case(body, names))
-    if family in SPEECH_FAMILIES:
+    if not heard:
+        add("agreement", agreement(body))
+        add("product_case", product_case(body, names))
+    if family in SPEECH_FAMILIES and not heard:
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
         add("contradicting_replies", contradictions(body))
-    if modality in ("png", "pdf", "mp4"):
+    if modality in ("png", "pdf"):
         add("duplicated_bullet", duplicated_lines(text))
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))
