@@ -26,7 +26,6 @@ from __future__ import annotations
 import ast
 import inspect
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Optional, Union
@@ -37,7 +36,7 @@ from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
 
-from . import Brand, DomainPack, PackFile, _load_module
+from . import Brand, DomainPack, PackFile, _load_module, readers, sandbox
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -867,7 +866,7 @@ class VariantSpec:
             if "price_scale" in params and self.scale_prices != 1:
                 kwargs["price_scale"] = self.scale_prices
                 scaled = True
-            db = mod.generate(pack, seed, **kwargs)
+            db = sandbox.run(base.path / "seed.py", "generate", pack, seed, **kwargs)
         else:
             db = base.database(seed)
         db = self.renamer.tree(db)
@@ -881,10 +880,9 @@ class VariantSpec:
         mod = self._seed(base)
         problems: list[str] = []
         if mod is not None and hasattr(mod, "check"):
-            if "values" in inspect.signature(mod.check).parameters:
-                problems += list(mod.check(pack, db, values=self.db_values(base, base.facts)))
-            else:
-                problems += list(mod.check(pack, db))
+            kwargs = {"values": self.db_values(base, base.facts)} if "values" in inspect.signature(mod.check).parameters \
+                else {}
+            problems += list(sandbox.run(base.path / "seed.py", "check", pack, db, **kwargs))
         problems += brand_leaks_in_tree(db, self.terms)
         return problems
 
@@ -1085,21 +1083,7 @@ def variant_path(base: DomainPack, name: str) -> Path:
 
 
 def read_variant_file(path: Path) -> tuple[str, dict]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
-        try:
-            return text, tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            msg = str(e).split(" (at line")[0]
-            raise FactforgeError(f"invalid TOML: {msg}", path, getattr(e, "lineno", None)) from None
-    import yaml  # noqa: PLC0415
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise FactforgeError(f"invalid YAML: {getattr(e, 'problem', e)}", path,
-                             mark.line + 1 if mark is not None else None) from None
+    text, data = readers.load_toml(path) if path.suffix == ".toml" else readers.load_yaml(path)
     if not isinstance(data, dict):
         raise FactforgeError("a variant spec must be a mapping", path, 1)
     return text, data

@@ -10,7 +10,7 @@ files, no leaked base values in a variant. Asset bodies are thin: library code d
 import dagster as dg
 
 from audits import recoverability as rec
-from domains import discover, variants
+from domains import NAME_RE, discover, variants
 from transforms.planner import EvidencePlan
 from transforms.registry import FAMILIES
 
@@ -22,7 +22,7 @@ def partition_keys() -> list[str]:
     keys = []
     for name, pack in sorted(discover(include_test=True).items()):
         keys.append(name)
-        keys += [f"{name}@{v}" for v in variants.list_variants(pack)]
+        keys += [f"{name}@{v}" for v in variants.list_variants(pack) if NAME_RE.match(v)]
     return keys
 
 
@@ -64,7 +64,7 @@ def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
     _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
 def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     """The domain's seed database (variant: renamed and re-valued consistently)."""
-    sdb = steps.seed_database(_world(context, settings), settings.seed)
+    sdb = steps.seed_database(_world(context, settings), settings.seed, settings.seed_timeout)
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})

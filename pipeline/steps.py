@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
+from domains.sandbox import time_limit
 from domains.variants import World
 from facts import GENERATOR_VERSION
 from facts.hashing import content_hash
@@ -29,9 +30,10 @@ class SeedDB:
         return {k: len(v) for k, v in self.tables.items() if isinstance(v, (list, dict))}
 
 
-def seed_database(world: World, seed: int) -> SeedDB:
-    db = world.database(seed)
-    return SeedDB(db, world.check_database(db))
+def seed_database(world: World, seed: int, timeout: Optional[float] = None) -> SeedDB:
+    with time_limit(timeout):
+        db = world.database(seed)
+        return SeedDB(db, world.check_database(db))
 
 
 def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
