@@ -316,14 +316,14 @@ class AuditQueue:
         if con.execute("SELECT 1 FROM meta WHERE key = 'reviewer_names' AND value = 'normalised'").fetchone():
             return
         for table in ("reviews", "leases"):
-            rows = con.execute(f"SELECT rowid, item_id, reviewer FROM {table} ORDER BY rowid").fetchall()  # noqa: S608
+            rows = con.execute(f"SELECT rowid AS rid, item_id, reviewer FROM {table} ORDER BY rowid").fetchall()  # noqa: S608
             seen: dict[tuple[int, str], str] = {}
             for r in rows:
                 norm = normalise_reviewer(r["reviewer"])
                 first = seen.setdefault((r["item_id"], norm), r["reviewer"])
                 if first != r["reviewer"]:
                     if table == "leases":
-                        con.execute("DELETE FROM leases WHERE rowid = ?", (r["rowid"],))
+                        con.execute("DELETE FROM leases WHERE rowid = ?", (r["rid"],))
                         continue
                     raise FactforgeError(f"item {r['item_id']} has reviews by {first!r} and {r['reviewer']!r}, "
                                          "one reviewer under two spellings; remove one of them", self.path)
@@ -331,7 +331,7 @@ class AuditQueue:
                 norm = normalise_reviewer(r["reviewer"])
                 if norm != r["reviewer"]:
                     con.execute(f"UPDATE OR IGNORE {table} SET reviewer = ? WHERE rowid = ?",  # noqa: S608
-                                (norm, r["rowid"]))
+                                (norm, r["rid"]))
         con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('reviewer_names', 'normalised')")
 
     def _ensure_wal(self) -> None:

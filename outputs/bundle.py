@@ -151,8 +151,16 @@ def _json_bytes(obj) -> bytes:
 
 # --------------------------------------------------------------------------- paths
 
+# Paths the writer makes (the fast case): parts of safe characters not starting with a dot.
+_PLAIN_PATH = re.compile(r"[\w+=@,~-][\w.+=@,~-]{0,254}(?:/[\w+=@,~-][\w.+=@,~-]{0,254})*", re.ASCII)
+_WS = re.compile(r"[ \t\r\n]*")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
 def path_problem(rel: Any) -> Optional[str]:
     """Why `rel` cannot be a bundle path (None when it can)."""
+    if type(rel) is str and len(rel) <= 4096 and _PLAIN_PATH.fullmatch(rel) and rel != "manifest.json":
+        return None
     if not isinstance(rel, str) or not rel:
         return "a bundle path must be a non-empty string"
     if "\x00" in rel or "\\" in rel:
@@ -343,15 +351,16 @@ class _Stream:
         self.f, self.name = f, name
         self.buf, self.pos, self.eof, self.lines_before = "", 0, False, 0
         self.dec = codecs.getincrementaldecoder("utf-8")("strict")
-        self.json = json.JSONDecoder(object_pairs_hook=self._pairs, parse_constant=self._constant)
+        self.digest = hashlib.sha256()  # of the bytes read: the two passes must read the same manifest
+        self.scan = json.JSONDecoder(object_pairs_hook=self._pairs, parse_constant=self._constant).scan_once
 
     @staticmethod
     def _pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
-        out: dict[str, Any] = {}
-        for k, v in items:
-            if k in out:
-                raise ValueError(f"duplicate key {k!r}")
-            out[k] = v
+        out = dict(items)
+        if len(out) != len(items):
+            seen: set[str] = set()
+            dup = next(k for k, _ in items if k in seen or seen.add(k))
+            raise ValueError(f"duplicate key {dup!r}")
         return out
 
     @staticmethod
@@ -368,6 +377,7 @@ class _Stream:
         if self.eof:
             return False
         data = self.f.read(_CHUNK)
+        self.digest.update(data)
         try:
             text = self.dec.decode(data, final=not data)
         except UnicodeDecodeError:
@@ -382,8 +392,7 @@ class _Stream:
 
     def peek(self) -> str:
         while True:
-            while self.pos < len(self.buf) and self.buf[self.pos] in " \t\r\n":
-                self.pos += 1
+            self.pos = _WS.match(self.buf, self.pos).end()
             if self.pos < len(self.buf) or not self._fill():
                 return self.buf[self.pos] if self.pos < len(self.buf) else ""
 
@@ -394,16 +403,23 @@ class _Stream:
         self.pos += 1
 
     def value(self, field: str) -> Any:
-        self.peek()
+        self.pos = _WS.match(self.buf, self.pos).end()
+        if self.pos == len(self.buf):
+            self.peek()
         while True:
             try:
-                obj, end = self.json.raw_decode(self.buf, self.pos)
+                try:
+                    obj, end = self.scan(self.buf, self.pos)
+                except StopIteration as stop:
+                    raise json.JSONDecodeError("Expecting value", self.buf, stop.value) from None
             except json.JSONDecodeError as e:
-                if len(self.buf) - self.pos <= MAX_VALUE_CHARS and self._fill():
+                cut = e.pos >= len(self.buf) or e.msg.startswith("Unterminated string")
+                if cut and len(self.buf) - self.pos <= MAX_VALUE_CHARS and self._fill():
                     continue
-                if len(self.buf) - self.pos > MAX_VALUE_CHARS:
+                if cut and not self.eof:
                     raise FactforgeError(f"{field}: value longer than {MAX_VALUE_CHARS} characters (refused)",
                                          self.name, self.line()) from None
+                self.pos = min(e.pos, len(self.buf))
                 raise self.fail(f"{field}: {e.msg}") from None
             except ValueError as e:
                 raise self.fail(f"{field}: {e}") from None
@@ -435,9 +451,9 @@ class _Stream:
 
 def _read_manifest(f: BinaryIO, name: str, on_header: Callable[[str, Any], None],
                    on_file: Callable[[int, Any], None],
-                   on_index: Callable[[str, int, Iterator[tuple[int, Any]]], None]) -> set[str]:
+                   on_index: Optional[Callable[[str, int, Iterator[tuple[int, Any]]], None]]) -> tuple[set[str], bytes]:
     """Stream one manifest, calling back per header field, file entry and fact-index entry;
-    returns the top-level keys seen."""
+    returns the top-level keys seen and the sha256 of the bytes read."""
     s = _Stream(f, name)
     s.expect("{", "at the start of the manifest")
     seen: set[str] = set()
@@ -458,6 +474,9 @@ def _read_manifest(f: BinaryIO, name: str, on_header: Callable[[str, Any], None]
             for j, _ in enumerate(s.items("}", "fact_index")):
                 fid = s.value("a fact_index key")
                 s.expect(":", "after a fact_index key")
+                if on_index is None:
+                    s.value(f"fact_index[{fid!r}]")  # skipped whole (pass one checked it)
+                    continue
                 s.expect("[", f"(fact_index[{fid!r}] must be a list)")
 
                 def paths(fid=fid) -> Iterator[tuple[int, Any]]:
@@ -469,7 +488,7 @@ def _read_manifest(f: BinaryIO, name: str, on_header: Callable[[str, Any], None]
             on_header(key, s.value(key))
     if s.peek() != "":
         raise s.fail("unexpected data after the manifest")
-    return seen
+    return seen, s.digest.digest()
 
 
 _VERSION = re.compile(r"^(?P<prefix>(?P<semver>\d+\.\d+\.\d+)\+(?:(?P<label>[a-z0-9_]+)\.)?)(?P<hash>[0-9a-f]{12})$")
@@ -491,17 +510,47 @@ def _field_error(field: str, e: ValidationError) -> FactforgeError:
     return FactforgeError(f"{where}: {err['msg'].lower()}{shown}")
 
 
-def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str]:
+_ENTRY_KEYS = frozenset(FileEntry.model_fields)
+_OPTIONAL = ("family", "kind", "artifact_id")
+
+
+def _entry_line(i: int, value: Any) -> tuple[str, str, list[str]]:
+    """(canonical JSON of a valid file entry, its path, its fact ids); FactforgeError naming
+    the field otherwise. The common case is checked by hand (fast); anything unusual goes
+    through the model for the exact message."""
+    v = value
+    if (type(v) is dict and v.keys() <= _ENTRY_KEYS and type(v.get("path")) is str
+            and type(v.get("sha256")) is str and _HEX64.fullmatch(v["sha256"])
+            and type(v.get("size")) is int and v["size"] >= 0
+            and all(v.get(k) is None or type(v[k]) is str for k in _OPTIONAL)
+            and type(v.get("fact_ids", [])) is list and all(type(x) is str for x in v.get("fact_ids", []))):
+        norm = {"artifact_id": v.get("artifact_id"), "fact_ids": v.get("fact_ids", []), "family": v.get("family"),
+                "kind": v.get("kind"), "path": v["path"], "sha256": v["sha256"], "size": v["size"]}
+    else:
+        try:
+            norm = FileEntry.model_validate(value).model_dump(mode="json")
+        except ValidationError as ex:
+            raise _field_error(f"files[{i}]", ex) from None
+    why = path_problem(norm["path"])
+    if why:
+        raise FactforgeError(f"files[{i}].path: {norm['path']!r}: {why}")
+    return canonical_json(norm), norm["path"], norm["fact_ids"]
+
+
+def _pair(fid: str, path: str) -> int:
+    """A fact id / path pair as a number: the sum of these over the files' fact_ids must equal
+    the sum over the fact index (the two hold the same pairs), in constant memory."""
+    return int.from_bytes(hashlib.sha256(f"{fid}\0{path}".encode("utf-8", "surrogatepass")).digest(), "big")
+
+
+def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
     """Validate every field, check order and uniqueness, check the fact index against the
-    files, recompute the content hash. Returns the header, the number of files and the
-    recomputed content hash."""
+    files, recompute the content hash. Returns the header, the number of files, the
+    recomputed content hash and the sha256 of the manifest's bytes."""
     raw_header: dict[str, Any] = {}
-    state = {"files": 0, "last": None, "last_fid": None, "pairs_files": 0, "pairs_index": 0}
+    state = {"files": 0, "last": "", "last_fid": None, "pairs_files": 0, "pairs_index": 0}
     hasher_files, hasher_index = hashlib.sha256(), hashlib.sha256()
     mod = 1 << 256
-
-    def pair_hash(fid: str, path: str) -> int:
-        return int.from_bytes(hashlib.sha256(canonical_json([fid, path]).encode("utf-8")).digest(), "big")
 
     def on_header(key: str, value: Any) -> None:
         if key not in ManifestHeader.model_fields:
@@ -509,22 +558,16 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str]:
         raw_header[key] = value
 
     def on_file(i: int, value: Any) -> None:
-        try:
-            e = FileEntry.model_validate(value)
-        except ValidationError as ex:
-            raise _field_error(f"files[{i}]", ex) from None
-        why = path_problem(e.path)
-        if why:
-            raise FactforgeError(f"files[{i}].path: {e.path!r}: {why}")
+        line, path, fact_ids = _entry_line(i, value)
         last = state["last"]
-        if last is not None and e.path <= last:
-            raise FactforgeError(f"files[{i}].path: {e.path!r} is listed twice" if e.path == last else
-                                 f"files[{i}].path: {e.path!r} is out of order (after {last!r}; entries are sorted)")
-        state["last"] = e.path
+        if i and path <= last:
+            raise FactforgeError(f"files[{i}].path: {path!r} is listed twice" if path == last else
+                                 f"files[{i}].path: {path!r} is out of order (after {last!r}; entries are sorted)")
+        state["last"] = path
         state["files"] += 1
-        hasher_files.update(canonical_json(e.model_dump(mode="json")).encode("utf-8") + b"\n")
-        for fid in e.fact_ids:
-            state["pairs_files"] = (state["pairs_files"] + pair_hash(fid, e.path)) % mod
+        hasher_files.update(line.encode("utf-8") + b"\n")
+        for fid in fact_ids:
+            state["pairs_files"] = (state["pairs_files"] + _pair(fid, path)) % mod
 
     def on_index(fid: Any, j: int, paths: Iterator[tuple[int, Any]]) -> None:
         if not isinstance(fid, str):
@@ -532,19 +575,23 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str]:
         if state["last_fid"] is not None and fid <= state["last_fid"]:
             raise FactforgeError(f"fact_index[{fid!r}]: out of order or listed twice (keys are sorted)")
         state["last_fid"] = fid
-        parts = []
+        parts, size, acc = [], 0, state["pairs_index"]
         for k, p in paths:
-            if not isinstance(p, str) or path_problem(p):
-                raise FactforgeError(f"fact_index[{fid!r}][{k}]: {p!r}: {path_problem(p)}")
-            parts.append(canonical_json(p))
-            state["pairs_index"] = (state["pairs_index"] + pair_hash(fid, p)) % mod
-            if sum(map(len, parts)) > MAX_VALUE_CHARS:
+            why = path_problem(p)
+            if why:
+                raise FactforgeError(f"fact_index[{fid!r}][{k}]: {p!r}: {why}")
+            part = canonical_json(p)
+            parts.append(part)
+            size += len(part)
+            if size > MAX_VALUE_CHARS:
                 raise FactforgeError(f"fact_index[{fid!r}]: lists more than {MAX_VALUE_CHARS} characters of paths "
                                      "(refused)")
-        hasher_index.update(("[" + canonical_json(fid) + ",[" + ",".join(parts) + "]]").encode("utf-8") + b"\n")
+            acc += _pair(fid, p)
+        state["pairs_index"] = acc % mod
+        hasher_index.update(("[" + canonical_json(fid) + ",[" + ",".join(parts) + "]]\n").encode("utf-8"))
 
     try:
-        present = _read_manifest(f, name, on_header, on_file, on_index)
+        present, digest_of_bytes = _read_manifest(f, name, on_header, on_file, on_index)
     except FactforgeError as e:
         raise FactforgeError(e.problem, e.file or name, e.line) from None
     for key in ("files", "fact_index"):
@@ -570,7 +617,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str]:
     hdr["bundle_version"] = m.group("prefix")
     digest = hashlib.sha256(canonical_json({"header": hdr, "files": hasher_files.hexdigest(),
                                             "fact_index": hasher_index.hexdigest()}).encode("utf-8")).hexdigest()
-    return header, state["files"], digest
+    return header, state["files"], digest, digest_of_bytes
 
 
 def _walk(dir_fd: int, prefix: str) -> Iterator[tuple[str, str, int, str]]:
@@ -637,7 +684,7 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
     try:
         with f:
             try:
-                header, count, digest = _pass_one(f, name)
+                header, count, digest, read_first = _pass_one(f, name)
             except FactforgeError as e:
                 raise FactforgeError(e.problem, e.file or name, e.line) from None
             f.seek(0)
@@ -662,12 +709,14 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                                f"extra: {rel} (not a regular file)")
                     cur = next(tree, None)
 
-            def on_file(i: int, value: Any) -> None:
+            def on_file(i: int, e: Any) -> None:  # checked in pass one (the bytes are compared below)
                 nonlocal cur
-                e = FileEntry.model_validate(value)
-                advance_past(e.path)
-                if cur is None or cur[0] != e.path:
-                    report(f"missing: {e.path}")
+                if type(e) is not dict or path_problem(e.get("path")) or type(e.get("size")) is not int:
+                    raise FactforgeError("changed while being verified", name)
+                path = e["path"]
+                advance_past(path)
+                if cur is None or cur[0] != path:
+                    report(f"missing: {path}")
                     return
                 rel, kind, dfd, fname = cur
                 if kind == "symlink":
@@ -675,15 +724,17 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                 elif kind != "file":
                     report(f"changed: {rel} (not a regular file)")
                 else:
-                    sha = _hash_file(dfd, fname, e.size)
-                    if sha != e.sha256:
+                    sha = _hash_file(dfd, fname, e["size"])
+                    if sha != e["sha256"]:
                         report(f"changed: {rel} (sha256 differs from manifest)" if sha is not None else
                                f"changed: {rel} (size differs from manifest, or no longer a regular file)")
                 cur = next(tree, None)
 
-            _read_manifest(f, name, lambda k, v: None, on_file, lambda fid, j, paths: [None for _ in paths])
+            _, read_again = _read_manifest(f, name, lambda k, v: None, on_file, None)
             advance_past(None)
-            if digest != header.content_hash:
+            if read_again != read_first:
+                report("changed: manifest.json (it changed while being verified)")
+            elif digest != header.content_hash:
                 report("changed: manifest.json (content hash does not match its fields)")
             elif not header.bundle_version.endswith(header.content_hash[:12]):
                 report("changed: manifest.json (bundle_version does not end with the content hash)")
