@@ -116,12 +116,13 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
-def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
-              conversations, documents, tables, visuals, recordings):
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, seed_database, settings: BuildSettings,
+              workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
     substituted base value in any delivered file, read with the same extractors."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir)
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir,
+                             seed_database.tables)
     yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
     yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
                               metadata={"problems": [f"{x['file']}: {x['what']} {x['term']!r} ({x['extractor']}): "

@@ -58,11 +58,11 @@ def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet,
     return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render")
 
 
-def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path, db: dict) -> dict:
     if world.spec is None:
         return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
     from audits.leaks import scan  # noqa: PLC0415
-    return scan(world, facts, rendered, cache_dir)
+    return scan(world, facts, rendered, cache_dir, db)
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],

@@ -640,3 +640,37 @@ def test_old_databases_get_their_reviewer_names_normalised(tmp_path, hand_facts)
     con.close()
     with pytest.raises(FactforgeError, match="item 1 has reviews by 'bob' and 'Bob '"):
         AuditQueue(db)
+
+
+def _voicemail(tmp_path: Path, text: str, voice) -> "object":
+    from facts.hashing import file_sha256
+    from transforms.extract import audio as A
+    from transforms.render import Rendered
+    p = tmp_path / f"{hashlib.sha256((text + voice.name).encode()).hexdigest()[:12]}.wav"
+    A.write_wav(p, A.telephone(A.synthesize(text, voice, tmp_path)))
+    return Rendered(artifact_id="vm-0001", kind="recordings/voicemail", path="evidence/recordings/voicemail/vm-0001.wav",
+                    file=str(p), sha256=file_sha256(p), size=p.stat().st_size, fact_ids=())
+
+
+def test_leak_scan_does_not_fail_a_variant_on_a_speech_near_miss(tmp_path):
+    """The spokewell variant's database has a customer "Toby Reyes"; the base pack's agent is
+    "Tobin Reyes". Said in the staff voice, the first pass hears "tobin reyes" (a suspect);
+    the stricter pass, where the variant's own names compete, hears "toby reyes": no leak.
+    The base name itself, said in either voice, survives both passes and is a leak."""
+    from audits.leaks import scan
+    from domains.variants import resolve
+    from transforms.extract import audio as A
+    world = resolve("_mock@spokewell")
+    facts = world.factset()
+    db = {"customers": {"CL1000": {"id": "CL1000", "name": "Toby Reyes"}}}
+    near = _voicemail(tmp_path, "Hi, this is Toby Reyes.", A.STAFF_VOICES[0])
+    rep = scan(world, facts, [near], tmp_path / "cache", db)
+    assert rep["summary"]["hits"] == 0, rep["leaks"]
+    assert rep["unconfirmed"] == [{"file": near.path, "extractor": "asr-pocketsphinx-grammar", "what": "brand",
+                                   "origin": "brand.agents[1]"}]
+    assert "Tobin" not in json.dumps(rep)  # the report ships in the bundle: no base string for non-leaks
+    for voice in (A.STAFF_VOICES[0], A.CALLER_VOICES[0]):
+        real = _voicemail(tmp_path, "Hi, this is Tobin Reyes.", voice)
+        rep = scan(world, facts, [real], tmp_path / "cache", db)
+        assert [(h["term"], h["extractor"]) for h in rep["leaks"]] == [
+            ("Tobin Reyes", "asr-pocketsphinx-grammar+strict")], (voice, rep)
