@@ -6,7 +6,10 @@ A pack is a folder holding:
   timezone; `[brand]` company name, email domain, voice, staff names, product names,
   identifier prefixes.
 - `policy.md`: the policy, decomposed into atomic facts.
-- `seed.py` (a `generate(pack, seed) -> dict` function) or `db.json`: the seed database.
+- `seed.py` defining `DOMAIN` (a `domains.contract.DomainCode`: seed generation, check,
+  policy values, API, held-out tests) or `db.json`: the seed database.
+- optionally more Python modules beside `seed.py` (`api.py`, `scenarios.py`), imported as
+  one package with it.
 - optionally `variants/<name>.toml|yaml` (rebrands) and `tasks.json` (imported tasks).
 
 Packs are discovered from the built-in folder (this package), from every folder in the
@@ -17,13 +20,12 @@ domain touches nothing here.
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
 import os
 import tomllib
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -32,6 +34,10 @@ from facts.hashing import content_hash
 from facts.names import NAME_RE, check_name  # noqa: F401  (re-exported: pack and variant names)
 
 from . import readers, sandbox
+
+if TYPE_CHECKING:
+    from .apikit import DomainApi
+    from .contract import DomainCode
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 ENV_VAR = "FACTFORGE_DOMAINS_DIR"
@@ -116,22 +122,23 @@ class DomainPack:
     def facts(self):
         return self.factset()
 
+    @property
+    def code(self) -> "DomainCode":
+        """What the pack's Python provides (`domains.contract`): `DOMAIN` in seed.py, else a
+        db.json database, else an empty one."""
+        from .contract import load_code  # noqa: PLC0415
+        return load_code(self.path)
+
     def database(self, seed: int = 0) -> dict[str, Any]:
-        seed_py = self.path / "seed.py"
-        db_json = self.path / "db.json"
-        if seed_py.exists():
-            return sandbox.run(seed_py, "generate", self, seed)
-        if db_json.exists():
-            return readers.parse_json(readers.read_text(db_json), db_json)
-        return {}
+        return sandbox.run(self.path, "generate", self, seed)
 
     def check_database(self, db: dict[str, Any]) -> list[str]:
-        """The domain's own consistency checks (seed.py `check(pack, db) -> list[str]`)."""
-        seed_py = self.path / "seed.py"
-        if not seed_py.exists():
-            return []
-        mod = _load_module(seed_py, f"factforge_domain_{self.path.name}_seed")
-        return list(sandbox.run(seed_py, "check", self, db)) if hasattr(mod, "check") else []
+        """The domain's own consistency checks (empty when the database obeys the policy)."""
+        return list(sandbox.run(self.path, "check", self, db))
+
+    def api(self, values: Optional[dict[str, Any]] = None) -> Optional["DomainApi"]:
+        """The domain API bound to this pack (None for a pack without one)."""
+        return self.code.api(self, values)
 
     def pack_hash(self) -> str:
         """Hash over every source file of the pack (for caching and manifests)."""
@@ -149,22 +156,6 @@ class DomainPack:
 
     def __getstate__(self) -> dict[str, Any]:
         return {"path": self.path, "spec": self.spec}  # what crosses to the seed sandbox (no caches)
-
-
-_MODULES: dict[str, Any] = {}
-
-
-def _load_module(path: Path, name: str):
-    """The pack module, imported in this process once it has loaded in the sandbox (so a
-    module that hangs or fails on import is stopped and reported there)."""
-    key = str(path.resolve())
-    if key not in _MODULES:
-        sandbox.run(path, None)
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
-        _MODULES[key] = mod
-    return _MODULES[key]
 
 
 def _toml_line_of(text: str, loc: tuple) -> Optional[int]:

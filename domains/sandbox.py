@@ -1,50 +1,64 @@
-"""Run a domain pack's own Python (its `seed.py`) with a time limit and one-line errors.
+"""Run a domain pack's own Python (its `DOMAIN` code) with a time limit and one-line errors.
 
-A pack is user code: its `seed.py` may loop forever, raise, fail to compile or print. Every
-call into it goes through `run(path, name, *args, **kwargs)`, which
+A pack's `seed.py` (and the modules beside it) is user code: it may loop forever, raise,
+fail to compile or print. Every call factforge makes into it for data, `generate` and
+`check`, goes through `run(folder, name, *args, **kwargs)`, which
 
-- runs the function (or reads the module attribute) `name` of the module at `path` in a
-  **fresh Python subprocess** (`sys.executable`, same import path as this process, own
-  process group), passing the arguments and the result by pickle over its stdin/stdout;
-- ends it after the **time limit** (SIGKILL to its whole process group) and raises
-  `FactforgeError("seed.py: generate() did not finish within 120 s ...")`;
+- calls `DOMAIN.<name>(*args, **kwargs)` of the pack in `folder` (`domains.contract`) in a
+  **worker subprocess** of that pack (a fresh `sys.executable` with this process's import
+  path, in its own process group, started on first use and kept warm for the next calls),
+  passing arguments and result by pickle over its stdin/stdout; a non-callable attribute
+  is returned as is, `name=None` only loads the pack's code;
+- stops the call after the **time limit**: the worker's whole process group is killed
+  (the next call starts a new worker) and `FactforgeError(".../seed.py: generate() did not
+  finish within 120 s (time limit; ...)")` is raised;
 - turns any exception into one line naming the pack file and line:
-  `.../seed.py:14: ZeroDivisionError: division by zero (in generate())` (the innermost frame inside the
-  pack's folder; for a SyntaxError, the line the compiler names);
-- sends whatever the code prints to nowhere (stdout carries the result, stderr is kept only
-  to explain a crash), so a chatty seed cannot break the CLI's one-line output.
+  `.../seed.py:14: ZeroDivisionError: division by zero (in generate())` (the innermost
+  frame inside the pack's folder; for a SyntaxError, the line the compiler names); a
+  FactforgeError raised by the code keeps its own message;
+- discards whatever the code prints (stdout carries results; the worker's stderr goes to
+  /dev/null), so a chatty seed cannot break the CLI's one-line output.
 
-Time limit: `timeout=` if given, else the innermost `time_limit(seconds)` block of the calling
-thread (`factforge build --seed-timeout` sets one around the seed step), else
-`$FACTFORGE_SEED_TIMEOUT`, else `DEFAULT_TIMEOUT` (120 s; the built-in domains need under
-half a second).
+`contract.load_code` loads a pack through `run(folder, None)` before importing it in this
+process (for `values`, `api`, `scenarios`), so a module that hangs or fails on import is
+stopped and reported the same way.
 
-Why a subprocess, not `signal.alarm` or a thread: `SIGALRM` works only in the main thread,
-and Dagster's in-process executor, a Dask worker or a test runner may call from any thread;
-it also cannot interrupt C code. A thread cannot be stopped at all. `fork()` of a process
-that has threads (Dagster's, Dask's) can deadlock the child on a lock held by another
-thread, and `multiprocessing` refuses to start children from a daemonic Dask worker.
-A fresh interpreter has none of these problems and can always be killed.
+Time limit: `timeout=` if given, else the innermost `time_limit(seconds)` block of the
+calling thread or task (`factforge build --seed-timeout` sets one around the seed step),
+else `$FACTFORGE_SEED_TIMEOUT`, else `DEFAULT_TIMEOUT` (120 s; the built-in domains need
+under half a second).
 
-Determinism: the child runs with `PYTHONHASHSEED=0`, so a seed that iterates a set of
-strings gets the same order on every run and machine (in-process it would depend on the
-parent's random hash seed); arguments and results cross by pickle, which keeps dict order
-and exact floats, so the result is the object the function returned. Results are cached
-in-process by (file content, name, pickled arguments): a pack's seed must be a pure function
-of its arguments, and tests that ask for the same database many times pay for one
-subprocess (about 0.4 s of interpreter start and imports).
+Why a subprocess, not `signal.alarm` or a thread: SIGALRM works only in the main thread,
+and Dagster's executors, a Dask worker or a test runner may call from any thread; it also
+cannot interrupt C code. A thread cannot be stopped at all. `fork()` of a process that has
+threads (Dagster's, Dask's) can deadlock the child on a lock another thread held, and
+`multiprocessing` refuses to start children from a daemonic Dask worker. A fresh interpreter
+has none of these problems and can always be killed. It costs one interpreter start (about
+0.4 s) per pack and process; the worker is reused, so a test suite that checks a database
+for each of its 80 tests pays pickling (milliseconds), not 80 starts. Workers end when
+their parent closes their stdin (at exit, or when the parent dies) and are restarted when
+the pack's Python files change.
+
+Determinism: workers run with `PYTHONHASHSEED=0`, so a seed that iterates a set of strings
+gets the same order on every run and machine (in-process it would depend on the parent's
+random hash seed); pickle keeps dict order and exact floats, so the result is the object
+the function returned.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import contextvars
 import hashlib
 import os
 import pickle
+import select
 import signal
+import struct
 import subprocess
 import sys
-from collections import OrderedDict
+import threading
+import time
 from pathlib import Path
 from typing import Any, Iterator, Optional
 
@@ -52,10 +66,14 @@ from facts.errors import FactforgeError
 
 ENV_TIMEOUT = "FACTFORGE_SEED_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
-_CACHE_SIZE = 32
+_CHILD_ENV = "FACTFORGE_SANDBOX_WORKER"
 
 _limit: contextvars.ContextVar[Optional[float]] = contextvars.ContextVar("factforge_seed_timeout", default=None)
-_cache: "OrderedDict[str, bytes]" = OrderedDict()
+
+
+def inside() -> bool:
+    """True in a sandbox worker (where pack code runs directly)."""
+    return os.environ.get(_CHILD_ENV) == "1"
 
 
 def _positive(value: Any, what: str) -> float:
@@ -63,7 +81,7 @@ def _positive(value: Any, what: str) -> float:
         t = float(value)
     except (TypeError, ValueError):
         raise FactforgeError(f"{what} must be a number of seconds, not {value!r}") from None
-    if not t > 0 or t != t or t == float("inf"):
+    if not t > 0 or t == float("inf"):
         raise FactforgeError(f"{what} must be a positive number of seconds, not {value!r}")
     return t
 
@@ -92,94 +110,154 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
         _limit.reset(token)
 
 
-def _label(path: Path, name: Optional[str]) -> str:
-    if name is None:
-        return f"importing {path.name}"
-    return f"{name}()"
+def _label(name: Optional[str]) -> str:
+    return "loading seed.py" if name is None else f"{name}()"
 
 
-def run(path: str | Path, name: Optional[str], *args: Any, timeout: Optional[float] = None, **kwargs: Any) -> Any:
-    """Call `name(*args, **kwargs)` of the module at `path` in a subprocess and return its
-    result; a non-callable attribute is returned as is; `name=None` only imports the module
-    (checks that it loads). Raises FactforgeError (one line, `file:line: Type: message`) on
-    any error, on a missing attribute, and when the time limit passes."""
-    path = Path(path).resolve()
+def code_files(folder: Path) -> list[Path]:
+    """The pack's Python files (what a worker has imported)."""
+    return sorted(p for p in folder.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _code_hash(folder: Path) -> str:
+    h = hashlib.sha256()
+    for p in code_files(folder):
+        try:
+            h.update(str(p.relative_to(folder)).encode() + b"\0" + p.read_bytes() + b"\0")
+        except OSError:
+            h.update(b"?")
+    return h.hexdigest()
+
+
+def run(folder: str | Path, name: Optional[str], *args: Any, timeout: Optional[float] = None, **kwargs: Any) -> Any:
+    """`DOMAIN.<name>(*args, **kwargs)` of the pack in `folder`, run in its worker with a time
+    limit (see the module doc). Raises FactforgeError, one line, on any failure."""
+    folder = Path(folder).resolve()
     limit = _positive(timeout, "timeout") if timeout is not None else default_timeout()
+    where = folder / "seed.py"
     try:
-        source = path.read_bytes()
-    except OSError as e:
-        raise FactforgeError(f"cannot read: {e.strerror}", path) from None
-    try:
-        request = pickle.dumps((str(path), name, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
+        request = pickle.dumps((name, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001  (an argument that cannot cross a process boundary)
-        raise FactforgeError(f"{_label(path, name)}: argument cannot be passed to the pack's code: {e}", path) from None
-    key = hashlib.sha256(source + b"\0" + request).hexdigest()
-    if key in _cache:
-        _cache.move_to_end(key)
-        return pickle.loads(_cache[key])
-    status, payload = _spawn(request, path, name, limit)
+        raise FactforgeError(f"{_label(name)}: an argument cannot be passed to the pack's code: {e}", where) from None
+    worker = _worker(folder)
+    with worker.lock:
+        status, payload = worker.call(request, name, limit)
     if status == "ok":
-        _cache[key] = payload
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
         return pickle.loads(payload)
     problem, file, line = payload
-    raise FactforgeError(problem, file or path, line)
+    raise FactforgeError(problem, file or where, line)
 
 
-def _spawn(request: bytes, path: Path, name: Optional[str], limit: float) -> tuple[str, Any]:
-    env = dict(os.environ)
-    env["PYTHONHASHSEED"] = "0"
-    here = str(Path(__file__).resolve().parents[1])  # the folder holding `domains` and `facts`
-    env["PYTHONPATH"] = os.pathsep.join([here, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
-    proc = subprocess.Popen([sys.executable, "-c", "from domains.sandbox import _child; _child()"], stdin=subprocess.PIPE,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, start_new_session=True)
-    try:
-        out, err = proc.communicate(request, timeout=limit)
-    except subprocess.TimeoutExpired:
-        _kill(proc)
-        proc.communicate()
-        return "error", (f"{_label(path, name)} did not finish within {limit:g} s (time limit; raise it with "
-                         f"--seed-timeout or ${ENV_TIMEOUT})", path, None)
-    finally:
-        if proc.poll() is None:
-            _kill(proc)
-            proc.wait()
-    try:
-        status, payload = pickle.loads(out)
-    except Exception:  # noqa: BLE001  (the child died before answering)
-        tail = [ln for ln in err.decode("utf-8", "replace").splitlines() if ln.strip()]
-        how = f"killed by signal {-proc.returncode}" if proc.returncode and proc.returncode < 0 \
-            else f"exit status {proc.returncode}"
-        detail = f": {tail[-1].strip()[:200]}" if tail else ""
-        return "error", (f"{_label(path, name)} ended without a result ({how}){detail}", path, None)
-    return status, payload
+class _Worker:
+    def __init__(self, folder: Path, code_hash: str):
+        self.folder, self.code_hash, self.pid = folder, code_hash, os.getpid()
+        self.lock = threading.Lock()
+        self.proc: Optional[subprocess.Popen] = None
+
+    def _start(self) -> subprocess.Popen:
+        env = dict(os.environ)
+        env.update({"PYTHONHASHSEED": "0", _CHILD_ENV: "1"})
+        here = str(Path(__file__).resolve().parents[1])  # the folder holding `domains` and `facts`
+        env["PYTHONPATH"] = os.pathsep.join([here, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
+        return subprocess.Popen([sys.executable, "-c", "from domains.sandbox import _serve; _serve()",
+                                 str(self.folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.DEVNULL, env=env, start_new_session=True)
+
+    def call(self, request: bytes, name: Optional[str], limit: float) -> tuple[str, Any]:
+        if self.proc is None or self.proc.poll() is not None:
+            self.proc = self._start()
+        proc = self.proc
+        deadline = time.monotonic() + limit
+        try:
+            assert proc.stdin is not None and proc.stdout is not None
+            proc.stdin.write(struct.pack(">Q", len(request)) + request)
+            proc.stdin.flush()
+            size = struct.unpack(">Q", _read(proc.stdout.fileno(), 8, deadline))[0]
+            return pickle.loads(_read(proc.stdout.fileno(), size, deadline))
+        except TimeoutError:
+            self.close(kill=True)
+            return "error", (f"{_label(name)} did not finish within {limit:g} s (time limit; raise it with "
+                             f"--seed-timeout or ${ENV_TIMEOUT})", None, None)
+        except (OSError, EOFError, struct.error, pickle.UnpicklingError):
+            code = self.close(kill=True)
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            return "error", (f"{_label(name)} ended the pack's process without a result ({how})", None, None)
+
+    def close(self, kill: bool = False) -> Optional[int]:
+        proc, self.proc = self.proc, None
+        if proc is None:
+            return None
+        with contextlib.suppress(OSError):
+            proc.stdin.close()  # type: ignore[union-attr]
+        if kill or proc.poll() is None:
+            try:
+                proc.wait(timeout=0 if kill else 2)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait()
+        with contextlib.suppress(OSError):
+            proc.stdout.close()  # type: ignore[union-attr]
+        return proc.returncode
 
 
-def _kill(proc: subprocess.Popen) -> None:
-    try:
-        os.killpg(proc.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        proc.kill()
+def _read(fd: int, n: int, deadline: float) -> bytes:
+    buf = bytearray()
+    while len(buf) < n:
+        left = deadline - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            raise TimeoutError
+        chunk = os.read(fd, min(n - len(buf), 1 << 20))
+        if not chunk:
+            raise EOFError
+        buf += chunk
+    return bytes(buf)
 
 
-# --------------------------------------------------------------------------- the child side
+_WORKERS: dict[Path, _Worker] = {}
+_WORKERS_LOCK = threading.Lock()
 
-def _where(exc: BaseException, path: Path) -> tuple[Optional[str], Optional[int]]:
+
+def _worker(folder: Path) -> _Worker:
+    code_hash = _code_hash(folder)
+    with _WORKERS_LOCK:
+        w = _WORKERS.get(folder)
+        if w is not None and (w.code_hash != code_hash or w.pid != os.getpid()):
+            if w.pid == os.getpid():
+                w.close()
+            w = None  # a forked child never touches its parent's worker
+        if w is None:
+            w = _WORKERS[folder] = _Worker(folder, code_hash)
+        return w
+
+
+@atexit.register
+def close_all() -> None:
+    """End every worker of this process."""
+    with _WORKERS_LOCK:
+        workers = [w for w in _WORKERS.values() if w.pid == os.getpid()]
+        _WORKERS.clear()
+    for w in workers:
+        w.close()
+
+
+# --------------------------------------------------------------------------- the worker side
+
+def _where(exc: BaseException, folder: Path) -> tuple[Optional[str], Optional[int]]:
     """The pack file and line an exception belongs to: the compiler's line for a syntax error
     in the pack, else the innermost traceback frame inside the pack's folder."""
     import traceback  # noqa: PLC0415
 
-    folder = path.parent
     if isinstance(exc, SyntaxError) and exc.filename:
         f = Path(exc.filename).resolve()
-        if f == path or folder in f.parents:
+        if folder in f.parents:
             return str(f), exc.lineno
     best: tuple[Optional[str], Optional[int]] = (None, None)
     for fr in traceback.extract_tb(exc.__traceback__):
-        f = Path(fr.filename).resolve() if fr.filename and not fr.filename.startswith("<") else None
-        if f is not None and (f == path or folder in f.parents):
-            best = (str(f), fr.lineno)
+        if fr.filename and not fr.filename.startswith("<"):
+            f = Path(fr.filename).resolve()
+            if folder in f.parents:
+                best = (str(f), fr.lineno)
     return best
 
 
@@ -189,48 +267,45 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
 
 
-def _child() -> None:
-    import importlib.util  # noqa: PLC0415
+def _answer(name: Optional[str], args: tuple, kwargs: dict, folder: Path) -> tuple[str, Any]:
+    from domains.contract import load_code  # noqa: PLC0415
 
-    answer = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)  # whatever the pack prints goes to stderr, which the parent does not show
-    sys.stdout = sys.stderr
-    path_s, name, args, kwargs = pickle.loads(sys.stdin.buffer.read())
-    path = Path(path_s)
-    label = _label(path, name)
+    label = _label(name)
     try:
-        spec = importlib.util.spec_from_file_location(f"factforge_domain_{path.parent.name}_seed", path)
-        mod = importlib.util.module_from_spec(spec)
-        sys.modules[spec.name] = mod
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
+        code = load_code(folder)
         if name is None:
             result = None
-        elif not hasattr(mod, name):
-            raise _Missing(f"{path.name} defines no {name}")
         else:
-            obj = getattr(mod, name)
+            obj = getattr(code, name, None)
+            if obj is None:
+                return "error", (f"the pack's DOMAIN has no {name}", None, None)
             result = obj(*args, **kwargs) if callable(obj) else obj
-        try:
-            payload = pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as e:  # noqa: BLE001
-            raise _Unpicklable(f"{label} returned a value that cannot be passed back "
-                               f"({type(e).__name__}: {e})") from None
-        reply = ("ok", payload)
-    except _Missing as e:
-        reply = ("error", (str(e), str(path), None))
-    except _Unpicklable as e:
-        reply = ("error", (str(e), str(path), None))
-    except BaseException as e:  # noqa: BLE001  (SystemExit and KeyboardInterrupt of user code too)
-        file, line = _where(e, path)
-        reply = ("error", (f"{_describe(e)} (in {label})", file, line))
-    answer.write(pickle.dumps(reply, protocol=pickle.HIGHEST_PROTOCOL))
-    answer.flush()
+    except FactforgeError as e:
+        return "error", (f"{e.problem} (in {label})", e.file, e.line)
+    except BaseException as e:  # noqa: BLE001  (SystemExit and KeyboardInterrupt of pack code too)
+        file, line = _where(e, folder)
+        return "error", (f"{_describe(e)} (in {label})", file, line)
+    try:
+        return "ok", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:  # noqa: BLE001
+        return "error", (f"{label} returned a value that cannot be passed back ({type(e).__name__}: {e})",
+                         None, None)
 
 
-class _Missing(Exception):
-    pass
-
-
-class _Unpicklable(Exception):
-    pass
-
+def _serve() -> None:
+    """Worker loop: requests (length-prefixed pickles) in on stdin, answers out on the
+    original stdout; the pack's own prints go to stderr (/dev/null). Ends at EOF."""
+    folder = Path(sys.argv[1])
+    inp = sys.stdin.buffer
+    out = os.fdopen(os.dup(1), "wb")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+    while True:
+        head = inp.read(8)
+        if len(head) < 8:
+            return
+        (size,) = struct.unpack(">Q", head)
+        name, args, kwargs = pickle.loads(inp.read(size))
+        reply = pickle.dumps(_answer(name, args, kwargs, folder), protocol=pickle.HIGHEST_PROTOCOL)
+        out.write(struct.pack(">Q", len(reply)) + reply)
+        out.flush()

@@ -273,10 +273,17 @@ def test_verify_memory_does_not_grow_with_the_number_of_entries(tmp_path, monkey
 
 # --------------------------------------------------------------------------- 3. seeds
 
-LOOP = "def generate(pack, seed):\n    while True:\n        pass\n"
-RAISES = "import random\n\n\ndef generate(pack, seed):\n    rows = {}\n    return rows['customers']\n"
-SYNTAX = "def generate(pack, seed)\n    return {}\n"
-IMPORT_LOOP = "while True:\n    pass\n"
+def seed_source(body: str, top: str = "") -> str:
+    """A seed.py following the domain contract whose generate() runs `body`."""
+    return ("from domains.contract import DomainCode\n" + top + "\n\nclass Code(DomainCode):\n"
+            "    def generate(self, pack, seed, values=None, price_scale=1.0):\n"
+            + "".join(f"        {ln}\n" for ln in body.splitlines()) + "\n\nDOMAIN = Code()\n")
+
+
+LOOP = seed_source("while True:\n    pass")
+RAISES = seed_source("rows = {}\nreturn rows['customers']")  # line 6
+SYNTAX = "from domains.contract import DomainCode\n\nclass Code(DomainCode)\n    pass\n"
+IMPORT_LOOP = seed_source("return {}", top="while True:\n    pass")
 
 
 def test_seed_with_an_infinite_loop_ends_with_a_clear_line(tmp_path):
@@ -294,14 +301,18 @@ def test_seed_that_loops_while_importing_is_stopped_too(tmp_path, monkeypatch):
     monkeypatch.setenv("FACTFORGE_SEED_TIMEOUT", "2")
     pack = load_pack(make_pack(tmp_path, "loopy", seed=IMPORT_LOOP))
     with pytest.raises(FactforgeError) as e:
+        pack.code  # noqa: B018  (loading the pack's code in this process is guarded too)
+    assert "seed.py: loading seed.py did not finish within 2 s" in str(e.value)
+    with pytest.raises(FactforgeError) as e:
         pack.check_database({})
-    assert "importing seed.py did not finish within 2 s" in str(e.value)
+    assert "seed.py: check() did not finish within 2 s" in str(e.value)
 
 
-@pytest.mark.parametrize("source,where,what", [(RAISES, "seed.py:6", "KeyError: 'customers'"),
-                                               (SYNTAX, "seed.py:1", "SyntaxError: expected ':'"),
-                                               ("def generate(pack, seed):\n    return {'a': (x for x in [1])}\n",
-                                                "seed.py", "returned a value that cannot be passed back")])
+@pytest.mark.parametrize("source,where,what", [(RAISES, "seed.py:6", "KeyError: 'customers' (in generate())"),
+                                               (SYNTAX, "seed.py:3", "SyntaxError: expected ':'"),
+                                               (seed_source("return {'a': (x for x in [1])}"),
+                                                "seed.py", "returned a value that cannot be passed back"),
+                                               ("x = 1\n", "seed.py", "seed.py must define DOMAIN")])
 def test_seed_errors_name_the_line_and_the_exception(tmp_path, source, where, what):
     pack = load_pack(make_pack(tmp_path, "broken", seed=source))
     with pytest.raises(FactforgeError) as e:
@@ -324,7 +335,7 @@ def test_seed_timeout_through_the_cli(tmp_path):
 
 
 def test_seed_results_are_deterministic_regardless_of_hash_seed(tmp_path):
-    src = "def generate(pack, seed):\n    return {'order': list({'pear', 'apple', 'fig', 'kiwi', 'plum'})}\n"
+    src = seed_source("return {'order': list({'pear', 'apple', 'fig', 'kiwi', 'plum'})}")
     d = make_pack(tmp_path, "sets", seed=src)
     code = ("import sys; sys.path.insert(0, sys.argv[1]); from domains import load_pack; "
             "print(load_pack(sys.argv[2]).database(0)['order'])")
