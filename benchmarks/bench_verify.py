@@ -44,7 +44,7 @@ def write_big_manifest(bundle: Path, n: int, with_files: bool = False) -> str:
     header = {"schema_version": BUNDLE_SCHEMA_VERSION, "domain": "bench", "variant": None, "base_domain": None,
               "variant_spec_hash": None, "seed": 0, "generator_version": "bench", "facts_hash": "f",
               "plan_hash": "p", "bundle_version": f"{SEMVER}+"}
-    h = _ManifestHasher(dict(header))
+    h = _ManifestHasher()
     entries = []
     for i in range(n):
         data = _content(i)
@@ -64,7 +64,7 @@ def write_big_manifest(bundle: Path, n: int, with_files: bool = False) -> str:
         paths = [_path(i) for i in range(g * 100, min(n, g * 100 + 100))]
         h.index(fid, paths)
         index.append(f"{json.dumps(fid)}: {json.dumps(paths)}")
-    digest = h.hexdigest()
+    digest = h.hexdigest(header)
     version = f"{SEMVER}+{digest[:12]}"
     with open(bundle / "manifest.json", "w", encoding="utf-8") as f:
         f.write("{\n")

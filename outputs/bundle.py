@@ -10,7 +10,7 @@
 `bundle_version` is "<semver>+<variant.><hash12>", e.g. "0.1.0+halcyon.3fa2c1d9e0ab". The
 content hash covers **every manifest field**: the header (schema version, the version's
 "<semver>+<variant.>" part, domain, variant, seed, generator, facts and plan hashes), every
-file entry and every fact-index entry (`manifest_hash`). The version's last 12 characters
+file entry and every fact-index entry (`_ManifestHasher`). The version's last 12 characters
 are the hash's first 12, so a version cannot be edited without the hash noticing. Same
 inputs and seed give the same version. A bundle is assembled in a temporary directory beside
 its destination (`.tmp-bundle-*`, locked by its writer) and renamed into place; an existing
@@ -59,7 +59,7 @@ from facts.errors import FactforgeError
 from facts.hashing import canonical_json, file_sha256
 from facts.names import NAME_RE
 
-BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (manifest_hash)
+BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (_ManifestHasher)
 SEMVER = "0.1.0"
 MAX_VALUE_CHARS = 1 << 20
 TMP_PREFIX = ".tmp-bundle-"
@@ -116,32 +116,38 @@ class Manifest(BaseModel):
     def compute_hash(self) -> str:
         header = self.model_dump(mode="json", exclude={"files", "fact_index", "content_hash"})
         header["bundle_version"] = self.version_prefix()
-        h = _ManifestHasher(header)
+        h = _ManifestHasher()
         for e in self.files:
             h.file(e)
         for fid, paths in self.fact_index.items():
             h.index(fid, paths)
-        return h.hexdigest()
+        return h.hexdigest(header)
 
 
 class _ManifestHasher:
-    """manifest_hash = sha256 of canonical JSON {header, files: sha256 of each entry's canonical
-    JSON line in order, fact_index: sha256 of each [fact id, paths] line in order}; the header
-    holds every other field with `bundle_version` cut to its "<semver>+<variant.>" part."""
+    """The content hash = sha256 of canonical JSON {header, files: sha256 of each entry's
+    canonical JSON line in order, fact_index: sha256 of each [fact id, paths] line in order};
+    the header holds every other field with `bundle_version` cut to its "<semver>+<variant.>"
+    part. Built incrementally, so `verify` can take it over a streamed manifest."""
 
-    def __init__(self, header: dict[str, Any]):
-        self.header = header
+    def __init__(self) -> None:
         self._files = hashlib.sha256()
         self._index = hashlib.sha256()
 
     def file(self, e: FileEntry) -> None:
-        self._files.update(canonical_json(e.model_dump(mode="json")).encode("utf-8") + b"\n")
+        self.file_line(canonical_json(e.model_dump(mode="json")))
+
+    def file_line(self, line: str) -> None:
+        self._files.update(line.encode("utf-8") + b"\n")
 
     def index(self, fid: str, paths: list[str]) -> None:
-        self._index.update(canonical_json([fid, paths]).encode("utf-8") + b"\n")
+        self.index_line(canonical_json([fid, paths]))
 
-    def hexdigest(self) -> str:
-        return hashlib.sha256(canonical_json({"header": self.header, "files": self._files.hexdigest(),
+    def index_line(self, line: str) -> None:
+        self._index.update(line.encode("utf-8") + b"\n")
+
+    def hexdigest(self, header: dict[str, Any]) -> str:
+        return hashlib.sha256(canonical_json({"header": header, "files": self._files.hexdigest(),
                                               "fact_index": self._index.hexdigest()}).encode("utf-8")).hexdigest()
 
 
@@ -549,7 +555,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
     recomputed content hash and the sha256 of the manifest's bytes."""
     raw_header: dict[str, Any] = {}
     state = {"files": 0, "last": "", "last_fid": None, "pairs_files": 0, "pairs_index": 0}
-    hasher_files, hasher_index = hashlib.sha256(), hashlib.sha256()
+    hasher = _ManifestHasher()
     mod = 1 << 256
 
     def on_header(key: str, value: Any) -> None:
@@ -565,7 +571,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
                                  f"files[{i}].path: {path!r} is out of order (after {last!r}; entries are sorted)")
         state["last"] = path
         state["files"] += 1
-        hasher_files.update(line.encode("utf-8") + b"\n")
+        hasher.file_line(line)
         for fid in fact_ids:
             state["pairs_files"] = (state["pairs_files"] + _pair(fid, path)) % mod
 
@@ -588,7 +594,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
                                      "(refused)")
             acc += _pair(fid, p)
         state["pairs_index"] = acc % mod
-        hasher_index.update(("[" + canonical_json(fid) + ",[" + ",".join(parts) + "]]\n").encode("utf-8"))
+        hasher.index_line("[" + canonical_json(fid) + ",[" + ",".join(parts) + "]]")
 
     try:
         present, digest_of_bytes = _read_manifest(f, name, on_header, on_file, on_index)
@@ -615,8 +621,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
         raise FactforgeError("fact_index: does not match the fact_ids of the file entries", name)
     hdr = header.model_dump(mode="json", exclude={"content_hash"})
     hdr["bundle_version"] = m.group("prefix")
-    digest = hashlib.sha256(canonical_json({"header": hdr, "files": hasher_files.hexdigest(),
-                                            "fact_index": hasher_index.hexdigest()}).encode("utf-8")).hexdigest()
+    digest = hasher.hexdigest(hdr)
     return header, state["files"], digest, digest_of_bytes
 
 

@@ -14,7 +14,9 @@ from typing import Callable, Optional
 
 import dagster as dg
 
+from domains.sandbox import time_limit
 from facts.errors import FactforgeError
+from outputs.bundle import remove_stale_temp
 
 from .resources import BuildSettings, Workspace, WriterResource
 
@@ -44,12 +46,14 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
         from domains.variants import resolve  # noqa: PLC0415
         resolve(key, settings.domains_dirs)  # a broken pack or variant says what is wrong with it
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
+    remove_stale_temp(workspace.out_dir)  # what a killed build left behind
     storage = Path(workspace.root) / "dagster_storage"
     resources = {"settings": settings, "workspace": workspace, "writer": writer or WriterResource(),
                  "io_manager": dg.FilesystemIOManager(base_dir=str(storage))}
-    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
-                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
-                            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
+    with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
+        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
+                                instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+                                run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
     failed_checks = [e for e in result.get_asset_check_evaluations() if not e.passed]
     if failed_checks:
         lines = []

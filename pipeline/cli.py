@@ -137,8 +137,13 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
         raise typer.BadParameter(f"{seed_timeout:g} is not a positive number of seconds", param_hint="'--seed-timeout'")
     from .build import configure_domains_dirs  # noqa: PLC0415
     configure_domains_dirs(_dirs(domains_dir))
-    from domains import discover  # noqa: PLC0415
-    keys = list(domain or [p for p in sorted(discover()) if not p.startswith("_")])
+    from domains import scan  # noqa: PLC0415
+    packs, broken = scan()
+    keys = list(domain or [p for p in sorted(packs) if not p.startswith("_")])
+    if not domain:
+        for b in broken:
+            err.print(f"[yellow]skipping broken pack[/yellow] {escape(b.path.name)}: {escape(b.error.render())}",
+                      highlight=False)
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
     from .build import build_partition  # noqa: PLC0415

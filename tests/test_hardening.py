@@ -281,7 +281,7 @@ def seed_source(body: str, top: str = "") -> str:
 
 
 LOOP = seed_source("while True:\n    pass")
-RAISES = seed_source("rows = {}\nreturn rows['customers']")  # line 6
+RAISES = seed_source("rows = {}\nreturn rows['customers']")  # the return is line 7
 SYNTAX = "from domains.contract import DomainCode\n\nclass Code(DomainCode)\n    pass\n"
 IMPORT_LOOP = seed_source("return {}", top="while True:\n    pass")
 
@@ -308,7 +308,7 @@ def test_seed_that_loops_while_importing_is_stopped_too(tmp_path, monkeypatch):
     assert "seed.py: check() did not finish within 2 s" in str(e.value)
 
 
-@pytest.mark.parametrize("source,where,what", [(RAISES, "seed.py:6", "KeyError: 'customers' (in generate())"),
+@pytest.mark.parametrize("source,where,what", [(RAISES, "seed.py:7", "KeyError: 'customers' (in generate())"),
                                                (SYNTAX, "seed.py:3", "SyntaxError: expected ':'"),
                                                (seed_source("return {'a': (x for x in [1])}"),
                                                 "seed.py", "returned a value that cannot be passed back"),
@@ -331,7 +331,7 @@ def test_seed_timeout_through_the_cli(tmp_path):
     make_pack(dd, "raises", seed=RAISES)
     r = run_cli("build", "--domain", "raises", "--domains-dir", str(dd), "--out", str(tmp_path / "out"),
                 "--workspace", str(tmp_path / "ws"), "--profile", "text-only")
-    assert "raises/seed.py:6: KeyError: 'customers'" in one_line_error(r)
+    assert "raises/seed.py:7: KeyError: 'customers'" in one_line_error(r)
 
 
 def test_seed_results_are_deterministic_regardless_of_hash_seed(tmp_path):
