@@ -21,8 +21,8 @@ output root.
 `verify` trusts nothing in the manifest:
 
 - paths must be relative POSIX paths inside the bundle (no `/` at the start, no `..` or `.`
-  parts, no empty parts, no backslash or NUL), listed once, in sorted order; a manifest that
-  breaks a rule is refused with one line naming the field and the reason
+  parts, no empty parts, no backslash or control character), listed once, in sorted order;
+  a manifest that breaks a rule is refused with one line naming the field and the reason
   (`manifest.json: files[3].path: '../../etc/passwd': '..' is not allowed in a bundle path`);
 - the bundle's own tree is walked through directory file descriptors without following
   any link: a symbolic link anywhere (a file, a directory, manifest.json itself) is a
@@ -169,8 +169,8 @@ def path_problem(rel: Any) -> Optional[str]:
         return None
     if not isinstance(rel, str) or not rel:
         return "a bundle path must be a non-empty string"
-    if "\x00" in rel or "\\" in rel:
-        return "NUL and backslash are not allowed in a bundle path"
+    if "\\" in rel or not rel.isprintable():
+        return "backslash and control characters are not allowed in a bundle path"
     if rel.startswith("/"):
         return "an absolute path is not allowed (bundle paths are relative to the bundle)"
     parts = rel.split("/")
@@ -184,6 +184,11 @@ def path_problem(rel: Any) -> Optional[str]:
     if rel == "manifest.json":
         return "the manifest cannot list itself"
     return None
+
+
+def _shown(rel: str) -> str:
+    """A path found in the tree as one printable line (a name may hold control characters)."""
+    return rel if rel.isprintable() else repr(rel)
 
 
 def _check_path(rel: str, field: str) -> str:
@@ -708,10 +713,10 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                 while cur is not None and (path is None or cur[0] < path):
                     rel, kind = cur[0], cur[1]
                     if kind == "symlink":
-                        report(f"symlink: {rel} (links are not allowed in a bundle; not followed)")
+                        report(f"symlink: {_shown(rel)} (links are not allowed in a bundle; not followed)")
                     elif rel != "manifest.json":
-                        report(f"extra: {rel} (not in manifest)" if kind == "file" else
-                               f"extra: {rel} (not a regular file)")
+                        report(f"extra: {_shown(rel)} (not in manifest)" if kind == "file" else
+                               f"extra: {_shown(rel)} (not a regular file)")
                     cur = next(tree, None)
 
             def on_file(i: int, e: Any) -> None:  # checked in pass one (the bytes are compared below)

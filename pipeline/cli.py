@@ -166,7 +166,13 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
     linked file, or a manifest whose fields do not match its content hash."""
     from outputs.bundle import verify as verify_bundle  # noqa: PLC0415
 
-    res = verify_bundle(bundle_dir, lambda p: err.print(f"[red]{escape(p)}[/red]", highlight=False))
+    red = sys.stderr.isatty()
+
+    def show(problem: str) -> None:  # plain writes: a million problems must not cost minutes of rich markup
+        sys.stderr.write(f"\x1b[31m{problem}\x1b[0m\n" if red else problem + "\n")
+
+    res = verify_bundle(bundle_dir, show)
+    sys.stderr.flush()
     if res.problems:
         raise typer.Exit(1)
     out.print(f"[green]ok[/green] {escape(str(bundle_dir))}: {res.files} files verified, version "

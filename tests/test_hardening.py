@@ -685,3 +685,9 @@ def test_leak_scan_does_not_fail_a_variant_on_a_speech_near_miss(tmp_path):
         rep = scan(world, facts, [real], tmp_path / "cache", db)
         assert [(h["term"], h["extractor"]) for h in rep["leaks"]] == [
             ("Tobin Reyes", "asr-pocketsphinx-grammar+strict")], (voice, rep)
+
+
+def test_a_file_name_with_a_newline_is_one_problem_line(bundle):
+    (bundle / "evidence" / "two\nlines").write_text("x")
+    r = cli_verify(bundle)
+    assert r.returncode == 1 and "extra: 'evidence/two\\nlines' (not in manifest)" in r.stderr.splitlines()
