@@ -214,21 +214,31 @@ def _read(fd: int, n: int, deadline: float) -> bytes:
     return bytes(buf)
 
 
-_WORKERS: dict[Path, _Worker] = {}
+_WORKERS: dict[Path, _Worker] = {}  # least recently used first
 _WORKERS_LOCK = threading.Lock()
+MAX_WORKERS = 4  # live workers per process (a test session loads many packs)
 
 
 def _worker(folder: Path) -> _Worker:
     code_hash = _code_hash(folder)
+    idle: list[_Worker] = []
     with _WORKERS_LOCK:
-        w = _WORKERS.get(folder)
+        w = _WORKERS.pop(folder, None)
         if w is not None and (w.code_hash != code_hash or w.pid != os.getpid()):
             if w.pid == os.getpid():
-                w.close()
+                idle.append(w)
             w = None  # a forked child never touches its parent's worker
         if w is None:
-            w = _WORKERS[folder] = _Worker(folder, code_hash)
-        return w
+            w = _Worker(folder, code_hash)
+        _WORKERS[folder] = w
+        while len(_WORKERS) > MAX_WORKERS:
+            old = _WORKERS.pop(next(iter(_WORKERS)))
+            if old.pid == os.getpid():
+                idle.append(old)
+    for old in idle:
+        with old.lock:
+            old.close()
+    return w
 
 
 @atexit.register
