@@ -186,6 +186,8 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
     ("outputs.packs.cli", "app", "pack", "group"),
+    ("outputs.api.cli", "app", "api", "group"),
+    ("outputs.client.cli", "app", "client", "group"),
 ]
 
 

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import socket
 import threading
 import time
 import urllib.parse
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from facts.errors import FactforgeError
 
@@ -153,11 +154,19 @@ class ApiServer:
             self.uds.unlink()
         self._server, self._thread, self._sock = None, None, None
 
-    def serve_forever(self) -> None:
-        """Serve in the foreground until interrupted (the CLI)."""
+    def serve_forever(self, ready: Optional[Callable[[], None]] = None) -> None:
+        """Serve in the foreground until SIGINT or SIGTERM (the CLI). `ready` is called once
+        the socket listens (connections made from then on are queued and answered)."""
         import uvicorn  # noqa: PLC0415
 
         self._sock = self._bind()
+        if threading.current_thread() is threading.main_thread():
+            # uvicorn shuts down on SIGINT/SIGTERM, restores these handlers and re-raises the
+            # signal: a no-op handler makes a requested stop a clean exit (status 0).
+            for sig in (signal.SIGINT, signal.SIGTERM):
+                signal.signal(sig, lambda *_: None)
+        if ready is not None:
+            ready()
         try:
             uvicorn.Server(self._config()).run(sockets=[self._sock])
         finally:

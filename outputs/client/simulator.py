@@ -129,7 +129,9 @@ class ClientSimulator:
         pack = Pack(Path(pack_dir))
         task = pack.json(task_id, "sealed", "task.json")
         knowledge = pack.json(task_id, "sealed", "client.json")
-        facts = FactSet.model_validate(pack.json(task_id, "sealed", "facts.json"))
+        facts_json = pack.json(task_id, "sealed", "facts.json")
+        facts_json.pop("hash", None)  # the pack stores the FactSet with its hash beside it
+        facts = FactSet.model_validate(facts_json)
         deployment = None
         if pack.has(task_id, "sealed", "deployment.toml"):
             deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))

@@ -1,0 +1,44 @@
+"""`factforge api ...`: serve a task's production API (mounted in pipeline/cli.py).
+
+`factforge api serve PACK --task ID` prints one JSON line when it listens (`url`, `domain`,
+`deployment`, `defects`, `clock`, `mode`, `task`) and serves until SIGINT or SIGTERM, so a
+parent process (the evaluator) can start it and read its address. The clock defaults to
+real time (live use); `--clock virtual` is what evaluation uses. Admin routes (reset, log,
+settle) exist only when `$FACTFORGE_API_ADMIN_TOKEN` is set.
+"""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="The client's production API of a task (with its deployment's defects).")
+
+
+@app.command("serve")
+def serve(pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
+          task: str = typer.Option(..., "--task", help="The task id."),
+          host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
+          port: int = typer.Option(0, "--port", help="TCP port (0: a free port, printed)."),
+          uds: Optional[Path] = typer.Option(None, "--uds", help="Listen on this Unix socket instead of TCP."),
+          clock: str = typer.Option("real", "--clock", help="real (wall time) or virtual (time moves on /_clock/wait)."),
+          dev: bool = typer.Option(False, "--dev", help="Development run: the kit's data and the seeded exposure rate."),
+          trial: int = typer.Option(0, "--trial", min=0, help="Trial number (salts every delay)."),
+          seed: int = typer.Option(0, "--seed", help="Seed of a development run's exposure.")):
+    """Serve the task's API over its database until interrupted."""
+    from facts.errors import FactforgeError  # noqa: PLC0415
+
+    from .server import ApiServer, describe  # noqa: PLC0415
+
+    if clock not in ("real", "virtual"):
+        raise FactforgeError(f"--clock must be real or virtual, not {clock!r}")
+    if not (pack / "index.json").is_file():
+        raise FactforgeError("not a task pack (no index.json)", pack)
+    srv = ApiServer.from_pack(pack, task, dev=dev, trial=trial, seed=seed, clock=clock,
+                              admin_token=os.environ.get("FACTFORGE_API_ADMIN_TOKEN") or None,
+                              host=host, port=port, uds=uds)
+    srv.serve_forever(ready=lambda: (print(describe(srv)), sys.stdout.flush()))
