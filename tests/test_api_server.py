@@ -35,14 +35,25 @@ def _dep(world: str, body: str, dep_id: str = "t-dep"):
     return parse_deployment(f'schema_version = "1.0"\nid = "{dep_id}"\n{body}', Path(f"{dep_id}.toml"), api)
 
 
+TRANSCRIPT: list = []   # every response the tests' clients receive (see test_same_seed_same_behaviour_per_kind)
+
+
+def _record(r: httpx.Response) -> None:
+    r.read()
+    TRANSCRIPT.append((r.request.method, r.request.url.path, r.request.url.query, r.status_code,
+                       {k: r.headers.get(k) for k in ("retry-after", "location", "link")}, r.text))
+
+
 @contextmanager
 def serve(world: str, body: str = "", *, task_id: str = "t-task", **kw):
     from outputs.api.app import ApiState
 
     _, api, db = _world(world)
     state = ApiState(api, db, _dep(world, body) if body else None, task_id=task_id, **kw)
-    with ApiServer(state) as srv, httpx.Client(base_url=srv.url, timeout=30) as c:
+    with ApiServer(state) as srv, httpx.Client(base_url=srv.url, timeout=30,
+                                               event_hooks={"response": [_record]}) as c:
         yield srv, c
+        TRANSCRIPT.append(("log", srv.state.log.model_dump(mode="json")))
 
 
 def wait(c: httpx.Client, s: float) -> float:
@@ -260,6 +271,25 @@ params = { min_delay_s = 3, max_delay_s = 3 }"""
         wait(c, 0.2)
         assert c.get("/rentals/PW2001").json()["waived"] == 5
         assert _kinds(srv)[1] == ["projection_lag"] and _kinds(srv)[-1] == []
+
+
+NINE = [test_response_field_rename, test_response_value_map, test_response_amount_sign,
+        test_response_date_to_datetime, test_pagination_cursor_reverse_and_lost_cursor,
+        test_pagination_truncated_with_link_header_and_limit_before_sort,
+        test_rate_limit_retry_after_understates_the_real_delay, test_async_completion_202_status_url,
+        test_post_commit_timeout_and_idempotency_key, test_projection_lag_serves_stale_reads]
+
+
+@pytest.mark.parametrize("scenario", NINE, ids=lambda f: f.__name__.removeprefix("test_"))
+def test_same_seed_same_behaviour_per_kind(scenario):
+    """Each defect scenario run twice on fresh servers: every response (status, Retry-After,
+    Location, Link, body) and the call log are identical."""
+    runs = []
+    for _ in range(2):
+        TRANSCRIPT.clear()
+        scenario()
+        runs.append(list(TRANSCRIPT))
+    assert runs[0] and runs[0] == runs[1]
 
 
 # --------------------------------------------------------------------------- activation

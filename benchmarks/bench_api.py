@@ -1,0 +1,124 @@
+"""Benchmark: requests per second of the API server, clean and under defect deployments.
+
+    python benchmarks/bench_api.py [--seconds 5] [--clients 1,4] [--world airline]
+
+The server runs in its own process (uvicorn, one worker, virtual clock), as in evaluation;
+the load comes from this process over keep-alive HTTP connections (httpx), one thread per
+client. The request mix is the world's reads (a user, a reservation, a user's reservations)
+and, for the defect deployments, the operations their defects target. Each line prints the
+deployment, the clients, requests per second, the status mix and the mean and p95 latency.
+`legacy-responses` rewrites every answer (renamed fields, mapped values, datetimes),
+`paged-and-async` pages a listing; `throttled-search` answers mostly 429s once its window
+opens, so its figure is the cost of a refusal.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DEPLOYMENTS = ["clean", "legacy-responses", "paged-and-async", "throttled-search"]
+
+
+def serve(world: str, deployment: str) -> None:
+    """Child process: serve `world` under `deployment` and print the URL."""
+    from domains import get_pack  # noqa: PLC0415
+    from outputs.api.deployment import deployment_path, load_deployment  # noqa: PLC0415
+    from outputs.api.server import ApiServer  # noqa: PLC0415
+
+    path = deployment_path(get_pack(world.split("@")[0]).path, deployment)
+    dep = load_deployment(path)[0] if path else None
+    srv = ApiServer.from_world(world, dep, task_id=f"{world}-bench", clock="virtual")
+    srv.serve_forever(ready=lambda: (print(srv.url), sys.stdout.flush()))
+
+
+def paths(world: str) -> list[str]:
+    from domains.variants import resolve  # noqa: PLC0415
+
+    db = resolve(world).database(0)
+    users = list(db["users"])[:20]
+    res = list(db["reservations"])[:20]
+    out = []
+    for i in range(20):
+        out += [f"/users/{users[i % len(users)]}", f"/reservations/{res[i % len(res)]}",
+                f"/users/{users[i % len(users)]}/reservations"]
+    for f in list(db["flights"].values())[:10]:
+        out.append(f"/flights/search?origin={f['origin']}&destination={f['destination']}&date={next(iter(f['dates']))}")
+    return out
+
+
+def load(url: str, reqs: list[str], clients: int, seconds: float) -> dict:
+    import httpx  # noqa: PLC0415
+
+    stop = time.perf_counter() + seconds
+    lat: list[float] = []
+    status: Counter = Counter()
+    lock = threading.Lock()
+
+    def worker(k: int) -> None:
+        mine, codes = [], Counter()
+        with httpx.Client(base_url=url, timeout=30) as c:
+            i = k
+            while time.perf_counter() < stop:
+                t0 = time.perf_counter()
+                r = c.get(reqs[i % len(reqs)])
+                mine.append(time.perf_counter() - t0)
+                codes[r.status_code] += 1
+                i += 1
+        with lock:
+            lat.extend(mine)
+            status.update(codes)
+
+    t0 = time.perf_counter()
+    threads = [threading.Thread(target=worker, args=(k,)) for k in range(clients)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - t0
+    lat.sort()
+    return {"rps": len(lat) / wall, "n": len(lat), "status": dict(sorted(status.items())),
+            "mean_ms": 1000 * statistics.fmean(lat) if lat else 0.0,
+            "p95_ms": 1000 * lat[int(0.95 * (len(lat) - 1))] if lat else 0.0}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=5.0)
+    ap.add_argument("--clients", default="1,4")
+    ap.add_argument("--world", default="airline")
+    ap.add_argument("--deployments", default=",".join(DEPLOYMENTS))
+    ap.add_argument("--serve", nargs=2, metavar=("WORLD", "DEPLOYMENT"), help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve:
+        serve(*args.serve)
+        return 0
+    reqs = paths(args.world)
+    print(f"{'deployment':<18} {'clients':>7} {'req/s':>8} {'requests':>9} {'mean ms':>8} {'p95 ms':>7}  statuses")
+    for dep in args.deployments.split(","):
+        proc = subprocess.Popen([sys.executable, __file__, "--serve", args.world, dep], stdout=subprocess.PIPE,
+                                text=True, cwd=ROOT)
+        try:
+            url = proc.stdout.readline().strip()
+            load(url, reqs, 1, 0.5)  # warm-up
+            for n in (int(x) for x in args.clients.split(",")):
+                r = load(url, reqs, n, args.seconds)
+                print(f"{dep:<18} {n:>7} {r['rps']:>8.0f} {r['n']:>9} {r['mean_ms']:>8.2f} {r['p95_ms']:>7.2f}  "
+                      f"{json.dumps(r['status'])}", flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
