@@ -330,11 +330,6 @@ def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force:
 
 def _count_facts(report: ImportReport) -> None:
     try:
-        import facts.decompose  # noqa: F401, PLC0415
-    except ImportError:
-        report.unmapped.append("facts not counted: the decomposer (facts.decompose) is not available")
-        return
-    try:
         fs = load_pack(report.path).facts
     except FactforgeError as e:
         raise FactforgeError(f"pack written to {report.path}, but its policy does not decompose: {e.problem}",

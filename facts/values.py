@@ -18,7 +18,7 @@ import re
 from functools import lru_cache
 from typing import Optional, Union
 
-from .models import Slot, SlotType
+from .models import Slot, SlotType, value_key
 from .surface import WORD_VALUES, words_to_int
 
 Number = Union[int, float]
@@ -530,31 +530,11 @@ def clean_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 # --- evidence side -----------------------------------------------------------------------------------
-_HOURS_PER = {"hour": 1, "day": 24}
-
-
-def _value_key(typ: SlotType, v, vmax, unit) -> Optional[tuple]:
-    """Comparable key of a value: hours and days share one scale (exact conversion only)."""
-    if typ in (SlotType.money, SlotType.percent, SlotType.count, SlotType.duration):
-        try:
-            fv = float(v)
-            fm = float(vmax) if vmax is not None else None
-        except (TypeError, ValueError):
-            return None
-        if typ == SlotType.duration and unit in _HOURS_PER:
-            k = _HOURS_PER[unit]
-            fv, fm, unit = fv * k, (fm * k if fm is not None else None), "hour"
-        if typ == SlotType.count:
-            unit = None
-        return (typ, round(fv, 9), None if fm is None else round(fm, 9), unit)
-    return (typ, str(v).lower(), None, None)
-
-
 def _build_index(text: str, currency: str) -> dict:
     index: dict = {}
     for typ, v, vmax, unit, a, b in _scan(text, currency):
-        key = _value_key(typ, v, vmax, unit)
-        if key is not None and key not in index:
+        key = value_key(typ, v, vmax, unit)
+        if key not in index:
             index[key] = (a, b)
     return index
 
@@ -586,8 +566,8 @@ def _literal_span(needle: str, text: str) -> Optional[tuple[int, int]]:
 def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
     """Span of a mention of the slot's value in `text`, or None.
 
-    Type-aware: a count 2 matches "2" or "two" (not "$2"); money compares amount and
-    currency; durations compare value and unit, converting hours and days only when exact.
+    Type-aware, by `facts.models.value_key`: a count 2 matches "2" or "two" (not "$2");
+    money compares amount and currency; durations convert between minutes and weeks.
     Enums and identifiers match their text case-insensitively (spaces, '-' and '_' alike)."""
     if slot.type in (SlotType.enum, SlotType.identifier):
         for needle in (slot.text, str(slot.value)):
@@ -596,10 +576,9 @@ def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
                 return span
         return None
     currency = slot.unit if slot.type == SlotType.money and slot.unit else "USD"
-    unit = (slot.unit or "USD") if slot.type == SlotType.money else "%" if slot.type == SlotType.percent else slot.unit
-    key = _value_key(slot.type, slot.value, slot.value_max, unit)
+    key = slot.key()
     index = _index_small(text, currency) if len(text) < 4000 else _index_large(text, currency)
-    if key is not None and key in index:
+    if key in index:
         return index[key]
     if slot.type == SlotType.date:
         return _literal_span(slot.text, text)

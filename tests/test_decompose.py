@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from facts.decompose import decompose_markdown, decompose_pack
+from domains.decompose import decompose_pack
+from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
-from facts.models import Condition, FactKind, SlotType
+from facts.models import Condition, FactKind, Slot, SlotType
 
 from .conftest import SHARED
 
@@ -101,7 +102,8 @@ def test_lead_in_paragraph_is_context_for_its_list():
     assert [f.statement for f in fs.facts] == [
         "A flight can be cancelled if any of the following is true: The booking was made within the last 24 hrs.",
         "A flight can be cancelled if any of the following is true: It is a business flight."]
-    assert fs.facts[0].slots[0].key() == "24 hour"
+    assert fs.facts[0].slots[0].display() == "24 hour"
+    assert fs.facts[0].slots[0].key() == Slot(name="d", type=SlotType.duration, text="1 day", value=1, unit="day").key()
 
 
 def test_table_gives_one_fact_per_cell():

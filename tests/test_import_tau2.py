@@ -41,7 +41,6 @@ def tau2_folder(name: str) -> Path:
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     """Each shared tau2 domain imported once (with fact counts), keyed by folder name."""
-    pytest.importorskip("facts.decompose")
     into = tmp_path_factory.mktemp("imported")
     cache = {}
 
@@ -174,7 +173,6 @@ def test_unknown_files_reported_and_customers_padded(tmp_path):
 
 
 def test_facts_counted_for_small_policy(tmp_path):
-    pytest.importorskip("facts.decompose")
     rep = import_tau2_domain(small_folder(tmp_path), "kayaks", tmp_path / "out")
     assert rep.facts >= 2 and rep.unparsed == 0
 

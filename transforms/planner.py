@@ -324,7 +324,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                         config=config, artifacts=artifacts)
 
 
-def _same_value(text: str, own_keys: set[str], slot: Slot) -> bool:
+def _same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
     from facts.values import parse_slots  # noqa: PLC0415
 
     try:
