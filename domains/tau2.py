@@ -131,7 +131,7 @@ def _documents(folder: Path, unmapped: list[str]) -> list[tuple[str, str, str]]:
     return [(i, t, c) for i, _, t, c in docs]
 
 
-def _document_markdown(title: str, content: str) -> str:
+def document_markdown(title: str, content: str) -> str:
     body = content.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
     if first.lstrip("#").strip() == title and first.startswith("# "):
@@ -312,7 +312,7 @@ def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force:
                 report.policy_files.append(f"policy/{0:0{width}d}-policy.md")
             for i, (doc_id, title, content) in enumerate(docs, 1):
                 rel = f"policy/{i:0{width}d}-{_slug(title)}.md"
-                (tmp / rel).write_text(_document_markdown(title, content), encoding="utf-8")
+                (tmp / rel).write_text(document_markdown(title, content), encoding="utf-8")
                 report.policy_files.append(rel)
         else:
             shutil.copyfile(policy_md, tmp / "policy.md")
