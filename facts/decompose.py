@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from .kinds import DEFINE_THERE, MODAL, classify_kind
+from .kinds import DEFINE_THERE, classify_kind
 from .markdown import Block, Text, clean_lines, decode_text, parse_blocks
 from .models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, SourceSpan, UnparsedLine,
                      make_fact_id)
@@ -75,12 +75,37 @@ def _vocab_from(t: Text) -> list[tuple[str, str]]:
     return [(attr, term.lower()) for term in terms if term and len(term.split()) <= 4]
 
 
-_COND_CUE = re.compile(r"\b(?:if|for|when|unless|only|with|whose)\b", re.IGNORECASE)
+# A condition is a vocabulary term in a restricting role: inside a conditional clause ("if
+# it is a gift card", "for each business passenger"), under a conditional list lead ("... if
+# any of the following is true:"), or qualifying the subject ("Basic economy flights cannot
+# ..."). Terms in a disjunction ("silver/gold member", "gift card or credit card") restrict
+# nothing a list of conditions (a conjunction) can say; a negated term is "not <term>".
+_COND_CUE = re.compile(r"\b(?:if|when|whenever|unless|for|whose|with|where|in\s+case\s+of)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:.!?]|\s+(?:but|so|then)\s|\s+and\s+(?:you|the\s+agent|we|it|they)\b")
+_COND_LEAD = re.compile(r"\b(?:if|when|unless)\b", re.IGNORECASE)
+_DISJUNCTION = re.compile(r"\bor\b|/|\beither\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|other\s+than|except)\b|n't\b", re.IGNORECASE)
+_SUBJECT_DET = re.compile(r"(?:(?:the|a|an|all|any|each|every)\s+)?", re.IGNORECASE)
+_VERBISH = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|cannot|could|must|should|may|might|does|"
+                      r"do|did|means|refers|stands|includes|consists|and|or)\b", re.IGNORECASE)
 
 
-def _vocab_conditions(text: str, vocab: list[tuple[str, str, re.Pattern]], taken: list[tuple[int, int]],
-                      skip_attrs: set[str]) -> list[Condition]:
+def _regions(text: str, body_at: int, conditional_lead: bool) -> list[tuple[int, int, bool]]:
+    """(start, end, negated) spans of `text` where a vocabulary term restricts the fact."""
+    out = []
+    if conditional_lead:
+        out.append((body_at, len(text), False))
+    for m in _COND_CUE.finditer(text):
+        e = _CLAUSE_END.search(text, m.end())
+        out.append((m.start(), e.start() if e else len(text), m.group(0).lower() == "unless"))
+    return out
+
+
+def _vocab_conditions(text: str, body_at: int, conditional_lead: bool, vocab: list[tuple[str, str, re.Pattern]],
+                      taken: list[tuple[int, int]], skip_attrs: set[str]) -> list[Condition]:
+    regions = _regions(text, body_at, conditional_lead)
     out, spans = [], list(taken)
+    subj = _SUBJECT_DET.match(text, body_at).end()
     for attr, term, rx in vocab:
         if attr in skip_attrs:
             continue
@@ -89,10 +114,77 @@ def _vocab_conditions(text: str, vocab: list[tuple[str, str, re.Pattern]], taken
             if any(a < y and x < b for x, y in spans):
                 continue
             spans.append((a, b))
-            if not any(c.attribute == attr and c.value == term for c in out):
-                out.append(Condition(attribute=attr, value=term))
+            region = next(((x, y, neg) for x, y, neg in regions if x <= a and b <= y), None)
+            if region is None and a == subj and not _VERBISH.match(text, b) and re.match(r"\s+[a-z]", text[b:b + 3]):
+                region = (a, b, False)  # "Basic economy flights ...": the subject's qualifier
+            if region is None:
+                continue
+            x, y, neg = region
+            clause = text[x:y]
+            if _DISJUNCTION.search(clause) or re.search(r"\)\s*$", text[max(x, a - 3):a]):
+                continue
+            negated = neg or bool(_NEGATION.search(text[x:a]))
+            value = f"not {term}" if negated else term
+            if not any(c.attribute == attr and c.value == value for c in out):
+                out.append(Condition(attribute=attr, value=value))
             break
     return out
+
+
+# --- compound limits and alternatives -----------------------------------------------------------
+_LIMIT_Q = re.compile(r"\b(?:at\s+most|at\s+least|up\s+to|no\s+more\s+than|no\s+fewer\s+than|no\s+less\s+than|"
+                      r"a\s+maximum\s+of|a\s+minimum\s+of)\s+", re.IGNORECASE)
+
+
+def _split_compound(text: str, currency: str) -> Optional[list[str]]:
+    """'Each reservation can use at most one travel certificate, at most one credit card, and
+    at most three gift cards' -> one statement per limit."""
+    text = text.rstrip(" .")
+    qs = list(_LIMIT_Q.finditer(text))
+    lead = text[:qs[0].start()] if qs else ""
+    if len(qs) < 2 or not lead.strip():
+        return None
+    out = []
+    for i, q in enumerate(qs):
+        seg = text[q.start():qs[i + 1].start() if i + 1 < len(qs) else len(text)]
+        if i + 1 < len(qs):
+            sep = re.search(r"(?:,\s*(?:and|or)?|\s+(?:and|or))\s*$", seg)
+            if not sep:
+                return None
+            seg = seg[:sep.start()]
+        if len([v for v in _scan(seg, currency) if v[0] in NUMERIC]) != 1:
+            return None
+        out.append(f"{lead}{seg.strip()}.")
+    return out
+
+
+_ALTERNATIVE = re.compile(r"^(?P<head>.*?\S)\s+(?P<cue>if|when)\s+(?P<cond>[^,;]+?)\s*[,;]\s*otherwise,?\s+"
+                          r"(?P<alt>.+?)[.!]?$", re.IGNORECASE)
+_CLAUSE_VERB = re.compile(r"\b(?:will|is|are|was|can|must|should|may|be|gets?|goes|go|has|have|takes?)\b", re.I)
+_AUX = re.compile(r"\s+(?:will|is|are|was|can|must|should|may|gets?|goes|takes?)\b", re.IGNORECASE)
+
+
+def _split_alternatives(text: str, currency: str) -> Optional[list[str]]:
+    """'X immediately if it is a gift card, otherwise in 5 to 7 business days' -> 'X immediately
+    if it is a gift card.' and 'X in 5 to 7 business days if it is not a gift card.', so each
+    value keeps the condition of its own alternative."""
+    m = _ALTERNATIVE.match(text.strip())
+    if not m or not any(v[0] in NUMERIC for v in _scan(m.group("alt"), currency)):
+        return None  # only a value of the alternative needs its own condition
+    head, cue, cond, alt = m.group("head"), m.group("cue").lower(), m.group("cond"), m.group("alt")
+    verb = re.search(r"\b(is|are|was|were|has|have|does|do)\b", cond)
+    neg = f"{cue} {cond[:verb.end()]} not{cond[verb.end():]}" if verb else f"unless {cond}"
+    if _CLAUSE_VERB.search(alt):
+        last = re.split(r",\s*(?:and\s+)?", head)[-1]
+        subj = _AUX.search(last)
+        pron = re.match(r"(?:it|they)\b", alt, re.IGNORECASE)
+        if pron and subj:
+            alt = last[:subj.start()] + alt[pron.end():]
+        second = f"{alt} {neg}."
+    else:
+        adv = re.search(r"\s+(?:immediately|instantly|right\s+away|at\s+once|now|today|\w+ly)$", head)
+        second = f"{head[:adv.start()] if adv else head} {alt} {neg}."
+    return [f"{head} {cue} {cond}.", second[:1].upper() + second[1:]]
 
 
 # --- per-tier splitting ------------------------------------------------------------------------
@@ -231,6 +323,13 @@ def _content_tokens(text: str, slots: list[Slot]) -> list[str]:
 
 
 # --- pass 2/3 -----------------------------------------------------------------------------------
+# A sentence that opens with a bare pronoun and a verb ("This will change the status ...")
+# cannot stand alone; it is merged with the sentence (or the parent list item) it refers to.
+_CLAIMLESS = re.compile(r"^(?:if|when|whenever|unless|once|in\s+case|for)\b[^.!?]*:\s*$", re.IGNORECASE)
+_PRONOUN_LEAD = re.compile(
+    r"^(?:this|that|it|these|those|they)\s+(?:is|are|was|were|has|have|had|will|would|can|could|must|should|may|"
+    r"might|does|do|did|means|applies|apply|includes|requires|ensures|allows|prevents|changes|covers|costs|lasts|"
+    r"takes|gives|makes|helps|keeps|needs|depends|happens|works|counts|also|only|then)\b", re.IGNORECASE)
 @dataclass
 class _Piece:
     """A candidate statement: optional context prefix + the candidate text."""
@@ -243,6 +342,8 @@ class _Piece:
     list_key: Optional[tuple] = None
     step_index: int = -1           # index of the numbered item within its list, else -1
     table: Optional[tuple] = None  # (row label, column header, first column header)
+    block: int = -1                # index of the source block
+    parent: Optional[int] = None   # block index of the parent list item
 
 
 _FUNCTION_END = frozenset("""when if to of for that include including includes containing contains are is the a an
@@ -355,7 +456,7 @@ class _Decomposer:
                     ctxs = [c for _, c, _ in stack[:-1] if c is not None]
                     prefix = _join_ctx(([base_ctx] if base_ctx else []) + ctxs)
                     for s in sentences(t):
-                        self._add(s, prefix, section(), item=False)
+                        self._add(s, prefix, section(), item=False, block=bi, parent=stack[-1][2])
                     last_kind = "para-in-list"
                     continue
                 stack, base_ctx = [], None
@@ -375,7 +476,7 @@ class _Decomposer:
                     sents = sentences(t)
                     lead = sents[-1]
                     for s in sents[:-1]:
-                        self._add(s, None, section())
+                        self._add(s, None, section(), block=bi)
                     nb = next_block(bi)
                     if nb is not None and nb.kind == "item":
                         base_ctx = lead
@@ -384,10 +485,10 @@ class _Decomposer:
                         for ln in range(lead.first_line, lead.last_line + 1):
                             self._unparsed(ln, "introduces a code block")
                     else:
-                        self._add(lead, None, section())
+                        self._add(lead, None, section(), block=bi)
                     continue
                 for s in sentences(t):
-                    self._add(s, None, section())
+                    self._add(s, None, section(), block=bi)
                 continue
             # list item
             while stack and stack[-1][0] >= blk.indent:
@@ -428,9 +529,19 @@ class _Decomposer:
                 if si > 0 and sub_prefix is not None:
                     pre = _join_ctx(([prefix] if prefix else []) + [sub_prefix])
                 self._add(s, pre, section(), item=True, numbered=blk.numbered, list_key=key,
-                          step_index=step if si == 0 else -1)
+                          step_index=step if si == 0 else -1, block=bi,
+                          parent=stack[-2][2] if len(stack) > 1 else None)
 
     def _add(self, body: Text, prefix: Optional[Text], section: list[str], **kw) -> None:
+        last = self.pieces[-1] if self.pieces else None
+        related = last is not None and last.block >= 0 and last.section == section and last.table is None and (
+            kw.get("block") == last.block or kw.get("parent") == last.block)
+        if related and _PRONOUN_LEAD.match(body.text):
+            # "This has to be done even when ...": merged with the sentence it refers to
+            head = last.body.cut(0, len(last.body.text) - 1) if last.body.text.endswith(".") else last.body
+            tail = Text(body.text[:1].lower() + body.text[1:], body.bold, body.starts, body.lines)
+            last.body = head.plus(tail, sep="; ")
+            return
         enum = inline_enum(body)
         if enum is not None:
             lead, items = enum
@@ -493,8 +604,10 @@ class _Decomposer:
             prefix = p.prefix
             if prefix is None and p.section and p.section[-1].endswith("?") and len(p.body.text.split()) <= 8:
                 prefix = Text(p.section[-1], (), (0,), p.body.lines)
-            st = _finish(prefix.plus(p.body) if prefix else p.body)
-            drafts.append((p, st, [], p.body.text))
+            parts = _split_alternatives(p.body.text, self.currency) or _split_compound(p.body.text, self.currency)
+            for body in ([Text(x, (), (0,), (p.body.first_line,)) for x in parts] if parts else [p.body]):
+                st = _finish(prefix.plus(body) if prefix else body)
+                drafts.append((p, st, [], body.text))
         facts: list[Fact] = []
         meta: list[_Piece] = []
         for p, st, conds, child in drafts:
@@ -509,17 +622,19 @@ class _Decomposer:
                     and len(child.split()) < 2 and not slots):
                 self._unparsed(p.body.first_line, f"too short to be a statement: {child!r}")
                 continue
-            has_num = any(s.type in NUMERIC for s in slots)
-            if vocab_rx and (has_num or p.prefix is not None) and p.table is None \
-                    and not DEFINE_THERE.match(child):
+            if p.table is None and _CLAIMLESS.match(child):
+                self._unparsed(p.body.first_line, "a condition without a claim (nothing follows it)")
+                continue
+            prefix_text = p.prefix.text if p.prefix is not None else ""
+            if vocab_rx and p.table is None and not DEFINE_THERE.match(child) and not _vocab_from(p.body):
                 taken = [(st.text.find(s.text), st.text.find(s.text) + len(s.text)) for s in slots
                          if s.type != SlotType.enum and s.text in st.text]
-                cond_m = _COND_CUE.search(st.text)
-                if cond_m:
-                    taken.append((0, cond_m.start()))
-                    conds = conds + _vocab_conditions(st.text, vocab_rx, taken, {c.attribute for c in conds})
-            kind = classify_kind(st.text, child, p.numbered, p.item, p.section, slots, p.table is not None,
-                         bool(p.prefix is not None and MODAL.search(p.prefix.text)))
+                body_at = len(prefix_text) + 1 if prefix_text and st.text.startswith(prefix_text) else 0
+                lead = bool(prefix_text and prefix_text.rstrip().endswith(":") and _COND_LEAD.search(prefix_text)
+                            and re.search(r"\bof\s+the\s+following\b", prefix_text, re.IGNORECASE))
+                conds = conds + _vocab_conditions(st.text, body_at, lead, vocab_rx, taken, {c.attribute for c in conds})
+            kind = classify_kind(st.text, child, prefix=prefix_text, numbered=p.numbered, item=p.item,
+                                 section=p.section, slots=slots, table=p.table is not None)
             end = max(p.body.last_line, p.body.first_line)
             fact = Fact(id="pending", domain=self.domain, section=list(p.section), kind=kind, statement=st.text,
                         slots=slots, conditions=conds,

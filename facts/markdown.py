@@ -57,7 +57,7 @@ class Text:
             return other
         shift = len(self.text) + len(sep)
         return Text(self.text + sep + other.text, self.bold + tuple((x + shift, y + shift) for x, y in other.bold),
-                  self.starts, self.lines)
+                    self.starts + tuple(x + shift for x in other.starts), self.lines + other.lines)
 
 
 def clean_lines(raw: list[tuple[int, str]]) -> Text:
@@ -116,7 +116,50 @@ def _is_para_line(line: str) -> bool:
                 or _EMPTY_ITEM.match(line) or line.strip().startswith("|") or _EMPTY_HEADING.match(line))
 
 
+_COMMENT_SEAM = re.compile(r"([.!?;:,])\s*[.;,](?=\s|$)|\s+(?=[.,;:!?](?:\s|$))")
+
+
+def strip_comments(lines: list[str], file: str) -> list[str]:
+    """HTML comments are authors' notes, structure rather than policy: removed wherever they
+    sit (whole lines, several lines, or inside a sentence: "The fee is $50. <!-- $77 -->."),
+    leaving the line structure (and so every line number) intact. Code fences are kept as
+    written. An unclosed comment is an error naming its first line."""
+    out: list[str] = []
+    fence: str = ""
+    open_at = 0
+    for no, line in enumerate(lines, 1):
+        fm = _FENCE.match(line)
+        if not open_at and fm and (not fence or fm.group(1)[0] == fence):
+            fence = "" if fence else fm.group(1)[0]
+            out.append(line)
+            continue
+        if fence or ("<!--" not in line and not open_at):
+            out.append(line)
+            continue
+        kept, pos = [], 0
+        while pos <= len(line):
+            if open_at:
+                end = line.find("-->", pos)
+                if end < 0:
+                    pos = len(line) + 1
+                    break
+                pos, open_at = end + 3, 0
+                continue
+            start = line.find("<!--", pos)
+            if start < 0:
+                kept.append(line[pos:])
+                break
+            kept.append(line[pos:start])
+            pos, open_at = start + 4, no
+        text = "".join(kept)
+        out.append(_COMMENT_SEAM.sub(lambda m: m.group(1) or "", text) if text.strip() else "")
+    if open_at:
+        raise FactforgeError("unclosed HTML comment (no closing -->)", file, open_at)
+    return out
+
+
 def parse_blocks(lines: list[str], file: str) -> list[Block]:
+    lines = strip_comments(lines, file)
     out: list[Block] = []
     n = len(lines)
     i = 0
@@ -127,16 +170,6 @@ def parse_blocks(lines: list[str], file: str) -> list[Block]:
         if not s:
             out.append(Block("blank", no, no))
             i += 1
-            continue
-        if s.startswith("<!--"):
-            # HTML comment: authors' notes, structure rather than policy; unclosed is an error
-            j = i
-            while j < n and "-->" not in lines[j]:
-                j += 1
-            if j >= n:
-                raise FactforgeError("unclosed HTML comment (no closing -->)", file, no)
-            out.append(Block("blank", no, j + 1))
-            i = j + 1
             continue
         fm = _FENCE.match(line)
         if fm:
@@ -211,7 +244,7 @@ def parse_blocks(lines: list[str], file: str) -> list[Block]:
         j = i
         while j < n and lines[j].strip() and _is_para_line(lines[j]) \
                 and not ("|" in lines[j] and j + 1 < n and _TABLE_SEP.match(lines[j + 1])) \
-                and not (j > i and _SETEXT_H1.match(lines[j])):
+                and not (j > i and (_SETEXT_H1.match(lines[j]) or lines[j - 1].rstrip().endswith(":"))):
             blk.raw.append((j + 1, _QUOTE.sub("", lines[j], count=1)))
             j += 1
         blk.end = j

@@ -81,7 +81,7 @@ def _fmt_num(v: Any) -> str:
 
 # Durations that convert exactly into one another (in minutes). Business days, months and
 # years do not convert into calendar time, so they only equal themselves.
-DURATION_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
+DURATION_MINUTES = {"second": 1 / 60, "minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
 NUMERIC_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 
 

@@ -19,7 +19,7 @@ from functools import lru_cache
 from typing import Optional, Union
 
 from .models import Slot, SlotType, value_key
-from .surface import WORD_VALUES, words_to_int
+from .surface import FREQUENCY_WORDS, WORD_VALUES, words_to_int
 
 Number = Union[int, float]
 Found = tuple  # (SlotType, value, value_max, unit, start, end)
@@ -58,6 +58,8 @@ _SCAN = re.compile(
         r"|\b[A-Za-z]{1,4}\d{3,}[A-Za-z0-9]*\b)",
         rf"(?P<msym>(?:US\$|C\$|A\$|[$€£])\s?{NUMD}(?:\s?(?:thousand|million|billion|k|m|bn)\b)?)",
         rf"(?P<mcode>\b(?:{_CODES})\s?{NUM})",
+        r"(?P<freq>\b(?:once|twice|thrice|one-time|one-off)\b)",
+        r"(?P<single>\b(?:a|one)\s+single\b)",
         rf"(?P<num>{NUMD}|(?=[zotfsen]){NUMW})",
     ]),
     re.IGNORECASE,
@@ -70,17 +72,36 @@ _SUFFIX = re.compile(
         rf"(?P<mpost>\s?(?:{_CODES})\b)",
         r"(?P<mword>(?:\s(?:thousand|million|billion))?[\s-](?:dollars?|euros?|pounds?|bucks)\b)",
         r"(?P<cents>\s?(?:cents?\b|¢))",
+        r"(?P<rate>\s?(?:[KMGkmg]bps)\b)",
+        r"(?P<size>\s?(?:[KMGT]B|[kmgt]b|(?:kilo|mega|giga|tera)bytes?|gigs?)\b)",
+        r"(?P<gen>[Gg]\b)",
         r"(?P<age>(?:\s|-)years?(?:\s|-)old\b|\s+years\s+of\s+age\b)",
         r"(?P<dur>(?:\s|-)?(?:(?P<dq>business|working|banking|calendar)(?:\s|-))?"
-        r"(?P<du>minute|min|hour|hr|day|week|wk|month|mo|year|yr)s?(?:\(s\))?\b)",
+        r"(?P<du>second|sec|minute|min|hour|hr|day|week|wk|month|mo|year|yr)s?(?:\(s\))?\b)",
         r"(?P<plus>\+)",
     ]),
     re.IGNORECASE,
 )
 _AND_CENTS = re.compile(rf"\s+(?:and\s+)?({NUMD}|{NUMW})\s+cents?\b", re.IGNORECASE)
 _COUNT_END = re.compile(r"[\w%$]|\.\d")
-_UNIT_MAP = {"minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
+_UNIT_MAP = {"second": "second", "sec": "second", "minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
              "week": "week", "wk": "week", "month": "month", "mo": "month", "year": "year", "yr": "year"}
+_SIZE_UNITS = {"k": "KB", "m": "MB", "g": "GB", "t": "TB"}
+_RATE_UNITS = {"k": "kbps", "m": "Mbps", "g": "Gbps"}
+_FREQ = FREQUENCY_WORDS
+# "once" is a count only where it quantifies ("called once", "once per order", "only once"),
+# never as the conjunction that opens a clause ("Once the user is verified, ...").
+_TIME_NOUN = r"(?:day|week|month|year|quarter|cycle|billing\s+cycle|lifetime|period|season|calendar\s+year|trip)"
+_ONCE_AFTER = re.compile(rf"\s*(?:[,.;:!?)]|$|(?:per|every|each|more|only|again|within|during|and|or|in\s+(?:a|any|each|every)"
+                         rf"|(?:a|an)\s+{_TIME_NOUN})\b)", re.IGNORECASE)
+_ONCE_BEFORE = re.compile(r"\b(?:only|just|at\s+most|at\s+least|exactly|more\s+than|than|is|are|was|be|been)\s+$",
+                          re.IGNORECASE)
+# "a single" quantifies where something is provided, chosen or used ("provide a single gift card");
+# elsewhere it is emphasis ("a single reservation may hold ...").
+_SINGLE_BEFORE = re.compile(r"\b(?:provide|provides|choose|chooses|use|uses|select|selects|pick|designate|pay\s+with|"
+                            r"only|accept|accepts|allow|allows)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_SCORE_BEFORE = re.compile(r"\bscores?\b[^.;!?\n$]{0,30}$", re.IGNORECASE)
+_CLOCK_AFTER = re.compile(r"[\s-]*(?:based|clock|format|time\s+format)\b", re.IGNORECASE)
 _SCALE = {"thousand": 1000, "k": 1000, "million": 10**6, "m": 10**6, "billion": 10**9, "bn": 10**9}
 _DOLLAR_CURRENCIES = {"USD", "CAD", "AUD"}
 _MONEY_PREFIX = re.compile(r"^(?:US\$|C\$|A\$|[$€£])\s?|^(?:USD|EUR|GBP|CAD|AUD)\s?", re.IGNORECASE)
@@ -179,8 +200,14 @@ def _number_led(m: re.Match, text: str, currency: str) -> tuple[Optional[Found],
         kind = sfx.lastgroup if sfx else None
     if kind == "pct":
         return (SlotType.percent, v, vmax, "%", a, sfx.end()), sfx.end()
+    if kind in ("size", "gen", "rate") and vmax is None:
+        letter = sfx.group(0).strip()[0].lower()
+        unit = "G" if kind == "gen" else _SIZE_UNITS[letter] if kind == "size" else _RATE_UNITS[letter]
+        return (SlotType.count, v, None, unit, a, sfx.end()), sfx.end()
     if kind == "dur":
         base = _UNIT_MAP[sfx.group("du").lower()]
+        if base == "hour" and v in (12, 24) and vmax is None and _CLOCK_AFTER.match(text, sfx.end()):
+            return None, sfx.end()  # "24 hour based", "24-hour clock": a clock convention, not a duration
         q = (sfx.group("dq") or "").lower()
         unit = ("business_day" if q in ("business", "working", "banking") else
                 "calendar_day" if q == "calendar" else base) if base == "day" else base
@@ -224,6 +251,16 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         return ((SlotType.date, iso, None, None, a, b) if iso else None), b
     if kind == "time":
         return None, b
+    if kind == "freq":
+        w = s.lower()
+        if w == "once" and (not text[:a].strip() or re.search(r"\bat\s+$", text[max(0, a - 4):a], re.IGNORECASE)
+                            or not (_ONCE_BEFORE.search(text, max(0, a - 20), a) or _ONCE_AFTER.match(text, b))):
+            return None, b  # "Once the user ...", "at once", "once it is sent": not a count
+        return (SlotType.count, _FREQ.get(w, 1), None, None, a, b), b
+    if kind == "single":
+        if not re.match(r"\s+[A-Za-z]", text[b:b + 3]) or not _SINGLE_BEFORE.search(text, max(0, a - 40), a):
+            return None, b
+        return (SlotType.count, 1, None, None, a, b), b
     if kind in ("phone", "hashid", "code"):
         return (SlotType.identifier, s.lower(), None, None, a, b), b
     body = _MONEY_PREFIX.sub("", s)
@@ -233,6 +270,8 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         return None, b
     if sc:
         v = v * _SCALE[sc.group(1).lower()]
+    if kind == "msym" and _SCORE_BEFORE.search(text, max(0, a - 40), a):
+        return (SlotType.count, _norm(v), None, None, a, b), b  # "credit score: $720" is a score, not money
     return (SlotType.money, _norm(v), None, _money_unit(s, currency), a, b), b
 
 
@@ -290,8 +329,8 @@ _QUALIFIERS = [
     (re.compile(r"(?:\bat\s+most|\bno\s+more\s+than|\bnot\s+more\s+than|\bmaximum\s+(?:of\s+)?|\bmax\.?"
                 r"|\bnot\s+exceed(?:ing)?|\bcapped\s+at)\s*$", re.I), "at_most"),
     (re.compile(r"\bup\s+to\s*$", re.I), "up_to"),
-    (re.compile(r"(?:\bat\s+least|\bno\s+less\s+than|\bnot\s+less\s+than|\bminimum\s+(?:of\s+)?|\bmin\.?"
-                r"|\bno\s+fewer\s+than)\s*$", re.I), "at_least"),
+    (re.compile(r"(?:\bat\s+least(?:\s+an?)?|\bno\s+less\s+than|\bnot\s+less\s+than|\bminimum\s+(?:of\s+)?|\bmin\.?"
+                r"|\bno\s+fewer\s+than|\breach(?:ed|es)?)\s*$", re.I), "at_least"),
     (re.compile(r"(?:\bmore\s+than|\bgreater\s+than|\bover|\bexceeds?|\bexceeding|\babove"
                 r"|\bin\s+excess\s+of)\s*$", re.I), "more_than"),
     (re.compile(r"(?:\bless\s+than|\bfewer\s+than|\bunder|\bbelow)\s*$", re.I), "less_than"),
@@ -437,7 +476,10 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
     stripped = text.strip()
     for typ, v, vmax, unit, a, b in _scan(text, currency):
         qual = _qualifier(text, a)
-        if typ == SlotType.count:
+        if typ == SlotType.count and (unit or text[a:b].lower() in _FREQ or text[a:b].lower().endswith(" single")
+                                      or _SCORE_BEFORE.search(text, max(0, a - 40), a)):
+            pass  # a measured amount (2GB, 3G), a frequency (once), "a single" or a score: always a value
+        elif typ == SlotType.count:
             raw = text[a:b]
             if raw.endswith("+"):
                 qual = qual or "at_least"
