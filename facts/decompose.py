@@ -101,19 +101,30 @@ def _regions(text: str, body_at: int, conditional_lead: bool) -> list[tuple[int,
     return out
 
 
-def _vocab_conditions(text: str, body_at: int, conditional_lead: bool, vocab: list[tuple[str, str, re.Pattern]],
-                      taken: list[tuple[int, int]], skip_attrs: set[str]) -> list[Condition]:
+def _attribute(attrs: list[str], text: str, end: int) -> str:
+    """The vocabulary a term belongs to here: the one named by the noun after it ("suspended
+    lines" -> line state), else the first that declared it."""
+    noun = re.match(r"\s+([a-z]+)", text[end:end + 30], re.IGNORECASE)
+    head = _singular(noun.group(1).lower()) if noun else ""
+    return next((a for a in attrs if head and head in a.split()), attrs[0])
+
+
+def _vocab_conditions(text: str, body_at: int, conditional_lead: bool,
+                      vocab: list[tuple[list[str], str, re.Pattern]], taken: list[tuple[int, int]],
+                      skip_attrs: set[str]) -> list[Condition]:
     regions = _regions(text, body_at, conditional_lead)
-    out, spans = [], list(taken)
+    out: list[Condition] = []
+    spans = list(taken)
     subj = _SUBJECT_DET.match(text, body_at).end()
-    for attr, term, rx in vocab:
-        if attr in skip_attrs:
-            continue
+    for attrs, term, rx in vocab:
         for m in rx.finditer(text):
             a, b = m.span()
             if any(a < y and x < b for x, y in spans):
                 continue
             spans.append((a, b))
+            attr = _attribute(attrs, text, b)
+            if attr in skip_attrs or any(c.attribute == attr for c in out):
+                break  # a conjunction holds one value per attribute
             region = next(((x, y, neg) for x, y, neg in regions if x <= a and b <= y), None)
             if region is None and a == subj and not _VERBISH.match(text, b) and re.match(r"\s+[a-z]", text[b:b + 3]):
                 region = (a, b, False)  # "Basic economy flights ...": the subject's qualifier
@@ -124,9 +135,7 @@ def _vocab_conditions(text: str, body_at: int, conditional_lead: bool, vocab: li
             if _DISJUNCTION.search(clause) or re.search(r"\)\s*$", text[max(x, a - 3):a]):
                 continue
             negated = neg or bool(_NEGATION.search(text[x:a]))
-            value = f"not {term}" if negated else term
-            if not any(c.attribute == attr and c.value == value for c in out):
-                out.append(Condition(attribute=attr, value=value))
+            out.append(Condition(attribute=attr, value=f"not {term}" if negated else term))
             break
     return out
 
@@ -348,7 +357,7 @@ class _Piece:
 
 _FUNCTION_END = frozenset("""when if to of for that include including includes containing contains are is the a an
 with by as following below these those and or any all was were be your our their following: than from in on at
-then such e.g i.e""".split())
+then such e.g i.e has have specifies specify lists requires covers needs offers provides shows""".split())
 
 
 def _label_like(text: str) -> bool:
@@ -462,6 +471,11 @@ class _Decomposer:
                 stack, base_ctx = [], None
                 last_kind = "para"
                 nb = next_block(bi)
+                if len(blk.raw) == 1 and t.bold and t.bold[0] == (0, len(t.text.rstrip(":"))) and nb is not None \
+                        and len(t.text.split()) <= 8:
+                    label = t.text.strip().rstrip(":").strip()  # "**Step 1: Data Saver**": a sub-heading
+                    self.sections_seen.append(section())
+                    continue
                 if (len(blk.raw) == 1 and nb is not None and nb.kind == "item" and nb.start == blk.end + 1
                         and not re.search(r"[.!?:;,]$", t.text.strip()) and _label_like(t.text)):
                     label = t.text.strip()
@@ -535,7 +549,9 @@ class _Decomposer:
     def _add(self, body: Text, prefix: Optional[Text], section: list[str], **kw) -> None:
         last = self.pieces[-1] if self.pieces else None
         related = last is not None and last.block >= 0 and last.section == section and last.table is None and (
-            kw.get("block") == last.block or kw.get("parent") == last.block)
+            kw.get("block") == last.block or kw.get("parent") == last.block
+            or (kw.get("item") and last.item and kw.get("list_key") == last.list_key and prefix is None
+                and last.prefix is None))
         if related and _PRONOUN_LEAD.match(body.text):
             # "This has to be done even when ...": merged with the sentence it refers to
             head = last.body.cut(0, len(last.body.text) - 1) if last.body.text.endswith(".") else last.body
@@ -578,11 +594,14 @@ class _Decomposer:
     # pass 3 -------------------------------------------------------------------------------
     def build(self) -> list[Fact]:
         vocab: dict[str, str] = {}
+        attrs_of: dict[str, list[str]] = {}   # a term several vocabularies share ("suspended")
         for p in self.pieces:
             for attr, term in _vocab_from(p.body):
                 vocab.setdefault(term, attr)
-        vocab_rx = [(attr, term, re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE))
-                    for term, attr in sorted(vocab.items(), key=lambda kv: (-len(kv[0]), kv[0]))]
+                if attr not in attrs_of.setdefault(term, []):
+                    attrs_of[term].append(attr)
+        vocab_rx = [(attrs_of[term], term, re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE))
+                    for term in sorted(vocab, key=lambda t: (-len(t), t))]
         drafts = []  # (piece, statement Text, conditions, child text)
         for p in self.pieces:
             if p.table is not None:

@@ -108,7 +108,10 @@ _DEFINE = re.compile(r"^[^,;:]{1,80}?\b(?:is|are|means|mean|refers?\s+to|is\s+de
 def is_imperative(text: str) -> bool:
     """Opens with a verb in the base form: a known instruction verb, or a word the grammar
     shows to be one ("Reduce any items", "Pause the line")."""
-    t = re.sub(r"^(?!only\b)[A-Za-z]+ly\s+", "", _LEADERS.sub("", text.strip()), flags=re.IGNORECASE)
+    t = _LEADERS.sub("", text.strip())
+    adv = re.match(r"([A-Za-z]+ly)\s+", t)
+    if adv and adv.group(1).lower() not in _IMPERATIVE | {"only"}:
+        t = t[adv.end():]  # "Periodically review ..."
     m = re.match(r"([A-Za-z][a-z-]*)", t)
     if not m or re.match(r"[A-Za-z]+\s+(?:is|are|was|of)\b", t):
         return False
@@ -144,7 +147,7 @@ def classify_kind(statement: str, child: str, *, prefix: str = "", numbered: boo
     heading = section[-1] if section else ""
     schema_lead = any(_SCHEMA_LEAD.search(seg + ":") for seg in re.split(r":\s+", prefix.rstrip(": ")) if seg)
     if _TERM_HEAD.match(body) or (schema_lead and len(body.split()) <= 12 and not MODAL.search(body)
-                                  and not is_imperative(body)):
+                                  and not (is_imperative(body) and _OBJECT_START.match(body))):
         return FactKind.definition
     if re.match(r"^[^:]{2,60}:\s*(?:yes|no|true|false|available|included|not\s+available)\.?$", body, re.IGNORECASE) \
             and not _ELIGIBLE.search(body):
