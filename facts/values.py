@@ -72,6 +72,7 @@ _SUFFIX = re.compile(
         rf"(?P<mpost>\s?(?:{_CODES})\b)",
         r"(?P<mword>(?:\s(?:thousand|million|billion))?[\s-](?:dollars?|euros?|pounds?|bucks)\b)",
         r"(?P<cents>\s?(?:cents?\b|¢))",
+        r"(?P<times>\s+times?\b)",
         r"(?P<rate>\s?(?:[KMGkmg]bps)\b)",
         r"(?P<size>\s?(?:[KMGT]B|[kmgt]b|(?:kilo|mega|giga|tera)bytes?|gigs?)\b)",
         r"(?P<gen>[Gg]\b)",
@@ -200,6 +201,8 @@ def _number_led(m: re.Match, text: str, currency: str) -> tuple[Optional[Found],
         kind = sfx.lastgroup if sfx else None
     if kind == "pct":
         return (SlotType.percent, v, vmax, "%", a, sfx.end()), sfx.end()
+    if kind == "times" and vmax is None:
+        return (SlotType.count, v, None, "time", a, sfx.end()), sfx.end()  # a frequency: "2 times" == "twice"
     if kind in ("size", "gen", "rate") and vmax is None:
         letter = sfx.group(0).strip()[0].lower()
         unit = "G" if kind == "gen" else _SIZE_UNITS[letter] if kind == "size" else _RATE_UNITS[letter]
@@ -256,7 +259,7 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         if w == "once" and (not text[:a].strip() or re.search(r"\bat\s+$", text[max(0, a - 4):a], re.IGNORECASE)
                             or not (_ONCE_BEFORE.search(text, max(0, a - 20), a) or _ONCE_AFTER.match(text, b))):
             return None, b  # "Once the user ...", "at once", "once it is sent": not a count
-        return (SlotType.count, _FREQ.get(w, 1), None, None, a, b), b
+        return (SlotType.count, _FREQ.get(w, 1), None, "time", a, b), b
     if kind == "single":
         if not re.match(r"\s+[A-Za-z]", text[b:b + 3]) or not _SINGLE_BEFORE.search(text, max(0, a - 40), a):
             return None, b
