@@ -36,7 +36,7 @@ _PROHIBIT = re.compile(
 _SOFT_CLAUSE = re.compile(r"\b(?:if|unless|when|whether|so\s+that|so\s+you|to\s+avoid|in\s+order\s+to|that)\b[^,;:.]*"
                           r"|'[^']*'|\"[^\"]*\"|\([^)]*\)", re.IGNORECASE)
 _ELIGIBLE = re.compile(
-    r"\b(?:eligib\w*|(?<!and\s)only\s+if|only\s+when|only\s+(?:be\s+)?\w+ed\s+if|qualif(?:y|ies|ied)|must\s+already|"
+    r"\b(?:eligibility|(?:is|are|be|not|in)eligible|eligible\s+(?:for|to)|(?<!and\s)only\s+if|only\s+when|only\s+(?:be\s+)?\w+ed\s+if|qualif(?:y|ies|ied)|must\s+already|"
     r"must\s+have\s+enough|requirements?|can\s+only\s+\w+(?:\s+\w+)?\s+on|only\s+(?:on|in|at|to|by)|"
     r"(?:will\s+)?not\s+be\s+available|(?:is|are)\s+(?:not\s+|un)available|"
     r"required\s+(?:to\s+(?:use|open|apply|qualify|enroll|be\s+eligible)|for))\b|\brequired\s*:|^only\b.*\bif\b|"
@@ -58,13 +58,19 @@ _COUNTS_TOWARD = re.compile(r"\b(?:counts?\s+(?:toward|towards|against)|appl(?:y
 _CHECKLIST_HEADING = re.compile(r"\bcheck\s*list\b", re.IGNORECASE)
 _DEFINITIONS_HEADING = re.compile(r"\b(?:domain\s+basics?|definitions?|glossary|terminology|data\s+model|schema|"
                                   r"key\s+concepts|entities)\b", re.IGNORECASE)
-_SEQUENCE = re.compile(r"^(?:first|then|next|finally|afterwards|after\s+that|second|third|lastly)\b|,\s*then\s+[a-z]+\b|"
+_SEQUENCE = re.compile(r"^(?:first|then|next|finally|afterwards|after\s+that|second|third|lastly)\b|"
+                       r"(?:,|\band)\s*then\s+[a-z]+\b|"
                        r"\b(?:must|should|will|can|need\s+to)\s+(?:first|then|next)\b|\bfirst\b.*\bthen\b",
                        re.IGNORECASE)
 _TERM_HEAD = re.compile(r"^(?:[A-Za-z_][\w.]*\([^)]*\)|[A-Za-z][a-z0-9]*(?:_[A-Za-z0-9]+)+|'[^']+'|\"[^\"]+\"|“[^”]+”)"
                         r"(?:\s*\([^)]*\))?\s*(?::|—|–|\s-)\s+\S")
 _EXAMPLE = re.compile(r"^(?:for\s+example|for\s+instance|e\.g\.|example:)", re.IGNORECASE)
-_DEFINES = re.compile(r"^[^,;:]{1,60}?\b(?:means|refers?\s+to|is\s+defined\s+as|stands\s+for)\b", re.IGNORECASE)
+_DEFINES = re.compile(r"^[^,;:]{1,60}?\b(?:means|refers?\s+to|is\s+defined\s+as|stands\s+for|indicates|signifies)\b",
+                      re.IGNORECASE)
+_FORMULA = re.compile(r"\s[=×]\s")
+# "is [value not available]", "an APR of [value not available]": a value the source left out
+_PLACEHOLDER = re.compile(r"(?:\bis|\bof|\bfor|\bat|:)\s+\$?\[[^\]]*\b(?:value|amount|rate|tbd)\b[^\]]*\]",
+                          re.IGNORECASE)
 _PERSON = re.compile(r"^(?:you|we|agents?|users|customers?|staff|(?:the|a|an|each|every|any)\s+(?:booking\s+)?"
                      r"(?:agent|user|customer|member|passenger|banker|employee|representative|account\s+holder)s?)\b",
                      re.IGNORECASE)
@@ -91,6 +97,7 @@ count let have be do run attach print sign complete schedule arrange deliver ret
 encourage keep save share configure establish prepare maintain monitor track report reverse investigate remember
 continue proceed acknowledge indicate plan avoid toggle turn reboot restart restore disable enable apply grant
 resume suspend lift refuel proceed stop start skip retry repeat test adjust hold reduce switch link paste pause
+consider assign allocate specify fill attempt visit present carry
 wait contact escalate re-run rerun reinstall update upgrade downgrade install uninstall move split submit upload""".split())
 _OBJECT_START = re.compile(r"^[a-z]+\s+(?:the|a|an|your|their|its|his|her|any|all|this|that|these|those|it|them|each|every|"
                            r"to)\b", re.IGNORECASE)
@@ -168,7 +175,7 @@ def classify_kind(statement: str, child: str, *, prefix: str = "", numbered: boo
         return FactKind.eligibility
     if _COUNTS_TOWARD.search(core):
         return FactKind.definition  # what counts toward a limit, not the limit itself
-    if DEFINE_THERE.match(body) or _EXAMPLE.match(body) or _DEFINES.match(body):
+    if DEFINE_THERE.match(body) or _EXAMPLE.match(body) or _DEFINES.match(body) or _FORMULA.search(body):
         return FactKind.definition
     if re.match(r"^no\s+.*\bfees?\b", body, re.IGNORECASE):
         return FactKind.value
@@ -177,7 +184,10 @@ def classify_kind(statement: str, child: str, *, prefix: str = "", numbered: boo
     person = bool(_PERSON.match(core))
     soft_core = _outside_soft(core)
     limit = any(s.qualifier for s in slots if s.type in NUMERIC_TYPES)
-    if has_value and not _OBLIGATION.search(soft_core) and (limit or not (person and _PERMISSION.search(soft_core))):
+    claimed = [s for s in slots if (s.type in NUMERIC_TYPES or s.type == SlotType.date) and s.text in soft_core]
+    placeholder = bool(_PLACEHOLDER.search(core))  # "[value not available]": a value the source left out
+    if (claimed or placeholder) and not _OBLIGATION.search(soft_core) and (
+            limit or not (person and _PERMISSION.search(soft_core))):
         return FactKind.value
     if item and not person and not MODAL.search(soft_core) and not _FINITE_VERB.search(core):
         return FactKind.definition  # a noun phrase in a list: "A list of dispute records for the user"

@@ -458,6 +458,9 @@ def _overlaps(a: int, b: int, spans: list[tuple[int, int]]) -> bool:
     return any(a < y and x < b for x, y in spans)
 
 
+# A bare number stated as a clause's value: "an annual fee of 0.", "the fee reflects 0 if ..."
+_STATED_NUMBER = re.compile(r"\b(?:of|is|are|was|be|becomes?|reflects?|equals?|to)\s+$", re.IGNORECASE)
+_CLAUSE_END_AFTER = re.compile(r"\s*(?:[.,;:!?)]|$|(?:if|when|unless|for|per|once)\b)", re.IGNORECASE)
 _DIAL_BEFORE = re.compile(r"\b(?:call|dial|text)\b(?:[^.,;:\d]{0,30}?\bat)?\s*$", re.I)
 _HYPHEN_NOUN = re.compile(r"-([A-Za-z]{2,})\b")
 _LABEL_VALUE_BEFORE = re.compile(r"[A-Za-z)][ \t]*[:=][ \t]*$")
@@ -499,7 +502,8 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
             is_age = bool(re.match(r"[\s-]+years?[\s-]", text[b:b + 8], re.I))
             hyphen = _HYPHEN_NOUN.match(text, b)
             ok = (qual is not None or is_age or vmax is not None or raw.endswith("+") or hyphen is not None
-                  or _noun_after(text, b) is not None
+                  or _noun_after(text, b) is not None or _STATED_NUMBER.search(text, max(0, a - 14), a) is not None
+                  and _CLAUSE_END_AFTER.match(text, b) is not None
                   or (bare_counts and text[a:b] == stripped.rstrip("."))
                   or (_LABEL_VALUE_BEFORE.search(text, 0, a) is not None and _VALUE_END.match(text, b) is not None))
             if raw.lower() == "one" and qual is None and not _noun_after(text, b):

@@ -1,7 +1,7 @@
 """The decomposer against hand labels (tests/labelled.py explains the scoring; the labels
 and their conventions are in tests/fixtures/labelled_sample.txt).
 
-The development sample (tau2 airline and retail policies, eleven banking_knowledge
+The development sample (tau2 airline and retail policies, eighteen banking_knowledge
 documents) must reach the issue's bar: kind >= 90%, every labelled quantity in a slot,
 conditions >= 90%. The held-out sample was labelled after the rules were frozen; its floor
 guards against regressions and its figures (printed) are the honest estimate for text the
@@ -40,8 +40,8 @@ def test_held_out_sample_does_not_regress():
     sc = score(labels)
     print(sc.summary())
     assert sc.drifted == [] and sc.labels == len(labels) >= 50
-    assert sc.kind_accuracy >= 0.60, sc.misses
-    assert sc.slot_coverage >= 0.85, sc.misses
+    assert sc.kind_accuracy >= 0.75, sc.misses
+    assert sc.slot_coverage >= 0.95, sc.misses
     assert sc.condition_accuracy >= 0.95, sc.misses
 
 
