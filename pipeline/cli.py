@@ -154,6 +154,7 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("audits.queue_cli", "app", "audit", "group"),
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
+    ("outputs.packs.cli", "app", "pack", "group"),
 ]
 
 
