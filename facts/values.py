@@ -93,7 +93,7 @@ _FREQ = FREQUENCY_WORDS
 # "once" is a count only where it quantifies ("called once", "once per order", "only once"),
 # never as the conjunction that opens a clause ("Once the user is verified, ...").
 _TIME_NOUN = r"(?:day|week|month|year|quarter|cycle|billing\s+cycle|lifetime|period|season|calendar\s+year|trip)"
-_ONCE_AFTER = re.compile(rf"\s*(?:[,.;:!?)]|$|(?:per|every|each|more|only|again|within|during|and|or|in\s+(?:a|any|each|every)"
+_ONCE_AFTER = re.compile(rf"\s*(?:[,.;:!?)|\n]|$|(?:per|every|each|more|only|again|within|during|and|or|in\s+(?:a|any|each|every)"
                          rf"|(?:a|an)\s+{_TIME_NOUN})\b)", re.IGNORECASE)
 _ONCE_BEFORE = re.compile(r"\b(?:only|just|at\s+most|at\s+least|exactly|more\s+than|than|is|are|was|be|been)\s+$",
                           re.IGNORECASE)

@@ -80,3 +80,27 @@ def test_speech_kinds_carry_only_speakable_facts(packs, profile):
             if registry.get(a.kind).modality in SPEECH_MODALITIES:
                 bad = [by_id[m.fact_id].statement for m in a.facts if not _speakable(by_id[m.fact_id])]
                 assert not bad, (name, profile, a.id, bad)
+
+
+def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
+    """A rate sheet writes plain counts as numbers; a count with a unit ("2GB", "once") stays
+    text, or its extraction ("1") would no longer equal the fact's value (1 time)."""
+    from facts.decompose import decompose_markdown  # noqa: PLC0415
+    from transforms.base import ArtifactSpec, ExtractContext, FactMention  # noqa: PLC0415
+
+    fs = decompose_markdown("## Helmets\n\n- A helmet can be swapped at most once per rental.\n"
+                            "- A rental includes at most 2GB of route downloads.\n", "_mock")
+    ctx = RenderContext(pack=mock_pack, facts=fs.by_id(), writer=BuiltinWriter(mock_pack))
+    t = registry.get("tables/rate_sheet")
+    spec = ArtifactSpec(id="rate_sheet-0001", kind=t.key(), path="evidence/x.xlsx", seed=3, date="2026-02-14",
+                        facts=[FactMention(fact_id=f.id, rendition=r) for f in fs.facts for r in ("voiced",)])
+    out = tmp_path / "r.xlsx"
+    t.render(spec, ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert [s.unit for f in fs.facts for s in f.slots] == ["time", "GB"]
+    for f in fs.facts:
+        assert matches(f, text), (f.statement, text[:400])
+    from transforms.tables._xlsx import typed_value  # noqa: PLC0415
+    once, gb = (f.slots[0] for f in fs.facts)
+    assert typed_value(once, fs.facts[0].statement)[0] == "once" and typed_value(gb, fs.facts[1].statement)[0] == "2GB"
+    assert matches(fs.facts[0], "L-003 | Helmets | A helmet can be swapped | once | Maximum per rental | 2025-10-07")
