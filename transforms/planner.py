@@ -179,11 +179,12 @@ def _speakable(f: Fact) -> bool:
     """Short, not a catalog cell, and every value a multi-word spoken phrase (money, percent,
     duration): bare counts ("two") are what speech recognition confuses ("too", "to"), and
     "seconds" came back as "san can" and "sentence" in voicemail (measured on the imported
-    multi-document fixture), so durations in seconds stay off speech kinds too."""
+    multi-document fixture) and "within one hour" as "inside someone" in a retail call, so
+    durations in seconds and values of one stay off speech kinds too."""
     numeric = [s for s in f.slots if s.type not in (SlotType.enum, SlotType.identifier)]
     return (len(f.statement) <= 120 and " — " not in f.statement and bool(numeric) and
             all(s.type in (SlotType.money, SlotType.percent, SlotType.duration) and s.unit != "second"
-                for s in numeric))
+                and not (s.value == 1 and s.value_max is None) for s in numeric))
 
 
 def _numeric_slot(f: Fact) -> Optional[Slot]:
