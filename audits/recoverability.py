@@ -2,7 +2,7 @@
 
 Each rendered file goes through its kind's extractor (text layer, parser, OCR for pixels,
 speech recognition for audio; never the text the renderer was given), then every fact the
-plan says the file carries is matched against the extraction (audits.match). Distractor
+plan says the file carries is matched against the extraction (facts.match). Distractor
 and superseded values must only appear hedged. The report has a `summary` (facts_total,
 facts_recovered, per-family and per-kind figures) plus per-fact and per-artifact detail.
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from facts.hashing import content_hash
+from facts.match import TextIndex, content_words, match_fact
 from facts.models import FactSet
 from facts.surface import spoken_form
 from transforms import registry
@@ -26,7 +27,7 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
-from .match import TextIndex, content_words, match_fact, unhedged_mentions
+from .match import unhedged_mentions
 
 REPORT_SCHEMA_VERSION = "1.0"
 SPEECH_MODALITIES = {"wav", "mp4"}

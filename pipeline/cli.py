@@ -74,7 +74,7 @@ def _print_factset(fs, as_json: bool) -> None:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for f in fs.facts:
-        slots = "; ".join(f"{s.type.value}={s.key()}" for s in f.slots)
+        slots = "; ".join(f"{s.type.value}={s.display()}" for s in f.slots)
         cond = ", ".join(f"{c.attribute}={c.value}" for c in f.conditions)
         out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {escape(f.statement)}"
                   + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({escape(cond)})[/magenta]" if cond else ""),
