@@ -31,7 +31,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -406,6 +406,7 @@ class AuditQueue:
 
     def release(self, item_id: int, reviewer: str) -> bool:
         """Give a leased slot back without reviewing. True if a lease was held."""
+        reviewer = _check_reviewer(reviewer)
         with self._tx() as con:
             cur = con.execute("DELETE FROM leases WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
             return cur.rowcount > 0
@@ -497,14 +498,8 @@ class AuditQueue:
     def kappa(self) -> dict[str, Optional[float]]:
         """Fleiss' kappa over complete items: `facts` over every fact judgement (categories
         present/absent/wrong_value), `realistic` over the realistic yes/no judgements."""
-        fact_rows: list[list[int]] = []
-        real_rows: list[list[int]] = []
-        for row in self._con.execute("SELECT consensus FROM items WHERE status = 'complete' ORDER BY id"):
-            cons = json.loads(row["consensus"])
-            for f in cons["facts"].values():
-                fact_rows.append([f["votes"][v] for v in VERDICTS])
-            real_rows.append([cons["realistic"]["yes"], cons["realistic"]["no"]])
-        return {"facts": fleiss_kappa(fact_rows), "realistic": fleiss_kappa(real_rows)}
+        return kappa_of(json.loads(row["consensus"]) for row in self._con.execute(
+            "SELECT consensus FROM items WHERE status = 'complete' ORDER BY id"))
 
     def status(self) -> dict[str, Any]:
         """Counts: items, open, complete, accepted, rejected, superseded, reviews, live leases,
@@ -528,22 +523,49 @@ class AuditQueue:
             "kappa": self.kappa(),
         }
 
+    def reviews(self, item_id: int) -> list[dict[str, Any]]:
+        """The reviews of one item, in submission order."""
+        return [{"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
+                 "realistic": bool(r["realistic"]), "comment": r["comment"]}
+                for r in self._con.execute("SELECT * FROM reviews WHERE item_id = ? ORDER BY id", (item_id,))]
+
+    def leases(self) -> list[dict[str, Any]]:
+        """Live leases (item id, reviewer, expiry as a Unix time), soonest expiry first."""
+        return [dict(r) for r in self._con.execute(
+            "SELECT item_id, reviewer, expires_at FROM leases WHERE expires_at > ? ORDER BY expires_at, item_id",
+            (self.clock(),))]
+
     def export(self) -> list[dict[str, Any]]:
         """Every item with its reviews (in submission order) and consensus, by item id."""
         out = []
         for row in self._con.execute("SELECT * FROM items ORDER BY id").fetchall():
             d = self._item(self._con, row).to_dict()
-            d["reviews"] = [{"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
-                             "realistic": bool(r["realistic"]), "comment": r["comment"]}
-                            for r in self._con.execute("SELECT * FROM reviews WHERE item_id = ? ORDER BY id",
-                                                       (row["id"],))]
+            d["reviews"] = self.reviews(row["id"])
             d["consensus"] = json.loads(row["consensus"]) if row["consensus"] else None
             out.append(d)
         return out
 
 
+def kappa_of(consensuses: Iterable[dict[str, Any]]) -> dict[str, Optional[float]]:
+    """Fleiss' kappa of a set of complete items, given their stored consensus dicts (as made
+    by `consensus`): `facts` over the fact judgements, `realistic` over the yes/no ones."""
+    fact_rows: list[list[int]] = []
+    real_rows: list[list[int]] = []
+    for cons in consensuses:
+        for f in cons["facts"].values():
+            fact_rows.append([f["votes"][v] for v in VERDICTS])
+        real_rows.append([cons["realistic"]["yes"], cons["realistic"]["no"]])
+    return {"facts": fleiss_kappa(fact_rows), "realistic": fleiss_kappa(real_rows)}
+
+
+def normalise_reviewer(name: str) -> str:
+    """The one spelling of a reviewer name: whitespace collapsed, case folded, so `ALICE`,
+    `alice` and ` Alice ` are one reviewer (one review per item, one lease)."""
+    return " ".join((name or "").split()).casefold()
+
+
 def _check_reviewer(reviewer: str) -> str:
-    name = (reviewer or "").strip()
+    name = normalise_reviewer(reviewer)
     if not name:
         raise FactforgeError("reviewer name is empty")
     return name
