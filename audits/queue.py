@@ -29,7 +29,7 @@ import sqlite3
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
@@ -119,7 +119,10 @@ class Item:
     reviews: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Same as `dataclasses.asdict`, several times faster (exports of large queues)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["facts"] = [{"id": f.id, "statement": f.statement, "values": list(f.values)} for f in self.facts]
+        return d
 
 
 @dataclass
@@ -475,8 +478,9 @@ class AuditQueue:
         return self._item(self._con, row)
 
     @staticmethod
-    def _item(con: sqlite3.Connection, row: sqlite3.Row) -> Item:
-        n = con.execute("SELECT COUNT(*) FROM reviews WHERE item_id = ?", (row["id"],)).fetchone()[0]
+    def _item(con: sqlite3.Connection, row: sqlite3.Row, n: Optional[int] = None) -> Item:
+        if n is None:
+            n = con.execute("SELECT COUNT(*) FROM reviews WHERE item_id = ?", (row["id"],)).fetchone()[0]
         return Item(id=row["id"], domain=row["domain"], variant=row["variant"], bundle_version=row["bundle_version"],
                     artifact_id=row["artifact_id"], path=row["path"], family=row["family"], kind=row["kind"],
                     sha256=row["sha256"], facts=[ClaimedFact(**f) for f in json.loads(row["facts"])],
@@ -536,11 +540,25 @@ class AuditQueue:
             (self.clock(),))]
 
     def export(self) -> list[dict[str, Any]]:
-        """Every item with its reviews (in submission order) and consensus, by item id."""
+        """Every item with its reviews (in submission order) and consensus, by item id. Two
+        queries in one read transaction, so the snapshot is consistent and large queues are
+        cheap to export."""
+        con = self._con
+        con.execute("BEGIN")
+        try:
+            rows = con.execute("SELECT * FROM items ORDER BY id").fetchall()
+            by_item: dict[int, list[dict[str, Any]]] = {}
+            for r in con.execute("SELECT * FROM reviews ORDER BY item_id, id"):
+                by_item.setdefault(r["item_id"], []).append(
+                    {"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
+                     "realistic": bool(r["realistic"]), "comment": r["comment"]})
+        finally:
+            con.execute("COMMIT")
         out = []
-        for row in self._con.execute("SELECT * FROM items ORDER BY id").fetchall():
-            d = self._item(self._con, row).to_dict()
-            d["reviews"] = self.reviews(row["id"])
+        for row in rows:
+            reviews = by_item.get(row["id"], [])
+            d = self._item(con, row, len(reviews)).to_dict()
+            d["reviews"] = reviews
             d["consensus"] = json.loads(row["consensus"]) if row["consensus"] else None
             out.append(d)
         return out

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
@@ -215,19 +216,23 @@ class BundleSet:
     def __init__(self) -> None:
         self._by_key: dict[str, Bundle] = {}
         self._by_root: dict[Path, Bundle] = {}
+        self._by_folder: dict[str, Optional[Path]] = {}
+        self._lock = threading.Lock()
 
     def add(self, root: str | Path) -> Bundle:
         root = Path(root).resolve()
-        if root in self._by_root:
-            return self._by_root[root]
-        probe = Bundle(root)
-        base = _SAFE_KEY.sub("_", f"{probe.manifest.get('domain', 'bundle')}-{probe.manifest.get('bundle_version') or root.name}")
-        key, n = base, 2
-        while key in self._by_key:
-            key, n = f"{base}-{n}", n + 1
-        probe.key = key
-        self._by_key[key] = self._by_root[root] = probe
-        return probe
+        with self._lock:
+            if root in self._by_root:
+                return self._by_root[root]
+            probe = Bundle(root)
+            m = probe.manifest
+            base = _SAFE_KEY.sub("_", f"{m.get('domain', 'bundle')}-{m.get('bundle_version') or root.name}")
+            key, n = base, 2
+            while key in self._by_key:
+                key, n = f"{base}-{n}", n + 1
+            probe.key = key
+            self._by_key[key] = self._by_root[root] = probe
+            return probe
 
     def get(self, key: str) -> Bundle:
         if key not in self._by_key:
@@ -236,7 +241,10 @@ class BundleSet:
 
     def for_file(self, path: str | Path) -> Optional[Bundle]:
         """The bundle holding an absolute file path (added on first sight)."""
-        root = find_bundle_root(Path(path).parent)
+        folder = str(Path(path).parent)
+        if folder not in self._by_folder:
+            self._by_folder[folder] = find_bundle_root(folder)
+        root = self._by_folder[folder]
         return self.add(root) if root else None
 
     def __iter__(self):

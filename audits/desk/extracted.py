@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -57,6 +58,8 @@ def _spec_and_facts(bundle: Bundle, artifact_id: str):
 
 
 _compute_lock = threading.Lock()
+_hits: "OrderedDict[tuple[str, str, str, str], Extracted]" = OrderedDict()
+HITS_MEMO_SIZE = 1024
 
 
 def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute: bool = False) -> Extracted:
@@ -70,6 +73,9 @@ def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute:
     entry = bundle.by_artifact(artifact_id)
     if entry is None:
         return Extracted(status="unavailable", reason=f"artifact {artifact_id} is not in the manifest")
+    key = (str(bundle.root), artifact_id, entry["sha256"], str(cache_dir))
+    if key in _hits:  # a found entry never changes (the cache is content-addressed)
+        return _hits[key]
     try:
         spec, factset = _spec_and_facts(bundle, artifact_id)
         ex = cached_extraction(spec, entry["sha256"], factset, cache_dir)
@@ -81,4 +87,7 @@ def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute:
         return Extracted(status="unavailable", reason=e.render())
     if ex is None:
         return Extracted(status="missing", reason=f"not in the extraction cache {cache_dir}")
-    return Extracted(status="cached", text=ex.text, extractor=ex.extractor, parts=dict(ex.parts))
+    found = _hits[key] = Extracted(status="cached", text=ex.text, extractor=ex.extractor, parts=dict(ex.parts))
+    while len(_hits) > HITS_MEMO_SIZE:
+        _hits.popitem(last=False)
+    return found

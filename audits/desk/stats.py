@@ -14,6 +14,7 @@ export` writes), so the page and the CLI can never disagree.
 from __future__ import annotations
 
 import json
+import os
 from collections import defaultdict
 from pathlib import Path
 from typing import Any, Optional
@@ -59,22 +60,42 @@ def _manifest_files(root: Path, cache: dict[Path, tuple[float, dict[str, str]]])
     return files
 
 
-def _rebuilt_on_disk(item: dict[str, Any], cache: dict) -> Optional[dict[str, str]]:
-    """A bundle beside the rejected item's bundle, written after it, whose file for the same
-    artifact differs (the next build regenerated it)."""
-    root = find_bundle_root(Path(item["path"]).parent)
-    if root is None or not root.parent.is_dir():
-        return None
-    mine = (root / "manifest.json").stat().st_mtime
-    best = None
-    for other in root.parent.iterdir():
-        if other == root or other.name.startswith(".") or not (other / "manifest.json").is_file():
-            continue
-        mtime = (other / "manifest.json").stat().st_mtime
-        sha = _manifest_files(other, cache).get(item["artifact_id"])
-        if mtime >= mine and sha and sha != item["sha256"] and (best is None or mtime > best[0]):
-            best = (mtime, other)
-    return {"bundle": best[1].name, "path": str(best[1])} if best else None
+def _rebuilt_on_disk(item: dict[str, Any], roots: dict[str, list[Path]],
+                    folders: dict[Path, tuple[dict[str, float], dict[str, list[tuple[float, str, str]]]]],
+                    cache: dict) -> Optional[dict[str, str]]:
+    """The newest bundle beside the rejected item's bundle, written after it, whose file for
+    the same artifact differs (the next build regenerated it). Each folder of bundles is read
+    once per dashboard into an index artifact -> [(mtime, bundle, sha256)], newest first; each
+    bundle's root is found once (`roots`, by bundle version)."""
+    known = roots.setdefault(item["bundle_version"], [])
+    root = next((r for r in known if item["path"].startswith(f"{r}{os.sep}")), None)
+    if root is None:
+        root = find_bundle_root(Path(item["path"]).parent)
+        if root is None:
+            return None
+        known.append(root)
+    if root.parent not in folders:
+        mtimes: dict[str, float] = {}
+        index: dict[str, list[tuple[float, str, str]]] = defaultdict(list)
+        for other in root.parent.iterdir():
+            mpath = other / "manifest.json"
+            if other.name.startswith(".") or not mpath.is_file():
+                continue
+            mtimes[str(other)] = mtime = mpath.stat().st_mtime
+            for artifact, sha in _manifest_files(other, cache).items():
+                index[artifact].append((mtime, str(other), sha))
+        for entries in index.values():
+            entries.sort(reverse=True)
+        folders[root.parent] = (mtimes, index)
+    mtimes, index = folders[root.parent]
+    here = str(root)
+    mine = mtimes.get(here)
+    for mtime, other, sha in index.get(item["artifact_id"], []):
+        if mine is None or mtime < mine:
+            break
+        if other != here and sha != item["sha256"]:
+            return {"bundle": Path(other).name, "path": other}
+    return None
 
 
 class Dashboard:
@@ -83,7 +104,7 @@ class Dashboard:
     def __init__(self) -> None:
         self._manifests: dict[Path, tuple[float, dict[str, str]]] = {}
 
-    def compute(self, q: AuditQueue, recent: int = 50) -> dict[str, Any]:
+    def compute(self, q: AuditQueue, recent: int = 50, max_rejected: int = 300) -> dict[str, Any]:
         items = q.export()
         leases = q.leases()
         by_domain: dict[str, list] = defaultdict(list)
@@ -125,6 +146,8 @@ class Dashboard:
         for i in items:
             later[(i["domain"], i.get("variant"), i["artifact_id"])].append(i)
         rejected = []
+        roots: dict[str, list[Path]] = {}
+        folders: dict[Path, tuple] = {}
         for i in complete:
             if i["accepted"]:
                 continue
@@ -134,15 +157,18 @@ class Dashboard:
                 state = {"state": "requeued", "item": j["id"], "round": j["round"], "status": j["status"],
                          "accepted": j["accepted"]}
             else:
-                disk = _rebuilt_on_disk(i, self._manifests)
+                disk = _rebuilt_on_disk(i, roots, folders, self._manifests)
                 state = {"state": "rebuilt", **disk} if disk else {"state": "waiting"}
             rejected.append({"item": i, "replacement": state})
+        # not yet replaced first (what needs a build or an enqueue), newest first within
+        rejected.sort(key=lambda r: (r["replacement"]["state"] == "requeued", -r["item"]["id"]))
         return {
             "status": q.status(),
             "domains": {k: _progress(v) for k, v in sorted(by_domain.items())},
             "kinds": {k: _progress(v) for k, v in sorted(by_kind.items())},
             "reviewers": reviewer_rows,
             "recent": complete[:recent],
-            "rejected": rejected,
+            "rejected": rejected[:max_rejected],
+            "rejected_total": len(rejected),
             "leases": leases,
         }

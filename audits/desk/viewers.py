@@ -34,6 +34,7 @@ import shutil
 import subprocess
 import tempfile
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timezone
 from pathlib import Path
@@ -536,11 +537,32 @@ _BY_EXT: dict[str, Callable[..., View]] = {
 SHOWS_EXTRACTION = {"pdf", "image", "audio", "video"}
 
 
+_views: "OrderedDict[tuple[str, str, str], View]" = OrderedDict()
+_views_lock = threading.Lock()
+VIEW_MEMO_SIZE = 256
+
+
 def view_file(ref: FileRef, cache_dir: Optional[Path]) -> View:
-    """The view of one file. Raises FactforgeError for a file that cannot be read as what its
-    extension says (the page shows the message instead of a viewer)."""
+    """The view of one file, memoised by (sha256, extension, cache dir): a file's bytes are
+    fixed by its sha256, so a second reviewer opening it does not parse it again. Raises
+    FactforgeError for a file that cannot be read as what its extension says (the page shows
+    the message instead of a viewer)."""
     if not ref.path.is_file():
         raise FactforgeError("file is missing", ref.path)
+    key = (ref.sha256, ref.path.suffix.lower(), str(cache_dir))
+    with _views_lock:
+        if key in _views:
+            _views.move_to_end(key)
+            return _views[key]
+    view = _view_file(ref, cache_dir)
+    with _views_lock:
+        _views[key] = view
+        while len(_views) > VIEW_MEMO_SIZE:
+            _views.popitem(last=False)
+    return view
+
+
+def _view_file(ref: FileRef, cache_dir: Optional[Path]) -> View:
     ext = ref.path.suffix.lower()
     try:
         if ext == ".pdf":
