@@ -106,7 +106,8 @@ def _records(rows: list[dict], max_rows: int, depth: int) -> Markup:
     head = Markup("").join(Markup(f'<th scope="col">{escape(c)}</th>') for c in flat)
     body = []
     for r in shown:
-        cells = Markup("").join(Markup("<td>") + (render(r[c], max_rows, depth + 1) if c in r else Markup(""))
+        cells = Markup("").join(Markup('<td class="long">' if isinstance(r.get(c), str) and len(r[c]) > 40 else "<td>")
+                                + (render(r[c], max_rows, depth + 1) if c in r else Markup(""))
                                 + Markup("</td>") for c in flat)
         body.append(Markup(f"<tr>{cells}</tr>"))
         parts = [c for c in nested if c in r and r[c] not in (None, [], {})]
@@ -116,5 +117,5 @@ def _records(rows: list[dict], max_rows: int, depth: int) -> Markup:
                        f'{len(r[c]) if isinstance(r[c], (list, dict)) else ""}</small></summary>')
                 + render(r[c], max_rows, depth + 1) + Markup("</details>") for c in parts)
             body.append(Markup(f'<tr class="sub"><td colspan="{max(len(flat), 1)}">') + inner + Markup("</td></tr>"))
-    return (Markup(f'<div class="tablewrap"><table class="grid"><thead><tr>{head}</tr></thead><tbody>')
+    return (Markup(f'<div class="tablewrap"><table class="grid records"><thead><tr>{head}</tr></thead><tbody>')
             + Markup("").join(body) + Markup("</tbody></table></div>") + _cut(len(rows), max_rows))
