@@ -6,7 +6,10 @@ A pack is a folder holding:
   timezone; `[brand]` company name, email domain, voice, staff names, product names,
   identifier prefixes.
 - `policy.md`: the policy, decomposed into atomic facts.
-- `seed.py` (a `generate(pack, seed) -> dict` function) or `db.json`: the seed database.
+- `seed.py` defining `DOMAIN` (a `domains.contract.DomainCode`: seed generation, check,
+  policy values, API, held-out tests) or `db.json`: the seed database.
+- optionally more Python modules beside `seed.py` (`api.py`, `scenarios.py`), imported as
+  one package with it.
 - optionally `variants/<name>.toml|yaml` (rebrands) and `tasks.json` (imported tasks).
 
 Packs are discovered from the built-in folder (this package), from every folder in the
@@ -17,18 +20,20 @@ domain touches nothing here.
 from __future__ import annotations
 
 import datetime as dt
-import importlib.util
-import json
 import os
 import tomllib
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
+
+if TYPE_CHECKING:
+    from .apikit import DomainApi
+    from .contract import DomainCode
 
 BUILTIN_DIR = Path(__file__).resolve().parent
 ENV_VAR = "FACTFORGE_DOMAINS_DIR"
@@ -113,28 +118,23 @@ class DomainPack:
     def facts(self):
         return self.factset()
 
+    @property
+    def code(self) -> "DomainCode":
+        """What the pack's Python provides (`domains.contract`): `DOMAIN` in seed.py, else a
+        db.json database, else an empty one."""
+        from .contract import load_code  # noqa: PLC0415
+        return load_code(self.path)
+
     def database(self, seed: int = 0) -> dict[str, Any]:
-        seed_py = self.path / "seed.py"
-        db_json = self.path / "db.json"
-        if seed_py.exists():
-            mod = _load_module(seed_py, f"factforge_domain_{self.path.name}_seed")
-            if not hasattr(mod, "generate"):
-                raise FactforgeError("seed.py defines no generate(pack, seed) function", seed_py)
-            return mod.generate(self, seed)
-        if db_json.exists():
-            try:
-                return json.loads(db_json.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as e:
-                raise FactforgeError(f"invalid JSON: {e.msg}", db_json, e.lineno) from None
-        return {}
+        return self.code.generate(self, seed)
 
     def check_database(self, db: dict[str, Any]) -> list[str]:
-        """The domain's own consistency checks (seed.py `check(pack, db) -> list[str]`)."""
-        seed_py = self.path / "seed.py"
-        if not seed_py.exists():
-            return []
-        mod = _load_module(seed_py, f"factforge_domain_{self.path.name}_seed")
-        return list(mod.check(self, db)) if hasattr(mod, "check") else []
+        """The domain's own consistency checks (empty when the database obeys the policy)."""
+        return list(self.code.check(self, db))
+
+    def api(self, values: Optional[dict[str, Any]] = None) -> Optional["DomainApi"]:
+        """The domain API bound to this pack (None for a pack without one)."""
+        return self.code.api(self, values)
 
     def pack_hash(self) -> str:
         """Hash over every source file of the pack (for caching and manifests)."""
@@ -149,19 +149,6 @@ class DomainPack:
 
     def __repr__(self) -> str:
         return f"DomainPack({self.name!r}, {self.path})"
-
-
-_MODULES: dict[str, Any] = {}
-
-
-def _load_module(path: Path, name: str):
-    key = str(path.resolve())
-    if key not in _MODULES:
-        spec = importlib.util.spec_from_file_location(name, path)
-        mod = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(mod)  # type: ignore[union-attr]
-        _MODULES[key] = mod
-    return _MODULES[key]
 
 
 def _toml_line_of(text: str, loc: tuple) -> Optional[int]:

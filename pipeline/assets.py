@@ -1,10 +1,13 @@
 """The asset graph, partitioned by domain (and domain@variant).
 
 domain_pack -> atomic_facts -> seed_database -> evidence_plan -> one asset per family
-(conversations, documents, tables, visuals, recordings) -> recoverability -> task_bundle.
-Blocking checks gate the chain: fact ids unique, every fact with a source span and a parsed
-statement, database consistent with the policy, every fact recoverable from the delivered
-files, no leaked base values in a variant. Asset bodies are thin: library code does the work.
+(conversations, documents, tables, visuals, recordings) -> recoverability -> task_bundle;
+domain_pack -> domain_api -> test_suite (with seed_database). Blocking checks gate the
+chain: fact ids unique, every fact with a source span and a parsed statement, database
+consistent with the policy, every fact recoverable from the delivered files, no leaked base
+values in a variant, the API's OpenAPI document valid, every test's gold replaying to its
+expected hash and passing the domain check, test ids unique, the domain's test quotas.
+Asset bodies are thin: library code does the work.
 """
 
 import dagster as dg
@@ -68,6 +71,31 @@ def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_pack], check_specs=[
+    _check("openapi_valid", "domain_api", "The domain API's OpenAPI 3.1 document validates.")])
+def domain_api(context: dg.AssetExecutionContext, settings: BuildSettings):
+    """The domain API's OpenAPI document (None for a pack without an API)."""
+    doc, meta, problems = steps.domain_api(_world(context, settings))
+    yield dg.Output(doc, metadata=meta)
+    yield dg.AssetCheckResult(check_name="openapi_valid", passed=not problems, metadata={"problems": problems})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_api], check_specs=[
+    _check("gold_replays", "test_suite", "Every test's gold actions replay to its expected database hash."),
+    _check("gold_passes_domain_check", "test_suite", "Every gold outcome passes the domain's own check."),
+    _check("test_ids_unique", "test_suite", "Test ids are unique."),
+    _check("test_quotas", "test_suite", "Test count, trap share and value-fact coverage reach the domain's quota; "
+                                        "the naive agent passes some tests and fails some.")])
+def test_suite(context: dg.AssetExecutionContext, seed_database, settings: BuildSettings):
+    """Held-out simulations with gold actions, expected database hashes and scripted users."""
+    world = _world(context, settings)
+    suite = steps.test_suite(world, settings.seed, seed_database.tables)
+    yield dg.Output(suite, metadata=steps.test_suite_metadata(suite))
+    for name, problems in steps.test_suite_checks(world, suite, seed_database.tables).items():
+        yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],
+                                                                                  "count": len(problems)})
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="plan")
@@ -140,6 +168,6 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
                                           "files": len(man.files), "content_hash": man.content_hash})
 
 
-ALL_ASSETS = [domain_pack, atomic_facts, seed_database, evidence_plan, *family_assets, recoverability,
-              leak_scan, task_bundle]
+ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
+              recoverability, leak_scan, task_bundle]
 ALL_CHECKS: list = []

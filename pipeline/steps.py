@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
 from domains.variants import World
 from facts import GENERATOR_VERSION
@@ -109,3 +109,37 @@ def recoverability_metadata(report: dict) -> dict:
             "distractor_violations": s["distractor_violations"],
             "by_family": {k: f"{v['mentions_recovered']}/{v['mentions']}" for k, v in s["by_family"].items()},
             "extract_seconds": {k: round(v, 2) for k, v in report.get("_timings", {}).items()}}
+
+
+def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:
+    """(OpenAPI document or None, metadata, problems) of the world's domain API."""
+    api = world.api()
+    if api is None:
+        return None, {"operations": 0, "reads": 0, "writes": 0, "openapi_hash": ""}, []
+    doc = api.openapi()
+    problems: list[str] = []
+    from openapi_spec_validator import validate  # noqa: PLC0415
+    try:
+        validate(doc)
+    except Exception as e:  # the validator raises several exception types; each is a problem report
+        problems.append(f"OpenAPI document invalid: {str(e).splitlines()[0]}")
+    ops = api.operations()
+    return doc, {"operations": len(ops), "reads": sum(o.kind == "read" for o in ops),
+                 "writes": sum(o.kind == "write" for o in ops), "openapi_hash": content_hash(doc)}, problems
+
+
+def test_suite(world: World, seed: int, db: dict):
+    return world.test_suite(seed, db=db)
+
+
+def test_suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:
+    """Problems per blocking check (see `domains.simtests.suite_problems`)."""
+    from domains.simtests import suite_problems  # noqa: PLC0415
+    return suite_problems(suite, world.api(), db, world.check_database, world.base.code.test_quota)
+
+
+def test_suite_metadata(suite) -> dict:
+    s = suite.summary
+    return {"tests": s.tests, "traps": s.traps, "trap_share": s.trap_share, "by_trap": s.by_trap,
+            "with_writes": s.with_writes, "naive_passes": s.naive_passes,
+            "value_fact_coverage": f"{s.numeric_facts_covered}/{s.numeric_facts}", "suite_hash": suite.hash}

@@ -1,32 +1,75 @@
-"""Pieces every renderer family shares: the facts an artifact carries paired with their
-wrong/old mentions, the authoritative wording after them, hedged mentions, punctuation
-tidying."""
+"""Pieces every renderer family shares, defined once.
+
+- content: the facts an artifact carries paired with the wrong/old mentions that must precede
+  them (`items`), worded by the writer (`plan_content`, `authoritative`, `hedged`), and
+  `tidy` for the punctuation seams where phrases meet;
+- the record clock: dates derived from `spec.date` in the pack's timezone (nothing here reads
+  the wall clock; every random choice comes from an rng the caller seeded with `spec.rng()`);
+- people and records drawn from the seed database, brand identifier prefixes;
+- text helpers (values kept on one line with non-breaking spaces) and the font files.
+
+Kinds import this module (`from transforms import common as C`); families never import each
+other's private modules.
+"""
 from __future__ import annotations
 
 import datetime as dt
 import random
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Optional
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from facts.errors import FactforgeError
+from facts.surface import surface_forms
 
 if TYPE_CHECKING:  # pragma: no cover
+    from domains import DomainPack
     from facts.models import Fact
 
     from .base import ArtifactSpec, Distractor, RenderContext
 
+NBSP = "\u00a0"
+FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
+FONT_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bold.ttf",
+              ("sans-oblique", False): "DejaVuSans-Oblique.ttf", ("sans-oblique", True): "DejaVuSans-BoldOblique.ttf",
+              ("cond", False): "DejaVuSansCondensed.ttf", ("cond", True): "DejaVuSansCondensed-Bold.ttf",
+              ("mono", False): "DejaVuSansMono.ttf", ("mono", True): "DejaVuSansMono-Bold.ttf"}
+
+
+def font_file(family: str = "sans", bold: bool = False) -> str:
+    """Path of a DejaVu font file (fonts-dejavu-core, installed by .ci/setup)."""
+    return str(FONT_DIR / FONT_FILES[(family, bold)])
+
+
+# Leads for the authoritative statement of a voiced fact that follows a wrong or old value.
+# None of them contains a hedge marker (see transforms.writers.HEDGE_MARKERS).
 _VOICED_CORRECTION_LEADS = ["Let me set the record straight. ", "I checked the current version. ",
                             "I confirmed this with the policy owner. ", "I looked it up just now. "]
 
 
+# --- content -------------------------------------------------------------------------------
+@dataclass
+class Hedge:
+    """A wrong or old mention, worded."""
+
+    distractor: "Distractor"
+    text: str
+
+
 @dataclass
 class Item:
-    """One fact the artifact carries, with the wrong/old mentions that must precede it."""
+    """One fact the artifact carries, with the wrong/old mentions that must precede it. After
+    `plan_content` it is also worded: `text` (the authoritative sentence: the statement, or the
+    correction after a hedge), `hedges` (worded mentions), and a terse `label`/`value` pair."""
 
     fact: "Fact"
     rendition: str
     distractors: list["Distractor"] = field(default_factory=list)
+    text: str = ""
+    hedges: list[Hedge] = field(default_factory=list)
+    label: str = ""
+    value: str = ""
 
     @property
     def superseded(self) -> list["Distractor"]:
@@ -36,12 +79,30 @@ class Item:
     def wrong(self) -> list["Distractor"]:
         return [d for d in self.distractors if d.role == "distractor"]
 
+    @property
+    def superseded_hedges(self) -> list[Hedge]:
+        return [h for h in self.hedges if h.distractor.role == "superseded"]
+
+    @property
+    def rumours(self) -> list[Hedge]:
+        return [h for h in self.hedges if h.distractor.role != "superseded"]
+
+
+@dataclass
+class Content:
+    items: list[Item]
+    orphans: list[Hedge]
+
+    @property
+    def hedges(self) -> list[Hedge]:
+        return [h for it in self.items for h in it.hedges] + self.orphans
+
 
 def _lookup(ctx: "RenderContext", spec: "ArtifactSpec", fact_id: str) -> "Fact":
     try:
         return ctx.fact(fact_id)
     except KeyError:
-        raise FactforgeError(f"artifact {spec.id} ({spec.kind}) names unknown fact {fact_id!r}") from None
+        raise FactforgeError(f"artifact {spec.id} ({spec.kind}) names unknown fact {fact_id!r}", spec.path) from None
 
 
 def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[tuple["Fact", "Distractor"]]]:
@@ -62,12 +123,43 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[
     return out, orphans
 
 
+def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
+                 role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded")) -> Content:
+    """`items`, worded. A carried fact with a hedge whose role is in `correct` is stated with
+    the writer's correction wording (it follows the hedge in the artifact); kinds that keep
+    superseded values elsewhere (a revision history) pass correct=("distractor",)."""
+    its, orphans = items(spec, ctx)
+    w = ctx.writer
+    for it in its:
+        it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role))) for d in it.distractors]
+        if any(d.role in correct for d in it.distractors):
+            it.text = tidy(w.correction(it.fact, rng))
+        else:
+            it.text = tidy(w.statement(it.fact, it.rendition, rng))
+        it.label, it.value = split_bullet(w.bullet(it.fact), it.fact)
+    return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role))) for f, d in orphans])
+
+
+def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
+    """'Security deposit bike: $50' -> ('Security deposit bike', '$50'). A fact without
+    values gets its section name as label (its bullet would repeat the whole statement)."""
+    if fact.slots and ": " in bullet:
+        label, value = bullet.rsplit(": ", 1)
+        return label, value
+    if bullet.strip() == fact.statement.strip() or not fact.slots:
+        return (fact.section[-1] if fact.section else "Good to know"), ""
+    return bullet, ""
+
+
+_LEAD_CAP = re.compile(r"([\w)],\s)(The|A|An|This|These|Each|Every|All|Any|Our|Your)(?= )")
+
+
 def tidy(text: str) -> str:
     """Punctuation seams left where phrase templates meet ('right?.', 'check..', 'As a
     reminder, The fee'); never touches words or values."""
     text = re.sub(r"([?!])\.(?!\.)", r"\1", text)
     text = re.sub(r"(?<!\.)\.\.(?!\.)", ".", text)
-    return re.sub(r"(, )(The|A|An)(?= )", lambda m: m.group(1) + m.group(2).lower(), text)
+    return _LEAD_CAP.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
 def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool) -> str:
@@ -91,3 +183,327 @@ def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Rand
 
 def section_of(fact: "Fact") -> str:
     return fact.section[-1] if fact.section else "General"
+
+
+def sections_of(its: list[Item]) -> list[tuple[str, ...]]:
+    seen: dict[tuple[str, ...], None] = {}
+    for it in its:
+        seen.setdefault(tuple(it.fact.section) or ("General",), None)
+    return list(seen)
+
+
+def check_capacity(spec: "ArtifactSpec", max_facts: int) -> None:
+    if len(spec.facts) > max_facts:
+        raise FactforgeError(f"artifact {spec.id} carries {len(spec.facts)} facts; {spec.kind} holds at most "
+                             f"{max_facts}", spec.path)
+
+
+# --- clock -------------------------------------------------------------------------------
+def zone(pack: "DomainPack") -> dt.tzinfo:
+    """The pack's timezone (IANA name), falling back to the world clock's fixed offset."""
+    try:
+        from zoneinfo import ZoneInfo  # noqa: PLC0415
+
+        return ZoneInfo(pack.info.timezone)
+    except Exception:  # unknown zone name or no tz database
+        return pack.info.now.tzinfo or dt.timezone.utc
+
+
+def spec_date(spec: "ArtifactSpec") -> dt.date:
+    """The day the record is dated (its spec's ISO date)."""
+    try:
+        return dt.date.fromisoformat(spec.date[:10])
+    except ValueError:
+        raise FactforgeError(f"artifact {spec.id}: date {spec.date!r} is not an ISO date", spec.path) from None
+
+
+
+def fmt_date(d: dt.date, style: str = "long") -> str:
+    if style == "long":
+        return f"{d.strftime('%B')} {d.day}, {d.year}"
+    if style == "short":
+        return f"{d.strftime('%b')} {d.day}, {d.year}"
+    return d.isoformat()
+
+
+def at(pack: "DomainPack", day: dt.date, hour: int, minute: int = 0, second: int = 0) -> dt.datetime:
+    return dt.datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone(pack))
+
+
+def office_time(pack: "DomainPack", day: dt.date, rng: random.Random, start: int = 8, end: int = 16) -> dt.datetime:
+    return at(pack, day, rng.randint(start, end), rng.randint(0, 59), rng.randint(0, 59))
+
+
+def tz_label(moment: dt.datetime) -> str:
+    """'EST' when the zone has an abbreviation, else 'UTC-05:00'."""
+    name = moment.tzname() or ""
+    if re.fullmatch(r"[A-Z]{2,5}", name):
+        return name
+    off = moment.utcoffset() or dt.timedelta(0)
+    mins = int(off.total_seconds() // 60)
+    sign = "+" if mins >= 0 else "-"
+    return f"UTC{sign}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
+
+
+def parse_day(text: Optional[str]) -> Optional[dt.date]:
+    if not text:
+        return None
+    try:
+        return dt.date.fromisoformat(str(text)[:10])
+    except ValueError:
+        return None
+
+
+def earlier_day(d: "Distractor", day: dt.date, rng: random.Random, lo: int = 3, hi: int = 40) -> dt.date:
+    """The date a superseded/distractor mention is dated: its own date when it is earlier than
+    the record's, else some days before the record."""
+    own = parse_day(d.date)
+    if own is not None and own < day:
+        return own
+    return day - dt.timedelta(days=rng.randint(lo, hi))
+
+
+# --- brand and records -------------------------------------------------------------------
+def id_prefix(pack: "DomainPack", *keys: str) -> str:
+    """The brand's identifier prefix for the first key it defines (e.g. "case", "ticket"), else
+    an abbreviation of the short name."""
+    pre = pack.brand.id_prefixes
+    for k in keys:
+        if pre.get(k):
+            return pre[k]
+    base = pack.brand.short_name or pack.brand.company
+    letters = re.sub(r"[^A-Za-z]", "", base).upper()
+    return letters[:3] or "CS"
+
+
+def brand_short(pack: "DomainPack") -> str:
+    return pack.brand.short_name or pack.brand.company.split()[0]
+
+
+def slug(text: str, n: int = 40) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n].strip("-") or "x"
+
+
+def _name_of(rec: dict[str, Any]) -> Optional[str]:
+    for key in ("name", "full_name", "customer_name", "cardholder_name"):
+        v = rec.get(key)
+        if isinstance(v, str) and re.fullmatch(r"[A-Za-z][A-Za-z .'-]+ [A-Za-z .'-]+", v.strip()):
+            return v.strip().title() if v.isupper() else v.strip()
+        if isinstance(v, dict) and v.get("first_name") and v.get("last_name"):
+            return f"{v['first_name']} {v['last_name']}"
+    if rec.get("first_name") and rec.get("last_name"):
+        return f"{rec['first_name']} {rec['last_name']}"
+    return None
+
+
+def _id_of(rec: dict[str, Any]) -> Optional[str]:
+    for key, v in rec.items():
+        if (key == "id" or key.endswith("_id")) and isinstance(v, (str, int)) and not isinstance(v, bool):
+            return str(v)
+    return None
+
+
+def db_tables(db: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(table name, records) for every table of the seed database that holds records
+    (a dict of dicts or a list of dicts), in sorted table order."""
+    for name in sorted(db or {}):
+        tab = db[name]
+        if isinstance(tab, dict):
+            recs = [tab[k] for k in sorted(tab, key=str) if isinstance(tab[k], dict)]
+        elif isinstance(tab, list):
+            recs = [r for r in tab if isinstance(r, dict)]
+        else:
+            continue
+        if recs:
+            yield name, recs[:500]
+
+
+@dataclass
+class Person:
+    name: str
+    ref: str = ""  # customer/account id in the records, when known
+
+
+@dataclass
+class RecordRef:
+    table: str
+    id: str
+    owner: str = ""  # a person's name linked to the record, when known
+
+
+def db_people(db: dict[str, Any]) -> list[Person]:
+    out, seen = [], set()
+    for _name, recs in db_tables(db):
+        for r in recs:
+            n = _name_of(r)
+            if n and n not in seen:
+                seen.add(n)
+                out.append(Person(n, _id_of(r) or ""))
+    return out
+
+
+def record_refs(db: dict[str, Any]) -> list[RecordRef]:
+    """Records that are not people (rentals, orders, reservations...), with their owner's
+    name when a person id links them."""
+    people = {}
+    for _name, recs in db_tables(db):
+        for r in recs:
+            n, i = _name_of(r), _id_of(r)
+            if n and i:
+                people[i] = n
+    out = []
+    for table, recs in db_tables(db):
+        for r in recs:
+            if _name_of(r):
+                continue
+            rid = _id_of(r)
+            if not rid:
+                continue
+            owner = ""
+            for k, v in r.items():
+                if k != "id" and k.endswith("_id") and str(v) in people:
+                    owner = people[str(v)]
+                    break
+            out.append(RecordRef(table, rid, owner))
+    return out
+
+
+def customers(ctx: "RenderContext") -> list[Person]:
+    """Customers for records: the seed database's people, else the brand's customer names."""
+    ppl = db_people(ctx.db)
+    if ppl:
+        return ppl
+    pre = id_prefix(ctx.pack, "customer", "account", "user")
+    return [Person(n, f"{pre}{1000 + i}") for i, n in enumerate(ctx.pack.brand.customers)]
+
+
+def pick_customer(ctx: "RenderContext", rng: random.Random) -> Person:
+    ppl = customers(ctx)
+    if ppl:
+        return rng.choice(ppl)
+    return Person(ctx.writer.person(rng, "customer"), f"{id_prefix(ctx.pack, 'customer')}{rng.randint(1000, 9999)}")
+
+
+def record_ref(ctx: "RenderContext", rng: random.Random, owner: Optional[Person] = None) -> tuple[str, str]:
+    """(record id, record kind) for a customer's booking/order/rental: one the customer owns in
+    the seed database, else any record, else a made-up id with the brand prefix."""
+    recs = record_refs(ctx.db)
+    own = [r for r in recs if owner is not None and r.owner == owner.name] or recs
+    if own:
+        r = rng.choice(own)
+        return r.id, r.table.rstrip("s").replace("_", " ")
+    return f"{id_prefix(ctx.pack, 'order', 'booking', 'reservation', 'rental')}{rng.randint(10000, 99999)}", "booking"
+
+
+def staff(ctx: "RenderContext", rng: random.Random, role: str, n: int, exclude: tuple[str, ...] = ()) -> list[str]:
+    """`n` distinct staff names of a role ("agent", "manager")."""
+    b = ctx.pack.brand
+    pool = [p for p in (b.agents if role == "agent" else b.managers) if p not in exclude]
+    rng.shuffle(pool)
+    out = pool[:n]
+    tries = 0
+    while len(out) < n and tries < 50:
+        tries += 1
+        cand = ctx.writer.person(rng, role)
+        if cand not in out and cand not in exclude:
+            out.append(cand)
+    return out
+
+
+def first(name: str) -> str:
+    return name.split()[0] if name else name
+
+
+def handle(name: str) -> str:
+    parts = re.findall(r"[a-z]+", name.lower())
+    return ".".join(parts) or "user"
+
+
+def product(ctx: "RenderContext", rng: random.Random, default: str = "account") -> str:
+    prods = list(ctx.pack.brand.products.values())
+    return rng.choice(prods) if prods else default
+
+
+# --- facts and their distractors -----------------------------------------------------------
+def policy_ref(pack: "DomainPack", fact: "Fact") -> str:
+    """A policy reference like 'POL-PW-LATE-RETURNS §14' (the source line)."""
+    sec = re.sub(r"[^A-Z0-9]+", "-", section_of(fact).upper()).strip("-")[:18] or "GEN"
+    return f"POL-{id_prefix(pack, 'policy', 'case', 'rental')}-{sec} §{fact.source.start_line}"
+
+
+def chunks(seq: list, sizes: list[int]) -> list[list]:
+    out, i = [], 0
+    for n in sizes:
+        if i >= len(seq):
+            break
+        out.append(seq[i:i + n])
+        i += n
+    if i < len(seq):
+        out.append(seq[i:])
+    return out
+
+
+def split_groups(seq: list, rng: random.Random, lo: int = 1, hi: int = 3) -> list[list]:
+    sizes, total = [], 0
+    while total < len(seq):
+        n = rng.randint(lo, hi)
+        sizes.append(n)
+        total += n
+    return chunks(seq, sizes)
+
+
+# --- documents and screens ----------------------------------------------------------------
+def doc_number(ctx: "RenderContext", rng: random.Random, kind: str = "SOP") -> str:
+    b = ctx.pack.brand
+    short = b.short_name or b.company
+    code = "".join(ch for ch in short.upper() if ch.isalpha())[:3] or "DOC"
+    return f"{kind}-{code}-{rng.randint(100, 999)}"
+
+
+def initials(name: str) -> str:
+    return "".join(p[0] for p in name.split() if p[:1].isalpha()).upper()[:3]
+
+
+def first_records(ctx: "RenderContext", limit: int = 5) -> list[tuple[str, dict]]:
+    """A few records of the first table of the seed database (records are dicts); [] if none."""
+    for name in sorted(ctx.db or {}):
+        table = ctx.db[name]
+        rows = list(table.values()) if isinstance(table, dict) else table if isinstance(table, list) else []
+        rows = [r for r in rows if isinstance(r, dict)]
+        if rows:
+            return [(name, r) for r in rows[:limit]]
+    return []
+
+
+def record_id(rec: dict) -> str:
+    for k in ("id", "reservation_id", "order_id", "account_id", "user_id"):
+        if k in rec and isinstance(rec[k], (str, int)):
+            return str(rec[k])
+    return ""
+
+
+# --- text -----------------------------------------------------------------------------------
+def value_forms(fact: "Fact") -> list[str]:
+    forms = [f for s in fact.slots for f in surface_forms(s)]
+    return sorted({f for f in forms if " " in f}, key=lambda f: (-len(f), f))
+
+
+def protect(text: str, facts: list["Fact"]) -> str:
+    """Join the words of every multi-word value form in `text` with non-breaking spaces, so
+    line wrapping never splits a value ('5 business days')."""
+    for f in facts:
+        for form in value_forms(f):
+            if form in text:
+                text = text.replace(form, form.replace(" ", NBSP))
+    return text
+
+
+def unprotect(text: str) -> str:
+    return text.replace(NBSP, " ")
+
+
+_WS = re.compile(r"[ \t\u00a0]+")
+
+
+def squash(text: str) -> str:
+    return _WS.sub(" ", text).strip()

@@ -20,12 +20,19 @@ overriding (a variant that changes one of those cells passes the new value in).
 """
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import importlib.util
 import random
 from collections import defaultdict
 from pathlib import Path
+
+from domains.contract import DomainCode
+from domains.seedkit import add_business_days as _add_bd
+from domains.seedkit import add_months as _add_months
+from domains.seedkit import age_on as _age
+from domains.seedkit import is_business_day as _is_bd
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import month_end as _month_end
 
 _HERE = Path(__file__).resolve().parent
 
@@ -148,6 +155,10 @@ HOLIDAYS = frozenset(dt.date.fromisoformat(s) for s in (
 
 # ------------------------------------------------------------------------------- helpers
 
+def merged_values(values: dict | None) -> dict[str, float | int]:
+    return _merged(VALUES, values, "banking")
+
+
 class _Cat:
     """Catalog lookup where the cells listed in VALUE_CELLS take their value from `V`."""
 
@@ -168,36 +179,17 @@ def _m(x: float) -> float:
 
 
 def is_business_day(d: dt.date) -> bool:
-    return d.weekday() < 5 and d not in HOLIDAYS
+    return _is_bd(d, HOLIDAYS)
 
 
 def add_business_days(d: dt.date, n: int) -> dt.date:
-    while n > 0:
-        d += dt.timedelta(days=1)
-        if is_business_day(d):
-            n -= 1
-    return d
+    return _add_bd(d, n, HOLIDAYS)
 
 
 def _next_business_day(d: dt.date) -> dt.date:
     while not is_business_day(d):
         d += dt.timedelta(days=1)
     return d
-
-
-def _month_end(d: dt.date) -> dt.date:
-    return dt.date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
-
-
-def _add_months(d: dt.date, n: int) -> dt.date:
-    y, m = divmod(d.month - 1 + n, 12)
-    y += d.year
-    m += 1
-    return dt.date(y, m, min(d.day, calendar.monthrange(y, m)[1]))
-
-
-def _age(dob: dt.date, on: dt.date) -> int:
-    return on.year - dob.year - ((on.month, on.day) < (dob.month, dob.day))
 
 
 def _days(a: dt.date, b: dt.date):
@@ -401,7 +393,7 @@ def _paid_by_due(out: list[dict], stmt: dict) -> float:
 # ------------------------------------------------------------------------------ generate
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     cat = _Cat(V)
     rng = random.Random(f"{pack.name}:{seed}")
     pre = pack.brand.id_prefixes
@@ -905,7 +897,7 @@ def _make_disputes(rng, accounts, base, cat, today, item, nid) -> dict:
 # --------------------------------------------------------------------------------- check
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     cat = _Cat(V)
     today = pack.info.now.date()
     db, P = _canonical(db)
@@ -1188,3 +1180,26 @@ def _check_replacements(db: dict, cat, today: dt.date) -> list[str]:
         if new["activated_on"] and _d(new["activated_on"]) > _d(new["issued_on"]) + dt.timedelta(days=90):
             P.append(f"replacement {rid}: new card activated more than 90 days after issue")
     return P
+
+
+# ------------------------------------------------------------------------------ contract
+
+class Banking(DomainCode):
+    """The banking pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("the banking seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+
+DOMAIN = Banking()

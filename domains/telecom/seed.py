@@ -14,6 +14,9 @@ import datetime as dt
 import random
 from collections import defaultdict
 
+from domains.contract import DomainCode
+from domains.seedkit import merged_values as _merged
+
 PLANS = ["starter", "standard", "plus", "premium", "top"]
 REGIONS = {
     "canada_mexico": "Canada and Mexico",
@@ -144,6 +147,10 @@ FAMILY_FIRST_NAMES = ["Alex", "Sam", "Jordan", "Riley", "Casey", "Morgan"]
 PROFILES = ["good", "good", "good", "good", "good", "good", "good", "good", "late_once", "late_once",
             "late_once", "overdue", "overdue", "restored", "restored", "suspended", "suspended",
             "cancelled", "good", "good"]
+
+
+def merged_values(values: dict | None) -> dict[str, float | int]:
+    return _merged(VALUES, values, "telecom")
 
 
 # ---------------------------------------------------------------------------------- dates
@@ -334,7 +341,7 @@ def _expected_bills(cust: dict, lines: list[dict], devices: list[dict], bills: l
 # ---------------------------------------------------------------------------- generate
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     rng = random.Random(f"{pack.name}:{seed}")
     pre = pack.brand.id_prefixes
     prod = pack.brand.products
@@ -623,7 +630,7 @@ def _group(customers, lines, devices, bills, topups, passes) -> dict:
 # ------------------------------------------------------------------------------- check
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     today = _today(pack)
     problems: list[str] = []
     cust, lines, devices, bills = db["customers"], db["lines"], db["devices"], db["bills"]
@@ -782,3 +789,26 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
         if lines[t["line_id"]]["status"] != "active":
             problems.append(f"ticket {tid}: troubleshooting on a line that is not active")
     return problems
+
+
+# ---------------------------------------------------------------------------- contract
+
+class Telecom(DomainCode):
+    """The telecom pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("the telecom seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+
+DOMAIN = Telecom()

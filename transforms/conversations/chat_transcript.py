@@ -12,8 +12,8 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms.extract.text import extract_text_file
 from transforms.registry import register
 
-from . import _common as C
-from ._smalltalk import SUPPORT_EXCHANGES
+from transforms import common as C
+from transforms.smalltalk import SUPPORT_EXCHANGES
 
 _CHANNELS = ["Web chat", "In-app chat", "WhatsApp Business", "Web chat (mobile)", "Messenger"]
 _SUPERSEDED_LEADS = ["I can see an older note on your file: ", "Our knowledge base still has this entry: ",
@@ -53,7 +53,7 @@ class ChatTranscript(Transformer):
         rng = spec.rng("chat")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         cust = C.pick_customer(ctx, rng)
         agent = C.staff(ctx, rng, "agent", 1)[0]
         start = C.office_time(pack, day, rng, 8, 17)

@@ -23,8 +23,8 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms.extract.text import extract_eml
 from transforms.registry import register
 
-from . import _common as C
-from ._smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+from transforms import common as C
+from transforms.smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
 
 
 @dataclass
@@ -140,7 +140,7 @@ class EmailThread(Transformer):
     # --- thread shapes -----------------------------------------------------------------
     def _internal(self, spec, ctx, rng, its, orphans):
         w = ctx.writer
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         asker, helper = C.staff(ctx, rng, "agent", 2)
         owner = C.staff(ctx, rng, "manager", 1, exclude=(asker, helper))[0]
         addr = {n: w.email(n) for n in (asker, helper, owner)}
@@ -203,7 +203,7 @@ class EmailThread(Transformer):
 
     def _customer(self, spec, ctx, rng, its, orphans):
         w, b = ctx.writer, ctx.pack.brand
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         cust = C.pick_customer(ctx, rng)
         agent = C.staff(ctx, rng, "agent", 1)[0]
         support = f"support@{b.email_domain}"

@@ -10,8 +10,8 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms.extract.text import extract_vtt
 from transforms.registry import register
 
-from . import _common as C
-from ._smalltalk import INTERNAL_THREADS, MEETING_OPENERS, MEETING_SMALLTALK
+from transforms import common as C
+from transforms.smalltalk import INTERNAL_THREADS, MEETING_OPENERS, MEETING_SMALLTALK
 
 _OPEN = ["Okay, let's get started, thanks everyone for joining.", "Right, I think we have everyone. Let's start.",
          "Thanks for making time. Let's kick off."]
@@ -54,7 +54,7 @@ class MeetingTranscript(Transformer):
         rng = spec.rng("meeting")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         owner = C.staff(ctx, rng, "manager", 1)[0]
         staff = C.staff(ctx, rng, "agent", rng.randint(2, 3), exclude=(owner,))
         people = [owner] + staff

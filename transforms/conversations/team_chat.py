@@ -18,8 +18,8 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms.extract.text import extract_chat_export
 from transforms.registry import register
 
-from . import _common as C
-from ._smalltalk import INTERNAL_THREADS
+from transforms import common as C
+from transforms.smalltalk import INTERNAL_THREADS
 
 _ASK = ["Quick policy check for a customer on hold: {q}", "Customer asking right now: {q}",
         "Can a policy owner confirm? {q}", "{q} Want to make sure the macro is right.",
@@ -53,7 +53,7 @@ class TeamChat(Transformer):
         rng = spec.rng("team-chat")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         agents = C.staff(ctx, rng, "agent", 3)
         owners = C.staff(ctx, rng, "manager", 1, exclude=tuple(agents))
         others = C.staff(ctx, rng, "agent", 2, exclude=tuple(agents + owners))

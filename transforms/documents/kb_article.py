@@ -16,7 +16,7 @@ from pathlib import Path
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from ..extract.html import html_text
 from ..registry import register
-from ._content import Content, check_capacity, fmt_date, plan_content, spec_date
+from transforms.common import Content, check_capacity, fmt_date, plan_content, spec_date
 
 _TITLES = ["{sec}: what you need to know", "How {sec_l} work", "{sec} explained", "Our {sec_l} policy",
            "{sec} - rules and FAQs", "Understanding {sec_l}"]
@@ -111,7 +111,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     body: list[str] = []
 
     # Notice of earlier values: dated, before the body.
-    sup = [h for it in items for h in it.superseded] + [h for h in content.orphans if h.distractor.role == "superseded"]
+    sup = [h for it in items for h in it.superseded_hedges] + [h for h in content.orphans if h.distractor.role == "superseded"]
     if sup:
         lines = "".join(f"<p>{_e(h.text)}</p>" for h in sup)
         body.append(f'<div class="notice" role="note"><strong>Article history.</strong> This article was revised on '

@@ -16,7 +16,7 @@ from pathlib import Path
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from ..extract.docx import docx_text
 from ..registry import register
-from ._content import Content, check_capacity, doc_number, fmt_date, initials, plan_content, spec_date
+from transforms.common import Content, check_capacity, doc_number, fmt_date, initials, plan_content, spec_date
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
           "Contact centre team", "Store and support managers"]

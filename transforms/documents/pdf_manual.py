@@ -19,14 +19,13 @@ from xml.sax.saxutils import escape
 from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from ..common import (Content, Item, check_capacity, doc_number, fmt_date, font_file, plan_content, protect,
+                      spec_date)
 from ..extract.pdf import pdf_text
 from ..registry import register
-from ._content import (Content, Item, check_capacity, doc_number, fmt_date, plan_content, protect,
-                       spec_date)
 
-_FONT_DIR = "/usr/share/fonts/truetype/dejavu/"
-_FONTS = {"FFSans": "DejaVuSans.ttf", "FFSans-Bold": "DejaVuSans-Bold.ttf",
-          "FFSans-Oblique": "DejaVuSans-Oblique.ttf", "FFSans-BoldOblique": "DejaVuSans-BoldOblique.ttf"}
+_FONTS = {"FFSans": ("sans", False), "FFSans-Bold": ("sans", True),
+          "FFSans-Oblique": ("sans-oblique", False), "FFSans-BoldOblique": ("sans-oblique", True)}
 _registered = False
 
 
@@ -39,7 +38,7 @@ def _register_fonts() -> None:
     from reportlab.pdfbase.ttfonts import TTFont  # noqa: PLC0415
 
     for name, file in _FONTS.items():
-        pdfmetrics.registerFont(TTFont(name, _FONT_DIR + file))
+        pdfmetrics.registerFont(TTFont(name, font_file(*file)))
     addMapping("FFSans", 0, 0, "FFSans")
     addMapping("FFSans", 1, 0, "FFSans-Bold")
     addMapping("FFSans", 0, 1, "FFSans-Oblique")
@@ -462,7 +461,7 @@ def _revision_table(spec, ctx, content: Content, rng, date, major, minor, owner,
         if d < date:
             entries.append((d, w.person(rng, "agent"), rng.choice(_REVISION_NOTES[1:])))
     for it in content.items:
-        for h in it.superseded:
+        for h in it.superseded_hedges:
             try:
                 d = dt.date.fromisoformat((h.distractor.date or "")[:10])
             except ValueError:

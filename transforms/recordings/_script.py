@@ -7,7 +7,6 @@ the wall clock.
 """
 from __future__ import annotations
 
-import datetime as dt
 import random
 import re
 from dataclasses import dataclass
@@ -16,17 +15,15 @@ from typing import TYPE_CHECKING, Optional
 
 import numpy as np
 
-from facts.errors import FactforgeError
 from facts.surface import spoken_form, surface_forms
-from transforms.common import (  # noqa: F401  (re-exported for the kinds)
-    Item, authoritative, hedged, items, section_of, tidy)
+from transforms.common import tidy
 from transforms.extract import audio as A
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
-    from transforms.base import ArtifactSpec, Distractor, ExtractContext, Extraction, RenderContext
+    from transforms.base import ExtractContext, Extraction, RenderContext
 
-# Leads for an authoritative statement that follows a wrong or old value (no hedge marker).
+
 def staff_voice(rng: random.Random) -> A.Voice:
     """The voice of whoever states the facts (agent, manager, narrator): the one that
     confuses the fewest values (see transforms.extract.audio)."""
@@ -65,47 +62,6 @@ def echo(ctx: "RenderContext", fact: "Fact", rng: random.Random, who: str) -> Op
     value = " and ".join(spoken_form(s) for s in fact.slots)
     t = rng.choice(_ECHO[who]).format(value=value, topic=ctx.writer.topic(fact))
     return t[0].upper() + t[1:]
-
-
-# --- dates and people --------------------------------------------------------------------
-def record_day(spec: "ArtifactSpec") -> dt.date:
-    try:
-        return dt.date.fromisoformat(spec.date[:10])
-    except ValueError:
-        raise FactforgeError(f"artifact {spec.id}: date {spec.date!r} is not an ISO date") from None
-
-
-def earlier_day(d: "Distractor", day: dt.date, rng: random.Random) -> dt.date:
-    try:
-        own = dt.date.fromisoformat((d.date or "")[:10])
-        if own < day:
-            return own
-    except ValueError:
-        pass
-    return day - dt.timedelta(days=rng.randint(7, 60))
-
-
-def staff(ctx: "RenderContext", rng: random.Random, role: str) -> str:
-    b = ctx.pack.brand
-    pool = list(b.agents if role == "agent" else b.managers)
-    return rng.choice(pool) if pool else ctx.writer.person(rng, role)
-
-
-def customer(ctx: "RenderContext", rng: random.Random) -> str:
-    names = []
-    for table in sorted(ctx.db or {}):
-        recs = ctx.db[table]
-        vals = recs.values() if isinstance(recs, dict) else recs if isinstance(recs, list) else []
-        for r in vals:
-            n = r.get("name") if isinstance(r, dict) else None
-            if isinstance(n, str) and re.fullmatch(r"[A-Za-z][A-Za-z .'-]+ [A-Za-z .'-]+", n):
-                names.append(n)
-    names = sorted(set(names)) or list(ctx.pack.brand.customers)
-    return rng.choice(names) if names else ctx.writer.person(rng, "customer")
-
-
-def first(name: str) -> str:
-    return name.split()[0] if name else name
 
 
 # --- speaking a script -------------------------------------------------------------------

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from transforms import common as C
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.registry import register
@@ -64,11 +65,11 @@ class CallAudio(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         rng = spec.rng("call")
         w = ctx.writer
-        its, orphans = S.items(spec, ctx)
-        day = S.record_day(spec)
-        agent, cust = S.staff(ctx, rng, "agent"), S.customer(ctx, rng)
+        its, orphans = C.items(spec, ctx)
+        day = C.spec_date(spec)
+        agent, cust = C.staff(ctx, rng, "agent", 1)[0], C.pick_customer(ctx, rng).name
         va, vc = S.staff_voice(rng), S.caller_voice(rng)
-        subs = dict(company=ctx.pack.brand.company, agent=S.first(agent), customer=cust, first=S.first(cust),
+        subs = dict(company=ctx.pack.brand.company, agent=C.first(agent), customer=cust, first=C.first(cust),
                     email=_spoken_email(w.email(cust, internal=False)))
         lines: list[Utterance] = []
 
@@ -93,22 +94,22 @@ class CallAudio(Transformer):
             c((rng.choice(_NEXT) + " " if n else "") + w.question(f, rng))
             wrong = False
             for d in it.wrong:
-                c(S.hedged(ctx, f, d, rng, role="customer"), f)
+                c(C.hedged(ctx, f, d, rng, role="customer"), f)
                 wrong = True
             if rng.random() < 0.5:
                 a(w.filler(rng, "agent")[0])
             for d in it.superseded:
-                a(rng.choice(_OLD_NOTE) + S.hedged(ctx, f, d, rng, on=S.earlier_day(d, day, rng)), f)
+                a(rng.choice(_OLD_NOTE) + C.hedged(ctx, f, d, rng, on=C.earlier_day(d, day, rng, 7, 60)), f)
                 wrong = True
-            a(S.authoritative(ctx, it, rng, after_wrong=wrong), f)
+            a(C.authoritative(ctx, it, rng, after_wrong=wrong), f)
             rep = S.echo(ctx, f, rng, "customer") if rng.random() < 0.75 else None
             if rep or rng.random() < 0.6:
                 c(rep or rng.choice(_ACK), f)
         for f, d in orphans:
             if d.role == "superseded":
-                a(rng.choice(_OLD_NOTE) + S.hedged(ctx, f, d, rng, on=S.earlier_day(d, day, rng)), f)
+                a(rng.choice(_OLD_NOTE) + C.hedged(ctx, f, d, rng, on=C.earlier_day(d, day, rng, 7, 60)), f)
             else:
-                c(S.hedged(ctx, f, d, rng, role="customer"), f)
+                c(C.hedged(ctx, f, d, rng, role="customer"), f)
             a(rng.choice(_ORPHAN_REPLY))
         a(w.closing(rng, "agent"))
         c(w.closing(rng, "customer"))

@@ -19,6 +19,7 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from facts.surface import surface_forms
+from transforms import common as C
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.extract.asr import ffmpeg_exe
@@ -31,7 +32,6 @@ W, H = 960, 540
 FPS = 2
 FFMPEG_PARAMS = ["-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact", "-map_metadata", "-1",
                  "-tune", "stillimage", "-b:a", "48k", "-ar", "16000", "-ac", "1"]
-_FONTS = Path("/usr/share/fonts/truetype/dejavu")
 _PALETTE = [(22, 64, 120), (17, 94, 89), (91, 33, 112), (30, 58, 95), (12, 84, 52), (120, 53, 15)]
 INK, MUTED, LINE, PAGE = (28, 34, 46), (90, 99, 115), (214, 220, 230), (244, 246, 250)
 
@@ -50,7 +50,7 @@ _NOISE = ["Here's the home page with the latest announcements.", "This is where 
 
 @lru_cache(maxsize=32)
 def _font(size: int, bold: bool = False) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(_FONTS / ("DejaVuSans-Bold.ttf" if bold else "DejaVuSans.ttf")), size)
+    return ImageFont.truetype(C.font_file("sans", bold), size)
 
 
 _NBSP = "\u00a0"
@@ -207,11 +207,11 @@ class ScreenRecording(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         rng = spec.rng("screen")
         w = ctx.writer
-        its, orphans = S.items(spec, ctx)
-        day = S.record_day(spec)
-        manager = S.staff(ctx, rng, "manager")
+        its, orphans = C.items(spec, ctx)
+        day = C.spec_date(spec)
+        manager = C.staff(ctx, rng, "manager", 1)[0]
         voice = S.staff_voice(rng)
-        pages = list(dict.fromkeys(S.section_of(it.fact) for it in its)) or ["Announcements"]
+        pages = list(dict.fromkeys(C.section_of(it.fact) for it in its)) or ["Announcements"]
         painter = _Painter(ctx, pages, manager, day)
         ref = f"POL-{painter.short[:3].upper()}"
         subs = dict(manager=manager, section=pages[0], app=painter.app)
@@ -226,31 +226,31 @@ class ScreenRecording(Transformer):
             for t in rng.sample(_NOISE, 2):
                 screens.append(Screen("Home", "home", card_body="Announcements", narration=[t], cursor=cur()))
         for it in its:
-            f, page = it.fact, S.section_of(it.fact)
+            f, page = it.fact, C.section_of(it.fact)
             old = False
             for d in it.superseded:
-                on = S.earlier_day(d, day, rng)
-                text = S.hedged(ctx, f, d, rng, role="colleague", on=on)
+                on = C.earlier_day(d, day, rng, 7, 60)
+                text = C.hedged(ctx, f, d, rng, role="colleague", on=on)
                 screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}",
                                       card_big=f"Superseded: {d.text}",
                                       card_body=text, footer="Archived entry - replaced by the current version",
                                       narration=[rng.choice(_OLD_LEAD) + text], cursor=cur(), keep=(d.text,)))
                 old = True
             for d in it.wrong:
-                text = S.hedged(ctx, f, d, rng, role="customer")
+                text = C.hedged(ctx, f, d, rng, role="customer")
                 screens.append(Screen(page, "note", card_title="Frequently heard on calls", card_big=text,
                                       footer="Customer belief - not correct, see the current rule",
                                       narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur(), keep=(d.text,)))
                 old = True
-            said = S.authoritative(ctx, it, rng, after_wrong=old)
+            said = C.authoritative(ctx, it, rng, after_wrong=old)
             screens.append(Screen(page, "current", card_title=f"{ref}-{f.source.start_line:03d}",
                                   card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng),
                                   footer=f"Effective {day:%b %d, %Y}  -  Owner: {manager}",
                                   narration=[said], cursor=cur(),
                                   keep=tuple(x for sl in f.slots for x in surface_forms(sl))))
         for f, d in orphans:
-            text = S.hedged(ctx, f, d, rng, role="customer", on=S.earlier_day(d, day, rng))
-            screens.append(Screen(S.section_of(f), "note", card_title="Open question", card_big=text,
+            text = C.hedged(ctx, f, d, rng, role="customer", on=C.earlier_day(d, day, rng, 7, 60))
+            screens.append(Screen(C.section_of(f), "note", card_title="Open question", card_big=text,
                                   footer="Being checked with the policy owner", narration=[text], cursor=cur(),
                                   keep=(d.text,)))
         screens.append(Screen("Home", "home", card_body="Recently updated", narration=[rng.choice(_OUTRO)],

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from transforms import common as C
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.registry import register
@@ -44,9 +45,9 @@ class Voicemail(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         rng = spec.rng("voicemail")
         w = ctx.writer
-        its, orphans = S.items(spec, ctx)
-        day = S.record_day(spec)
-        manager = S.staff(ctx, rng, "manager")
+        its, orphans = C.items(spec, ctx)
+        day = C.spec_date(spec)
+        manager = C.staff(ctx, rng, "manager", 1)[0]
         voice = S.staff_voice(rng)
         topic = w.topic(its[0].fact) if its else "the schedule"
         subs = dict(manager=manager, company=ctx.pack.brand.company, weekday=f"{day:%A}",
@@ -64,20 +65,20 @@ class Voicemail(Transformer):
             f = it.fact
             old = False
             for d in it.superseded:
-                m(S.hedged(ctx, f, d, rng, role="colleague", on=S.earlier_day(d, day, rng)), f)
+                m(C.hedged(ctx, f, d, rng, role="colleague", on=C.earlier_day(d, day, rng, 7, 60)), f)
                 old = True
             for d in it.wrong:
-                m(S.hedged(ctx, f, d, rng, role="colleague"), f)
+                m(C.hedged(ctx, f, d, rng, role="colleague"), f)
                 old = True
             lead = rng.choice(_LEAD_NEW) if old else (rng.choice(_LEAD_PLAIN) if len(its) > 1 else "")
-            m(lead + S.authoritative(ctx, it, rng, after_wrong=old), f)
+            m(lead + C.authoritative(ctx, it, rng, after_wrong=old), f)
             rep = S.echo(ctx, f, rng, "staff") if rng.random() < 0.75 else None
             if rep:
                 m(rep, f)
             if n == 0 and rng.random() < 0.7:
                 m(rng.choice(_ASIDES))
         for f, d in orphans:
-            m(S.hedged(ctx, f, d, rng, role="colleague", on=S.earlier_day(d, day, rng)), f)
+            m(C.hedged(ctx, f, d, rng, role="colleague", on=C.earlier_day(d, day, rng, 7, 60)), f)
             m("I'll confirm that one in writing.")
         m(rng.choice(_CLOSE))
         for u in lines:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms.conversations import _common as C
+from transforms import common as C
 from transforms.extract.text import extract_csv
 from transforms.registry import register
 
@@ -54,7 +54,7 @@ class CaseLedger(Transformer):
         rng = spec.rng("ledger")
         pack = ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         agents = C.staff(ctx, rng, "agent", 4)
         rows: list[dict] = []  # each: opened (datetime), fields
 

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms.conversations import _common as C
+from transforms import common as C
 from transforms.extract.text import extract_xlsx
 from transforms.registry import register
 
@@ -75,7 +75,7 @@ class RateSheet(Transformer):
         rng = spec.rng("rate-sheet")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         owner = C.staff(ctx, rng, "manager", 1)[0]
         approver = C.staff(ctx, rng, "manager", 1, exclude=(owner,))[0]
         pre = C.id_prefix(pack, "document", "policy", "case")

@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms.conversations import _common as C
-from transforms.conversations._smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+from transforms import common as C
+from transforms.smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
 from transforms.extract.text import extract_json_strings
 from transforms.registry import register
 
@@ -46,7 +46,7 @@ class TicketExport(Transformer):
         rng = spec.rng("tickets")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.record_day(spec)
+        day = C.spec_date(spec)
         owner = C.staff(ctx, rng, "manager", 1)[0]
         agents = C.staff(ctx, rng, "agent", 3, exclude=(owner,))
         key = C.id_prefix(pack, "ticket", "case")

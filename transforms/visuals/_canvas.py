@@ -9,12 +9,7 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFont
 
-from transforms.documents._content import NBSP
-
-FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
-_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bold.ttf",
-          ("cond", False): "DejaVuSansCondensed.ttf", ("cond", True): "DejaVuSansCondensed-Bold.ttf",
-          ("mono", False): "DejaVuSansMono.ttf", ("mono", True): "DejaVuSansMono-Bold.ttf"}
+from transforms.common import NBSP, font_file
 
 INK = (28, 34, 46)
 MUTED = (88, 98, 115)
@@ -29,7 +24,7 @@ _TINTS = [(236, 243, 251), (232, 246, 244), (244, 238, 250), (252, 240, 237), (2
 
 @lru_cache(maxsize=64)
 def font(size: int, bold: bool = False, family: str = "sans") -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(FONT_DIR / _FILES[(family, bold)]), size)
+    return ImageFont.truetype(font_file(family, bold), size)
 
 
 def brand_colors(company: str) -> tuple[tuple[int, int, int], tuple[int, int, int]]:

@@ -14,7 +14,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from ..documents._content import (Content, check_capacity, db_records, plan_content, protect, record_id,
+from transforms.common import (Content, check_capacity, first_records, plan_content, protect, record_id,
                                   spec_date)
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
@@ -81,7 +81,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
     screen = spec.title or rng.choice(_SCREENS)
-    recs = db_records(ctx, 3)
+    recs = first_records(ctx, 3)
     rec = rng.choice(recs)[1] if recs else None
     name = rec.get("name") if rec and isinstance(rec.get("name"), str) else w.person(rng, "customer")
     customer = name.split()[0] if name.split() else "there"

@@ -15,7 +15,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from ..documents._content import Content, check_capacity, doc_number, plan_content, protect, spec_date
+from transforms.common import Content, check_capacity, doc_number, plan_content, protect, spec_date
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png,
                       text_block)
