@@ -24,7 +24,7 @@ from audits.desk.server import ServerThread
 from audits.desk.viewers import parse_captions, parse_chat, parse_eml, parse_team_chat, split_quoted_thread
 from audits.queue import AuditQueue
 
-from .desk_util import admin, next_item, reviewer, submit, three_fact_bundle
+from .desk_util import admin, next_item, reviewer, submit
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "t0ken-for-tests"

@@ -261,18 +261,17 @@ def create_app(config: DeskConfig) -> FastAPI:
             return page(request, "empty.html", done=done)
         return RedirectResponse(f"/review/{item.id}" + (f"?done={done}" if done else ""), status_code=303)
 
-    def _item_view(item) -> tuple[View | None, Optional[str], Optional[Extracted], Optional[Bundle]]:
+    def _item_view(item) -> tuple[Optional[View], Optional[str], Optional[Extracted]]:
         bundle = desk.bundles.for_file(item.path)
-        ref = FileRef(path=Path(item.path), kind=item.kind, sha256=item.sha256, raw_url=f"/item/{item.id}/file",
-                      artifact_id=item.artifact_id)
+        ref = FileRef(path=Path(item.path), sha256=item.sha256)
         try:
             view = view_file(ref, config.cache_dir)
         except FactforgeError as e:
-            return None, e.render(), None, bundle
+            return None, e.render(), None
         extracted = None
         if view.template in SHOWS_EXTRACTION and bundle is not None:
             extracted = lookup(bundle, item.artifact_id, config.cache_dir)
-        return view, None, extracted, bundle
+        return view, None, extracted
 
     def _review_page(request: Request, item_id: int, status_code: int = 200, error: str = "",
                      form: Optional[dict[str, str]] = None, done: Optional[int] = None) -> HTMLResponse:
@@ -284,7 +283,7 @@ def create_app(config: DeskConfig) -> FastAPI:
         item_leases = [lease for lease in q.leases() if lease["item_id"] == item_id]
         lease = next((lease for lease in item_leases if lease["reviewer"] == who), None)
         blocked = lease is None and len(reviews) + len(item_leases) >= REVIEWS_PER_ITEM
-        view, view_error, extracted, _ = _item_view(item)
+        view, view_error, extracted = _item_view(item)
         return page(request, "review.html", status_code=status_code, item=item, mine=mine,
                     others=len(reviews) - (1 if mine else 0), lease=lease, now=time.time(), view=view,
                     view_error=view_error, extracted=extracted, error=error, form=form or {}, done=done,
@@ -465,8 +464,7 @@ def create_app(config: DeskConfig) -> FastAPI:
         desk.require_browser(request)
         b = desk.bundles.get(key)
         entry = b.file_entry(rel)
-        ref = FileRef(path=b.path_of(rel), kind=entry.get("kind") or "", sha256=entry["sha256"],
-                      raw_url=f"/bundles/{quote(key)}/raw/{quote(rel)}", artifact_id=entry.get("artifact_id"))
+        ref = FileRef(path=b.path_of(rel), sha256=entry["sha256"])
         try:
             view, view_error = view_file(ref, config.cache_dir), None
         except FactforgeError as e:

@@ -41,8 +41,6 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from markupsafe import Markup
-
 from facts.errors import FactforgeError
 
 from . import jsonhtml
@@ -53,15 +51,13 @@ MAX_TEXT_BYTES = 2_000_000
 PDF_DPI = 110
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileRef:
-    """A file to show: where it is, what it is, and the URL its bytes are served from."""
+    """A file to show: where it is and the sha256 its manifest (or queue item) records.
+    The page template knows the URL its bytes are served from."""
 
     path: Path
-    kind: str          # "family/kind" from the manifest ("" if unknown)
     sha256: str
-    raw_url: str
-    artifact_id: Optional[str] = None
 
 
 @dataclass
