@@ -157,6 +157,7 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("audits.desk.cli", "browse", "browse", "command"),
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
+    ("outputs.packs.cli", "app", "pack", "group"),
 ]
 
 
