@@ -143,6 +143,8 @@ def test_release_gives_the_lease_back(desk):
     assert c.post(f"/review/{item}/release").status_code == 303
     with AuditQueue(db) as q:
         assert not [x for x in q.leases() if x["reviewer"] == "fay"]
+    missing = c.get("/review/99999")
+    assert missing.status_code == 404 and "no audit item 99999" in missing.text
 
 
 def test_every_kind_has_its_viewer_and_media_has_the_recogniser_transcript(desk):

@@ -188,3 +188,32 @@ def test_audio_and_video_load_with_a_duration(site):
         page.keyboard.press("m")                   # pause
         assert page.evaluate("document.querySelector('#player').paused")
     page.close()
+
+
+def test_image_zoom_and_sheet_tabs(site):
+    url, db, ctx, _ = site
+    with AuditQueue(db) as q:
+        items = q.export()
+    shot = next(i for i in items if i["kind"] == "visuals/web_screenshot")
+    sheet = next(i for i in items if i["kind"] == "tables/rate_sheet")
+    page = ctx.new_page()
+    sign_in(page, url, "looker")
+    page.goto(f"{url}/review/{shot['id']}")
+    page.wait_for_function("document.querySelector('#zoomimg').complete")
+    fit_width = page.evaluate("document.querySelector('#zoomimg').clientWidth")
+    page.keyboard.press("+")
+    assert page.locator("#zoomlevel").inner_text().endswith("%")
+    assert page.evaluate("document.querySelector('#zoomimg').clientWidth") > fit_width
+    page.click("button[data-zoom='1']")
+    assert page.locator("#zoomlevel").inner_text() == "100%"
+    assert page.evaluate("document.querySelector('#zoomimg').clientWidth") == 1280
+    page.keyboard.press("0")
+    assert page.locator("#zoomlevel").inner_text() == "fit"
+    page.goto(f"{url}/review/{sheet['id']}")
+    panes = page.locator(".sheetpane")
+    assert panes.count() >= 2 and panes.nth(0).is_visible() and not panes.nth(1).is_visible()
+    page.keyboard.press("]")
+    assert panes.nth(1).is_visible() and not panes.nth(0).is_visible()
+    page.keyboard.press("[")
+    assert panes.nth(0).is_visible()
+    page.close()

@@ -63,7 +63,11 @@ VERDICT_LABELS = {"present": "present", "absent": "absent", "wrong_value": "wron
 
 
 class NotAllowed(FactforgeError):
-    """The session may not see this page (not signed in, not admin)."""
+    """The session may not see this page: 403."""
+
+
+class NotSignedIn(NotAllowed):
+    """No reviewer session: 401 (a page view is sent to the sign-in form)."""
 
 
 class NotFound(FactforgeError):
@@ -108,6 +112,13 @@ class Desk:
             q = self._local.queue = AuditQueue(self.config.db, lease_seconds=self.config.lease_seconds)
         return q
 
+    def item(self, item_id: int):
+        """The queue item, or a 404 page."""
+        try:
+            return self.queue().item(item_id)
+        except FactforgeError as e:
+            raise NotFound(e.problem) from None
+
     def dashboard(self) -> dict[str, Any]:
         with self._dash_lock:
             return self._dashboard.compute(self.queue())
@@ -128,7 +139,7 @@ class Desk:
             raise NotFound("this server browses bundles only; no audit queue is attached")
         who = self.reviewer(request)
         if not who:
-            raise NotAllowed("sign in with your reviewer name first")
+            raise NotSignedIn("sign in with your reviewer name first")
         return who
 
     def require_admin(self, request: Request) -> None:
@@ -179,10 +190,12 @@ def create_app(config: DeskConfig) -> FastAPI:
 
     @app.exception_handler(FactforgeError)
     async def on_error(request: Request, exc: FactforgeError):
-        if isinstance(exc, NotAllowed):
-            code = 403 if desk.reviewer(request) or "admin" in exc.problem else 401
-            if code == 401 and request.method == "GET" and config.mode == "desk":
+        if isinstance(exc, NotSignedIn):
+            if request.method == "GET":
                 return RedirectResponse(f"/?next={quote(request.url.path)}", status_code=303)
+            code = 401
+        elif isinstance(exc, NotAllowed):
+            code = 403
         else:
             code = 404 if isinstance(exc, NotFound) else 400
         return page(request, "error.html", status_code=code, message=exc.render())
@@ -277,7 +290,7 @@ def create_app(config: DeskConfig) -> FastAPI:
                      form: Optional[dict[str, str]] = None, done: Optional[int] = None) -> HTMLResponse:
         who = desk.require_reviewer(request)
         q = desk.queue()
-        item = q.item(item_id)
+        item = desk.item(item_id)
         reviews = q.reviews(item_id)
         mine = next((r for r in reviews if r["reviewer"] == who), None)
         item_leases = [lease for lease in q.leases() if lease["item_id"] == item_id]
@@ -307,7 +320,10 @@ def create_app(config: DeskConfig) -> FastAPI:
 
         def work():
             q = desk.queue()
-            item = q.item(item_id)
+            item = desk.item(item_id)
+            if any(r["reviewer"] == who for r in q.reviews(item_id)):
+                # e.g. the same reviewer signed in twice: say so before judging the form
+                return _review_page(request, item_id, 409, f"{who} has already reviewed item {item_id}")
             verdicts, notes = {}, []
             for f in item.facts:
                 v = form.get(f"verdict:{f.id}", "")
@@ -344,7 +360,7 @@ def create_app(config: DeskConfig) -> FastAPI:
     def review_extract(request: Request, item_id: int):
         """Run the extractor (OCR, speech recognition) once for a file the cache lacks."""
         desk.require_reviewer(request)
-        item = desk.queue().item(item_id)
+        item = desk.item(item_id)
         bundle = desk.bundles.for_file(item.path)
         if bundle is None:
             raise NotFound(f"the file of item {item_id} is not inside a bundle", item.path)
@@ -355,7 +371,7 @@ def create_app(config: DeskConfig) -> FastAPI:
     def item_file(request: Request, item_id: int):
         if not desk.is_admin(request):
             desk.require_reviewer(request)
-        item = desk.queue().item(item_id)
+        item = desk.item(item_id)
         return _file_response(Path(item.path))
 
     @app.get("/render/pdf/{sha}/{page_no}.png")
