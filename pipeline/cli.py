@@ -180,9 +180,12 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
 
 
 # Commands that live with their package, mounted here: (module, attribute, command name, kind).
-# A feature adds one row; a module that fails to import fails loudly (no silent skip).
+# A feature adds one row; a module that fails to import fails loudly (no silent skip). A
+# command named "GROUP NAME" is added to a group mounted by an earlier row.
 MOUNTS: list[tuple[str, str, str, str]] = [
     ("audits.queue_cli", "app", "audit", "group"),
+    ("audits.desk.cli", "serve", "audit serve", "command"),
+    ("audits.desk.cli", "browse", "browse", "command"),
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
     ("outputs.packs.cli", "app", "pack", "group"),
@@ -192,10 +195,15 @@ MOUNTS: list[tuple[str, str, str, str]] = [
 def _mount() -> None:
     import importlib  # noqa: PLC0415
 
+    groups: dict[str, typer.Typer] = {}
     for module, attr, name, kind in MOUNTS:
         obj = getattr(importlib.import_module(module), attr)
         if kind == "group":
             app.add_typer(obj, name=name, help=(obj.info.help or None))
+            groups[name] = obj
+        elif " " in name:
+            group, sub = name.split(" ", 1)
+            groups[group].command(sub)(obj)
         else:
             app.command(name)(obj)
 
