@@ -13,14 +13,14 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from facts.models import Fact, FactSet, Slot, SlotType
+from facts.models import Fact, FactSet, Slot
 from facts.surface import replace_value
-from facts.values import parse_slots, slot_matches
+from facts.match import NUMERIC, content_words, matches
+from facts.values import parse_slots
 
-from .match import FactIndex, terms
+from .match import FactIndex
 
 KNOWLEDGE_SCHEMA_VERSION = "1.0"
-NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent, SlotType.date)
 Role = Literal["held", "confirmable", "contested"]
 
 
@@ -84,7 +84,8 @@ class Knowledge:
             f = by_id.get(fid)
             if f is None or f.statement != k.statement:
                 f = Fact.model_construct(id=fid, domain="", section=list(k.section), statement=k.statement,
-                                         slots=parse_slots(k.statement), anchors=[], conditions=[])
+                                         slots=parse_slots(k.statement), anchors=content_words(k.statement)[:6],
+                                         conditions=[])
             self.facts[fid] = f
         entries = [(f.id, f.template(), list(f.anchors), list(f.section)) for f in by_id.values() if f.id not in known]
         entries += [(fid, _template(f.statement, f.slots), list(f.anchors), list(f.section))
@@ -99,21 +100,7 @@ class Knowledge:
         return self.roles.get(fact_id)
 
     def revealed(self, text: str, roles: tuple[Role, ...] = ("held",)) -> list[str]:
-        """The client facts (of `roles`) a text states: every numeric value of the fact is in
-        the text and at least half of its terms (a fact without numeric values: 70% of its
-        terms). Independent of who produced the text (offline responder or LLM)."""
-        words = set(terms(text))
-        out = []
-        for fid, role in self.roles.items():
-            if role not in roles:
-                continue
-            f = self.facts[fid]
-            own = set(terms(_template(f.statement, f.slots))) | set(terms(" ".join(f.anchors)))
-            share = len(own & words) / max(1, len(own))
-            numeric = [s for s in f.slots if s.type in NUMERIC]
-            if numeric:
-                if all(slot_matches(s, text) for s in numeric) and share >= 0.5:
-                    out.append(fid)
-            elif share >= 0.7:
-                out.append(fid)
-        return out
+        """The client facts (of `roles`) a text carries, by the project's one fact matcher
+        (`facts.match`: every numeric value in any surface form, with enough of the fact's
+        anchors nearby). Independent of who wrote the text (offline responder or LLM)."""
+        return [fid for fid, role in self.roles.items() if role in roles and matches(self.facts[fid], text)]
