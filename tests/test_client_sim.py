@@ -205,3 +205,53 @@ def test_llm_mode_runs_through_litellm_and_leaks_are_flagged():
     assert r.revealed == ["airline.delays-cancellations-and.95210577db", "airline.extra-bags-and-limits.22fe6bd181"]
     assert r.flagged == ["airline.extra-bags-and-limits.22fe6bd181"]     # the bag fee was not asked about
     assert [e.turn for e in sim.log.flagged()] == [1]
+
+
+def _report(d) -> tuple[str, str]:
+    """(a report meeting the defect's disclosure conditions, one naming the operation without
+    the evidence)."""
+    op, p = d.operations[0], d.params.model_dump(by_alias=True)
+    full = {
+        "rate_limit": f"{op} keeps answering 429 Too Many Requests",
+        "async_completion": f"{op} answered 202 with a status URL and the change is pending",
+        "post_commit_timeout": f"{op} answered 504 Gateway Timeout but the change went through anyway",
+        "projection_lag": f"right after a write, {op} returned stale data",
+        "pagination": f"{op} only gave me the first page and a cursor",
+        "response_field_rename": f"{op} returns a field called {p.get('to')}",
+        "response_value_map": f"{op} sends {p.get('field')} as {next(iter(p.get('map', {}).values()), '')!r}",
+        "response_amount_sign": f"{op} gives {p.get('record')} amounts with a negative sign",
+        "response_date_to_datetime": f"{op} returns dates as datetimes at midnight",
+    }[d.kind]
+    return full, f"{op} is behaving oddly, can you check?"
+
+
+def test_every_shipped_defect_is_confirmed_on_a_report_that_meets_its_conditions_only():
+    from outputs.api.deployment import builtin_deployments
+
+    n = 0
+    for name in sorted(discover(include_test=True)):
+        pack = discover(include_test=True)[name]
+        api = resolve(name).api()
+        if api is None:
+            continue
+        for dep in builtin_deployments(pack.path, api).values():
+            for i, d in enumerate(dep.defects):
+                sim = ClientSimulator({"turn_quota": 10, "held": []}, deployment=dep, company="X")
+                full, weak = _report(d)
+                r = sim.reply(weak)
+                assert r.kind == "defect_unconfirmed" and r.defects == [], (dep.id, d.kind, r)
+                r = sim.reply(full)
+                assert r.kind == "defect_confirmed" and i in r.defects, (dep.id, d.kind, full, r)
+                assert sim.briefs[i].remediation in r.text
+                n += 1
+    assert n >= 9
+
+
+@pytest.mark.parametrize("name", sorted(discover(include_test=True)))
+def test_every_task_specs_deployment_loads(name):
+    pack = discover(include_test=True)[name]
+    api = resolve(name).api()
+    for ls in load_domain_specs(pack):
+        path = deployment_path(pack.path, ls.spec.api.deployment)
+        if path is not None:
+            load_deployment(path, api)

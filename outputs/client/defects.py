@@ -10,7 +10,8 @@ record (kind, operations, activation, parameters), deterministically:
   path) and describes the symptom with the kind's evidence (below);
 - **expected remediation**: what a correct integration does about it.
 
-Symptom evidence per kind (any one of the terms, case-insensitive; `+` means both groups):
+Symptom evidence per kind (any one of the terms, case-insensitive, outside identifiers such as
+`list_customer_orders` or paths; `+` means both groups):
 
 | kind | the report must mention |
 |---|---|
@@ -18,7 +19,7 @@ Symptom evidence per kind (any one of the terms, case-insensitive; `+` means bot
 | async_completion | 202, status url, pending, asynchronous, job |
 | post_commit_timeout | 504, timeout, timed out, gateway + it went through anyway (committed, went through, was created, duplicate, twice, anyway, already) |
 | projection_lag | stale, lag, out of date, outdated, not updated, still shows, old value |
-| pagination | page, cursor, link header, 410, truncated, missing items, order |
+| pagination | page, cursor, link header, 410, truncated, missing items, out of/wrong order, reverse, sorted |
 | response_field_rename | the field's wrong name, or its right name + missing/renamed/absent |
 | response_value_map | the field + one of the mapped values (or "string") |
 | response_amount_sign | the record or one of its amount fields + negative/sign/minus |
@@ -44,9 +45,11 @@ _SYMPTOMS: dict[str, tuple[str, ...]] = {
     "post_commit_timeout": ("504", "timeout", "timed out", "time out", "gateway"),
     "projection_lag": ("stale", "lag", "out of date", "outdated", "not updated", "still show", "old value",
                        "old data", "not reflect"),
-    "pagination": ("page", "cursor", "link header", "410", "truncat", "missing item", "missing record", "order"),
+    "pagination": ("page", "cursor", "link header", "410", "truncat", "missing item", "missing record",
+                   "out of order", "wrong order", "reverse", "sorted"),
     "response_date_to_datetime": ("datetime", "date-time", "timestamp", "t00:00", "midnight", "time part"),
 }
+_IDENT = re.compile(r"\b[a-z0-9]+_[a-z0-9_]+\b|/[\w/{}-]+")
 _COMMITTED = ("committed", "went through", "was created", "was applied", "got created", "got applied",
               "duplicate", "twice", "anyway", "already", "did happen", "actually happened")
 _RENAME_WORDS = ("missing", "renamed", "absent", "not there", "no longer", "different name", "instead")
@@ -68,19 +71,20 @@ class DefectBrief:
         low = message.lower()
         if not _names_operation(low, self.operations, paths or {}):
             return False
+        raw, low = low, _IDENT.sub(" ", low)  # symptoms are read outside identifiers ("list_customer_orders")
         p = self.params
         if self.kind in _SYMPTOMS and not _any(low, _SYMPTOMS[self.kind]):
             return False
         if self.kind == "post_commit_timeout":
             return _any(low, _COMMITTED)
         if self.kind == "response_field_rename":
-            return _word(low, p["to"]) or (_word(low, p["from"]) and _any(low, _RENAME_WORDS))
+            return _word(raw, p["to"]) or (_word(raw, p["from"]) and _any(low, _RENAME_WORDS))
         if self.kind == "response_value_map":
             mapped = [str(v).lower() for v in p["map"].values()]
-            return _word(low, p["field"]) and (any(_word(low, m) for m in mapped) or "string" in low)
+            return _word(raw, p["field"]) and (any(_word(low, m) for m in mapped) or "string" in low)
         if self.kind == "response_amount_sign":
             named = [p["record"], *p.get("fields", [])]
-            return any(_word(low, n) for n in named) and _any(low, _SIGN_WORDS)
+            return any(_word(raw, n.lower()) for n in named) and _any(low, _SIGN_WORDS)
         return True
 
 
@@ -171,7 +175,7 @@ def _disclosure(kind: str, p: dict) -> str:
         "async_completion": "mentions the 202, the status URL or that the change is pending",
         "post_commit_timeout": "mentions the 504 or timeout and that the change went through anyway",
         "projection_lag": "says a read right after a write was stale",
-        "pagination": "mentions pages, cursors, missing items or the order",
+        "pagination": "mentions pages, cursors, missing items or the order of items",
         "response_field_rename": f"names the field {p.get('to')!r} (or {p.get('from')!r} as missing or renamed)",
         "response_value_map": f"names the field {p.get('field')!r} and the value it came back as",
         "response_amount_sign": f"names {p.get('record')!r} or its amount and says the sign is wrong",
