@@ -491,3 +491,20 @@ def test_served_openapi_is_json_identical_to_the_kit_contract():
         doc = c.get("/openapi.json").json()
         doc.pop("servers")
         assert json.dumps(doc, sort_keys=True) == json.dumps(srv.state.api.openapi(), sort_keys=True)
+
+
+def test_real_clock_mode_runs_on_wall_time():
+    import time
+
+    body = """[[defects]]
+kind = "async_completion"
+operations = ["waive_late_fee"]
+params = { min_delay_s = 0.3, max_delay_s = 0.3 }"""
+    with serve("_mock", body, clock="real") as (srv, c):
+        r = c.post("/rentals/PW2001/waive-late-fee", json={"amount": 5})
+        assert r.status_code == 202
+        t0 = time.monotonic()
+        assert c.post("/_clock/wait", json={"seconds": 0.4}).json()["mode"] == "real"
+        assert time.monotonic() - t0 >= 0.4                      # a real wait sleeps
+        assert c.get(r.headers["location"]).json()["waived"] == 5
+        assert c.get("/_clock").json()["now_s"] >= 0.4
