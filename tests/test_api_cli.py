@@ -131,3 +131,16 @@ def test_simulator_from_pack_uses_the_sealed_knowledge(pack):
     for c in client["contested"]:
         r = sim.reply(f"Which is right: {c['statement']} or {c['conflicting_statement']}")
         assert r.kind == "in_force" and c["statement"] in r.text
+
+
+def test_server_and_simulator_import_no_dagster_and_no_media(pack):
+    code = ("import sys; import outputs.api.server, outputs.api.refclient, outputs.api.cli, outputs.client.cli; "
+            "from outputs.api.server import ApiServer; from outputs.client.simulator import ClientSimulator; "
+            f"s = ApiServer.from_pack({str(pack)!r}, {TASK!r}); c = ClientSimulator.from_pack({str(pack)!r}, {TASK!r}); "
+            "c.reply('What about fees?'); "
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in {'dagster', 'moviepy', 'PIL', 'reportlab', "
+            "'matplotlib', 'pytesseract', 'pocketsphinx', 'pandas', 'openpyxl', 'pypdf', 'litellm', 'transforms', "
+            "'audits', 'pipeline'}); print(bad)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
