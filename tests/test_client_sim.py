@@ -112,6 +112,10 @@ def test_vague_questions_and_records_questions_reveal_nothing(spec):
     for q in VAGUE:
         r = sim.reply(q)
         assert r.kind == "vague" and r.revealed == [], (q, r)
+    by = _facts(spec.evidence.bundle).by_id()
+    for fid in spec.client.held:   # a topic is not a question: no held fact for a section's name
+        r = sim.reply(f"What are the rules on {by[fid].section[-1]}?")
+        assert r.kind != "answer" and r.revealed == [], r
     known = set(spec.client.held) | set(spec.client.confirmable) | set(spec.client.contested)
     others = [f for f in _facts(spec.evidence.bundle).facts if f.id not in known]
     for f in random.Random(spec.id).sample(others, min(25, len(others))):

@@ -13,8 +13,10 @@ For a message, each fact gets
 
 A message is *about* a fact when coverage reaches `COVERAGE` and at least two statement
 terms are shared (one term is a topic, not a question). Among the facts it is about, the
-one with the highest `rank` is the answer, unless another is tied with it (`tied`): then the
-question is ambiguous and nothing is answered. Matching runs against every fact of
+one with the highest `rank` is the answer, unless another is tied with it (`tied`), or the
+message leaves part of the best rule uncovered and holds none of the terms that tell it from
+another rule it is about ("relationship checking minimum": the minimum age or the minimum
+opening deposit?): then the question is ambiguous and nothing is answered. Matching runs against every fact of
 the domain, not only the client's, so a question about a rule the records hold is recognised
 as such (and pointed back to the records) instead of being answered with the nearest secret.
 """
@@ -28,6 +30,7 @@ from typing import Iterable, Optional
 COVERAGE = 0.5
 MIN_SHARED_TERMS = 2
 TIE = 0.97
+FULL = 0.95
 COVERAGE_TIE = 0.05
 
 _WORD = re.compile(r"[a-z][a-z0-9]*")
@@ -150,4 +153,11 @@ class FactIndex:
             return None, []
         if len(about) > 1 and tied(about[0], about[1]):
             return None, about
-        return about[0], about
+        best = about[0]
+        if best.coverage < FULL:
+            q = set(terms(message))
+            mine = self.entries[best.key].statement
+            for other in about[1:]:
+                if not (q & (mine - self.entries[other.key].statement)):
+                    return None, about  # nothing in the message tells this rule from that one
+        return best, about
