@@ -1,6 +1,7 @@
-"""Benchmark: requests per second of the API server, clean and under defect deployments.
+"""Benchmark: requests per second of the API server, clean and under defect deployments, and
+replies per second of the offline client simulator.
 
-    python benchmarks/bench_api.py [--seconds 5] [--clients 1,4] [--world airline]
+    python benchmarks/bench_api.py [--seconds 5] [--clients 1,4] [--world airline] [--client-domains airline,banking]
 
 The server runs in its own process (uvicorn, one worker, virtual clock), as in evaluation;
 the load comes from this process over keep-alive HTTP connections (httpx), one thread per
@@ -10,6 +11,9 @@ deployment, the clients, requests per second, the status mix and the mean and p9
 `legacy-responses` rewrites every answer (renamed fields, mapped values, datetimes),
 `paged-and-async` pages a listing; `throttled-search` answers mostly 429s once its window
 opens, so its figure is the cost of a refusal.
+
+The client simulator part builds a client holding five facts of each domain (its index
+covers the domain's whole fact set) and times 200 specific questions, one per fact.
 """
 from __future__ import annotations
 
@@ -91,12 +95,32 @@ def load(url: str, reqs: list[str], clients: int, seconds: float) -> dict:
             "p95_ms": 1000 * lat[int(0.95 * (len(lat) - 1))] if lat else 0.0}
 
 
+def bench_client(domain: str) -> str:
+    from domains.variants import resolve  # noqa: PLC0415
+    from outputs.client.simulator import ClientSimulator  # noqa: PLC0415
+
+    fs = resolve(domain).factset()
+    held = [f for f in fs.facts if f.slots][:5]
+    knowledge = {"turn_quota": 10_000, "held": [{"fact_id": f.id, "section": list(f.section), "statement": f.statement,
+                                                  "values": [x.text for x in f.slots]} for f in held]}
+    t0 = time.perf_counter()
+    sim = ClientSimulator(knowledge, facts=fs)
+    build = time.perf_counter() - t0
+    questions = [f"Could you tell me this: {f.template()}?" for f in fs.facts[:200]]
+    t0 = time.perf_counter()
+    kinds = Counter(sim.reply(q).kind for q in questions)
+    dt = time.perf_counter() - t0
+    return (f"{domain:<9} {len(fs.facts):>6} {build:>8.2f} {len(questions) / dt:>10.0f} {1000 * dt / len(questions):>9.1f}  "
+            f"{json.dumps(dict(sorted(kinds.items())))}")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=float, default=5.0)
     ap.add_argument("--clients", default="1,4")
     ap.add_argument("--world", default="airline")
     ap.add_argument("--deployments", default=",".join(DEPLOYMENTS))
+    ap.add_argument("--client-domains", default="airline,banking")
     ap.add_argument("--serve", nargs=2, metavar=("WORLD", "DEPLOYMENT"), help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -117,6 +141,10 @@ def main() -> int:
         finally:
             proc.terminate()
             proc.wait(timeout=30)
+    print()
+    print(f"{'client':<9} {'facts':>6} {'build s':>8} {'replies/s':>10} {'ms/reply':>9}  reply kinds")
+    for d in filter(None, args.client_domains.split(",")):
+        print(bench_client(d), flush=True)
     return 0
 
 

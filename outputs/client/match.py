@@ -120,25 +120,39 @@ class FactIndex:
                 df[t] = df.get(t, 0) + 1
         n = max(1, len(built))
         self.idf = {t: math.log(1 + n / c) for t, c in df.items()}
+        self.total = {k: sum(self.idf[t] for t in e.statement) or 1.0 for k, e in built.items()}
+        self._last: Optional[tuple[str, tuple]] = None   # the last message's scores (asked, then answered)
+        self.postings: dict[str, list[str]] = {}
+        for k, e in built.items():
+            for t in e.statement:
+                self.postings.setdefault(t, []).append(k)
 
     def weight(self, t: str) -> float:
         return self.idf.get(t, 0.0)
 
     def score(self, message: str, keys: Optional[Iterable[str]] = None) -> list[Score]:
         """Scores of the facts (all, or `keys`) the message shares a term with, best first."""
+        if keys is None and self._last is not None and self._last[0] == message:
+            return list(self._last[1])
         q = set(terms(message))
+        idf = self.idf
+        everything = keys is None
+        if keys is None:  # only facts with a statement term in the message can score
+            keys = {k for t in q for k in self.postings.get(t, ())}
         out = []
-        for key in (self.entries if keys is None else keys):
+        for key in keys:
             e = self.entries[key]
             common = q & e.statement
             if not common:
                 continue
-            total = sum(self.weight(t) for t in e.statement) or 1.0
-            got = sum(self.weight(t) for t in common)
-            shared = got + 0.5 * sum(self.weight(t) for t in q & e.section)
+            total = self.total[key]
+            got = sum(idf[t] for t in common)
+            shared = got + 0.5 * sum(idf[t] for t in q & e.section)
             out.append(Score(key, round(shared, 9), round(got / total, 9), len(common), len(e.statement),
                              round(shared / math.sqrt(total), 9)))
         out.sort(key=lambda s: (-s.rank, -s.coverage, s.key))
+        if everything:
+            self._last = (message, tuple(out))
         return out
 
     def about(self, message: str) -> list[Score]:
