@@ -44,7 +44,8 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     storage = Path(workspace.root) / "dagster_storage"
     resources = {"settings": settings, "workspace": workspace, "writer": writer or WriterResource(),
                  "io_manager": dg.FilesystemIOManager(base_dir=str(storage))}
-    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
+    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
+                            resources=resources,
                             instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
                             run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
     failed_checks = [e for e in result.get_asset_check_evaluations() if not e.passed]

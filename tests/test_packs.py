@@ -368,3 +368,28 @@ def test_cli_build_error_is_one_clean_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "pack", "build", "--domain", "nosuchdomain",
                         "--out", str(tmp_path / "p")], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and "unknown domain 'nosuchdomain'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
+    import dagster as dg
+    from pipeline import assets as A
+    from pipeline.resources import BuildSettings, Workspace, WriterResource
+    from outputs.packs.build import CHECKS
+    from outputs.packs.store import verify_pack
+    out = tmp_path / "out"
+    resources = {"settings": BuildSettings(profile="text-only"),
+                 "workspace": Workspace(root=str(ws), out=str(out)), "writer": WriterResource(),
+                 "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "storage"))}
+    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key="_mock", resources=resources,
+                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert result.success
+    evals = {e.check_name: e.passed for e in result.get_asset_check_evaluations()
+             if e.asset_key == A.task_pack.key}
+    assert evals == {c: True for c in CHECKS}
+    md = result.asset_materializations_for_node("task_pack")[-1].metadata
+    assert md["tasks"].value == 2 and md["written"].value is True
+    assert verify_pack(out / "packs" / "_mock") == []
+    build_only = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key="_mock",
+                                resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert build_only.success and not build_only.asset_materializations_for_node("task_pack")
+    assert {e.check_name for e in build_only.get_asset_check_evaluations()} >= {"all_facts_recoverable", "no_leaks"}

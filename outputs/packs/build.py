@@ -191,6 +191,23 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     raise ls.error(f"unknown deployment {dep!r}; available: {', '.join(avail)}", "api", "deployment")
 
 
+def surface_of(ls: LoadedSpec, d: DomainBuild) -> Surface:
+    """The task's evidence surface (fact ids of the spec checked first, errors on its lines)."""
+    spec = ls.spec
+    key = spec.evidence.bundle
+    by_id = d.factset(key).by_id()
+    for lever, lst in (("client", "held"), ("client", "confirmable"), ("client", "contested"),
+                       ("workspace", "stale_facts")):
+        for i, fid in enumerate(getattr(getattr(spec, lever), lst)):
+            if fid not in by_id:
+                raise ls.error(f"unknown fact id {fid} (bundle {key})", lever, lst, i)
+    try:
+        return d.evidence(key).surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
+                                       spec.evidence.kinds, spec.client.held, spec.client.contested)
+    except FactforgeError as e:
+        raise ls.error(e.problem, "evidence") from None
+
+
 class Builder:
     """One pack build: specs of the requested domains -> a pack at `out`."""
 
@@ -236,19 +253,9 @@ class Builder:
         world = d.world(key)
         fs = d.factset(key)
         by_id = fs.by_id()
-        for lever, lst in (("client", "held"), ("client", "confirmable"), ("client", "contested"),
-                           ("workspace", "stale_facts")):
-            for i, fid in enumerate(getattr(getattr(spec, lever), lst)):
-                if fid not in by_id:
-                    raise ls.error(f"unknown fact id {fid} (bundle {key})", lever, lst, i)
         checks: dict[str, list[str]] = {c: [] for c in CHECKS}
-
         ev = d.evidence(key)
-        try:
-            surf = ev.surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
-                              spec.evidence.kinds, spec.client.held, spec.client.contested)
-        except FactforgeError as e:
-            raise ls.error(e.problem, "evidence") from None
+        surf = surface_of(ls, d)
         checks["evidence_proven"] += surf.problems()
 
         dev_suite = d.suite(key, self.opts.seed)
@@ -510,7 +517,8 @@ class Builder:
         ])
 
     # ------------------------------------------------------------------ the pack
-    def build(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> tuple[Path, PackIndex, list[TaskResult]]:
+    def run(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> "BuildOutcome":
+        """Build every task; write the pack only when every blocking check passes."""
         writer = PackWriter(self.out)
         results: list[TaskResult] = []
         try:
@@ -526,22 +534,40 @@ class Builder:
             missing = wanted - {r.entry.id for r in results}
             if missing:
                 raise FactforgeError(f"no task spec with id {sorted(missing)[0]!r} in the selected domains")
-            if not results:
-                raise FactforgeError("no task specs found (domains/<name>/tasks/*.toml)")
-            failed = [(r.entry.id, name, probs) for r in results for name, probs in r.checks.items() if probs]
-            if failed:
-                lines = []
-                for tid, name, probs in failed:
-                    lines.append(f"check {name} failed on task {tid}:")
-                    lines += [f"  - {p}" for p in probs[:12]]
-                raise BuildFailed("\n".join(lines))
+            checks = {c: [f"{r.entry.id}: {p}" for r in results for p in r.checks[c]] for c in CHECKS}
+            if not results or any(checks.values()):
+                writer.abort()
+                return BuildOutcome(results=results, checks=checks)
             index = PackIndex(generator_version=GENERATOR_VERSION, seed=self.opts.seed,
                               tasks=sorted((r.entry for r in results), key=lambda e: (e.domain, e.id)),
                               summary=summarise([r.entry for r in results]))
-            return writer.commit(index), index, results
+            return BuildOutcome(results=results, checks=checks, path=writer.commit(index), index=index)
         except BaseException:
             writer.abort()
             raise
+
+    def build(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> tuple[Path, PackIndex, list[TaskResult]]:
+        """`run`, raising `BuildFailed` (listing every failed check) when nothing was written."""
+        o = self.run(domains, task_ids)
+        if not o.results:
+            raise FactforgeError("no task specs found (domains/<name>/tasks/*.toml)")
+        if o.path is None:
+            lines = []
+            for r in o.results:
+                for name, probs in r.checks.items():
+                    if probs:
+                        lines.append(f"check {name} failed on task {r.entry.id}:")
+                        lines += [f"  - {p}" for p in probs[:12]]
+            raise BuildFailed("\n".join(lines))
+        return o.path, o.index, o.results
+
+
+@dataclass
+class BuildOutcome:
+    results: list[TaskResult]
+    checks: dict[str, list[str]]            # check name -> problems ("<task id>: <problem>")
+    path: Optional[Path] = None             # None: a check failed (or no task), nothing written
+    index: Optional[PackIndex] = None
 
 
 def summarise(entries: list[TaskEntry]) -> dict:
