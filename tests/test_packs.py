@@ -393,3 +393,26 @@ def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
                                 resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
     assert build_only.success and not build_only.asset_materializations_for_node("task_pack")
     assert {e.check_name for e in build_only.get_asset_check_evaluations()} >= {"all_facts_recoverable", "no_leaks"}
+
+
+def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypatch):
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    from outputs.packs.pin import pin_ids
+    from outputs.packs.spec import load_spec
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    text = spec.read_text()
+    head, _, rest = text.partition("[ids]")
+    spec.write_text(head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1])
+    (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    (row,) = pin_ids(get_pack("_mock"), BuildOptions(seed=0, workspace=ws), n_training=3, n_live=1)
+    assert row[1:] == (3, 1, 4)
+    s = load_spec(spec).spec
+    assert "[phrasing]" in spec.read_text() and s.phrasing.rules
+    assert not any("explain-late-fee" in t for t in s.ids.training), "training never settles the held fact"
+    assert any("explain-late-fee" in t for t in s.ids.live + s.ids.test), "tests of the held fact stay"
+    path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    assert [t.id for t in index.tasks] == [CLIENT_TASK]
