@@ -416,3 +416,28 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     assert any("explain-late-fee" in t for t in s.ids.live + s.ids.test), "tests of the held fact stay"
     path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
     assert [t.id for t in index.tasks] == [CLIENT_TASK]
+
+
+@pytest.mark.slow
+def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(ws, tmp_path, monkeypatch):
+    """Full modality profile: screenshots are read by OCR and call audio by speech recognition,
+    and the held fact is proven absent from those readings too."""
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    from outputs.packs.store import Pack
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    spec.write_text(spec.read_text().replace('profile = "text-only"', 'profile = "full"'))
+    (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    p = Pack(path)
+    scan = p.json(CLIENT_TASK, "sealed", "kit_scan.json")
+    assert scan["hits"] == []
+    assert scan["readers"].get("png:extraction", 0) >= 1
+    assert scan["readers"].get("wav:extraction", 0) + scan["readers"].get("mp4:extraction", 0) >= 1
+    ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
+    extractors = {f["extractor"] for f in ev["files"]}
+    assert any("ocr" in e for e in extractors) and any("asr" in e for e in extractors)
+    assert ev["held"]["_mock.late-returns.ea475b5c32"]["present_in"] == []

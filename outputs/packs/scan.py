@@ -115,10 +115,11 @@ class ScanReport:
     chars: int = 0
     hits: list[dict] = field(default_factory=list)
     needles: dict[str, int] = field(default_factory=dict)
+    readers: dict[str, int] = field(default_factory=dict)   # "<extension>:<reader>" -> files read so
 
     def as_dict(self) -> dict:
         return {"files_scanned": self.files, "chars_scanned": self.chars, "hits": self.hits,
-                "needles": dict(sorted(self.needles.items()))}
+                "needles": dict(sorted(self.needles.items())), "readers": dict(sorted(self.readers.items()))}
 
 
 _TOKEN_MEMO: dict[str, set[str]] = {}
@@ -163,6 +164,9 @@ def scan_kit(files: list[KitText], needles: Needles, held: list[Fact], rivals: d
         base = kf.path.rsplit("/", 1)[-1]
         if base in ANSWER_KEY_FILES:
             rep.hits.append({"path": kf.path, "what": "answer_key_file", "needle": base, "reader": "path"})
+        ext = kf.path.rsplit(".", 1)[-1] if "." in kf.path.rsplit("/", 1)[-1] else ""
+        for reader in {r.split(":")[0] for r, _ in kf.texts} | ({"raw-bytes"} if kf.tokens is not None else set()):
+            rep.readers[f"{ext}:{reader}"] = rep.readers.get(f"{ext}:{reader}", 0) + 1
         if kf.tokens is not None:
             rep.hits += [{"path": kf.path, "what": what, "needle": needle, "reader": "raw-bytes", "context": needle}
                          for what, needle, _ in needles.find_tokens(kf.tokens)]
