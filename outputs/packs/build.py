@@ -340,7 +340,7 @@ class Builder:
             sandbox=spec.sandbox).encode("utf-8")
         kit["README.md"] = self._readme(spec, brand.company, len(surf.rendered), training, live).encode("utf-8")
 
-        scan = self._scan(kit, surf, ev, tests, [*live, *tests], dev_db, openapi, fs, c.held)
+        scan = self._scan(kit, surf, ev, tests, [*live, *tests], training, dev_db, openapi, fs, c.held)
         checks["kit_scan_clean"] += [f"{h['path']}: {h['what']} {h['needle']!r} ({h['reader']}): "
                                      f"{h.get('context', '')[:120]}" for h in scan["hits"]]
 
@@ -449,14 +449,17 @@ class Builder:
         return out
 
     def _scan(self, kit: dict, surf: Surface, ev: EvidenceBuilder, tests: list[SimTest], sealed_tests: list[SimTest],
-              dev_db: dict, openapi: dict, fs, held: list[str]) -> dict:
+              training: list[SimTest], dev_db: dict, openapi: dict, fs, held: list[str]) -> dict:
         """Live-experiment ids are the developer's handle for live runs (in the kit's task.json);
-        test ids are not. Gold arguments of both are sealed."""
+        test ids are not. Gold arguments of both are sealed, except strings the kit publishes
+        anyway: the development data, the API contract and the training scenarios' gold."""
         from transforms import registry  # noqa: PLC0415
 
         needles = Needles()
         needles.add("test_id", [t.id for t in tests])
-        scan_gold, public = gold_strings(sealed_tests, strings_in(dev_db) | strings_in(openapi))
+        published = strings_in(dev_db) | strings_in(openapi) | strings_in([a.arguments for t in training
+                                                                           for a in t.evaluation_criteria.actions])
+        scan_gold, public = gold_strings(sealed_tests, published)
         needles.add("gold_argument", sorted(scan_gold))
         needles.add("fact_id", [f.id for f in fs.facts] + list(surf.facts.keys() - set(fs.by_id())))
         needles.add("answer_key_name", ["facts.json", "plan.json"])
@@ -524,7 +527,7 @@ class Builder:
         try:
             wanted = set(task_ids or [])
             for pack in domains:
-                specs = [ls for ls in load_domain_specs(pack) if not wanted or ls.spec.id in wanted]
+                specs = load_domain_specs(pack, wanted)
                 if not specs:
                     continue
                 d = DomainBuild(pack, self.opts)

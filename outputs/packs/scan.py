@@ -7,9 +7,10 @@ extractor skips); other kit files as UTF-8 (JSON also as structure). Looked for:
 
 - **test ids** of the task's test and live-experiment simulations;
 - **gold action arguments** of those simulations: every string argument (ids, names,
-  free text) that is not published anyway, i.e. not part of the API contract's vocabulary
-  and not in the development database the kit ships (shared catalog entries and id
-  schemes are public by construction); numbers are not scanned (policy values are what the
+  free text) that is not published anyway, i.e. not part of the API contract's vocabulary,
+  not in the development database the kit ships and not an argument of a training
+  scenario's gold (shared catalog entries, id schemes and stock phrases such as a hand-off
+  summary are public by construction); numbers are not scanned (policy values are what the
   kit must teach, and a bare number is no answer);
 - **client-held facts**, by `presence.present_as` (the fact, in its context, not a
   coincidental number) and, in JSON, `presence.json_presence`;
