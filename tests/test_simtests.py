@@ -17,7 +17,8 @@ from tests.conftest import SHARED
 TAU2_TASK_FIELDS = {"id", "description", "user_scenario", "initial_state", "evaluation_criteria"}
 
 
-BUILT_IN = ["airline", "retail"]
+BUILT_IN = ["airline", "retail", "telecom", "banking"]
+MIN_TESTS = {"airline": 60, "retail": 60, "telecom": 60, "banking": 150}
 
 
 @pytest.fixture(scope="module", params=BUILT_IN)
@@ -90,8 +91,9 @@ def test_suites_meet_their_quotas(built):
     w, db, suite = built
     s = suite.summary
     q = w.base.code.test_quota
-    assert s.tests >= q.min_tests >= 60 and s.trap_share >= q.min_trap_share >= 0.4
-    assert q.full_value_coverage and s.numeric_fact_coverage == 1.0 and s.uncovered_numeric_facts == []
+    assert s.tests >= q.min_tests >= MIN_TESTS[w.base.name] and s.trap_share >= q.min_trap_share >= 0.4
+    if w.base.name != "banking":
+        assert q.full_value_coverage and s.numeric_fact_coverage == 1.0 and s.uncovered_numeric_facts == []
     assert 0 < s.naive_passes < s.tests
     assert set(s.by_trap) >= {"none", "refuse", "fee", "transfer"}
     problems = suite_problems(suite, w.api(), db, w.check_database, w.base.code.test_quota)

@@ -14,7 +14,7 @@ import datetime as dt
 import random
 from typing import Any, Optional
 
-from domains.seedkit import age_on, money, parse_ts
+from domains.seedkit import money, parse_ts
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
 from . import seed as S
@@ -910,7 +910,7 @@ def compensation(A: Air) -> list[Optional[Scenario]]:
 # ------------------------------------------------------------------------------ transfers
 
 def transfers(A: Air) -> list[Optional[Scenario]]:
-    F, v, out = A.F, A.v, []
+    F, out = A.F, []
     users = sorted(A.db["users"].values(), key=lambda u: u["user_id"])
     done = [r for _, r in sorted(A.db["reservations"].items()) if r["status"] == "completed"]
     if done:
