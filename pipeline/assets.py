@@ -174,8 +174,8 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
     _check("ids_resolve_and_disjoint", "task_pack", "Training, live and test ids resolve and are disjoint; the "
                                                     "test database is not the development database."),
     _check("gold_replays", "task_pack", "Every selected simulation's gold replays to its expected database hash."),
-    _check("evidence_proven", "task_pack", "Held facts absent from every delivered file, contested facts in two "
-                                           "versions, every delivered carrier recoverable."),
+    _check("evidence_proven", "task_pack", "Held facts absent from every delivered file (read with the "
+                                           "recoverability extractors); contested facts in two versions."),
     _check("tests_learnable", "task_pack", "Every fact a test exercises is in the kit or known to the client; no "
                                            "training scenario settles a held or contested fact."),
     _check("kit_scan_clean", "task_pack", "No kit file (extracted media text included) holds a test id, a sealed "

@@ -11,9 +11,9 @@ For each task (`domains/<name>/tasks/<id>.toml`):
    edited for the client, rendered through the shared cache) and prove it;
 3. run the blocking checks (`CHECKS`): ids resolve and are disjoint, every gold replays to
    its expected database hash on a fresh copy of the task's test database, the evidence is
-   proven (held facts absent, contested facts in two versions, carriers recoverable), every
-   fact a test or live experiment exercises is learnable (recoverable from the kit, or
-   known to the client), and the kit scan finds nothing sealed;
+   proven (held facts absent, contested facts in two versions), every fact a test or live
+   experiment exercises is learnable (read back from a delivered file, or known to the
+   client), and the kit scan finds nothing sealed;
 4. write the kit and the sealed part into the pack's object store (`store.PackWriter`).
 
 Databases: the evidence and the kit's development data come from the domain's build seed
