@@ -408,8 +408,12 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     spec.write_text(head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1])
     (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
     monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
-    (row,) = pin_ids(get_pack("_mock"), BuildOptions(seed=0, workspace=ws), n_training=3, n_live=1)
-    assert row[1:] == (3, 1, 4)
+    opts = BuildOptions(seed=0, workspace=ws)
+    rows, failed = pin_ids(get_pack("_mock"), opts, n_live=50)
+    assert not rows and len(failed) == 1 and str(spec) in str(failed[0]) and "only 5 learnable" in str(failed[0])
+    assert spec.read_text() == head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1]
+    (row,), failed = pin_ids(get_pack("_mock"), opts, n_training=3, n_live=1)
+    assert row[1:] == (3, 1, 4) and not failed
     s = load_spec(spec).spec
     assert "[phrasing]" in spec.read_text() and s.phrasing.rules
     assert not any("explain-late-fee" in t for t in s.ids.training), "training never settles the held fact"

@@ -130,8 +130,13 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
     from .build import BuildOptions, default_workspace  # noqa: PLC0415
     from .pin import pin_ids  # noqa: PLC0415
 
+    def done(path: Path, n_train: int, n_live: int, n_test: int) -> None:
+        out.print(f"[green]pinned[/green] {path}: training {n_train}, live {n_live}, test {n_test}", highlight=False)
+
     opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve())
     with err.status(f"pinning ids of {domain} tasks..."):
-        rows = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed)
-    for path, n_train, n_live, n_test in rows:
-        out.print(f"[green]pinned[/green] {path}: training {n_train}, live {n_live}, test {n_test}", highlight=False)
+        _, failed = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed, done=done)
+    for e in failed:
+        err.print(f"[red]not pinned[/red] {escape(str(e))}", highlight=False)
+    if failed:
+        raise typer.Exit(1)

@@ -17,7 +17,7 @@ Only the `[ids]` table of each file is rewritten; the rest of the file is kept a
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Callable, Optional
 
 from pydantic import ValidationError
 
@@ -67,41 +67,59 @@ def rewrite_ids(text: str, block: str) -> str:
 
 
 def pin_ids(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] = None, n_training: int = 10,
-            n_live: int = 8, test_seed: Optional[int] = None) -> list[tuple[Path, int, int, int]]:
-    """Re-pin the ids of the domain's task specs; returns (file, training, live, test) counts."""
+            n_live: int = 8, test_seed: Optional[int] = None,
+            done: Optional[Callable[[Path, int, int, int], None]] = None
+            ) -> tuple[list[tuple[Path, int, int, int]], list[FactforgeError]]:
+    """Re-pin the ids of the domain's task specs: (file, training, live, test) counts of the
+    files rewritten, and the errors of the specs that could not be pinned (each names its
+    file; the other specs are still pinned). `done` is called after each file is written."""
     d = DomainBuild(pack, opts)
-    out = []
-    for path in sorted(tasks_dir(pack).glob("*.toml")):
-        ls = _load_unpinned(path)
-        spec = ls.spec
-        if task_ids and spec.id not in task_ids:
-            continue
-        seed = spec.ids.test_seed if test_seed is None else test_seed
-        surf = surface_of(ls, d)
-        c = spec.client
-        client_known = set(c.held) | set(c.confirmable) | set(c.contested)
-        secret = set(c.held) | set(c.contested)
-        learnable = surf.recovered | client_known
-
-        def order(t):
-            return content_hash([spec.id, t.id])
-
-        held_out = sorted((t for t in d.suite(spec.evidence.bundle, seed).tests
-                           if set(t.factforge.fact_ids) <= learnable), key=order)
-        if len(held_out) <= n_live:
-            raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
-                           f"{n_live} live ids would leave no test", "ids")
-        dev = sorted((t for t in d.suite(spec.evidence.bundle, opts.seed).tests
-                      if set(t.factforge.fact_ids) <= surf.recovered and not set(t.factforge.fact_ids) & secret),
-                     key=order)
-        training = [t.id for t in dev[:n_training]]
-        live = [t.id for t in held_out[:n_live]]
-        test = [t.id for t in held_out[n_live:]]
-        new = rewrite_ids(ls.text, _block(seed, training, live, test))
-        path.write_text(new, encoding="utf-8")
-        out.append((path, len(training), len(live), len(test)))
+    out: list[tuple[Path, int, int, int]] = []
+    failed: list[FactforgeError] = []
+    paths = sorted(tasks_dir(pack).glob("*.toml"))
     if task_ids:
-        missing = set(task_ids) - {p.stem for p, *_ in out}
+        missing = set(task_ids) - {p.stem for p in paths}
         if missing:
             raise FactforgeError(f"no task spec {sorted(missing)[0]!r} in {tasks_dir(pack)}")
-    return out
+    for path in paths:
+        if task_ids and path.stem not in task_ids:
+            continue
+        try:
+            row = _pin_one(path, d, opts, n_training, n_live, test_seed)
+        except FactforgeError as e:
+            failed.append(e)
+            continue
+        out.append(row)
+        if done is not None:
+            done(*row)
+    return out, failed
+
+
+def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_live: int,
+             test_seed: Optional[int]) -> tuple[Path, int, int, int]:
+    ls = _load_unpinned(path)
+    spec = ls.spec
+    seed = spec.ids.test_seed if test_seed is None else test_seed
+    surf = surface_of(ls, d)
+    c = spec.client
+    client_known = set(c.held) | set(c.confirmable) | set(c.contested)
+    secret = set(c.held) | set(c.contested)
+    learnable = surf.recovered | client_known
+
+    def order(t):
+        return content_hash([spec.id, t.id])
+
+    held_out = sorted((t for t in d.suite(spec.evidence.bundle, seed).tests
+                       if set(t.factforge.fact_ids) <= learnable), key=order)
+    if len(held_out) <= n_live:
+        raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
+                       f"{n_live} live ids would leave no test", "ids")
+    dev = sorted((t for t in d.suite(spec.evidence.bundle, opts.seed).tests
+                  if set(t.factforge.fact_ids) <= surf.recovered and not set(t.factforge.fact_ids) & secret),
+                 key=order)
+    training = [t.id for t in dev[:n_training]]
+    live = [t.id for t in held_out[:n_live]]
+    test = [t.id for t in held_out[n_live:]]
+    new = rewrite_ids(ls.text, _block(seed, training, live, test))
+    path.write_text(new, encoding="utf-8")
+    return path, len(training), len(live), len(test)
