@@ -67,8 +67,6 @@ ALL_SPECS = _specs()
 SPECS = [s for s in ALL_SPECS if s.client.enabled]
 
 
-
-
 def _kf(f) -> dict:
     return {"fact_id": f.id, "section": list(f.section), "statement": f.statement, "values": [s.text for s in f.slots]}
 
