@@ -144,3 +144,24 @@ def test_server_and_simulator_import_no_dagster_and_no_media(pack):
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=_env(), cwd=ROOT, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip() == "[]"
+
+
+def test_pack_build_refuses_a_deployment_the_server_cannot_load(tmp_path):
+    import shutil
+
+    from domains import get_pack, load_pack
+    from facts.errors import FactforgeError
+    from outputs.packs.build import resolve_deployment
+    from outputs.packs.spec import load_spec
+
+    src = get_pack("_mock")
+    dst = tmp_path / "_mock"
+    shutil.copytree(src.path, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    bad = dst / "deployments" / "flaky-shop.toml"
+    bad.write_text(bad.read_text().replace('operations = ["start_rental"]', 'operations = ["start_rentals"]'))
+    spec = dst / "tasks" / f"{TASK}.toml"
+    spec.write_text(spec.read_text().replace('deployment = "clean"', 'deployment = "flaky-shop"'))
+    with pytest.raises(FactforgeError) as e:
+        resolve_deployment(load_pack(dst), load_spec(spec))
+    assert "unknown operation 'start_rentals'" in e.value.problem and e.value.file == str(bad)
+    assert "start_rentals" in bad.read_text().splitlines()[e.value.line - 1]

@@ -206,12 +206,22 @@ class TaskResult:
 
 
 def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes], Optional[str]]:
-    """(file bytes, sha256) of the task's deployment; (None, None) for the built-in clean one."""
+    """(file bytes, sha256) of the task's deployment; (None, None) for the built-in clean one.
+    The file must load against the domain's API (`outputs.api.deployment`: strict, file:line
+    errors), so a pack never seals a deployment the API server cannot serve."""
+    from domains.variants import resolve  # noqa: PLC0415
+    from outputs.api.deployment import parse_deployment  # noqa: PLC0415
+
     dep = ls.spec.api.deployment
     d = pack.path / "deployments"
     p = d / f"{dep}.toml"
     if p.is_file():
         raw = p.read_bytes()
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise FactforgeError(f"not UTF-8 text (byte {e.start})", p) from None
+        parse_deployment(text, p, resolve(ls.spec.evidence.bundle, [pack.path.parent]).api())
         return raw, sha256_hex(raw)
     if dep == "clean":
         return None, None
