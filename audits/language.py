@@ -25,9 +25,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from facts.match import content_words
 from facts.models import Fact
-
-from .match import content_words
 
 # --- sentences --------------------------------------------------------------------------------
 _FIELD = re.compile(r"^[A-Z][\w /&().#-]{0,30}:\s+\S")
@@ -238,6 +237,9 @@ def fact_words(fact: Fact) -> set[str]:
     return {w for w in words if len(w) > 2 or w.isdigit()}
 
 
+_DETERMINERS = {"a", "an", "the", "each", "every", "any", "this", "that", "these", "those", "all", "no"}
+
+
 def lead_in(sentence: str, fact: Fact, max_words: int = 4) -> str:
     """The words opening `sentence` before the first word of the fact, lower-cased; "" when
     the sentence starts with the fact itself."""
@@ -246,8 +248,8 @@ def lead_in(sentence: str, fact: Fact, max_words: int = 4) -> str:
     out = []
     for raw in sentence.split():
         tok = tokens(raw)
-        if not tok:
-            continue
+        if not tok or (not out and (tok[0] in _DETERMINERS or re.search(r"\d", raw))):
+            continue  # an article or an id opening a row is not a lead-in
         t = tok[0]
         if t in words or any(t.startswith(s) for s in stems if len(s) >= 4) or re.match(r"^\$?\d", t):
             break

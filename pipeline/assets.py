@@ -14,8 +14,9 @@ kit scan clean). Asset bodies are thin: library code does the work.
 
 import dagster as dg
 
+from audits import lints as lint
 from audits import recoverability as rec
-from domains import discover, variants
+from domains import NAME_RE, discover, variants
 from transforms.planner import EvidencePlan
 from transforms.registry import FAMILIES
 
@@ -27,7 +28,7 @@ def partition_keys() -> list[str]:
     keys = []
     for name, pack in sorted(discover(include_test=True).items()):
         keys.append(name)
-        keys += [f"{name}@{v}" for v in variants.list_variants(pack)]
+        keys += [f"{name}@{v}" for v in variants.list_variants(pack) if NAME_RE.match(v)]
     return keys
 
 
@@ -69,7 +70,7 @@ def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
     _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
 def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     """The domain's seed database (variant: renamed and re-valued consistently)."""
-    sdb = steps.seed_database(_world(context, settings), settings.seed)
+    sdb = steps.seed_database(_world(context, settings), settings.seed, settings.seed_timeout)
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})
@@ -145,13 +146,30 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
+    _check("no_lint_hits", "lints",
+           "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
+def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, settings: BuildSettings,
+          workspace: Workspace, conversations, documents, tables, visuals, recordings):
+    """Read every delivered file (cached extractions) for asides, agreement errors, lost
+    capitalisation, headings in speech, duplicated bullets, brand internals; measure voiced
+    runs, distinct sentences and lead-ins."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, rendered, workspace.cache_dir)
+    yield dg.Output(report, metadata=steps.lints_metadata(report))
+    problems = lint.failures(report)
+    yield dg.AssetCheckResult(check_name="no_lint_hits", passed=not problems,
+                              metadata={"problems": problems[:100], "count": len(problems)})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
-def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
-              conversations, documents, tables, visuals, recordings):
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, seed_database, settings: BuildSettings,
+              workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
     substituted base value in any delivered file, read with the same extractors."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir)
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir,
+                             seed_database.tables)
     yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
     yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
                               metadata={"problems": [f"{x['file']}: {x['what']} {x['term']!r} ({x['extractor']}): "
@@ -159,13 +177,13 @@ def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSe
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
-def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan,
+def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan, lints,
                 settings: BuildSettings, workspace: Workspace, conversations, documents, tables, visuals,
                 recordings) -> dg.MaterializeResult:
     """The versioned, content-addressed bundle, written atomically."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
-                            evidence_plan, rendered, recoverability, leak_scan)
+                            evidence_plan, rendered, recoverability, leak_scan, lints)
     return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
                                           "files": len(man.files), "content_hash": man.content_hash})
 
@@ -191,7 +209,7 @@ def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, worksp
 
 
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
-              recoverability, leak_scan, task_bundle, task_pack]
+              recoverability, leak_scan, lints, task_bundle, task_pack]
 # `factforge build` writes bundles; task packs are `factforge pack build` (or this asset in `dagster dev`).
 BUNDLE_ASSETS = [a for a in ALL_ASSETS if a is not task_pack]
 ALL_CHECKS: list = []

@@ -1,8 +1,9 @@
 """Pieces every renderer family shares, defined once.
 
 - content: the facts an artifact carries paired with the wrong/old mentions that must precede
-  them (`items`), worded by the writer (`plan_content`, `authoritative`, `hedged`), and
-  `tidy` for the punctuation seams where phrases meet;
+  them (`items`), worded by the writer (`plan_content`, `authoritative`, `hedged`), each
+  authoritative sentence checked against the audits' matcher as it is written
+  (`recoverable`), and `tidy` for the punctuation seams where phrases meet;
 - the record clock: dates derived from `spec.date` in the pack's timezone (nothing here reads
   the wall clock; every random choice comes from an rng the caller seeded with `spec.rng()`);
 - people and records drawn from the seed database, brand identifier prefixes;
@@ -21,11 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from facts.errors import FactforgeError
+from facts.match import matches
 from facts.surface import surface_forms
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from facts.models import Fact
+
+    from .realise import Context
 
     from .base import ArtifactSpec, Distractor, RenderContext
 
@@ -40,12 +44,6 @@ FONT_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bol
 def font_file(family: str = "sans", bold: bool = False) -> str:
     """Path of a DejaVu font file (fonts-dejavu-core, installed by .ci/setup)."""
     return str(FONT_DIR / FONT_FILES[(family, bold)])
-
-
-# Leads for the authoritative statement of a voiced fact that follows a wrong or old value.
-# None of them contains a hedge marker (see transforms.writers.HEDGE_MARKERS).
-_VOICED_CORRECTION_LEADS = ["Let me set the record straight. ", "I checked the current version. ",
-                            "I confirmed this with the policy owner. ", "I looked it up just now. "]
 
 
 # --- content -------------------------------------------------------------------------------
@@ -124,20 +122,26 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[
 
 
 def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
-                 role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded")) -> Content:
-    """`items`, worded. A carried fact with a hedge whose role is in `correct` is stated with
-    the writer's correction wording (it follows the hedge in the artifact); kinds that keep
-    superseded values elsewhere (a revision history) pass correct=("distractor",)."""
+                 role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded"),
+                 register: Optional[str] = None, context: Optional["Context"] = None) -> Content:
+    """`items`, worded in `register` (a name in `transforms.realise.REGISTERS`: "manual",
+    "kb", "table", "chat"...). A carried fact with a hedge whose role is in `correct` is
+    stated with the writer's correction wording (it follows the hedge in the artifact); kinds
+    that keep superseded values elsewhere (a revision history) pass correct=("distractor",)."""
     its, orphans = items(spec, ctx)
     w = ctx.writer
     for it in its:
-        it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role))) for d in it.distractors]
+        it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role, register=register, context=context)))
+                     for d in it.distractors]
         if any(d.role in correct for d in it.distractors):
-            it.text = tidy(w.correction(it.fact, rng))
+            it.text = recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
+                                                                  context=context)), "To correct that: ")
         else:
-            it.text = tidy(w.statement(it.fact, it.rendition, rng))
+            it.text = recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
+                                                                 context=context)))
         it.label, it.value = split_bullet(w.bullet(it.fact), it.fact)
-    return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role))) for f, d in orphans])
+    return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role, register=register, context=context)))
+                         for f, d in orphans])
 
 
 def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
@@ -162,23 +166,50 @@ def tidy(text: str) -> str:
     return _LEAD_CAP.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
-def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool) -> str:
-    """The fact stated as current; after a wrong/old mention it reads as the correction."""
+def recoverable(ctx: "RenderContext", fact: "Fact", text: str, lead: str = "") -> str:
+    """`text` if the audits' own matcher (facts.match) recovers `fact` from it, else the fact's
+    statement (after `lead`), which it always recovers. Every authoritative sentence passes
+    here as it is written, so a paraphrase the audits would reject ("every line has these
+    attributes: line ID" for "Each line has the following attributes: line ID.") is
+    re-phrased before it is rendered, not found after the build. A file whose extraction
+    still loses the fact (OCR, speech recognition) fails the build as before."""
+    if matches(fact, text, ctx.pack.info.currency):
+        return text
+    return tidy(lead + (ctx.writer.lower_first(fact.statement) if lead else fact.statement))
+
+
+def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
+                  register: Optional[str] = None, context: Optional["Context"] = None) -> str:
+    """The fact stated as current, in `register`; after a wrong/old mention it reads as the
+    correction. Either passes `recoverable`."""
     w = ctx.writer
     if not after_wrong:
-        return tidy(w.statement(it.fact, it.rendition, rng))
-    if it.rendition == "canonical":
-        return tidy(w.correction(it.fact, rng))
-    return tidy(rng.choice(_VOICED_CORRECTION_LEADS) + w.statement(it.fact, "voiced", rng))
+        return recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
+                                                          context=context)))
+    return recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
+                                                       context=context)), "To correct that: ")
 
 
 def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Random, role: str = "customer",
-           on: Optional[dt.date] = None) -> str:
+           on: Optional[dt.date] = None, register: Optional[str] = None, context: Optional["Context"] = None) -> str:
     """A wrong or superseded value, worded by the writer inside a hedged sentence. A
     superseded value without its own date is dated `on` (where the renderer placed it)."""
     if d.role == "superseded" and not d.date and on is not None:
         d = d.model_copy(update={"date": on.isoformat()})
-    return tidy(ctx.writer.distractor(fact, d, rng, role=role))
+    return tidy(ctx.writer.distractor(fact, d, rng, role=role, register=register, context=context))
+
+
+def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None, name: str = "") -> "Context":
+    """The realiser's context for a conversation: the customer and record in front of the
+    speaker (a customer of the seed database when none is given)."""
+    from .realise import Context  # noqa: PLC0415
+    from .situations import view  # noqa: PLC0415
+
+    if customer is None:
+        customer = view(ctx.db).customer(rng, lambda c: bool(c.records))
+    if customer is not None and record is None and customer.records:
+        record = rng.choice(customer.records)
+    return Context(customer, record, name)
 
 
 def section_of(fact: "Fact") -> str:

@@ -440,8 +440,9 @@ def _sc_payment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
 
 def _sc_compliment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
-    s.add(cu, "customer", "<c_open>{I just wanted to say|just a quick note to say} {thanks to|how helpful} <colleague> "
-          "{was|has been} {when I called about|with} <thing>{ {last week|on <rdate_or_wday>|the other day|<ago>}|}{.|!}")
+    s.add(cu, "customer", "<c_open>{I just wanted to|just a quick note to} {say thanks to <colleague> for {helping|sorting "
+          "things out} with|say how helpful <colleague> was with} <thing>{ {last week|on <rdate_or_wday>|the other "
+          "day|<ago>}|}{.|!}")
     s.add(ag, "agent", "{That's {so|really} {kind|nice} of you|Thank you for taking the time}, <cfirst>{ —|,} {I'll pass "
           "it on to <colleague>|<colleague> will be {glad|happy} to hear it|I'll make sure <colleague>'s team lead sees "
           "this} {today|before <wday>|}{.|!}")
