@@ -75,6 +75,23 @@ def test_builtin_specs_meet_the_release_minimums_and_cover_every_lever():
         assert x.ids.test and x.ids.live and x.ids.training, x.id
 
 
+def test_builtin_specs_name_deployments_the_api_server_loads():
+    from domains import discover
+    from domains.variants import resolve
+    from outputs.api.deployment import load_deployment
+    from outputs.packs.build import resolve_deployment
+    from outputs.packs.spec import load_domain_specs
+    named = set()
+    for _, pack in sorted(discover().items()):
+        for ls in load_domain_specs(pack):
+            raw, sha = resolve_deployment(pack, ls)
+            if raw is not None:
+                named.add((ls.spec.evidence.bundle, pack.path / "deployments" / f"{ls.spec.api.deployment}.toml"))
+    assert len(named) >= 10
+    for bundle, path in sorted(named):
+        load_deployment(path, resolve(bundle).api())
+
+
 @pytest.mark.parametrize("edit, problem, line_has", [
     (('turn_quota = 8', 'turn_quota = 8\nmood = "sunny"'), "client.mood: Extra inputs are not permitted", "mood"),
     (('id = "_mock-client-knows"', 'id = "Mock Client"'), "lowercase words joined by dashes", None),
