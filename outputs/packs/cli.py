@@ -124,7 +124,7 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
                 test_seed: Optional[int] = typer.Option(None, "--test-seed", help="Held-out database seed (default: the spec's)."),
                 seed: int = typer.Option(0, "--seed", help="The build seed (evidence, development data, training)."),
                 workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches.")):
-    """Rewrite the [ids] table of task specs from the domain's suites (authors' tool)."""
+    """Rewrite the ids table of task specs from the domain's suites (authors' tool)."""
     from domains import get_pack  # noqa: PLC0415
 
     from .build import BuildOptions, default_workspace  # noqa: PLC0415
