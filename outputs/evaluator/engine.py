@@ -1,0 +1,366 @@
+"""Running an evaluation: a task of a pack, an agent, K trials of every held-out test.
+
+Per conversation (test x trial): the API backend is reset to the test database (the sealed
+`db.json`), the agent starts fresh (`create_agent()`, `get_init_state()`), the user opens
+and the two alternate until the user's stop token, the step limit, or an error; pending
+asynchronous work is settled; then the conversation is graded (`rewards`) from what the
+backend recorded, never from what the agent claims.
+
+Errors: an exception, a timeout or a malformed reply of the agent is the agent's failure
+(`error`, reward 0). A failure of ours (the sandbox, the API backend, the gateway's
+upstream, the user simulator) is an infrastructure error (`infra_error`, reward 0 too,
+counted apart in the summary and never dropped from the means).
+"""
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any, Callable, Literal, Optional
+
+from domains.apikit import ApiError, Call, DomainApi
+from domains.simtests import SimTest
+from facts.errors import FactforgeError
+
+from . import metrics, rewards
+from .models import Component, ConversationResult, Interval, Message, Results, RunInfo, Summary
+from .users import LlmUser, ScriptedUser, UserError
+
+REFERENCE_AGENTS = ("oracle", "naive", "null")
+Isolation = Literal["sandbox", "inprocess"]
+
+
+class AgentError(Exception):
+    """The agent failed (its fault: reward 0)."""
+
+
+class InfraError(Exception):
+    """The evaluation machinery failed (reward 0, reported apart)."""
+
+
+@dataclass
+class EvalConfig:
+    pack: Path
+    task: str
+    agent: str                       # a path, or oracle | naive | null
+    trials: int = 1
+    user: Literal["offline", "llm"] = "offline"
+    user_model: Optional[str] = None
+    user_mock_response: Optional[str] = None
+    judge: Optional[str] = None
+    judge_mock_response: Optional[str] = None
+    split: Literal["test", "live"] = "test"
+    tests: Optional[list[str]] = None
+    max_steps: int = 30
+    step_timeout_s: float = 120.0
+    isolation: Isolation = "sandbox"
+    seed: int = 0
+    domains_dirs: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- the task
+
+@dataclass
+class TaskContext:
+    """Everything the evaluator reads from a pack for one task (sealed part included)."""
+    pack: Any
+    task_id: str
+    sealed: dict
+    tests: list[SimTest]
+    db: dict
+    api: DomainApi
+    check: Callable[[dict], list[str]]
+    rules: list
+    brand: dict
+    budget: dict[str, float]
+    deployment: Optional[dict]
+
+    @classmethod
+    def load(cls, pack_dir: Path, task_id: str, split: str = "test", domains_dirs: Optional[list] = None) -> "TaskContext":
+        from domains.variants import resolve  # noqa: PLC0415
+        from outputs.packs.phrasing import rules_from_json  # noqa: PLC0415
+        from outputs.packs.store import Pack  # noqa: PLC0415
+
+        pack = Pack(Path(pack_dir))
+        sealed = pack.json(task_id, "sealed", "task.json")
+        raw = pack.json(task_id, "sealed", "tests.json" if split == "test" else "live.json")
+        tests = [SimTest.model_validate(t) for t in raw]
+        world = resolve(sealed["bundle"], domains_dirs)
+        api = world.api()
+        if api is None:
+            raise FactforgeError(f"task {task_id}: domain {sealed['domain']!r} has no API to evaluate against")
+        deployment = None
+        if pack.has(task_id, "sealed", "deployment.toml"):
+            import tomllib  # noqa: PLC0415
+            deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))
+        return cls(pack=pack, task_id=task_id, sealed=sealed, tests=tests, db=pack.json(task_id, "sealed", "db.json"),
+                   api=api, check=world.check_database, rules=rules_from_json(sealed["phrasing"]["rules"]),
+                   brand=dict(sealed["brand"]), budget={k: float(v) for k, v in sealed["budget"].items()},
+                   deployment=deployment)
+
+    @property
+    def deployment_id(self) -> str:
+        return self.sealed["deployment"]["id"]
+
+
+# --------------------------------------------------------------------------- the API backend
+
+class LocalApi:
+    """The domain API in-process, shaped like the kit SDK's `ApiClient` (`call`), over a
+    working copy of the test database; records every call like the server's log."""
+
+    def __init__(self, api: DomainApi, seed_db: dict):
+        self.api, self.seed_db = api, seed_db
+        self.kinds = {o.name: o.kind for o in api.operations()}
+        self.reset()
+
+    def reset(self, trial: int = 0) -> None:
+        self.db = copy.deepcopy(self.seed_db)
+        self.log: list[dict[str, Any]] = []
+
+    def settle(self) -> None:
+        """Nothing pending on a clean in-process API."""
+
+    def call(self, operation: str, args: Optional[dict] = None, headers: Optional[dict] = None) -> dict:
+        args = dict(args or {})
+        entry = {"operation": operation, "arguments": args, "kind": self.kinds.get(operation), "committed": False,
+                 "defects": []}
+        try:
+            res = self.api.call(self.db, operation, args)
+        except ApiError as e:
+            self.log.append({**entry, "status": e.status})
+            raise
+        self.log.append({**entry, "status": 200, "committed": entry["kind"] == "write"})
+        return res
+
+    def committed(self) -> list[Call]:
+        return [Call(name=e["operation"], arguments=e["arguments"]) for e in self.log if e["committed"]]
+
+    def defects_hit(self) -> dict[str, int]:
+        return {}
+
+
+# --------------------------------------------------------------------------- agent hosts
+
+def reference_module(name: str):
+    import importlib  # noqa: PLC0415
+    return importlib.import_module(f"outputs.evaluator.agents.{name}")
+
+
+class InProcessHost:
+    """A trusted reference agent in the evaluator's process, on the in-process API."""
+
+    def __init__(self, name: str, backend: LocalApi):
+        self.module = reference_module(name)
+        self.backend = backend
+
+    def start(self, reference: Optional[dict]) -> None:
+        try:
+            self.agent = self.module.create_agent(reference, self.backend)
+            self.state = json.loads(json.dumps(self.agent.get_init_state()))
+        except Exception as e:
+            raise AgentError(f"agent failed to start: {type(e).__name__}: {e}") from None
+
+    def step(self, message: str) -> str:
+        try:
+            reply, state = self.agent.generate_next_message(message, self.state)
+            self.state = json.loads(json.dumps(state))
+        except Exception as e:
+            raise AgentError(f"{type(e).__name__}: {e}") from None
+        if not isinstance(reply, str):
+            raise AgentError(f"generate_next_message returned {type(reply).__name__}, not a str reply")
+        return reply
+
+    def close(self) -> None:
+        """Nothing to release."""
+
+
+# --------------------------------------------------------------------------- reference payloads
+
+def reference_payload(agent: str, test: SimTest, ctx: TaskContext) -> Optional[dict]:
+    """What a reference agent replays, composed here (the agent never reads the sealed part)."""
+    from outputs.packs.phrasing import comply  # noqa: PLC0415
+
+    if agent == "oracle":
+        info = test.evaluation_criteria.communicate_info
+        text = ("I have looked into your request and handled it under our policy."
+                + (f" The figures that apply: {', '.join(info)}." if info else ""))
+        return {"actions": [c.model_dump(mode="json") for c in test.gold_calls()],
+                "reply": comply(ctx.rules, [text], ctx.brand)[0], "deployment": ctx.deployment}
+    if agent == "naive":
+        return {"actions": [c.model_dump(mode="json") for c in test.naive_calls()],
+                "reply": comply(ctx.rules, ["I have done what you asked."], ctx.brand)[0]}
+    return None
+
+
+# --------------------------------------------------------------------------- one conversation
+
+def converse(host, user, max_steps: int) -> tuple[list[Message], str, Optional[str], Optional[str]]:
+    """(messages, end, agent error, infra error)."""
+    messages: list[Message] = []
+    try:
+        text = user.first()
+    except UserError as e:
+        return messages, "infra_error", None, str(e)
+    messages.append(Message(role="user", content=text))
+    steps = 1
+    while not user.stopped:
+        if steps >= max_steps:
+            return messages, "step_limit", None, None
+        try:
+            reply = host.step(text)
+        except AgentError as e:
+            return messages, "agent_error", str(e), None
+        except InfraError as e:
+            return messages, "infra_error", None, str(e)
+        messages.append(Message(role="assistant", content=reply))
+        steps += 1
+        if steps >= max_steps:
+            return messages, "step_limit", None, None
+        try:
+            text = user.respond(reply)
+        except UserError as e:
+            return messages, "infra_error", None, str(e)
+        messages.append(Message(role="user", content=text))
+        steps += 1
+    return messages, "user_stop", None, None
+
+
+def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Message], backend) -> dict[str, Component]:
+    agent_msgs = [m.content for m in messages if m.role == "assistant"]
+    final_db, failed = rewards.replay_db(ctx.api, ctx.db, backend.committed())
+    out: dict[str, Component] = {}
+    basis = list(test.evaluation_criteria.reward_basis)
+    if cfg.judge and test.evaluation_criteria.nl_assertions and "NL_ASSERTION" not in basis:
+        basis.append("NL_ASSERTION")
+    for b in basis:
+        if b == "DB":
+            out[b] = rewards.score_db(test, final_db, failed)
+        elif b == "COMMUNICATE":
+            out[b] = rewards.score_communicate(test, agent_msgs)
+        elif b == "ACTION":
+            out[b] = rewards.score_actions(test, backend.log)
+        elif b == "ENV_ASSERTION":
+            out[b] = rewards.score_env(ctx.check(final_db))
+        elif b == "NL_ASSERTION":
+            out[b] = rewards.score_nl(test, [m.model_dump() for m in messages], cfg.judge,
+                                      mock_response=cfg.judge_mock_response)
+    if ctx.rules:
+        out["PHRASING"] = rewards.score_phrasing(ctx.rules, agent_msgs, ctx.brand)
+    return out
+
+
+def make_user(test: SimTest, cfg: EvalConfig):
+    if cfg.user == "llm":
+        return LlmUser(test, cfg.user_model or "openai/gpt-5-mini", mock_response=cfg.user_mock_response)
+    return ScriptedUser(test.factforge.script)
+
+
+def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfig, host, backend) -> ConversationResult:
+    t0 = time.perf_counter()
+    backend.reset(trial)
+    agent_error = infra_error = None
+    try:
+        host.start(reference_payload(cfg.agent, test, ctx))
+    except AgentError as e:
+        messages, end, agent_error = [], "agent_error", str(e)
+    except InfraError as e:
+        messages, end, infra_error = [], "infra_error", str(e)
+    else:
+        messages, end, agent_error, infra_error = converse(host, make_user(test, cfg), cfg.max_steps)
+    backend.settle()
+    if infra_error:
+        breakdown: dict[str, Component] = {}
+        r = 0.0
+    else:
+        breakdown = grade(test, ctx, cfg, messages, backend)
+        r = 0.0 if agent_error else rewards.reward(list(breakdown.values()))
+    return ConversationResult(
+        id=test.id, trial=trial, reward=r, breakdown=breakdown, credits=0.0, messages=messages,
+        calls=[{k: e[k] for k in ("operation", "arguments", "status", "committed")} for e in backend.log],
+        defects_hit=backend.defects_hit(), facts=list(test.factforge.fact_ids), trap=test.factforge.trap, end=end,
+        error=agent_error, infra_error=infra_error, seconds=round(time.perf_counter() - t0, 4))
+
+
+# --------------------------------------------------------------------------- a run
+
+def select_tests(ctx: TaskContext, ids: Optional[list[str]]) -> list[SimTest]:
+    if not ids:
+        return ctx.tests
+    by = {t.id: t for t in ctx.tests}
+    unknown = [i for i in ids if i not in by]
+    if unknown:
+        raise FactforgeError(f"task {ctx.task_id}: no test {unknown[0]!r}; tests: {', '.join(by)}")
+    return [by[i] for i in ids]
+
+
+def summarise(convs: list[ConversationResult], budget: dict[str, float], trials: int, seed: int) -> Summary:
+    by_test: dict[str, list[float]] = {}
+    for c in convs:
+        by_test.setdefault(c.id, []).append(c.reward)
+    per_test = [fmean(v) for v in by_test.values()]
+    mean_reward = fmean(c.reward for c in convs) if convs else 0.0
+    credits_mean = fmean(c.credits for c in convs) if convs else 0.0
+    lo, hi = metrics.bootstrap_ci(per_test, seed=seed)
+    def rate(group: Callable[[ConversationResult], list[str]]) -> dict[str, float]:
+        acc: dict[str, list[float]] = {}
+        for c in convs:
+            for g in group(c):
+                acc.setdefault(g, []).append(float(c.reward >= metrics.SUCCESS))
+        return {k: round(fmean(v), 6) for k, v in sorted(acc.items())}
+    return Summary(
+        final_score=round(metrics.final_score(mean_reward, credits_mean, budget), 6),
+        mean_reward=round(mean_reward, 6), penalty=round(metrics.budget_penalty(credits_mean, budget), 6),
+        pass_hat_k={str(k): round(metrics.pass_hat_k(by_test, k), 6) for k in range(1, trials + 1)},
+        ci=Interval(low=round(lo, 6), high=round(hi, 6), level=0.95, resamples=2000),
+        credits_mean=round(credits_mean, 8), budget=budget,
+        infra_errors=sum(1 for c in convs if c.infra_error), agent_errors=sum(1 for c in convs if c.error),
+        conversations=len(convs), tests=len(by_test),
+        pass_rate=round(fmean(float(c.reward >= metrics.SUCCESS) for c in convs), 6) if convs else 0.0,
+        by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))
+
+
+def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) -> Results:
+    if cfg.trials < 1:
+        raise FactforgeError("--trials must be at least 1")
+    started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    t0 = time.perf_counter()
+    ctx = TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
+    tests = select_tests(ctx, cfg.tests)
+    needs_judge = [t.id for t in tests if "NL_ASSERTION" in t.evaluation_criteria.reward_basis]
+    if needs_judge and not cfg.judge:
+        raise FactforgeError(f"test {needs_judge[0]} is scored on NL assertions: pass --judge MODEL")
+    if cfg.agent not in REFERENCE_AGENTS:
+        raise FactforgeError("only the reference agents (oracle, naive, null) run in this build")
+    backend = LocalApi(ctx.api, ctx.db)
+    host = InProcessHost(cfg.agent, backend)
+    convs: list[ConversationResult] = []
+    try:
+        for test in tests:
+            for trial in range(cfg.trials):
+                convs.append(run_conversation(test, trial, ctx, cfg, host, backend))
+                if progress:
+                    progress(f"{test.id} trial {trial}: reward {convs[-1].reward:g}")
+    finally:
+        host.close()
+    run = RunInfo(pack=str(Path(cfg.pack).resolve()), pack_version=ctx.pack.index.pack_version, task=cfg.task,
+                  domain=ctx.sealed["domain"], agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
+                  deployment=ctx.deployment_id, isolation=cfg.isolation, judge=cfg.judge, seed=cfg.seed,
+                  started=started, seconds=round(time.perf_counter() - t0, 3))
+    return Results(run=run, summary=summarise(convs, ctx.budget, cfg.trials, cfg.seed), tests=convs)
+
+
+def write_results(results: Results, out: Path) -> Path:
+    """`out/results.json` (written whole, then renamed into place)."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    target = out / "results.json"
+    tmp = out / ".results.json.tmp"
+    tmp.write_text(json.dumps(results.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n",
+                   encoding="utf-8")
+    tmp.replace(target)
+    return target
