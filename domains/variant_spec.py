@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Optional, Union
@@ -36,7 +35,7 @@ from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
 
-from . import Brand, DomainPack, PackFile
+from . import Brand, DomainPack, PackFile, readers, sandbox
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -854,7 +853,8 @@ class VariantSpec:
         (keys and values alike) and price-scaled."""
         code = base.code
         scaled = code.scales_prices and self.scale_prices != 1
-        db = code.generate(pack, seed, self.db_values(base, base.facts), self.scale_prices if scaled else 1.0)
+        db = sandbox.run(base.path, "generate", pack, seed, self.db_values(base, base.facts),
+                         self.scale_prices if scaled else 1.0)
         db = self.renamer.tree(db)
         if self.scale_prices != 1 and not scaled:
             db = scale_prices(db, self.scale_prices, self.spec.database.price_fields)
@@ -863,7 +863,7 @@ class VariantSpec:
     def check_database(self, base: DomainPack, pack: DomainPack, db: dict[str, Any]) -> list[str]:
         """The base seed's own checks under the variant's values, plus: no base brand string
         left anywhere in the database (keys included)."""
-        problems = list(base.code.check(pack, db, self.db_values(base, base.facts)))
+        problems = list(sandbox.run(base.path, "check", pack, db, self.db_values(base, base.facts)))
         problems += brand_leaks_in_tree(db, self.terms)
         return problems
 
@@ -1054,21 +1054,7 @@ def variant_path(base: DomainPack, name: str) -> Path:
 
 
 def read_variant_file(path: Path) -> tuple[str, dict]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
-        try:
-            return text, tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            msg = str(e).split(" (at line")[0]
-            raise FactforgeError(f"invalid TOML: {msg}", path, getattr(e, "lineno", None)) from None
-    import yaml  # noqa: PLC0415
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise FactforgeError(f"invalid YAML: {getattr(e, 'problem', e)}", path,
-                             mark.line + 1 if mark is not None else None) from None
+    text, data = readers.load_toml(path) if path.suffix == ".toml" else readers.load_yaml(path)
     if not isinstance(data, dict):
         raise FactforgeError("a variant spec must be a mapping", path, 1)
     return text, data
