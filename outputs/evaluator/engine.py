@@ -27,19 +27,13 @@ from domains.simtests import SimTest
 from facts.errors import FactforgeError
 
 from . import metrics, rewards
+from .gateway import ModelGateway
 from .models import Component, ConversationResult, Interval, Message, Results, RunInfo, Summary
+from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, resolve_agent
 from .users import LlmUser, ScriptedUser, UserError
 
 REFERENCE_AGENTS = ("oracle", "naive", "null")
 Isolation = Literal["sandbox", "inprocess"]
-
-
-class AgentError(Exception):
-    """The agent failed (its fault: reward 0)."""
-
-
-class InfraError(Exception):
-    """The evaluation machinery failed (reward 0, reported apart)."""
 
 
 @dataclass
@@ -58,6 +52,7 @@ class EvalConfig:
     max_steps: int = 30
     step_timeout_s: float = 120.0
     isolation: Isolation = "sandbox"
+    gateway_mock_response: Any = None
     seed: int = 0
     domains_dirs: list[str] = field(default_factory=list)
 
@@ -124,6 +119,9 @@ class LocalApi:
 
     def settle(self) -> None:
         """Nothing pending on a clean in-process API."""
+
+    def close(self) -> None:
+        """Nothing to release."""
 
     def call(self, operation: str, args: Optional[dict] = None, headers: Optional[dict] = None) -> dict:
         args = dict(args or {})
@@ -260,10 +258,15 @@ def make_user(test: SimTest, cfg: EvalConfig):
     return ScriptedUser(test.factforge.script)
 
 
-def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfig, host, backend) -> ConversationResult:
+def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfig, host, backend,
+                     gateway: ModelGateway) -> ConversationResult:
     t0 = time.perf_counter()
-    backend.reset(trial)
     agent_error = infra_error = None
+    try:
+        backend.reset(trial)
+    except Exception as e:  # noqa: BLE001  (the backend is ours: whatever breaks it is an infra error)
+        raise InfraError(f"the API backend could not reset: {type(e).__name__}: {e}") from None
+    gateway.begin()
     try:
         host.start(reference_payload(cfg.agent, test, ctx))
     except AgentError as e:
@@ -273,6 +276,10 @@ def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfi
     else:
         messages, end, agent_error, infra_error = converse(host, make_user(test, cfg), cfg.max_steps)
     backend.settle()
+    ledger = gateway.end()
+    if ledger.errors and not infra_error:
+        infra_error = "; ".join(ledger.errors[:3])
+        end = "infra_error"
     if infra_error:
         breakdown: dict[str, Component] = {}
         r = 0.0
@@ -280,8 +287,8 @@ def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfi
         breakdown = grade(test, ctx, cfg, messages, backend)
         r = 0.0 if agent_error else rewards.reward(list(breakdown.values()))
     return ConversationResult(
-        id=test.id, trial=trial, reward=r, breakdown=breakdown, credits=0.0, messages=messages,
-        calls=[{k: e[k] for k in ("operation", "arguments", "status", "committed")} for e in backend.log],
+        id=test.id, trial=trial, reward=r, breakdown=breakdown, credits=round(ledger.credits, 10), usage=ledger.usage,
+        messages=messages, calls=[{k: e[k] for k in ("operation", "arguments", "status", "committed")} for e in backend.log],
         defects_hit=backend.defects_hit(), facts=list(test.factforge.fact_ids), trap=test.factforge.trap, end=end,
         error=agent_error, infra_error=infra_error, seconds=round(time.perf_counter() - t0, 4))
 
@@ -324,7 +331,47 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
         by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))
 
 
+def load_menu(ctx: TaskContext):
+    """The task's menu from the kit, checked against the sha256 the sealed task pins."""
+    import tomllib  # noqa: PLC0415
+
+    from facts.hashing import sha256_hex  # noqa: PLC0415
+    from outputs.packs.menu import Menu  # noqa: PLC0415
+
+    raw = ctx.pack.read(ctx.task_id, "kit", "models/menu.toml")
+    if sha256_hex(raw) != ctx.sealed["menu"]["sha256"]:
+        raise FactforgeError(f"task {ctx.task_id}: the kit's models/menu.toml differs from the menu the task pins")
+    return Menu.model_validate(tomllib.loads(raw.decode("utf-8")))
+
+
+def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path, backend):
+    """The agent's host: in-process (reference agents only) or a sandbox."""
+    reference = cfg.agent in REFERENCE_AGENTS
+    if cfg.isolation == "inprocess":
+        if not reference:
+            raise FactforgeError("--isolation inprocess is for the reference agents only (oracle, naive, null); "
+                                 "a built agent always runs in the sandbox")
+        return InProcessHost(cfg.agent, backend)
+    if reference:
+        workspace, module = run_dir / "workspace", f"ffagents.{cfg.agent}"
+        workspace.mkdir()
+    else:
+        workspace, module = resolve_agent(cfg.agent)
+    kit = ctx.pack.materialize(ctx.task_id, "kit", run_dir / "kit")
+    sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                      reference=reference, memory_gb=float(ctx.sealed["spec"]["sandbox"]["memory_gb"]))
+    return SandboxHost(sandbox, module, cfg.step_timeout_s)
+
+
+def make_backend(cfg: EvalConfig, ctx: TaskContext, run_dir: Path):
+    if cfg.isolation == "inprocess":
+        return LocalApi(ctx.api, ctx.db)
+    raise FactforgeError("the sandboxed agent needs the API server (outputs.api), which is not on this branch yet")
+
+
 def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) -> Results:
+    import tempfile  # noqa: PLC0415
+
     if cfg.trials < 1:
         raise FactforgeError("--trials must be at least 1")
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
@@ -334,22 +381,32 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
     needs_judge = [t.id for t in tests if "NL_ASSERTION" in t.evaluation_criteria.reward_basis]
     if needs_judge and not cfg.judge:
         raise FactforgeError(f"test {needs_judge[0]} is scored on NL assertions: pass --judge MODEL")
-    if cfg.agent not in REFERENCE_AGENTS:
-        raise FactforgeError("only the reference agents (oracle, naive, null) run in this build")
-    backend = LocalApi(ctx.api, ctx.db)
-    host = InProcessHost(cfg.agent, backend)
+    menu = load_menu(ctx)
     convs: list[ConversationResult] = []
-    try:
-        for test in tests:
-            for trial in range(cfg.trials):
-                convs.append(run_conversation(test, trial, ctx, cfg, host, backend))
-                if progress:
-                    progress(f"{test.id} trial {trial}: reward {convs[-1].reward:g}")
-    finally:
-        host.close()
+    with tempfile.TemporaryDirectory(prefix="factforge-eval-") as tmp:
+        run_dir = Path(tmp)
+        (run_dir / "sock").mkdir()
+        gateway = ModelGateway(menu, ctx.sealed["menu"]["models"], mock_response=cfg.gateway_mock_response)
+        backend = host = None
+        try:
+            gateway.start(run_dir / "sock" / "gateway.sock")
+            backend = make_backend(cfg, ctx, run_dir)
+            host = make_host(cfg, ctx, run_dir, backend)
+            isolation = getattr(getattr(host, "sandbox", None), "isolation", cfg.isolation)
+            for test in tests:
+                for trial in range(cfg.trials):
+                    convs.append(run_conversation(test, trial, ctx, cfg, host, backend, gateway))
+                    if progress:
+                        progress(f"{test.id} trial {trial}: reward {convs[-1].reward:g}")
+        finally:
+            if host is not None:
+                host.close()
+            if backend is not None:
+                backend.close()
+            gateway.stop()
     run = RunInfo(pack=str(Path(cfg.pack).resolve()), pack_version=ctx.pack.index.pack_version, task=cfg.task,
                   domain=ctx.sealed["domain"], agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
-                  deployment=ctx.deployment_id, isolation=cfg.isolation, judge=cfg.judge, seed=cfg.seed,
+                  deployment=ctx.deployment_id, isolation=isolation, judge=cfg.judge, seed=cfg.seed,
                   started=started, seconds=round(time.perf_counter() - t0, 3))
     return Results(run=run, summary=summarise(convs, ctx.budget, cfg.trials, cfg.seed), tests=convs)
 

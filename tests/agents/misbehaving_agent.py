@@ -1,0 +1,30 @@
+"""An agent that misbehaves on request (the message says how): crash, hang, print on stdout,
+return a state that is not JSON, return a non-string reply, exit."""
+import sys
+import time
+
+
+class Agent:
+    def get_init_state(self):
+        return {"n": 0}
+
+    def generate_next_message(self, message, state):
+        if message == "crash":
+            raise ValueError("boom")
+        if message == "hang":
+            time.sleep(60)
+        if message == "print":
+            print("noise on stdout")
+            sys.stdout.flush()
+            return "still fine", {"n": state["n"] + 1}
+        if message == "bad state":
+            return "ok", {"s": {1, 2}}
+        if message == "bad reply":
+            return 42, state
+        if message == "exit":
+            sys.exit(3)
+        return f"echo {message} {state['n']}", {"n": state["n"] + 1}
+
+
+def create_agent():
+    return Agent()
