@@ -26,7 +26,6 @@ def pack(tmp_path_factory):
 
 def _run(pack, task, agent, **kw):
     from outputs.evaluator.engine import EvalConfig, run_eval
-    kw.setdefault("isolation", "inprocess")
     return run_eval(EvalConfig(pack=pack, task=task, agent=agent, **kw))
 
 
@@ -38,7 +37,7 @@ def _tests(pack, task):
 # --------------------------------------------------------------------------- reference agents
 
 @pytest.mark.parametrize("task", MOCK_TASKS)
-def test_oracle_one_null_zero_naive_between_inprocess(pack, task):
+def test_oracle_one_null_zero_naive_between(pack, task):
     oracle, null, naive = (_run(pack, task, a) for a in ("oracle", "null", "naive"))
     assert [c.reward for c in oracle.tests] == [1.0] * len(oracle.tests)
     assert [c.reward for c in null.tests] == [0.0] * len(null.tests)
@@ -216,7 +215,7 @@ def test_llm_user_through_litellm_mock(pack):
 def test_eval_command_writes_results_json(pack, tmp_path):
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     p = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(pack), "--task", "_mock-records-only",
-                        "--agent", "null", "--isolation", "inprocess", "--out", str(tmp_path / "o")],
+                        "--agent", "null", "--out", str(tmp_path / "o")],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert p.returncode == 0, p.stderr
     data = json.loads((tmp_path / "o" / "results.json").read_text())

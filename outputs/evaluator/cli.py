@@ -23,7 +23,8 @@ def eval_command(
     split: str = typer.Option("test", "--split", help="test (held-out tests) or live (live experiments)."),
     test: Optional[List[str]] = typer.Option(None, "--test", help="Only these test ids; repeatable."),
     max_steps: int = typer.Option(30, "--max-steps", help="Messages per conversation (user and agent) before it is cut."),
-    isolation: str = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap, the default), or inprocess (reference agents only)."),
+    deployment: Optional[str] = typer.Option(None, "--deployment", help="Evaluate under another deployment of the domain: an id of its deployments/ folder, a TOML file, or clean."),
+    isolation: str = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
     user_mock_response: Optional[str] = typer.Option(None, "--user-mock-response", hidden=True),
     judge_mock_response: Optional[str] = typer.Option(None, "--judge-mock-response", hidden=True),
@@ -35,14 +36,14 @@ def eval_command(
         raise FactforgeError(f"--user must be offline or llm, not {user!r}")
     if split not in ("test", "live"):
         raise FactforgeError(f"--split must be test or live, not {split!r}")
-    if isolation not in ("sandbox", "inprocess"):
-        raise FactforgeError(f"--isolation must be sandbox or inprocess, not {isolation!r}")
+    if isolation not in ("sandbox", "process"):
+        raise FactforgeError(f"--isolation must be sandbox or process, not {isolation!r}")
     from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,  # type: ignore[arg-type]
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
                      split=split, tests=list(test or []) or None, max_steps=max_steps,  # type: ignore[arg-type]
-                     isolation=isolation, seed=seed)  # type: ignore[arg-type]
+                     isolation=isolation, deployment=deployment, seed=seed)  # type: ignore[arg-type]
     results = run_eval(cfg)
     path = write_results(results, out)
     s = results.summary

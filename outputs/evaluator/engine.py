@@ -13,7 +13,6 @@ counted apart in the summary and never dropped from the means).
 """
 from __future__ import annotations
 
-import copy
 import datetime as dt
 import json
 import time
@@ -22,7 +21,7 @@ from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable, Literal, Optional
 
-from domains.apikit import ApiError, Call, DomainApi
+from domains.apikit import Call, DomainApi
 from domains.simtests import SimTest
 from facts.errors import FactforgeError
 
@@ -33,7 +32,7 @@ from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, resolve_agent
 from .users import LlmUser, ScriptedUser, UserError
 
 REFERENCE_AGENTS = ("oracle", "naive", "null")
-Isolation = Literal["sandbox", "inprocess"]
+Isolation = Literal["sandbox", "process"]
 
 
 @dataclass
@@ -52,6 +51,7 @@ class EvalConfig:
     max_steps: int = 30
     step_timeout_s: float = 120.0
     isolation: Isolation = "sandbox"
+    deployment: Optional[str] = None     # evaluate under another deployment of the domain (id or TOML path)
     gateway_mock_response: Any = None
     seed: int = 0
     domains_dirs: list[str] = field(default_factory=list)
@@ -72,7 +72,9 @@ class TaskContext:
     rules: list
     brand: dict
     budget: dict[str, float]
-    deployment: Optional[dict]
+    deployment: Optional[dict]           # the deployment as plain data (what the oracle's client is given)
+    deployment_id: str
+    deployment_text: Optional[str]       # the deployment file's text (None: the clean deployment)
 
     @classmethod
     def load(cls, pack_dir: Path, task_id: str, split: str = "test", domains_dirs: Optional[list] = None) -> "TaskContext":
@@ -88,93 +90,75 @@ class TaskContext:
         api = world.api()
         if api is None:
             raise FactforgeError(f"task {task_id}: domain {sealed['domain']!r} has no API to evaluate against")
-        deployment = None
-        if pack.has(task_id, "sealed", "deployment.toml"):
-            import tomllib  # noqa: PLC0415
-            deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))
+        text = (pack.read(task_id, "sealed", "deployment.toml").decode("utf-8")
+                if pack.has(task_id, "sealed", "deployment.toml") else None)
         return cls(pack=pack, task_id=task_id, sealed=sealed, tests=tests, db=pack.json(task_id, "sealed", "db.json"),
                    api=api, check=world.check_database, rules=rules_from_json(sealed["phrasing"]["rules"]),
                    brand=dict(sealed["brand"]), budget={k: float(v) for k, v in sealed["budget"].items()},
-                   deployment=deployment)
+                   deployment=_toml(text), deployment_id=sealed["deployment"]["id"], deployment_text=text)
 
-    @property
-    def deployment_id(self) -> str:
-        return self.sealed["deployment"]["id"]
+    def override_deployment(self, ref: str, domains_dirs: Optional[list] = None) -> None:
+        """Evaluate under another deployment: an id of the domain's `deployments/` or a TOML path."""
+        from domains.variants import resolve  # noqa: PLC0415
+        from outputs.api.deployment import deployment_path, load_deployment  # noqa: PLC0415
+
+        p = Path(ref)
+        if not (p.suffix == ".toml" and p.is_file()):
+            p = deployment_path(resolve(self.sealed["bundle"], domains_dirs).pack.path, ref)
+        if p is None:
+            self.deployment_id, self.deployment_text, self.deployment = "clean", None, None
+            return
+        dep, _ = load_deployment(p, self.api)
+        self.deployment_id, self.deployment_text = dep.id, p.read_text(encoding="utf-8")
+        self.deployment = _toml(self.deployment_text)
+
+
+def _toml(text: Optional[str]) -> Optional[dict]:
+    import tomllib  # noqa: PLC0415
+    return tomllib.loads(text) if text is not None else None
 
 
 # --------------------------------------------------------------------------- the API backend
 
-class LocalApi:
-    """The domain API in-process, shaped like the kit SDK's `ApiClient` (`call`), over a
-    working copy of the test database; records every call like the server's log."""
+class ServerBackend:
+    """The task's production API (`outputs.api`: the clean service behind the deployment's
+    defect layer, on a virtual clock) served on the Unix socket the sandbox sees."""
 
-    def __init__(self, api: DomainApi, seed_db: dict):
-        self.api, self.seed_db = api, seed_db
-        self.kinds = {o.name: o.kind for o in api.operations()}
-        self.reset()
+    def __init__(self, ctx: TaskContext, socket_path: Path, seed: int = 0):
+        from outputs.api.app import ApiState  # noqa: PLC0415
+        from outputs.api.deployment import clean_deployment, parse_deployment  # noqa: PLC0415
+        from outputs.api.server import ApiServer  # noqa: PLC0415
 
-    def reset(self, trial: int = 0) -> None:
-        self.db = copy.deepcopy(self.seed_db)
-        self.log: list[dict[str, Any]] = []
+        dep = (parse_deployment(ctx.deployment_text, Path(f"{ctx.deployment_id}.toml"), ctx.api)
+               if ctx.deployment_text is not None else clean_deployment())
+        state = ApiState(ctx.api, ctx.db, dep, task_id=ctx.task_id, trial=0, seed=seed, mode="eval", clock="virtual")
+        self.server = ApiServer(state, uds=socket_path)
+        self.server.start()
+        self.state = self.server.state
+        self._log = None
+
+    def reset(self, trial: int) -> None:
+        self.state.reset(trial)
+        self._log = None
 
     def settle(self) -> None:
-        """Nothing pending on a clean in-process API."""
+        self.state.settle()
+        self._log = self.state.log
 
-    def close(self) -> None:
-        """Nothing to release."""
-
-    def call(self, operation: str, args: Optional[dict] = None, headers: Optional[dict] = None) -> dict:
-        args = dict(args or {})
-        entry = {"operation": operation, "arguments": args, "kind": self.kinds.get(operation), "committed": False,
-                 "defects": []}
-        try:
-            res = self.api.call(self.db, operation, args)
-        except ApiError as e:
-            self.log.append({**entry, "status": e.status})
-            raise
-        self.log.append({**entry, "status": 200, "committed": entry["kind"] == "write"})
-        return res
+    @property
+    def log(self) -> list[dict[str, Any]]:
+        log = self._log if self._log is not None else self.state.log
+        return [{"operation": e.operation, "arguments": e.arguments, "status": e.status, "committed": e.committed,
+                 "defects": list(e.defects)} for e in log.entries]
 
     def committed(self) -> list[Call]:
-        return [Call(name=e["operation"], arguments=e["arguments"]) for e in self.log if e["committed"]]
+        return (self._log if self._log is not None else self.state.log).replay_calls()
 
     def defects_hit(self) -> dict[str, int]:
-        return {}
-
-
-# --------------------------------------------------------------------------- agent hosts
-
-def reference_module(name: str):
-    import importlib  # noqa: PLC0415
-    return importlib.import_module(f"outputs.evaluator.agents.{name}")
-
-
-class InProcessHost:
-    """A trusted reference agent in the evaluator's process, on the in-process API."""
-
-    def __init__(self, name: str, backend: LocalApi):
-        self.module = reference_module(name)
-        self.backend = backend
-
-    def start(self, reference: Optional[dict]) -> None:
-        try:
-            self.agent = self.module.create_agent(reference, self.backend)
-            self.state = json.loads(json.dumps(self.agent.get_init_state()))
-        except Exception as e:
-            raise AgentError(f"agent failed to start: {type(e).__name__}: {e}") from None
-
-    def step(self, message: str) -> str:
-        try:
-            reply, state = self.agent.generate_next_message(message, self.state)
-            self.state = json.loads(json.dumps(state))
-        except Exception as e:
-            raise AgentError(f"{type(e).__name__}: {e}") from None
-        if not isinstance(reply, str):
-            raise AgentError(f"generate_next_message returned {type(reply).__name__}, not a str reply")
-        return reply
+        return (self._log if self._log is not None else self.state.log).defects_hit()
 
     def close(self) -> None:
-        """Nothing to release."""
+        self.server.stop()
 
 
 # --------------------------------------------------------------------------- reference payloads
@@ -262,20 +246,25 @@ def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfi
                      gateway: ModelGateway) -> ConversationResult:
     t0 = time.perf_counter()
     agent_error = infra_error = None
+    messages: list[Message] = []
+    gateway.begin()
     try:
         backend.reset(trial)
     except Exception as e:  # noqa: BLE001  (the backend is ours: whatever breaks it is an infra error)
-        raise InfraError(f"the API backend could not reset: {type(e).__name__}: {e}") from None
-    gateway.begin()
-    try:
-        host.start(reference_payload(cfg.agent, test, ctx))
-    except AgentError as e:
-        messages, end, agent_error = [], "agent_error", str(e)
-    except InfraError as e:
-        messages, end, infra_error = [], "infra_error", str(e)
+        end, infra_error = "infra_error", f"the API backend could not reset: {type(e).__name__}: {e}"
     else:
-        messages, end, agent_error, infra_error = converse(host, make_user(test, cfg), cfg.max_steps)
-    backend.settle()
+        try:
+            host.start(reference_payload(cfg.agent, test, ctx))
+        except AgentError as e:
+            end, agent_error = "agent_error", str(e)
+        except InfraError as e:
+            end, infra_error = "infra_error", str(e)
+        else:
+            messages, end, agent_error, infra_error = converse(host, make_user(test, cfg), cfg.max_steps)
+        try:
+            backend.settle()
+        except Exception as e:  # noqa: BLE001
+            end, infra_error = "infra_error", f"the API backend could not settle: {type(e).__name__}: {e}"
     ledger = gateway.end()
     if ledger.errors and not infra_error:
         infra_error = "; ".join(ledger.errors[:3])
@@ -344,14 +333,10 @@ def load_menu(ctx: TaskContext):
     return Menu.model_validate(tomllib.loads(raw.decode("utf-8")))
 
 
-def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path, backend):
-    """The agent's host: in-process (reference agents only) or a sandbox."""
+def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
+    """The agent's sandbox: the kit materialized read-only, the agent's directory (an empty
+    one for a reference agent, whose module is mounted by the sandbox)."""
     reference = cfg.agent in REFERENCE_AGENTS
-    if cfg.isolation == "inprocess":
-        if not reference:
-            raise FactforgeError("--isolation inprocess is for the reference agents only (oracle, naive, null); "
-                                 "a built agent always runs in the sandbox")
-        return InProcessHost(cfg.agent, backend)
     if reference:
         workspace, module = run_dir / "workspace", f"ffagents.{cfg.agent}"
         workspace.mkdir()
@@ -359,14 +344,9 @@ def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path, backend):
         workspace, module = resolve_agent(cfg.agent)
     kit = ctx.pack.materialize(ctx.task_id, "kit", run_dir / "kit")
     sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
-                      reference=reference, memory_gb=float(ctx.sealed["spec"]["sandbox"]["memory_gb"]))
+                      reference=reference, memory_gb=float(ctx.sealed["spec"]["sandbox"]["memory_gb"]),
+                      isolation=cfg.isolation)
     return SandboxHost(sandbox, module, cfg.step_timeout_s)
-
-
-def make_backend(cfg: EvalConfig, ctx: TaskContext, run_dir: Path):
-    if cfg.isolation == "inprocess":
-        return LocalApi(ctx.api, ctx.db)
-    raise FactforgeError("the sandboxed agent needs the API server (outputs.api), which is not on this branch yet")
 
 
 def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) -> Results:
@@ -374,9 +354,13 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
 
     if cfg.trials < 1:
         raise FactforgeError("--trials must be at least 1")
+    if cfg.agent not in REFERENCE_AGENTS:
+        resolve_agent(cfg.agent)
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     t0 = time.perf_counter()
     ctx = TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
+    if cfg.deployment:
+        ctx.override_deployment(cfg.deployment, cfg.domains_dirs)
     tests = select_tests(ctx, cfg.tests)
     needs_judge = [t.id for t in tests if "NL_ASSERTION" in t.evaluation_criteria.reward_basis]
     if needs_judge and not cfg.judge:
@@ -390,9 +374,9 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
         backend = host = None
         try:
             gateway.start(run_dir / "sock" / "gateway.sock")
-            backend = make_backend(cfg, ctx, run_dir)
-            host = make_host(cfg, ctx, run_dir, backend)
-            isolation = getattr(getattr(host, "sandbox", None), "isolation", cfg.isolation)
+            backend = ServerBackend(ctx, run_dir / "sock" / "api.sock", cfg.seed)
+            host = make_host(cfg, ctx, run_dir)
+            isolation = host.sandbox.isolation
             for test in tests:
                 for trial in range(cfg.trials):
                     convs.append(run_conversation(test, trial, ctx, cfg, host, backend, gateway))

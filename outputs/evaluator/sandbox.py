@@ -7,7 +7,7 @@ What the agent sees (everything else does not exist in its mount namespace):
 | `/kit` | the task's kit, materialized from the pack (never the sealed part) | read-only |
 | `/workspace` | the agent's directory (its module and whatever it ships) | read-only; the working directory |
 | `/run/factforge/` | two Unix sockets: `api.sock` (the client API) and `gateway.sock` (the model gateway) | connect |
-| `/opt/factforge/` | the runner (and, for the reference agents only, their modules) | read-only |
+| `/opt/factforge/` | the runner; for the reference agents only, their modules (`ffagents`) and the reference client (`ffapi`: `outputs/api/refclient.py`, `contract.py`) | read-only |
 | `/usr` (+ `/bin`, `/lib`, `/lib64` links) | the system's Python and libraries | read-only |
 | `/tmp` | an empty tmpfs | read-write |
 | `/proc`, `/dev` | the sandbox's own (a new PID namespace: only its processes) | |
@@ -42,6 +42,7 @@ from facts.errors import FactforgeError
 HERE = Path(__file__).resolve().parent
 RUNNER = HERE / "runner.py"
 AGENTS_DIR = HERE / "agents"
+REFCLIENT_FILES = ("refclient.py", "contract.py")
 SOCKETS = "/run/factforge"
 PYTHON = "/usr/bin/python3"
 
@@ -82,22 +83,39 @@ class Sandbox:
                  memory_gb: float = 4.0, isolation: str = "sandbox"):
         self.kit, self.workspace, self.sockets, self.log_path = Path(kit), Path(workspace), Path(sockets), Path(log)
         self.reference = reference
+        self.opt = self._stage(self.log_path.parent / "opt")
         self.memory = int(memory_gb * (1 << 30))
         self.isolation = isolation if isolation == "process" or bwrap_path() else "process"
         self.proc: Optional[subprocess.Popen] = None
         self._buf = b""
 
+    def _stage(self, opt: Path) -> Path:
+        """What `/opt/factforge` holds: the runner, and for a reference agent its modules and
+        the reference client (copies, so nothing else of factforge is reachable)."""
+        opt.mkdir(exist_ok=True)
+        shutil.copyfile(RUNNER, opt / "runner.py")
+        if self.reference:
+            shutil.copytree(AGENTS_DIR, opt / "ffagents", ignore=shutil.ignore_patterns("__pycache__"),
+                            dirs_exist_ok=True)
+            api = opt / "ffapi"
+            api.mkdir(exist_ok=True)
+            (api / "__init__.py").write_text('"""The reference client, shipped to reference agents."""\n')
+            from outputs import api as api_pkg  # noqa: PLC0415
+            for name in REFCLIENT_FILES:
+                shutil.copyfile(Path(api_pkg.__file__).parent / name, api / name)
+        return opt
+
     # ---- the command --------------------------------------------------------------------
     def _env(self, kit: str, workspace: str, sockets: str, opt: str) -> dict[str, str]:
         return {"FACTFORGE_API_URL": unix_url(f"{sockets}/api.sock"),
                 "FACTFORGE_GATEWAY_URL": unix_url(f"{sockets}/gateway.sock"),
-                "FACTFORGE_KIT": kit, "PYTHONPATH": f"{workspace}:{kit}/sdk" + (f":{opt}" if self.reference else ""),
+                "FACTFORGE_KIT": kit, "PYTHONPATH": f"{workspace}:{kit}/sdk:{opt}",
                 "HOME": "/tmp", "PATH": "/usr/bin:/bin", "PYTHONDONTWRITEBYTECODE": "1", "LANG": "C.UTF-8"}
 
     def argv(self) -> list[str]:
         if self.isolation == "process":
-            env = self._env(str(self.kit), str(self.workspace), str(self.sockets), str(AGENTS_DIR.parent))
-            return ["env", "-i", *[f"{k}={v}" for k, v in env.items()], PYTHON, "-S", "-B", str(RUNNER)]
+            env = self._env(str(self.kit), str(self.workspace), str(self.sockets), str(self.opt))
+            return ["env", "-i", *[f"{k}={v}" for k, v in env.items()], PYTHON, "-S", "-B", str(self.opt / "runner.py")]
         a = [bwrap_path() or "bwrap", "--unshare-all", "--die-with-parent", "--new-session", "--cap-drop", "ALL",
              "--hostname", "sandbox", "--ro-bind", "/usr", "/usr"]
         for name in ("bin", "lib", "lib64", "sbin"):
@@ -107,10 +125,7 @@ class Sandbox:
                 a += ["--ro-bind", f"/{name}", f"/{name}"]
         a += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--dir", "/run",
               "--ro-bind", str(self.kit), "/kit", "--ro-bind", str(self.workspace), "/workspace",
-              "--ro-bind", str(self.sockets), SOCKETS, "--ro-bind", str(RUNNER), "/opt/factforge/runner.py"]
-        if self.reference:
-            a += ["--ro-bind", str(AGENTS_DIR), "/opt/factforge/ffagents"]
-        a += ["--clearenv"]
+              "--ro-bind", str(self.sockets), SOCKETS, "--ro-bind", str(self.opt), "/opt/factforge", "--clearenv"]
         for k, v in self._env("/kit", "/workspace", SOCKETS, "/opt/factforge").items():
             a += ["--setenv", k, v]
         a += ["--chdir", "/workspace", PYTHON, "-S", "-B", "/opt/factforge/runner.py"]

@@ -5,8 +5,5 @@ from __future__ import annotations
 from ._replay import ReplayAgent
 
 
-def create_agent(reference=None, client=None) -> ReplayAgent:
-    if client is None:
-        from factforge_sdk import ApiClient  # noqa: PLC0415  (the kit's SDK, inside the sandbox)
-        client = ApiClient.from_env()
-    return ReplayAgent(reference or {}, client)
+def create_agent(reference=None) -> ReplayAgent:
+    return ReplayAgent(reference or {})

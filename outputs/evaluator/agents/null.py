@@ -10,5 +10,5 @@ class NullAgent:
         return "", state
 
 
-def create_agent(reference=None, client=None) -> NullAgent:
+def create_agent(reference=None) -> NullAgent:
     return NullAgent()
