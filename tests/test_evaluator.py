@@ -222,6 +222,9 @@ def test_eval_command_writes_results_json(pack, tmp_path):
     assert set(data["summary"]) >= {"final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean",
                                     "budget", "infra_errors"}
     assert data["summary"]["final_score"] == 0.0 and len(data["tests"]) == 4
+    report = (tmp_path / "o" / "report.html").read_text()
+    assert report.count("<svg") == 3 and "final score 0.0000" in report
+    assert all(t["id"] in report for t in data["tests"])
     bad = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(pack), "--task", "nope", "--agent", "null"],
                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert bad.returncode == 1 and "no task 'nope'" in bad.stderr and "Traceback" not in bad.stderr

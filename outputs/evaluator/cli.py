@@ -39,6 +39,7 @@ def eval_command(
     if isolation not in ("sandbox", "process"):
         raise FactforgeError(f"--isolation must be sandbox or process, not {isolation!r}")
     from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
+    from .report import write_report  # noqa: PLC0415
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,  # type: ignore[arg-type]
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
@@ -46,7 +47,8 @@ def eval_command(
                      isolation=isolation, deployment=deployment, seed=seed)  # type: ignore[arg-type]
     results = run_eval(cfg)
     path = write_results(results, out)
+    write_report(results, out)
     s = results.summary
     typer.echo(f"{task} {agent}: final score {s.final_score:.4f} (mean reward {s.mean_reward:.4f}, penalty "
                f"{s.penalty:.4f}, 95% CI {s.ci.low:.3f}-{s.ci.high:.3f}), {s.conversations} conversations, "
-               f"{s.infra_errors} infra errors, {s.agent_errors} agent errors; {path}")
+               f"{s.infra_errors} infra errors, {s.agent_errors} agent errors; {path} and report.html")
