@@ -36,10 +36,10 @@ def run_dir(tmp_path, pack):
     return tmp_path
 
 
-def _host(run_dir, module, timeout=30.0):
+def _host(run_dir, module, timeout=30.0, fresh=False):
     sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log")
     assert sb.isolation == "sandbox"
-    return SandboxHost(sb, module, timeout)
+    return SandboxHost(sb, module, timeout, fresh=fresh)
 
 
 def test_isolation_every_attempt_to_read_sealed_data_fails(pack, run_dir):
@@ -119,3 +119,27 @@ def test_agent_timeout_kills_the_sandbox_and_the_next_conversation_starts_fresh(
     finally:
         h.close()
     assert h.sandbox.proc is None
+
+
+def test_process_fallback_runs_the_same_protocol_and_says_so(run_dir):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 isolation="process")
+    assert sb.isolation == "process" and "bwrap" not in sb.argv()[0]
+    h = SandboxHost(sb, "misbehaving_agent", 30.0)
+    try:
+        h.start(None)
+        assert h.step("hi") == "echo hi 0"
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("fresh,second", [(True, "new"), (False, "seen")])
+def test_fresh_sandbox_per_conversation_keeps_trials_independent(run_dir, fresh, second):
+    h = _host(run_dir, "misbehaving_agent", fresh=fresh)
+    try:
+        h.start(None)
+        assert h.step("marker") == "new"
+        h.start(None)
+        assert h.step("marker") == second
+    finally:
+        h.close()

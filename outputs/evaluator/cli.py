@@ -23,6 +23,7 @@ def eval_command(
     split: str = typer.Option("test", "--split", help="test (held-out tests) or live (live experiments)."),
     test: Optional[List[str]] = typer.Option(None, "--test", help="Only these test ids; repeatable."),
     max_steps: int = typer.Option(30, "--max-steps", help="Messages per conversation (user and agent) before it is cut."),
+    step_timeout: float = typer.Option(120.0, "--step-timeout", help="Seconds the agent may take for one reply (then the conversation fails and its sandbox is restarted)."),
     deployment: Optional[str] = typer.Option(None, "--deployment", help="Evaluate under another deployment of the domain: an id of its deployments/ folder, a TOML file, or clean."),
     isolation: str = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
@@ -43,7 +44,7 @@ def eval_command(
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,  # type: ignore[arg-type]
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
-                     split=split, tests=list(test or []) or None, max_steps=max_steps,  # type: ignore[arg-type]
+                     split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,  # type: ignore[arg-type]
                      isolation=isolation, deployment=deployment, seed=seed)  # type: ignore[arg-type]
     results = run_eval(cfg)
     path = write_results(results, out)

@@ -346,7 +346,7 @@ def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
     sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
                       reference=reference, memory_gb=float(ctx.sealed["spec"]["sandbox"]["memory_gb"]),
                       isolation=cfg.isolation)
-    return SandboxHost(sandbox, module, cfg.step_timeout_s)
+    return SandboxHost(sandbox, module, cfg.step_timeout_s, fresh=not reference)
 
 
 def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) -> Results:
@@ -374,6 +374,8 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
         backend = host = None
         try:
             gateway.start(run_dir / "sock" / "gateway.sock")
+            if cfg.agent not in REFERENCE_AGENTS:
+                gateway.warm()
             backend = ServerBackend(ctx, run_dir / "sock" / "api.sock", cfg.seed)
             host = make_host(cfg, ctx, run_dir)
             isolation = host.sandbox.isolation

@@ -72,6 +72,7 @@ class ModelGateway:
         self.lock = threading.Lock()
         self._server: Optional[socketserver.BaseServer] = None
         self._thread: Optional[threading.Thread] = None
+        self._warming: Optional[threading.Thread] = None
         self.socket: Optional[Path] = None
 
     # ---- conversations ------------------------------------------------------------------
@@ -85,12 +86,24 @@ class ModelGateway:
             return out
 
     # ---- one call -----------------------------------------------------------------------
+    def warm(self) -> None:
+        """Import litellm in the background (seconds of CPU), so that an agent's first model
+        call does not spend its step time on the gateway's start-up."""
+        if self._completion is None and self._warming is None:
+            self._warming = threading.Thread(target=self._import, name="factforge-gateway-warm", daemon=True)
+            self._warming.start()
+
+    def _import(self) -> None:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm  # noqa: PLC0415
+        self._completion = self._completion or litellm.completion
+
     def completion(self) -> Callable[..., Any]:
+        if self._warming is not None:
+            self._warming.join()
         if self._completion is None:
-            os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-            import litellm  # noqa: PLC0415
-            self._completion = litellm.completion
-        return self._completion
+            self._import()
+        return self._completion  # type: ignore[return-value]
 
     def handle(self, body: Any) -> tuple[int, dict]:
         if not isinstance(body, dict):

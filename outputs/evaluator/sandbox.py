@@ -214,10 +214,15 @@ class Sandbox:
 
 
 class SandboxHost:
-    """An agent module in a sandbox, one conversation at a time (the engine's agent host)."""
+    """An agent module in a sandbox, one conversation at a time (the engine's agent host).
 
-    def __init__(self, sandbox: Sandbox, module: str, step_timeout_s: float):
-        self.sandbox, self.module, self.timeout = sandbox, module, step_timeout_s
+    `fresh`: every conversation starts in a new sandbox (a new process, an empty `/tmp`), so
+    no module state or file carries over from one conversation or trial to the next and
+    trials are independent (what pass^k assumes). The engine sets it for built agents; the
+    reference agents are stateless by construction and share one sandbox per run."""
+
+    def __init__(self, sandbox: Sandbox, module: str, step_timeout_s: float, fresh: bool = True):
+        self.sandbox, self.module, self.timeout, self.fresh = sandbox, module, step_timeout_s, fresh
 
     def _ask(self, req: dict[str, Any]) -> dict[str, Any]:
         out = self.sandbox.request(req, self.timeout)
@@ -226,6 +231,8 @@ class SandboxHost:
         return out
 
     def start(self, reference: Optional[dict]) -> None:
+        if self.fresh:
+            self.sandbox.stop()
         self._ask({"op": "start", "module": self.module, "reference": reference})
 
     def step(self, message: str) -> str:

@@ -1,5 +1,5 @@
 """An agent that misbehaves on request (the message says how): crash, hang, print on stdout,
-return a state that is not JSON, return a non-string reply, exit."""
+return a state that is not JSON, return a non-string reply, exit, leave a file in /tmp."""
 import sys
 import time
 
@@ -21,6 +21,11 @@ class Agent:
             return "ok", {"s": {1, 2}}
         if message == "bad reply":
             return 42, state
+        if message == "marker":
+            import os
+            seen = os.path.exists("/tmp/marker")
+            open("/tmp/marker", "w").close()
+            return ("seen" if seen else "new"), state
         if message == "exit":
             sys.exit(3)
         return f"echo {message} {state['n']}", {"n": state["n"] + 1}
