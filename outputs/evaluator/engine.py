@@ -175,7 +175,7 @@ def reference_payload(agent: str, test: SimTest, ctx: TaskContext) -> Optional[d
                 "reply": comply(ctx.rules, [text], ctx.brand)[0], "deployment": ctx.deployment}
     if agent == "naive":
         return {"actions": [c.model_dump(mode="json") for c in test.naive_calls()],
-                "reply": comply(ctx.rules, ["I have done what you asked."], ctx.brand)[0]}
+                "reply": comply(ctx.rules, ["I have done what you asked."], ctx.brand)[0], "deployment": ctx.deployment}
     return None
 
 
@@ -238,7 +238,7 @@ def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Messa
 
 def make_user(test: SimTest, cfg: EvalConfig):
     if cfg.user == "llm":
-        return LlmUser(test, cfg.user_model or "openai/gpt-5-mini", mock_response=cfg.user_mock_response)
+        return LlmUser(test, cfg.user_model or "", mock_response=cfg.user_mock_response)
     return ScriptedUser(test.factforge.script)
 
 
@@ -356,6 +356,8 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
         raise FactforgeError("--trials must be at least 1")
     if cfg.agent not in REFERENCE_AGENTS:
         resolve_agent(cfg.agent)
+    if cfg.user == "llm" and not cfg.user_model:
+        raise FactforgeError("--user llm needs --user-model (a litellm model name)")
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     t0 = time.perf_counter()
     ctx = TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
