@@ -5,6 +5,7 @@ agents per domain on every built-in task.
     python benchmarks/bench_eval.py                       # help timing + 1,000 oracle conversations (_mock)
     python benchmarks/bench_eval.py --conversations 2000
     python benchmarks/bench_eval.py --reference airline --reference banking   # build those packs, score oracle/null/naive
+    python benchmarks/bench_eval.py --suite airline      # the domain's whole suite under every deployment it has
 
 Prints one line per figure. Packs are built in $FACTFORGE_WORKSPACE (or a temp dir).
 """
@@ -81,11 +82,43 @@ def reference(pack: Path) -> None:
         print(f"{d}: " + ", ".join(f"{a} {statistics.fmean(v):.3f} ({len(v)} tests)" for a, v in agents.items()))
 
 
+def suite(domain: str, seed: int) -> None:
+    """oracle, null and naive on every test of a domain's suite, under the clean API and every
+    deployment of the domain (no pack: `SuiteContext`)."""
+    from domains.variants import resolve  # noqa: PLC0415
+    from outputs.api.deployment import available  # noqa: PLC0415
+    from outputs.evaluator.engine import EvalConfig, SuiteContext, run_eval  # noqa: PLC0415
+
+    t0 = time.perf_counter()
+    base = SuiteContext.from_world(domain, seed)
+    print(f"{domain}: suite of {len(base.tests)} tests (seed {seed}) in {time.perf_counter() - t0:.1f} s")
+    for dep in ["clean", *[d for d in available(resolve(domain).pack.path) if d != "clean"]]:
+        ctx = SuiteContext.from_world(domain, seed, dep) if dep != "clean" else base
+        row = []
+        for agent in ("oracle", "null", "naive"):
+            t1 = time.perf_counter()
+            r = run_eval(EvalConfig(pack=Path("."), task=ctx.task_id, agent=agent), ctx=ctx)
+            rewards = [c.reward for c in r.tests]
+            row.append(f"{agent} {statistics.fmean(rewards):.3f} (min {min(rewards):g}, max {max(rewards):g}, "
+                       f"{r.summary.infra_errors + r.summary.agent_errors} errors, {time.perf_counter() - t1:.0f} s)")
+            if agent == "oracle":
+                hit = sum(sum(c.defects_hit.values()) for c in r.tests)
+                row[-1] += f", {hit} defect answers met"
+        print(f"  {domain} / {dep}: " + "; ".join(row))
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--conversations", type=int, default=1000)
     ap.add_argument("--reference", action="append", default=[], help="domain whose built-in tasks to score")
+    ap.add_argument("--suite", action="append", default=[], help="domain whose whole suite to score (no pack)")
+    ap.add_argument("--seed", type=int, default=0, help="database seed of --suite")
+    ap.add_argument("--skip-mock", action="store_true", help="skip the help timing and the _mock throughput")
     a = ap.parse_args()
+    for d in a.suite:
+        suite(d, a.seed)
+    if a.skip_mock:
+        return
     ws = Path(os.environ.get("FACTFORGE_WORKSPACE") or tempfile.mkdtemp(prefix="ffbench-"))
     help_timing()
     mock = build(ws / "bench-eval" / "mock", ["_mock"], ws)

@@ -95,3 +95,16 @@ def test_unknown_agent_path_is_one_clear_error(pack, tmp_path):
     (tmp_path / "empty").mkdir()
     with pytest.raises(FactforgeError, match="must hold agent.py"):
         _run(pack, tmp_path / "empty")
+
+
+@pytest.mark.parametrize("deployment", ["clean", "flaky-shop", "legacy-shop"])
+def test_whole_mock_suite_without_a_pack(deployment):
+    """Every test of the _mock suite (the pool tasks draw from), no pack: the oracle passes
+    all, null none, naive exactly the suite's naive passes."""
+    from outputs.evaluator.engine import EvalConfig, SuiteContext, run_eval
+    ctx = SuiteContext.from_world("_mock", 0, deployment)
+    res = {a: run_eval(EvalConfig(pack=Path("."), task=ctx.task_id, agent=a), ctx=ctx) for a in ("oracle", "null", "naive")}
+    assert [c.reward for c in res["oracle"].tests] == [1.0] * len(ctx.tests)
+    assert [c.reward for c in res["null"].tests] == [0.0] * len(ctx.tests)
+    assert {c.id for c in res["naive"].tests if c.reward == 1.0} == {t.id for t in ctx.tests if t.naive_passes}
+    assert res["oracle"].run.deployment == deployment

@@ -62,7 +62,7 @@ class EvalConfig:
 @dataclass
 class TaskContext:
     """Everything the evaluator reads from a pack for one task (sealed part included)."""
-    pack: Any
+    pack: Any                            # outputs.packs.store.Pack (None for a suite context)
     task_id: str
     sealed: dict
     tests: list[SimTest]
@@ -111,6 +111,92 @@ class TaskContext:
         dep, _ = load_deployment(p, self.api)
         self.deployment_id, self.deployment_text = dep.id, p.read_text(encoding="utf-8")
         self.deployment = _toml(self.deployment_text)
+
+
+    # ---- what the run needs besides the tests ----------------------------------------------
+    @property
+    def domain(self) -> str:
+        return self.sealed["domain"]
+
+    @property
+    def pack_version(self) -> str:
+        return self.pack.index.pack_version
+
+    @property
+    def allowed_models(self) -> list[str]:
+        return list(self.sealed["menu"]["models"])
+
+    @property
+    def memory_gb(self) -> float:
+        return float(self.sealed["spec"]["sandbox"]["memory_gb"])
+
+    def menu(self):
+        """The task's menu from the kit, checked against the sha256 the sealed task pins."""
+        from facts.hashing import sha256_hex  # noqa: PLC0415
+        from outputs.packs.menu import Menu  # noqa: PLC0415
+
+        raw = self.pack.read(self.task_id, "kit", "models/menu.toml")
+        if sha256_hex(raw) != self.sealed["menu"]["sha256"]:
+            raise FactforgeError(f"task {self.task_id}: the kit's models/menu.toml differs from the menu the task pins")
+        return Menu.model_validate(_toml(raw.decode("utf-8")))
+
+    def materialize_kit(self, dest: Path) -> Path:
+        return self.pack.materialize(self.task_id, "kit", dest)
+
+
+class SuiteContext(TaskContext):
+    """A domain's whole held-out suite as one task, without a pack (benchmarks): the seed
+    database of `seed`, every test of its suite, a deployment of the domain, the standard
+    menu and no phrasing rules. The kit holds only what an agent needs to reach the API and
+    the gateway (the contract, the SDK, the menu)."""
+
+    @classmethod
+    def from_world(cls, key: str, seed: int = 0, deployment: str = "clean") -> "SuiteContext":
+        from domains.variants import resolve  # noqa: PLC0415
+        from outputs.packs.menu import load_menu  # noqa: PLC0415
+
+        world = resolve(key)
+        api = world.api()
+        db = world.database(seed)
+        suite = world.test_suite(seed=seed, db=db)
+        menu = load_menu("standard-1")
+        domain = suite.domain
+        b = world.pack.brand
+        ctx = cls(pack=None, task_id=f"suite:{key}@{seed}", tests=list(suite.tests), db=db, api=api,
+                  check=world.check_database, rules=[], brand={"company": b.company, "short_name": b.short_name},
+                  budget=menu.menu.budget(domain, ["easy", "medium", "hard"]), deployment=None, deployment_id="clean",
+                  deployment_text=None,
+                  sealed={"domain": domain, "bundle": key, "menu": {"models": [m.name for m in menu.menu.models]}})
+        ctx._menu = menu
+        if deployment != "clean":
+            ctx.override_deployment(deployment)
+        return ctx
+
+    @property
+    def pack_version(self) -> str:
+        return "suite"
+
+    @property
+    def memory_gb(self) -> float:
+        return 4.0
+
+    def menu(self):
+        return self._menu.menu
+
+    def materialize_kit(self, dest: Path) -> Path:
+        import shutil  # noqa: PLC0415
+
+        dest = Path(dest)
+        (dest / "api").mkdir(parents=True)
+        (dest / "api" / "openapi.json").write_text(json.dumps(self.api.openapi()), encoding="utf-8")
+        (dest / "sdk").mkdir()
+        shutil.copyfile(Path(__file__).resolve().parents[1] / "packs" / "kitfiles" / "factforge_sdk.py",
+                        dest / "sdk" / "factforge_sdk.py")
+        (dest / "models").mkdir()
+        (dest / "models" / "menu.toml").write_bytes(self._menu.raw)
+        (dest / "task.json").write_text(json.dumps({"id": self.task_id, "domain": self.domain,
+                                                    "models": {"models": self.allowed_models}}), encoding="utf-8")
+        return dest
 
 
 def _toml(text: Optional[str]) -> Optional[dict]:
@@ -320,19 +406,6 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
         by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))
 
 
-def load_menu(ctx: TaskContext):
-    """The task's menu from the kit, checked against the sha256 the sealed task pins."""
-    import tomllib  # noqa: PLC0415
-
-    from facts.hashing import sha256_hex  # noqa: PLC0415
-    from outputs.packs.menu import Menu  # noqa: PLC0415
-
-    raw = ctx.pack.read(ctx.task_id, "kit", "models/menu.toml")
-    if sha256_hex(raw) != ctx.sealed["menu"]["sha256"]:
-        raise FactforgeError(f"task {ctx.task_id}: the kit's models/menu.toml differs from the menu the task pins")
-    return Menu.model_validate(tomllib.loads(raw.decode("utf-8")))
-
-
 def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
     """The agent's sandbox: the kit materialized read-only, the agent's directory (an empty
     one for a reference agent, whose module is mounted by the sandbox)."""
@@ -342,14 +415,17 @@ def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
         workspace.mkdir()
     else:
         workspace, module = resolve_agent(cfg.agent)
-    kit = ctx.pack.materialize(ctx.task_id, "kit", run_dir / "kit")
+    kit = ctx.materialize_kit(run_dir / "kit")
     sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
-                      reference=reference, memory_gb=float(ctx.sealed["spec"]["sandbox"]["memory_gb"]),
+                      reference=reference, memory_gb=ctx.memory_gb,
                       isolation=cfg.isolation)
     return SandboxHost(sandbox, module, cfg.step_timeout_s, fresh=not reference)
 
 
-def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) -> Results:
+def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
+             ctx: Optional[TaskContext] = None) -> Results:
+    """Evaluate `cfg.agent` on the task `cfg.task` of `cfg.pack` (or on `ctx`, a context
+    built otherwise, e.g. a domain's whole suite)."""
     import tempfile  # noqa: PLC0415
 
     if cfg.trials < 1:
@@ -360,19 +436,19 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
         raise FactforgeError("--user llm needs --user-model (a litellm model name)")
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     t0 = time.perf_counter()
-    ctx = TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
+    ctx = ctx or TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
     if cfg.deployment:
         ctx.override_deployment(cfg.deployment, cfg.domains_dirs)
     tests = select_tests(ctx, cfg.tests)
     needs_judge = [t.id for t in tests if "NL_ASSERTION" in t.evaluation_criteria.reward_basis]
     if needs_judge and not cfg.judge:
         raise FactforgeError(f"test {needs_judge[0]} is scored on NL assertions: pass --judge MODEL")
-    menu = load_menu(ctx)
+    menu = ctx.menu()
     convs: list[ConversationResult] = []
     with tempfile.TemporaryDirectory(prefix="factforge-eval-") as tmp:
         run_dir = Path(tmp)
         (run_dir / "sock").mkdir()
-        gateway = ModelGateway(menu, ctx.sealed["menu"]["models"], mock_response=cfg.gateway_mock_response)
+        gateway = ModelGateway(menu, ctx.allowed_models, mock_response=cfg.gateway_mock_response)
         backend = host = None
         try:
             gateway.start(run_dir / "sock" / "gateway.sock")
@@ -392,8 +468,8 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None) 
             if backend is not None:
                 backend.close()
             gateway.stop()
-    run = RunInfo(pack=str(Path(cfg.pack).resolve()), pack_version=ctx.pack.index.pack_version, task=cfg.task,
-                  domain=ctx.sealed["domain"], agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
+    run = RunInfo(pack=str(Path(cfg.pack).resolve()) if ctx.pack is not None else ctx.task_id,
+                  pack_version=ctx.pack_version, task=cfg.task, domain=ctx.domain, agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
                   deployment=ctx.deployment_id, isolation=isolation, judge=cfg.judge, seed=cfg.seed,
                   started=started, seconds=round(time.perf_counter() - t0, 3))
     return Results(run=run, summary=summarise(convs, ctx.budget, cfg.trials, cfg.seed), tests=convs)
