@@ -14,6 +14,7 @@ counted apart in the summary and never dropped from the means).
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import time
 from dataclasses import dataclass, field
@@ -114,6 +115,12 @@ class TaskContext:
 
 
     # ---- what the run needs besides the tests ----------------------------------------------
+    @functools.cached_property
+    def seed_hash(self) -> str:
+        """The test database's hash (the final hash of a conversation that wrote nothing)."""
+        from domains.apikit import db_hash  # noqa: PLC0415
+        return db_hash(self.db)
+
     @property
     def domain(self) -> str:
         return self.sealed["domain"]
@@ -300,14 +307,15 @@ def converse(host, user, max_steps: int) -> tuple[list[Message], str, Optional[s
 
 def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Message], backend) -> dict[str, Component]:
     agent_msgs = [m.content for m in messages if m.role == "assistant"]
-    final_db, failed = rewards.replay_db(ctx.api, ctx.db, backend.committed())
+    calls = backend.committed()
+    final_db, failed = rewards.replay_db(ctx.api, ctx.db, calls)
     out: dict[str, Component] = {}
     basis = list(test.evaluation_criteria.reward_basis)
     if cfg.judge and test.evaluation_criteria.nl_assertions and "NL_ASSERTION" not in basis:
         basis.append("NL_ASSERTION")
     for b in basis:
         if b == "DB":
-            out[b] = rewards.score_db(test, final_db, failed)
+            out[b] = rewards.score_db(test, final_db, failed, None if calls else ctx.seed_hash)
         elif b == "COMMUNICATE":
             out[b] = rewards.score_communicate(test, agent_msgs)
         elif b == "ACTION":

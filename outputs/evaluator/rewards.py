@@ -15,8 +15,8 @@ rules, plus `NL_ASSERTION` when a judge is configured and the test has assertion
 """
 from __future__ import annotations
 
-import copy
 import json
+import pickle
 import os
 import re
 from typing import Any, Callable, Mapping, Optional
@@ -50,14 +50,19 @@ def mentions(text: str, info: str) -> bool:
 
 
 def replay_db(api: DomainApi, seed_db: dict, calls: list[Call]) -> tuple[dict, list[str]]:
-    """A fresh copy of `seed_db` with `calls` applied; failed replays by name."""
-    db = copy.deepcopy(seed_db)
+    """A fresh copy of `seed_db` with `calls` applied; failed replays by name. Without calls
+    it is `seed_db` itself (read it, never mutate it). The copy is a pickle round trip (exact,
+    several times faster than `copy.deepcopy` on a large database)."""
+    if not calls:
+        return seed_db, []
+    db = pickle.loads(pickle.dumps(seed_db, protocol=pickle.HIGHEST_PROTOCOL))
     failed = [f"{o.name}: {o.error.code}" for o in api.replay(db, calls) if not o.ok]
     return db, failed
 
 
-def score_db(test: SimTest, final_db: dict, failed: list[str]) -> Component:
-    got = db_hash(final_db)
+def score_db(test: SimTest, final_db: dict, failed: list[str], got: Optional[str] = None) -> Component:
+    """`got`: the final database's hash when the caller knows it (no call replayed)."""
+    got = got or db_hash(final_db)
     want = test.factforge.expected_db_hash
     return Component(name="DB", score=float(got == want),
                      detail={"hash": got, "expected": want, "failed_replays": failed})
