@@ -102,6 +102,7 @@ def test_agent_failures_are_the_agents_and_the_sandbox_goes_on(run_dir, message,
         h.start(None)                                    # the next conversation starts clean
         assert h.step("hello") == "echo hello 0"
         assert h.step("print") == "still fine"           # printing does not break the protocol
+        assert h.step("read stdin") == "''"             # nor does reading stdin
         assert h.step("again") == "echo again 2"
     finally:
         h.close()

@@ -2,8 +2,8 @@
 the sandbox on its own, without the rest of factforge).
 
 It loads the agent module once and hosts one conversation at a time, speaking JSON lines
-with the evaluator: requests on stdin, answers on a private copy of the original stdout
-(the agent's own `print`s go to stderr, so they cannot corrupt the protocol).
+with the evaluator on private copies of the original stdin and stdout: the agent's stdin is
+/dev/null and its own `print`s go to stderr, so it can neither read nor corrupt the protocol.
 
     {"op": "start", "module": "agent", "reference": null}  ->  {"ok": true}
     {"op": "step", "message": "..."}                        ->  {"ok": true, "reply": "..."}
@@ -28,12 +28,17 @@ def _error(e: BaseException) -> dict:
 
 
 def main() -> None:
+    requests = os.fdopen(os.dup(0), "r", encoding="utf-8")
     proto = os.fdopen(os.dup(1), "w", encoding="utf-8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    sys.stdin = open(os.devnull, encoding="utf-8")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     modules: dict = {}
     agent = state = None
-    for line in sys.stdin:
+    for line in requests:
         try:
             req = json.loads(line)
             if req["op"] == "start":

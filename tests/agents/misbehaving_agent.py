@@ -13,6 +13,8 @@ class Agent:
             raise ValueError("boom")
         if message == "hang":
             time.sleep(60)
+        if message == "read stdin":
+            return repr(sys.stdin.read()), state
         if message == "print":
             print("noise on stdout")
             sys.stdout.flush()
