@@ -82,7 +82,7 @@ def reference(pack: Path) -> None:
         print(f"{d}: " + ", ".join(f"{a} {statistics.fmean(v):.3f} ({len(v)} tests)" for a, v in agents.items()))
 
 
-def suite(domain: str, seed: int) -> None:
+def suite(domain: str, seed: int, only: list[str]) -> None:
     """oracle, null and naive on every test of a domain's suite, under the clean API and every
     deployment of the domain (no pack: `SuiteContext`)."""
     from domains.variants import resolve  # noqa: PLC0415
@@ -92,7 +92,8 @@ def suite(domain: str, seed: int) -> None:
     t0 = time.perf_counter()
     base = SuiteContext.from_world(domain, seed)
     print(f"{domain}: suite of {len(base.tests)} tests (seed {seed}) in {time.perf_counter() - t0:.1f} s")
-    for dep in ["clean", *[d for d in available(resolve(domain).pack.path) if d != "clean"]]:
+    deps = ["clean", *[d for d in available(resolve(domain).pack.path) if d != "clean"]]
+    for dep in [d for d in deps if not only or d in only]:
         ctx = SuiteContext.from_world(domain, seed, dep) if dep != "clean" else base
         row = []
         for agent in ("oracle", "null", "naive"):
@@ -113,10 +114,11 @@ def main() -> None:
     ap.add_argument("--reference", action="append", default=[], help="domain whose built-in tasks to score")
     ap.add_argument("--suite", action="append", default=[], help="domain whose whole suite to score (no pack)")
     ap.add_argument("--seed", type=int, default=0, help="database seed of --suite")
+    ap.add_argument("--deployment", action="append", default=[], help="only these deployments in --suite")
     ap.add_argument("--skip-mock", action="store_true", help="skip the help timing and the _mock throughput")
     a = ap.parse_args()
     for d in a.suite:
-        suite(d, a.seed)
+        suite(d, a.seed, a.deployment)
     if a.skip_mock:
         return
     ws = Path(os.environ.get("FACTFORGE_WORKSPACE") or tempfile.mkdtemp(prefix="ffbench-"))
