@@ -125,3 +125,24 @@ def test_gateway_serves_http_on_a_unix_socket(menu, tmp_path):
     finally:
         gw.stop()
     assert not (tmp_path / "gateway.sock").exists()
+
+
+def test_a_call_in_flight_when_the_conversation_ends_is_billed_to_it(menu):
+    import threading
+    import time
+
+    import litellm
+    started = threading.Event()
+
+    def slow(**kw):
+        started.set()
+        time.sleep(1.0)
+        return litellm.completion(mock_response="late", **kw)
+    gw = _gw(menu, mock_response=None, completion=slow)
+    gw.begin()
+    t = threading.Thread(target=gw.handle, args=({"model": "mid-fast", "messages": MSG},))
+    t.start()
+    started.wait(10)
+    ledger = gw.end()                     # the agent gave up; its call is still running
+    t.join()
+    assert [u.model for u in ledger.usage] == ["mid-fast"] and ledger.credits > 0

@@ -70,6 +70,8 @@ class ModelGateway:
         self._completion = completion
         self.ledger = Ledger()
         self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self._inflight = 0
         self._server: Optional[socketserver.BaseServer] = None
         self._thread: Optional[threading.Thread] = None
         self._warming: Optional[threading.Thread] = None
@@ -80,8 +82,11 @@ class ModelGateway:
         with self.lock:
             self.ledger = Ledger()
 
-    def end(self) -> Ledger:
-        with self.lock:
+    def end(self, wait_s: float = 300.0) -> Ledger:
+        """The conversation's ledger. Waits for model calls still in flight (an agent that
+        timed out may have left one), so their cost lands in this conversation."""
+        with self.idle:
+            self.idle.wait_for(lambda: self._inflight == 0, timeout=wait_s)
             out, self.ledger = self.ledger, Ledger()
             return out
 
@@ -139,6 +144,15 @@ class ModelGateway:
                 return _err(429, "call_limit", f"{name}: at most {m.max_calls_per_conversation} calls per conversation")
             self.ledger.calls[name] = n + 1
             ledger = self.ledger
+            self._inflight += 1
+        try:
+            return self._call(name, m, params, ledger)
+        finally:
+            with self.idle:
+                self._inflight -= 1
+                self.idle.notify_all()
+
+    def _call(self, name: str, m: Any, params: dict, ledger: Ledger) -> tuple[int, dict]:
         if "max_tokens" not in params and "max_completion_tokens" not in params:
             params["max_tokens"] = m.max_output_tokens
         if self.mock_response is not None:
