@@ -90,6 +90,9 @@ _UNIT_MAP = {"second": "second", "sec": "second", "minute": "minute", "min": "mi
 _SIZE_UNITS = {"k": "KB", "m": "MB", "g": "GB", "t": "TB"}
 _RATE_UNITS = {"k": "kbps", "m": "Mbps", "g": "Gbps"}
 _FREQ = FREQUENCY_WORDS
+# "one-time" before a credential names a kind of code ("a one-time code sent to the phone"),
+# not how often something happens.
+_SINGLE_USE_TERM = re.compile(r"\s+(?:pass)?(?:code|password|passcode|pin|token|link|key)s?\b", re.IGNORECASE)
 # "once" is a count only where it quantifies ("called once", "once per order", "only once"),
 # never as the conjunction that opens a clause ("Once the user is verified, ...").
 _TIME_NOUN = r"(?:day|week|month|year|quarter|cycle|billing\s+cycle|lifetime|period|season|calendar\s+year|trip)"
@@ -259,6 +262,8 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         if w == "once" and (not text[:a].strip() or re.search(r"\bat\s+$", text[max(0, a - 4):a], re.IGNORECASE)
                             or not (_ONCE_BEFORE.search(text, max(0, a - 20), a) or _ONCE_AFTER.match(text, b))):
             return None, b  # "Once the user ...", "at once", "once it is sent": not a count
+        if w in ("one-time", "one-off") and _SINGLE_USE_TERM.match(text, b):
+            return None, b  # "a one-time code", "one-time password": a kind of credential, not a frequency
         return (SlotType.count, _FREQ.get(w, 1), None, "time", a, b), b
     if kind == "single":
         if not re.match(r"\s+[A-Za-z]", text[b:b + 3]) or not _SINGLE_BEFORE.search(text, max(0, a - 40), a):

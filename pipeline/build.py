@@ -51,8 +51,8 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     resources = {"settings": settings, "workspace": workspace, "writer": writer or WriterResource(),
                  "io_manager": dg.FilesystemIOManager(base_dir=str(storage))}
     with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
-        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
-                                instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
+                                resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
                                 run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
     failed_checks = [e for e in result.get_asset_check_evaluations() if not e.passed]
     if failed_checks:

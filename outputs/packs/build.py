@@ -11,9 +11,9 @@ For each task (`domains/<name>/tasks/<id>.toml`):
    edited for the client, rendered through the shared cache) and prove it;
 3. run the blocking checks (`CHECKS`): ids resolve and are disjoint, every gold replays to
    its expected database hash on a fresh copy of the task's test database, the evidence is
-   proven (held facts absent, contested facts in two versions, carriers recoverable), every
-   fact a test or live experiment exercises is learnable (recoverable from the kit, or
-   known to the client), and the kit scan finds nothing sealed;
+   proven (held facts absent, contested facts in two versions), every fact a test or live
+   experiment exercises is learnable (read back from a delivered file, or known to the
+   client), and the kit scan finds nothing sealed;
 4. write the kit and the sealed part into the pack's object store (`store.PackWriter`).
 
 Databases: the evidence and the kit's development data come from the domain's build seed
@@ -29,6 +29,7 @@ full rebuild still renders and extracts only what the shared caches lack.
 """
 from __future__ import annotations
 
+import json
 import os
 import pickle
 import time
@@ -166,6 +167,33 @@ class DomainBuild:
 
 
 @dataclass
+class Selection:
+    """A task's simulations and databases."""
+    training: list[SimTest]
+    live: list[SimTest]
+    tests: list[SimTest]
+    dev_db: dict
+    test_db: dict
+
+    @property
+    def sealed(self) -> list[SimTest]:
+        return [*self.live, *self.tests]
+
+
+@dataclass
+class TaskContext:
+    """What a task's kit and sealed part are rendered with."""
+    world: World
+    api: object
+    openapi: dict
+    menu: LoadedMenu
+    rules: list
+    brand: dict
+    budget: dict
+    models: list
+
+
+@dataclass
 class TaskResult:
     entry: TaskEntry
     checks: dict[str, list[str]]
@@ -189,6 +217,23 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
         return None, None
     avail = ["clean", *sorted(x.stem for x in d.glob("*.toml") if x.stem != "clean")] if d.is_dir() else ["clean"]
     raise ls.error(f"unknown deployment {dep!r}; available: {', '.join(avail)}", "api", "deployment")
+
+
+def surface_of(ls: LoadedSpec, d: DomainBuild) -> Surface:
+    """The task's evidence surface (fact ids of the spec checked first, errors on its lines)."""
+    spec = ls.spec
+    key = spec.evidence.bundle
+    by_id = d.factset(key).by_id()
+    for lever, lst in (("client", "held"), ("client", "confirmable"), ("client", "contested"),
+                       ("workspace", "stale_facts")):
+        for i, fid in enumerate(getattr(getattr(spec, lever), lst)):
+            if fid not in by_id:
+                raise ls.error(f"unknown fact id {fid} (bundle {key})", lever, lst, i)
+    try:
+        return d.evidence(key).surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
+                                       spec.evidence.kinds, spec.client.held, spec.client.contested)
+    except FactforgeError as e:
+        raise ls.error(e.problem, "evidence") from None
 
 
 class Builder:
@@ -233,126 +278,128 @@ class Builder:
                               seconds=time.perf_counter() - t0)
 
         key = spec.evidence.bundle
-        world = d.world(key)
-        fs = d.factset(key)
-        by_id = fs.by_id()
-        for lever, lst in (("client", "held"), ("client", "confirmable"), ("client", "contested"),
-                           ("workspace", "stale_facts")):
-            for i, fid in enumerate(getattr(getattr(spec, lever), lst)):
-                if fid not in by_id:
-                    raise ls.error(f"unknown fact id {fid} (bundle {key})", lever, lst, i)
         checks: dict[str, list[str]] = {c: [] for c in CHECKS}
-
-        ev = d.evidence(key)
-        try:
-            surf = ev.surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
-                              spec.evidence.kinds, spec.client.held, spec.client.contested)
-        except FactforgeError as e:
-            raise ls.error(e.problem, "evidence") from None
+        surf = surface_of(ls, d)
         checks["evidence_proven"] += surf.problems()
+        sel = self._select(ls, d, surf, checks)
+        ctx = self._context(ls, d, menu, rules)
+        kit, ledger = self._kit(ls, d, surf, sel, ctx)
+        scan = self._scan(kit, surf, d.evidence(key), sel, d.factset(key), spec.client.held)
+        checks["kit_scan_clean"] += [f"{h['path']}: {h['what']} {h['needle']!r} ({h['reader']}): "
+                                     f"{h.get('context', '')[:120]}" for h in scan["hits"]]
+        sealed = self._sealed(ls, d, surf, sel, ctx, scan, dep_raw, dep_sha, ledger)
 
-        dev_suite = d.suite(key, self.opts.seed)
-        test_suite = d.suite(key, spec.ids.test_seed)
-        dev_tests = {t.id: t for t in dev_suite.tests}
-        held_out = {t.id: t for t in test_suite.tests}
-        training = self._resolve(ls, "training", dev_tests, f"the development suite (seed {self.opts.seed})")
-        live = self._resolve(ls, "live", held_out, f"the test suite (seed {spec.ids.test_seed})")
-        tests = self._resolve(ls, "test", held_out, f"the test suite (seed {spec.ids.test_seed})")
-        checks["ids_resolve_and_disjoint"] += self._disjoint(training, live, tests)
-        dev_db = d.database(key, self.opts.seed)
-        test_db = d.database(key, spec.ids.test_seed)
-        if db_hash(dev_db) == db_hash(test_db):
-            checks["ids_resolve_and_disjoint"].append(
-                f"test_seed {spec.ids.test_seed} gives the development database itself: the kit would hold the test database")
-        for t in [*live, *tests]:
-            p = d.replay(key, spec.ids.test_seed, t)
-            if p:
-                checks["gold_replays"].append(p)
-        for t in training:
-            p = d.replay(key, self.opts.seed, t)
-            if p:
-                checks["gold_replays"].append(p)
+        kit_sha, kit_size = writer.write_part(spec.id, "kit", self._put(writer, kit))
+        sealed_sha, sealed_size = writer.write_part(spec.id, "sealed", self._put(writer, sealed))
+        entry = TaskEntry(id=spec.id, domain=spec.domain, bundle=key, title=spec.title, levers=spec.levers(),
+                          hashes=TaskHashes(spec=ls.sha256, inputs=inputs, kit=kit_sha, sealed=sealed_sha,
+                                            menu=menu.sha256, phrasing=self.catalog_sha, deployment=dep_sha),
+                          kit=kit_size, sealed=sealed_size)
+        return TaskResult(entry=entry, checks=checks, seconds=time.perf_counter() - t0)
 
+    # ------------------------------------------------------------------ parts of a task
+    def _select(self, ls: LoadedSpec, d: DomainBuild, surf: Surface, checks: dict) -> "Selection":
+        """Resolve the ids (errors on the spec's lines) and run the id, gold and learnability checks."""
+        spec = ls.spec
+        key = spec.evidence.bundle
+        dev_tests = {t.id: t for t in d.suite(key, self.opts.seed).tests}
+        held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
+        sel = Selection(
+            training=self._resolve(ls, "training", dev_tests, f"the development suite (seed {self.opts.seed})"),
+            live=self._resolve(ls, "live", held_out, f"the test suite (seed {spec.ids.test_seed})"),
+            tests=self._resolve(ls, "test", held_out, f"the test suite (seed {spec.ids.test_seed})"),
+            dev_db=d.database(key, self.opts.seed), test_db=d.database(key, spec.ids.test_seed))
+        checks["ids_resolve_and_disjoint"] += self._disjoint(sel.training, sel.live, sel.tests)
+        if db_hash(sel.dev_db) == db_hash(sel.test_db):
+            checks["ids_resolve_and_disjoint"].append(f"test_seed {spec.ids.test_seed} gives the development "
+                                                      "database itself: the kit would hold the test database")
+        for seed, group in ((spec.ids.test_seed, sel.sealed), (self.opts.seed, sel.training)):
+            checks["gold_replays"] += [p for p in (d.replay(key, seed, t) for t in group) if p]
         c = spec.client
-        client_known = set(c.held) | set(c.confirmable) | set(c.contested)
-        learnable = surf.recovered | client_known
-        for t in [*live, *tests]:
+        learnable = surf.recovered | set(c.held) | set(c.confirmable) | set(c.contested)
+        for t in sel.sealed:
             missing = sorted(set(t.factforge.fact_ids) - learnable)
             if missing:
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
-        for t in training:
+        for t in sel.training:
             leaked = sorted(set(t.factforge.fact_ids) & (set(c.held) | set(c.contested)))
             if leaked:
                 checks["tests_learnable"].append(f"training {t.id} exercises client-held or contested facts "
                                                  f"{', '.join(leaked[:3])}: its gold would settle them in the kit")
+        return sel
 
-        api = world.api()
-        openapi = api.openapi()
+    def _context(self, ls: LoadedSpec, d: DomainBuild, menu: LoadedMenu, rules: list) -> "TaskContext":
+        spec = ls.spec
+        world = d.world(spec.evidence.bundle)
         brand = world.pack.brand
-        brand_map = {"company": brand.company, "short_name": brand.short_name or brand.company,
-                     "phone": brand.phone, "website": brand.website}
-        budget = menu.menu.budget(d.pack.name, list(spec.models.budget))
-        models = [m for m in menu.menu.models if not spec.models.models or m.name in spec.models.models]
+        api = world.api()
+        return TaskContext(
+            world=world, api=api, openapi=api.openapi(), menu=menu, rules=rules,
+            brand={"company": brand.company, "short_name": brand.short_name or brand.company, "phone": brand.phone,
+                   "website": brand.website},
+            budget=menu.menu.budget(d.pack.name, list(spec.models.budget)),
+            models=[m for m in menu.menu.models if not spec.models.models or m.name in spec.models.models])
 
+    def _kit(self, ls: LoadedSpec, d: DomainBuild, surf: Surface, sel: "Selection", ctx: "TaskContext"):
+        """(kit files: path -> bytes or (cached file, sha256), workspace ledger or None)."""
+        spec, c = ls.spec, ls.spec.client
+        brand, info, menu = ctx.world.pack.brand, ctx.world.pack.info, ctx.menu
         kit: dict[str, bytes | tuple[Path, str]] = {}
         ledger = None
         if spec.workspace.kind == "seeded":
-            cheapest = min(models, key=lambda m: (menu.menu.tiers[m.tier].output_per_mtok, m.name)).name
-            files, ledger = seeded_workspace(spec, ls, fs.facts, surf.recovered, set(c.held) | set(c.contested),
-                                             brand, [o.name for o in api.operations()], cheapest, self.opts.seed,
-                                             world.pack.info.now)
+            cheapest = min(ctx.models, key=lambda m: (menu.menu.tiers[m.tier].output_per_mtok, m.name)).name
+            files, ledger = seeded_workspace(spec, ls, d.factset(spec.evidence.bundle).facts, surf.recovered,
+                                             set(c.held) | set(c.contested), brand,
+                                             [o.name for o in ctx.api.operations()], cheapest, self.opts.seed, info.now)
             kit.update(files)
         for r in surf.rendered:
             kit[r.path] = (Path(r.file), r.sha256)
-        kit_task = {
+        kit["task.json"] = json_bytes({
             "schema_version": "1.0", "id": spec.id, "domain": spec.domain, "title": spec.title,
-            "description": spec.description, "company": brand.company, "business": world.pack.info.business,
+            "description": spec.description, "company": brand.company, "business": info.business,
             "evidence": {"files": len(surf.rendered), "profile": spec.evidence.profile,
                          "difficulty": spec.evidence.difficulty},
             "client": {"available": c.enabled, "turn_quota": c.turn_quota if c.enabled else 0},
             "workspace": spec.workspace.kind,
-            "models": {"menu": spec.models.menu, "menu_sha256": menu.sha256, "models": [m.name for m in models],
-                       "budget": budget},
-            "phrasing": [r.model_dump(mode="json") for r in rules],
-            "training_ids": [t.id for t in training], "live_ids": [t.id for t in live],
-            "sandbox": spec.sandbox.model_dump(mode="json"),
-        }
-        kit["task.json"] = json_bytes(kit_task)
+            "models": {"menu": spec.models.menu, "menu_sha256": menu.sha256, "models": [m.name for m in ctx.models],
+                       "budget": ctx.budget},
+            "phrasing": [r.model_dump(mode="json") for r in ctx.rules],
+            "training_ids": [t.id for t in sel.training], "live_ids": [t.id for t in sel.live],
+            "sandbox": spec.sandbox.model_dump(mode="json")})
         kit["models/menu.toml"] = menu.raw
-        kit["api/openapi.json"] = json_bytes(openapi)
-        kit["data/dev_db.json"] = json_bytes(dev_db)
+        kit["api/openapi.json"] = json_bytes(ctx.openapi)
+        kit["data/dev_db.json"] = json_bytes(sel.dev_db)
         kit["training/scenarios.json"] = json_bytes({
-            "database": "data/dev_db.json", "initial_db_hash": db_hash(dev_db),
-            "scenarios": [{"task": t.tau2(), "expected_db_hash": t.factforge.expected_db_hash} for t in training]})
+            "database": "data/dev_db.json", "initial_db_hash": db_hash(sel.dev_db),
+            "scenarios": [{"task": t.tau2(), "expected_db_hash": t.factforge.expected_db_hash} for t in sel.training]})
         kit["sdk/factforge_sdk.py"] = (KITFILES / "factforge_sdk.py").read_bytes()
-        env = templates()
-        kit["AGENT_CONTRACT.md"] = env.get_template("AGENT_CONTRACT.md.j2").render(
-            company=brand.company, business=world.pack.info.business, menu=menu.menu, models=models,
-            tiers=menu.menu.tiers, budget=budget, rules=rules, client=c.enabled, turn_quota=c.turn_quota,
+        kit["AGENT_CONTRACT.md"] = templates().get_template("AGENT_CONTRACT.md.j2").render(
+            company=brand.company, business=info.business, menu=menu.menu, models=ctx.models,
+            tiers=menu.menu.tiers, budget=ctx.budget, rules=ctx.rules, client=c.enabled, turn_quota=c.turn_quota,
             sandbox=spec.sandbox).encode("utf-8")
-        kit["README.md"] = self._readme(spec, brand.company, len(surf.rendered), training, live).encode("utf-8")
+        kit["README.md"] = self._readme(spec, brand.company, len(surf.rendered), sel.training, sel.live).encode("utf-8")
+        return kit, ledger
 
-        scan = self._scan(kit, surf, ev, tests, [*live, *tests], dev_db, openapi, fs, c.held)
-        checks["kit_scan_clean"] += [f"{h['path']}: {h['what']} {h['needle']!r} ({h['reader']}): "
-                                     f"{h.get('context', '')[:120]}" for h in scan["hits"]]
-
-        client = self._client_brief(spec, by_id, surf)
+    def _sealed(self, ls: LoadedSpec, d: DomainBuild, surf: Surface, sel: "Selection", ctx: "TaskContext",
+                scan: dict, dep_raw: Optional[bytes], dep_sha: Optional[str], ledger: Optional[dict]) -> dict:
+        spec = ls.spec
+        fs = d.factset(spec.evidence.bundle)
         resolved = {
-            "schema_version": "1.0", "spec": spec.model_dump(mode="json"), "bundle": key,
+            "schema_version": "1.0", "spec": spec.model_dump(mode="json"), "bundle": spec.evidence.bundle,
             "domain": spec.domain, "seed": self.opts.seed, "test_seed": spec.ids.test_seed,
-            "dev_db_hash": db_hash(dev_db), "test_db_hash": db_hash(test_db), "facts_hash": fs.hash,
-            "plan_hash": surf.plan.hash, "company": brand.company, "brand": brand_map,
+            "dev_db_hash": db_hash(sel.dev_db), "test_db_hash": db_hash(sel.test_db), "facts_hash": fs.hash,
+            "plan_hash": surf.plan.hash, "company": ctx.brand["company"], "brand": ctx.brand,
             "deployment": {"id": spec.api.deployment, "sha256": dep_sha},
-            "menu": {"name": spec.models.menu, "sha256": menu.sha256, "models": [m.name for m in models]},
-            "budget": budget, "phrasing": {"catalog_sha256": self.catalog_sha,
-                                           "rules": [r.model_dump(mode="json") for r in rules]},
+            "menu": {"name": spec.models.menu, "sha256": ctx.menu.sha256, "models": [m.name for m in ctx.models]},
+            "budget": ctx.budget, "phrasing": {"catalog_sha256": self.catalog_sha,
+                                               "rules": [r.model_dump(mode="json") for r in ctx.rules]},
         }
         sealed: dict[str, bytes | tuple[Path, str]] = {
             "task.json": json_bytes(resolved), "spec.toml": ls.text.encode("utf-8"),
-            "tests.json": json_bytes([t.model_dump(mode="json") for t in tests]),
-            "live.json": json_bytes([t.model_dump(mode="json") for t in live]),
-            "db.json": json_bytes(test_db), "client.json": json_bytes(client),
+            "tests.json": json_bytes([t.model_dump(mode="json") for t in sel.tests]),
+            "live.json": json_bytes([t.model_dump(mode="json") for t in sel.live]),
+            "db.json": json_bytes(sel.test_db), "client.json": json_bytes(self._client_brief(spec, fs.by_id(), surf)),
             "facts.json": json_bytes({**fs.model_dump(mode="json"), "hash": fs.hash}),
             "evidence.json": json_bytes({**surf.report, "files": [
                 {"path": a.path, "kind": a.kind, "artifact_id": a.id, "fact_ids": a.fact_ids,
@@ -364,14 +411,7 @@ class Builder:
             sealed["deployment.toml"] = dep_raw
         if ledger is not None:
             sealed["workspace_ledger.json"] = json_bytes(ledger)
-
-        kit_sha, kit_size = writer.write_part(spec.id, "kit", self._put(writer, kit))
-        sealed_sha, sealed_size = writer.write_part(spec.id, "sealed", self._put(writer, sealed))
-        entry = TaskEntry(id=spec.id, domain=spec.domain, bundle=key, title=spec.title, levers=spec.levers(),
-                          hashes=TaskHashes(spec=ls.sha256, inputs=inputs, kit=kit_sha, sealed=sealed_sha,
-                                            menu=menu.sha256, phrasing=self.catalog_sha, deployment=dep_sha),
-                          kit=kit_size, sealed=sealed_size)
-        return TaskResult(entry=entry, checks=checks, seconds=time.perf_counter() - t0)
+        return sealed
 
     # ------------------------------------------------------------------ helpers
     def _reuse(self, task_id: str, inputs: str, writer: PackWriter) -> Optional[TaskEntry]:
@@ -441,15 +481,17 @@ class Builder:
             out[path] = writer.put_file(*v) if isinstance(v, tuple) else writer.put_bytes(v)
         return out
 
-    def _scan(self, kit: dict, surf: Surface, ev: EvidenceBuilder, tests: list[SimTest], sealed_tests: list[SimTest],
-              dev_db: dict, openapi: dict, fs, held: list[str]) -> dict:
+    def _scan(self, kit: dict, surf: Surface, ev: EvidenceBuilder, sel: "Selection", fs, held: list[str]) -> dict:
         """Live-experiment ids are the developer's handle for live runs (in the kit's task.json);
-        test ids are not. Gold arguments of both are sealed."""
+        test ids are not. Gold arguments of both are sealed, except strings the kit publishes
+        anyway: the development data, the API contract and the training scenarios' gold."""
         from transforms import registry  # noqa: PLC0415
 
         needles = Needles()
-        needles.add("test_id", [t.id for t in tests])
-        scan_gold, public = gold_strings(sealed_tests, strings_in(dev_db) | strings_in(openapi))
+        needles.add("test_id", [t.id for t in sel.tests])
+        published = strings_in(sel.dev_db) | strings_in(json.loads(kit["api/openapi.json"])) | \
+            strings_in([a.arguments for t in sel.training for a in t.evaluation_criteria.actions])
+        scan_gold, public = gold_strings(sel.sealed, published)
         needles.add("gold_argument", sorted(scan_gold))
         needles.add("fact_id", [f.id for f in fs.facts] + list(surf.facts.keys() - set(fs.by_id())))
         needles.add("answer_key_name", ["facts.json", "plan.json"])
@@ -510,13 +552,14 @@ class Builder:
         ])
 
     # ------------------------------------------------------------------ the pack
-    def build(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> tuple[Path, PackIndex, list[TaskResult]]:
+    def run(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> "BuildOutcome":
+        """Build every task; write the pack only when every blocking check passes."""
         writer = PackWriter(self.out)
         results: list[TaskResult] = []
         try:
             wanted = set(task_ids or [])
             for pack in domains:
-                specs = [ls for ls in load_domain_specs(pack) if not wanted or ls.spec.id in wanted]
+                specs = load_domain_specs(pack, wanted)
                 if not specs:
                     continue
                 d = DomainBuild(pack, self.opts)
@@ -526,22 +569,40 @@ class Builder:
             missing = wanted - {r.entry.id for r in results}
             if missing:
                 raise FactforgeError(f"no task spec with id {sorted(missing)[0]!r} in the selected domains")
-            if not results:
-                raise FactforgeError("no task specs found (domains/<name>/tasks/*.toml)")
-            failed = [(r.entry.id, name, probs) for r in results for name, probs in r.checks.items() if probs]
-            if failed:
-                lines = []
-                for tid, name, probs in failed:
-                    lines.append(f"check {name} failed on task {tid}:")
-                    lines += [f"  - {p}" for p in probs[:12]]
-                raise BuildFailed("\n".join(lines))
+            checks = {c: [f"{r.entry.id}: {p}" for r in results for p in r.checks[c]] for c in CHECKS}
+            if not results or any(checks.values()):
+                writer.abort()
+                return BuildOutcome(results=results, checks=checks)
             index = PackIndex(generator_version=GENERATOR_VERSION, seed=self.opts.seed,
                               tasks=sorted((r.entry for r in results), key=lambda e: (e.domain, e.id)),
                               summary=summarise([r.entry for r in results]))
-            return writer.commit(index), index, results
+            return BuildOutcome(results=results, checks=checks, path=writer.commit(index), index=index)
         except BaseException:
             writer.abort()
             raise
+
+    def build(self, domains: list[DomainPack], task_ids: Optional[list[str]] = None) -> tuple[Path, PackIndex, list[TaskResult]]:
+        """`run`, raising `BuildFailed` (listing every failed check) when nothing was written."""
+        o = self.run(domains, task_ids)
+        if not o.results:
+            raise FactforgeError("no task specs found (domains/<name>/tasks/*.toml)")
+        if o.path is None:
+            lines = []
+            for r in o.results:
+                for name, probs in r.checks.items():
+                    if probs:
+                        lines.append(f"check {name} failed on task {r.entry.id}:")
+                        lines += [f"  - {p}" for p in probs[:12]]
+            raise BuildFailed("\n".join(lines))
+        return o.path, o.index, o.results
+
+
+@dataclass
+class BuildOutcome:
+    results: list[TaskResult]
+    checks: dict[str, list[str]]            # check name -> problems ("<task id>: <problem>")
+    path: Optional[Path] = None             # None: a check failed (or no task), nothing written
+    index: Optional[PackIndex] = None
 
 
 def summarise(entries: list[TaskEntry]) -> dict:
