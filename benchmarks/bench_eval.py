@@ -119,13 +119,12 @@ def main() -> None:
     a = ap.parse_args()
     for d in a.suite:
         suite(d, a.seed, a.deployment)
-    if a.skip_mock:
-        return
     ws = Path(os.environ.get("FACTFORGE_WORKSPACE") or tempfile.mkdtemp(prefix="ffbench-"))
-    help_timing()
-    mock = build(ws / "bench-eval" / "mock", ["_mock"], ws)
-    oracle_throughput(mock, "_mock-client-knows", a.conversations)
-    reference(mock)
+    if not a.skip_mock:
+        help_timing()
+        mock = build(ws / "bench-eval" / "mock", ["_mock"], ws)
+        oracle_throughput(mock, "_mock-client-knows", a.conversations)
+        reference(mock)
     for d in a.reference:
         reference(build(ws / "bench-eval" / d, [d], ws))
 
