@@ -370,6 +370,21 @@ def test_cli_build_error_is_one_clean_line(tmp_path):
     assert r.returncode == 1 and "unknown domain 'nosuchdomain'" in r.stderr and "Traceback" not in r.stderr
 
 
+def test_suite_cache_gives_the_same_suite_and_recomputes_a_bad_entry(tmp_path):
+    from domains import get_pack
+    from outputs.packs.build import BuildOptions, DomainBuild
+    opts = BuildOptions(seed=0, workspace=tmp_path)
+    first = DomainBuild(get_pack("_mock"), opts).suite("_mock", 3)
+    (entry,) = (tmp_path / "cache" / "suites").iterdir()
+    cached = DomainBuild(get_pack("_mock"), opts).suite("_mock", 3)
+    assert cached is not first and cached.hash == first.hash
+    entry.write_text('{"truncated": ', encoding="utf-8")
+    assert DomainBuild(get_pack("_mock"), opts).suite("_mock", 3).hash == first.hash
+    assert json.loads(entry.read_text(encoding="utf-8"))["db_hash"] == first.db_hash
+    other = DomainBuild(get_pack("_mock"), opts).suite("_mock", 1)
+    assert other.db_hash != first.db_hash and len(list(entry.parent.iterdir())) == 2
+
+
 def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
     import dagster as dg
     from pipeline import assets as A
