@@ -191,14 +191,18 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("outputs.packs.cli", "app", "pack", "group"),
     ("outputs.api.cli", "app", "api", "group"),
     ("outputs.client.cli", "app", "client", "group"),
+    ("outputs.evaluator.cli", "eval_command", "eval", "command"),
 ]
 
 
 def _mount() -> None:
+    """Mount the commands of MOUNTS. When the command line names a mounted command, only
+    that one is imported (so `factforge eval --help` does not import every package)."""
     import importlib  # noqa: PLC0415
 
+    named = [row for row in MOUNTS if sys.argv[1:2] == [row[2].split(" ")[0]]]
     groups: dict[str, typer.Typer] = {}
-    for module, attr, name, kind in MOUNTS:
+    for module, attr, name, kind in named or MOUNTS:
         obj = getattr(importlib.import_module(module), attr)
         if kind == "group":
             app.add_typer(obj, name=name, help=(obj.info.help or None))

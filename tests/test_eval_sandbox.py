@@ -1,0 +1,146 @@
+"""The agent sandbox (bubblewrap): a hostile agent cannot read the sealed part, the
+evaluator's files or anything outside its kit and workspace; a misbehaving agent fails
+alone; the model gateway enforces the menu and meters credits (litellm mock responses)."""
+from __future__ import annotations
+
+import http.client
+import json
+import shutil
+import socket
+from pathlib import Path
+
+import pytest
+
+from outputs.evaluator.sandbox import AgentError, Sandbox, SandboxHost
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = Path(__file__).resolve().parent / "agents"
+TASK = "_mock-client-knows"
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory):
+    from outputs.packs.build import BuildOptions, build_pack
+    from outputs.packs.store import Pack
+    out = tmp_path_factory.mktemp("sbpack") / "pack"
+    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("sbws")))
+    return Pack(path)
+
+
+@pytest.fixture()
+def run_dir(tmp_path, pack):
+    (tmp_path / "sock").mkdir()
+    pack.materialize(TASK, "kit", tmp_path / "kit")
+    return tmp_path
+
+
+def _host(run_dir, module, timeout=30.0, fresh=False):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log")
+    assert sb.isolation == "sandbox"
+    return SandboxHost(sb, module, timeout, fresh=fresh)
+
+
+def test_isolation_every_attempt_to_read_sealed_data_fails(pack, run_dir):
+    from outputs.packs.store import object_path
+    sealed_files = [str(object_path(pack.root, r.sha256)) for r in pack.manifest(TASK, "sealed").files]
+    evaluator_files = [str(ROOT / "outputs" / "evaluator" / "engine.py"), str(ROOT / "domains" / "simtests.py"),
+                       str(pack.root / "index.json"), str(pack.root / "tasks" / TASK / "sealed.json"),
+                       str(run_dir / "agent.log"), "/etc/passwd", "/work/notes/brief.md"]
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    targets = {"files": sealed_files + evaluator_files,
+               "dirs": [str(pack.root), str(pack.root / "objects"), str(ROOT), str(run_dir), str(Path.home())],
+               "tcp": [["127.0.0.1", listener.getsockname()[1]], ["1.1.1.1", 53]], "walk": True}
+    h = _host(run_dir, "snoop_agent", timeout=120)
+    try:
+        h.start(None)
+        report = json.loads(h.step(json.dumps(targets)))
+    finally:
+        h.close()
+        listener.close()
+    wanted = set(targets["files"])
+    # open, parent paths, /proc/*/root, symlinks: nothing outside the sandbox was readable
+    hits = [r["path"] for r in report["reads"] + report["symlinks"] if r["ok"]
+            and any(r["path"].endswith(w) for w in wanted)]
+    assert hits == []
+    assert all(not r["ok"] for r in report["reads"] if r["path"] in wanted)
+    assert all(r["ok"] is False for r in report["lists"] if r["path"] in targets["dirs"])
+    visible = {r["path"] for r in report["lists"] if r["path"] == "/"}
+    assert visible and next(r for r in report["lists"] if r["path"] == "/")["entries"] == \
+        ["bin", "dev", "kit", "lib", "lib64", "opt", "proc", "run", "sbin", "tmp", "usr", "workspace"]
+    # environment: only what the contract names
+    assert set(report["env"]) <= {"FACTFORGE_API_URL", "FACTFORGE_GATEWAY_URL", "FACTFORGE_KIT", "PYTHONPATH",
+                                  "HOME", "PATH", "PYTHONDONTWRITEBYTECODE", "LANG", "PWD"}
+    # the sealed content (test ids, gold hashes, the test database) appears nowhere in what it read
+    tests = pack.json(TASK, "sealed", "tests.json")
+    db_hash = pack.json(TASK, "sealed", "task.json")["test_db_hash"]
+    canaries = [t["id"] for t in tests] + [t["factforge"]["expected_db_hash"] for t in tests] + [db_hash]
+    blob = json.dumps(report)
+    assert [c for c in canaries if c in blob] == []
+    # no network but the two sockets; kit and workspace are read-only
+    assert [n["ok"] for n in report["net"]] == [False, False]
+    assert [w["ok"] for w in report["writes"]] == [False, False, False]
+    # it did see its kit (the test is not vacuous)
+    assert any(r["ok"] and r["path"] == "/kit/task.json" for r in report["reads"])
+
+
+@pytest.mark.parametrize("message,error", [
+    ("crash", "ValueError: boom"),
+    ("bad state", "not JSON serializable"),
+    ("bad reply", "not (str, state)"),
+    ("exit", "exit(3)"),
+])
+def test_agent_failures_are_the_agents_and_the_sandbox_goes_on(run_dir, message, error):
+    h = _host(run_dir, "misbehaving_agent")
+    try:
+        h.start(None)
+        with pytest.raises(AgentError, match=error.replace("(", r"\(").replace(")", r"\)")):
+            h.step(message)
+        h.start(None)                                    # the next conversation starts clean
+        assert h.step("hello") == "echo hello 0"
+        assert h.step("print") == "still fine"           # printing does not break the protocol
+        assert h.step("read stdin") == "''"             # nor does reading stdin
+        assert h.step("again") == "echo again 2"
+    finally:
+        h.close()
+
+
+def test_agent_timeout_kills_the_sandbox_and_the_next_conversation_starts_fresh(run_dir):
+    h = _host(run_dir, "misbehaving_agent", timeout=2.0)
+    try:
+        h.start(None)
+        with pytest.raises(AgentError, match="timeout"):
+            h.step("hang")
+        assert h.sandbox.proc is None
+        h.start(None)
+        assert h.step("hi") == "echo hi 0"
+    finally:
+        h.close()
+    assert h.sandbox.proc is None
+
+
+def test_process_fallback_runs_the_same_protocol_and_says_so(run_dir):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 isolation="process")
+    assert sb.isolation == "process" and "bwrap" not in sb.argv()[0]
+    h = SandboxHost(sb, "misbehaving_agent", 30.0)
+    try:
+        h.start(None)
+        assert h.step("hi") == "echo hi 0"
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("fresh,second", [(True, "new"), (False, "seen")])
+def test_fresh_sandbox_per_conversation_keeps_trials_independent(run_dir, fresh, second):
+    h = _host(run_dir, "misbehaving_agent", fresh=fresh)
+    try:
+        h.start(None)
+        assert h.step("marker") == "new"
+        h.start(None)
+        assert h.step("marker") == second
+    finally:
+        h.close()
