@@ -1,9 +1,9 @@
 """Leak scan: a variant's delivered files must not carry the base pack's brand or the base
 values the variant replaced.
 
-Every rendered file is read back with its kind's extractor (the same cached extraction the
-recoverability audit uses; for audio and video the speech-recognition grammar also holds
-the base values' spoken forms and the base brand words, so a leak *could* be heard). Then:
+Every rendered file is read back with its kind's extractor (the very extractions the
+recoverability audit uses, audits.extraction; for audio and video the speech vocabulary
+holds every spoken number and the base brand words, so a leak *could* be heard). Then:
 
 - brand: every base brand string the variant renamed or dropped (company, short name, email
   domain, website, tagline, phone, product names, people, extra renames; id prefixes only
@@ -31,16 +31,14 @@ import re
 from pathlib import Path
 from typing import Any, Optional
 
-from domains.variant_spec import Term, sorted_terms, term_regex
+from domains.variant_spec import sorted_terms, term_regex
 from facts.models import Fact, FactSet, Slot, SlotType
-from facts.surface import spoken_form
-from transforms import registry
-from transforms.base import ArtifactSpec, ExtractContext
+from transforms.base import ArtifactSpec, Extraction, FactMention
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
 
+from .extraction import brand_words, extract_all, jobs_for
 from .match import WINDOW, TextIndex, normalise_text, slot_key
-from .recoverability import SPEECH_MODALITIES, domain_spoken_values, extract_cached
 
 LEAKS_SCHEMA_VERSION = "1.0"
 
@@ -161,31 +159,16 @@ def _probes(world: Any, facts: FactSet) -> list[_ValueProbe]:
     return out
 
 
-def _brand_words(terms: list[Term], world: Any) -> list[str]:
-    words = [t.old for t in terms if t.mode != "prefix"]
-    b = world.pack.brand
-    words += [b.company, b.short_name, *b.products.values(), *b.agents, *b.managers, *b.customers]
-    return [w.lower() for w in words if w]
-
-
-def candidates(world: Any, facts: FactSet, probes: list[_ValueProbe], terms: list[Term],
-               fact_ids: tuple[str, ...]) -> list[str]:
-    """Speech grammar for the leak scan: the variant's values, the base values it replaced,
-    base and variant brand words and the anchors of the facts the file carries."""
-    words = list(domain_spoken_values(facts))
-    words += [spoken_form(p.old) for p in probes]
-    words += _brand_words(terms, world)
-    by_id = facts.by_id()
-    for fid in fact_ids:
-        f = by_id.get(fid)
-        if f is not None:
-            words += [a.lower() for a in f.anchors]
-    words += list(HEDGE_MARKERS)
-    return sorted(set(w for w in words if w))
-
-
-def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path]) -> dict:
-    """Scan every rendered file of a variant build; returns the leaks report."""
+def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path],
+         extractions: Optional[dict[str, Extraction]] = None) -> dict:
+    """Scan every rendered file of a variant build; returns the leaks report. `extractions`
+    (artifact id -> text, from audits.extraction) are extracted here when not given."""
+    if extractions is None:
+        specs = [ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01",
+                              facts=[FactMention(fact_id=f) for f in r.fact_ids]) for r in rendered]
+        files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+        jobs = jobs_for(specs, files, facts.by_id(), brand_words(world))
+        extractions = extract_all(jobs, Path(cache_dir) if cache_dir else None).by_id
     spec = world.spec
     skipped = generic_people(world)
     terms = [t for t in spec.terms if t.old not in skipped]
@@ -213,12 +196,7 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
             row["fact_id"] = f.id
 
     for r in sorted(rendered, key=lambda r: r.path):
-        t = registry.get(r.kind)
-        cands = candidates(world, facts, probes, terms, r.fact_ids) if t.modality in SPEECH_MODALITIES else []
-        aspec = ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01")
-        ex, _ = extract_cached(aspec, Path(r.file), r.sha256,
-                               ExtractContext(candidates=cands, workdir=Path(cache_dir) if cache_dir else None),
-                               Path(cache_dir) if cache_dir else None)
+        ex = extractions[r.artifact_id]
         text = normalise_text(ex.text)
         brand_hits(text, r.path, ex.extractor)
         idx = TextIndex(text, currency=currency)

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -113,25 +114,45 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           workspace: Optional[Path] = typer.Option(None, "--workspace", help="Cache and Dagster storage (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
           profile: str = typer.Option("full", help="Modality profile: text-only, text+image, text+image+audio, full."),
           carriers: int = typer.Option(1, help="Authoritative carriers per fact."),
+          workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting in parallel (default 0: every core)."),
+          engine: str = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
+          dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Scheduler of an existing Dask cluster (engine dask; default: a local cluster of --workers processes)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
-    """Materialize the asset graph in-process and write verified bundles."""
+    """Materialize the asset graph and write verified bundles, with live progress."""
     from .build import configure_domains_dirs  # noqa: PLC0415
     configure_domains_dirs(_dirs(domains_dir))
+    if engine not in ("local", "dask"):
+        raise FactforgeError(f"unknown engine {engine!r}; available: local, dask")
     from domains import discover  # noqa: PLC0415
     keys = list(domain or [p for p in sorted(discover()) if not p.startswith("_")])
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
-    from .build import build_partition  # noqa: PLC0415
-    from .resources import BuildSettings, Workspace, default_workspace  # noqa: PLC0415
+    from .build import build_partition, dask_cluster, preflight  # noqa: PLC0415
+    from .progress import ProgressView  # noqa: PLC0415
+    from .resources import BuildSettings, Execution, Workspace, default_workspace  # noqa: PLC0415
+    preflight(keys, profile)
     ws = Workspace(root=str((workspace or Path(default_workspace())).resolve()),
                    out=str(out_dir.resolve()) if out_dir else None)
     settings = BuildSettings(seed=seed, profile=profile, carriers_per_fact=carriers, domains_dirs=_dirs(domains_dir))
-    for key in keys:
-        t0 = time.perf_counter()
-        with err.status(f"building {key} (facts, plan, render, extract, verify)..."):
-            res = build_partition(key, ws, settings)
-        out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
-                  f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+    progress_file = Path(ws.root) / "progress" / f"build-{os.getpid()}-{time.time_ns()}.jsonl"
+    progress_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with dask_cluster(workers, dask_address) if engine == "dask" else _nothing() as address:
+            execution = Execution(engine=engine, workers=workers, dask_address=address, progress_file=str(progress_file))
+            with ProgressView(progress_file, keys, stream=sys.stderr):
+                for key in keys:
+                    t0 = time.perf_counter()
+                    res = build_partition(key, ws, settings, execution=execution)
+                    out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
+                              f"{res.rendered} rendered and {res.extracted} extracted, the rest cached; "
+                              f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+    finally:
+        progress_file.unlink(missing_ok=True)
+
+
+@contextmanager
+def _nothing():
+    yield None
 
 
 @app.command()
