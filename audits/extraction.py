@@ -122,11 +122,13 @@ def _cache_file(cache_dir: Path, key: str) -> Path:
 @dataclass
 class Extractions:
     """Extracted text of every delivered file, by artifact id, with seconds spent per
-    modality (files extracted in this build; cache hits cost nothing) and the cache hits."""
+    modality (files extracted in this build; cache hits cost nothing), the cache hits and
+    the jobs (what each file was extracted with: the leak scan's stricter pass extends them)."""
 
     by_id: dict[str, Extraction]
     seconds: dict[str, float]
     cached: int = 0
+    jobs: tuple[Job, ...] = ()
 
 
 def extract_unit(job: Job, key: str, cache_dir: Optional[str], workdir: Optional[str],
@@ -177,4 +179,4 @@ def extract_all(jobs: list[Job], cache_dir: Optional[Path], pool: Optional[Pool]
         if progress:
             progress(tally)
     return Extractions(by_id={j.artifact_id: out[j.artifact_id] for j in jobs}, seconds=dict(sorted(seconds.items())),
-                       cached=tally.cached)
+                       cached=tally.cached, jobs=tuple(jobs))

@@ -15,6 +15,10 @@ handed out by `next_item` is leased to the reviewer (default 30 minutes); a revi
 is leased is not handed to anyone else, and an expired lease returns its slot to the pool.
 A trigger in the schema refuses a fourth review even if the code above it were wrong.
 
+Reviewer names are normalised (`normalise_reviewer`: NFKC, whitespace collapsed, case-folded)
+before they are stored or compared, so `ALICE` and `alice` are one reviewer and cannot cast
+two of an item's three votes.
+
 Database location (chosen by the caller; `default_db_path()` implements the convention):
 `$FACTFORGE_AUDIT_DB` if set, else `$FACTFORGE_WORKSPACE/audit.sqlite`, else
 `~/.factforge/audit.sqlite`.
@@ -27,6 +31,7 @@ import json
 import os
 import sqlite3
 import time
+import unicodedata
 from collections import Counter
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -269,7 +274,12 @@ class AuditQueue:
         self.path = Path(db_path)
         self.lease_seconds = float(lease_seconds)
         self.clock = clock
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            raise FactforgeError(f"cannot create the audit database's folder: {e.strerror or e}", self.path) from None
+        if self.path.exists() and not self.path.is_file():
+            raise FactforgeError("the audit database path is not a file", self.path)
         try:
             self._con = sqlite3.connect(str(self.path), timeout=busy_timeout, isolation_level=None)
         except sqlite3.Error as e:
@@ -297,6 +307,32 @@ class AuditQueue:
             elif row["value"] != QUEUE_SCHEMA_VERSION:
                 raise FactforgeError(f"audit database has schema version {row['value']}, "
                                      f"this factforge reads version {QUEUE_SCHEMA_VERSION}", self.path)
+            self._normalise_stored_reviewers(con)
+
+    def _normalise_stored_reviewers(self, con: sqlite3.Connection) -> None:
+        """Databases written before reviewer names were normalised: rewrite each stored name
+        to its normal form. Two spellings of one person on the same item cannot be merged
+        (that person voted twice): the database is refused, naming the item."""
+        if con.execute("SELECT 1 FROM meta WHERE key = 'reviewer_names' AND value = 'normalised'").fetchone():
+            return
+        for table in ("reviews", "leases"):
+            rows = con.execute(f"SELECT rowid AS rid, item_id, reviewer FROM {table} ORDER BY rowid").fetchall()  # noqa: S608
+            seen: dict[tuple[int, str], str] = {}
+            for r in rows:
+                norm = normalise_reviewer(r["reviewer"])
+                first = seen.setdefault((r["item_id"], norm), r["reviewer"])
+                if first != r["reviewer"]:
+                    if table == "leases":
+                        con.execute("DELETE FROM leases WHERE rowid = ?", (r["rid"],))
+                        continue
+                    raise FactforgeError(f"item {r['item_id']} has reviews by {first!r} and {r['reviewer']!r}, "
+                                         "one reviewer under two spellings; remove one of them", self.path)
+            for r in rows:
+                norm = normalise_reviewer(r["reviewer"])
+                if norm != r["reviewer"]:
+                    con.execute(f"UPDATE OR IGNORE {table} SET reviewer = ? WHERE rowid = ?",  # noqa: S608
+                                (norm, r["rid"]))
+        con.execute("INSERT OR REPLACE INTO meta(key, value) VALUES ('reviewer_names', 'normalised')")
 
     def _ensure_wal(self) -> None:
         for _ in range(50):
@@ -406,6 +442,7 @@ class AuditQueue:
 
     def release(self, item_id: int, reviewer: str) -> bool:
         """Give a leased slot back without reviewing. True if a lease was held."""
+        reviewer = _check_reviewer(reviewer)
         with self._tx() as con:
             cur = con.execute("DELETE FROM leases WHERE item_id = ? AND reviewer = ?", (item_id, reviewer))
             return cur.rowcount > 0
@@ -542,8 +579,15 @@ class AuditQueue:
         return out
 
 
+def normalise_reviewer(reviewer: str) -> str:
+    """The one form of a reviewer's name under which reviews, leases and counts are kept:
+    Unicode NFKC, whitespace runs collapsed to one space, trimmed, case-folded. `ALICE`,
+    ` alice ` and `Alice` are one reviewer, who cannot review an item twice."""
+    return " ".join(unicodedata.normalize("NFKC", reviewer or "").split()).casefold()
+
+
 def _check_reviewer(reviewer: str) -> str:
-    name = (reviewer or "").strip()
+    name = normalise_reviewer(reviewer)
     if not name:
         raise FactforgeError("reviewer name is empty")
     return name

@@ -268,17 +268,21 @@ _SEED_PY = '''\
 """Seed database for the __NAME__ domain: customers, plan subscriptions, service visits,
 payments and refunds that obey policy.md. Replace it together with the example policy.
 
-Contract (see domains/__init__.py): `VALUES` lists every policy value the database depends on,
-`VALUE_FACTS` the policy text stating each one (so a variant can change it),
-`generate(pack, seed, values)` builds the database deterministically from the pack's brand
-and clock, and `check(pack, db, values)` returns every way the database breaks the policy.
+Contract (domains/contract.py): `DOMAIN` at the end of this file is what the pack's Python
+provides. `VALUES` lists every policy value the database depends on, `VALUE_FACTS` the
+policy text stating each one (so a variant can change it), `generate(pack, seed, values)`
+builds the database deterministically from the pack's brand and clock, and
+`check(pack, db, values)` returns every way the database breaks the policy. This pack has
+no API and no held-out tests yet: to add them, write `api.py` (a `domains.apikit.Catalog`)
+and `scenarios.py`, and return them from `DOMAIN.api` and `DOMAIN.scenarios`.
 """
 from __future__ import annotations
 
 import datetime as dt
 import random
 
-from facts.errors import FactforgeError
+from domains.contract import DomainCode
+from domains.seedkit import merged_values as _merged
 
 VALUES: dict[str, float | int] = {
     "callout_fee": 45,
@@ -310,14 +314,7 @@ METHODS = ("credit card", "debit card", "bank transfer")
 
 def merged_values(values: dict | None) -> dict[str, float | int]:
     """VALUES with `values` overriding; unknown keys and non-numbers are user errors."""
-    out = dict(VALUES)
-    for k, v in (values or {}).items():
-        if k not in VALUES:
-            raise FactforgeError(f"unknown policy value {k!r}; known: {', '.join(sorted(VALUES))}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise FactforgeError(f"policy value {k!r} must be a number, not {v!r}")
-        out[k] = v
-    return out
+    return _merged(VALUES, values, "__NAME__")
 
 
 def _ts(t: dt.datetime) -> str:
@@ -457,6 +454,27 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
                 if days > v["refund_business_days"]:
                     problems.append(f"refund {refund['id']}: took {days} business days")
     return problems
+
+
+class Domain(DomainCode):
+    """This pack's code: seed database and check (no API, no held-out tests yet)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("this seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+
+DOMAIN = Domain()
 '''
 
 _VARIANTS_README = '''\

@@ -24,9 +24,7 @@ substituted fact keeps its base id.
 from __future__ import annotations
 
 import ast
-import inspect
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Optional, Union
@@ -37,7 +35,7 @@ from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
 
-from . import Brand, DomainPack, PackFile, _load_module
+from . import Brand, DomainPack, PackFile, readers, sandbox
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -811,12 +809,8 @@ class VariantSpec:
         return DomainPack(base.path, PackFile(domain=info, brand=self.brand.model_copy(deep=True)))
 
     # ---- database -------------------------------------------------------------------
-    def _seed(self, base: DomainPack):
-        return _seed_module(base)
-
     def seed_values(self, base: DomainPack) -> dict[str, Union[int, float]]:
-        mod = self._seed(base)
-        return dict(getattr(mod, "VALUES", {}) or {}) if mod is not None else {}
+        return dict(base.code.values)
 
     def value_feeds(self, base: DomainPack, factset: FactSet) -> dict[str, ValueFeed]:
         """seed VALUE_FACTS resolved to (fact, slot, component, factor), by VALUES key."""
@@ -857,19 +851,10 @@ class VariantSpec:
     def apply_database(self, base: DomainPack, pack: DomainPack, seed: int) -> dict[str, Any]:
         """The seed database regenerated under the variant's values and brand, then renamed
         (keys and values alike) and price-scaled."""
-        mod = self._seed(base)
-        scaled = False
-        if mod is not None and hasattr(mod, "generate"):
-            params = inspect.signature(mod.generate).parameters
-            kwargs: dict[str, Any] = {}
-            if "values" in params:
-                kwargs["values"] = self.db_values(base, base.facts)
-            if "price_scale" in params and self.scale_prices != 1:
-                kwargs["price_scale"] = self.scale_prices
-                scaled = True
-            db = mod.generate(pack, seed, **kwargs)
-        else:
-            db = base.database(seed)
+        code = base.code
+        scaled = code.scales_prices and self.scale_prices != 1
+        db = sandbox.run(base.path, "generate", pack, seed, self.db_values(base, base.facts),
+                         self.scale_prices if scaled else 1.0)
         db = self.renamer.tree(db)
         if self.scale_prices != 1 and not scaled:
             db = scale_prices(db, self.scale_prices, self.spec.database.price_fields)
@@ -878,13 +863,7 @@ class VariantSpec:
     def check_database(self, base: DomainPack, pack: DomainPack, db: dict[str, Any]) -> list[str]:
         """The base seed's own checks under the variant's values, plus: no base brand string
         left anywhere in the database (keys included)."""
-        mod = self._seed(base)
-        problems: list[str] = []
-        if mod is not None and hasattr(mod, "check"):
-            if "values" in inspect.signature(mod.check).parameters:
-                problems += list(mod.check(pack, db, values=self.db_values(base, base.facts)))
-            else:
-                problems += list(mod.check(pack, db))
+        problems = list(sandbox.run(base.path, "check", pack, db, self.db_values(base, base.facts)))
         problems += brand_leaks_in_tree(db, self.terms)
         return problems
 
@@ -966,16 +945,6 @@ def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str
     return out
 
 
-def _seed_module(base: DomainPack):
-    p = base.path / "seed.py"
-    return _load_module(p, f"factforge_domain_{base.path.name}_seed") if p.exists() else None
-
-
-def _seed_attr(base: DomainPack, name: str) -> Any:
-    mod = _seed_module(base)
-    return getattr(mod, name, None) if mod is not None else None
-
-
 def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFeed]:
     """Map each seed VALUE_FACTS key to the fact slot stating it.
 
@@ -986,8 +955,8 @@ def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFe
     stored as a fraction; 60 for hours stored as minutes)."""
     from facts.values import find_values  # noqa: PLC0415
 
-    vf: dict[str, str] = _seed_attr(base, "VALUE_FACTS") or {}
-    values: dict[str, Any] = _seed_attr(base, "VALUES") or {}
+    vf: dict[str, str] = dict(base.code.value_facts)
+    values: dict[str, Any] = dict(base.code.values)
     texts = {p: p.read_text(encoding="utf-8") for p in base.policy_files()}
     out: dict[str, ValueFeed] = {}
     for key, sub in vf.items():
@@ -1085,21 +1054,7 @@ def variant_path(base: DomainPack, name: str) -> Path:
 
 
 def read_variant_file(path: Path) -> tuple[str, dict]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
-        try:
-            return text, tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            msg = str(e).split(" (at line")[0]
-            raise FactforgeError(f"invalid TOML: {msg}", path, getattr(e, "lineno", None)) from None
-    import yaml  # noqa: PLC0415
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise FactforgeError(f"invalid YAML: {getattr(e, 'problem', e)}", path,
-                             mark.line + 1 if mark is not None else None) from None
+    text, data = readers.load_toml(path) if path.suffix == ".toml" else readers.load_yaml(path)
     if not isinstance(data, dict):
         raise FactforgeError("a variant spec must be a mapping", path, 1)
     return text, data

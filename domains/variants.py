@@ -13,7 +13,7 @@ from typing import Any, Optional
 from facts.errors import FactforgeError
 from facts.models import FactSet
 
-from . import DomainPack, get_pack
+from . import DomainPack, check_name, get_pack
 
 VARIANT_SUFFIXES = (".toml", ".yaml", ".yml")
 
@@ -56,12 +56,25 @@ class World:
             return self.base.check_database(db)
         return self.spec.check_database(self.base, self.pack, db)
 
+    def api(self):
+        """The domain API over this world's brand and values (None for a pack without one)."""
+        return self.base.code.api(self.pack, self.values())
+
+    def test_suite(self, seed: int = 0, db: Optional[dict] = None):
+        """The sealed held-out tests of this world (`domains.simtests.SimSuite`)."""
+        from .simtests import build_suite  # noqa: PLC0415
+        db = self.database(seed) if db is None else db
+        values = self.base.code.merged_values(self.values())
+        return build_suite(self.pack, db, self.factset(), values, seed, base=self.base, variant=self.variant,
+                           check=self.check_database)
+
 
 def resolve(key: str, extra_dirs: list[str | Path] | None = None) -> World:
     name, _, variant = key.partition("@")
     base = get_pack(name, extra_dirs)
     if not variant:
         return World(base)
+    check_name(variant, "variant name", base.variants_dir())
     if variant not in list_variants(base):
         raise FactforgeError(f"unknown variant {variant!r} of domain {name!r}; available: "
                              f"{', '.join(list_variants(base)) or 'none'}")

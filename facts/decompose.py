@@ -13,6 +13,11 @@ Three passes over a file:
 
 Lines that cannot become a fact are reported in `FactSet.unparsed` with a reason; blank
 lines, headings, table separators and code-fence markers are structure.
+
+Two silent surprises are errors instead: a section heading repeated under the same parent
+in one file (compared case-insensitively: its facts would be merged into one section, or
+doubled when the text is a copy; the error names both lines), and a pack whose policy
+states no facts at all (empty, or every line unparsed), which would build an empty bundle.
 """
 from __future__ import annotations
 
@@ -637,6 +642,7 @@ class _Decomposer:
         base_ctx: Optional[_T] = None
         base_key = 0
         step_counts: dict[tuple, int] = {}
+        heading_lines: dict[tuple[str, ...], int] = {}
         last_kind = ""
 
         def section() -> list[str]:
@@ -671,6 +677,12 @@ class _Decomposer:
                     while heads and heads[-1][0] >= blk.level:
                         heads.pop()
                     heads.append((blk.level, htext))
+                    path = tuple(h.casefold() for _, h in heads)
+                    first = heading_lines.setdefault(path, blk.start)
+                    if first != blk.start:
+                        raise FactforgeError(f"duplicate section heading {htext!r} (first at line {first}); "
+                                             "merge the two sections or give them distinct headings",
+                                             self.file, blk.start)
                 seen_heading = True
                 label, stack, base_ctx = None, [], None
                 self.sections_seen.append(section())
@@ -1031,6 +1043,10 @@ def decompose_pack(pack: "DomainPack", decomposer: str = "builtin", model: Optio
                 fs = decompose_markdown(data, pack.name, rel, pack.info.currency, _occurrences=occ)
             facts.extend(fs.facts)
             unparsed.extend(fs.unparsed)
+        if not facts:
+            rel = datas[0][0]
+            why = f"all {len(unparsed)} of its lines are unparsed" if unparsed else "it is empty"
+            raise FactforgeError(f"the policy states no facts ({why})", root / rel, 1)
         source = datas[0][0] if len(datas) == 1 else "policy"
         _CACHE[key] = FactSet(domain=pack.name, source_file=source, facts=facts, unparsed=unparsed,
                               decomposer=decomposer)

@@ -2,17 +2,21 @@
 
 domain_pack -> atomic_facts -> seed_database -> evidence_plan -> one asset per family
 (conversations, documents, tables, visuals, recordings) -> extractions (every delivered file's
-text: OCR, speech recognition...) -> recoverability, leak_scan -> task_bundle. Families and
-extractions hand their per-artifact units to the `execution` resource's pool.
-Blocking checks gate the chain: fact ids unique, every fact with a source span and a parsed
-statement, database consistent with the policy, every fact recoverable from the delivered
-files, no leaked base values in a variant. Asset bodies are thin: library code does the work.
+text: OCR, speech recognition...) -> recoverability, lints, leak_scan -> task_bundle;
+domain_pack -> domain_api -> test_suite (with seed_database). Families and extractions hand
+their per-artifact units to the `execution` resource's pool. Blocking checks gate the
+chain: fact ids unique, every fact with a source span and a parsed statement, database
+consistent with the policy, every fact recoverable from the delivered files, no lint hits,
+no leaked base values in a variant, the API's OpenAPI document valid, every test's gold
+replaying to its expected hash and passing the domain check, test ids unique, the domain's
+test quotas. Asset bodies are thin: library code does the work.
 """
 
 import dagster as dg
 
+from audits import lints as lint
 from audits import recoverability as rec
-from domains import discover, variants
+from domains import NAME_RE, discover, variants
 from transforms.planner import EvidencePlan
 from transforms.registry import FAMILIES
 
@@ -24,7 +28,7 @@ def partition_keys() -> list[str]:
     keys = []
     for name, pack in sorted(discover(include_test=True).items()):
         keys.append(name)
-        keys += [f"{name}@{v}" for v in variants.list_variants(pack)]
+        keys += [f"{name}@{v}" for v in variants.list_variants(pack) if NAME_RE.match(v)]
     return keys
 
 
@@ -66,10 +70,35 @@ def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
     _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
 def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     """The domain's seed database (variant: renamed and re-valued consistently)."""
-    sdb = steps.seed_database(_world(context, settings), settings.seed)
+    sdb = steps.seed_database(_world(context, settings), settings.seed, settings.seed_timeout)
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_pack], check_specs=[
+    _check("openapi_valid", "domain_api", "The domain API's OpenAPI 3.1 document validates.")])
+def domain_api(context: dg.AssetExecutionContext, settings: BuildSettings):
+    """The domain API's OpenAPI document (None for a pack without an API)."""
+    doc, meta, problems = steps.domain_api(_world(context, settings))
+    yield dg.Output(doc, metadata=meta)
+    yield dg.AssetCheckResult(check_name="openapi_valid", passed=not problems, metadata={"problems": problems})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_api], check_specs=[
+    _check("gold_replays", "test_suite", "Every test's gold actions replay to its expected database hash."),
+    _check("gold_passes_domain_check", "test_suite", "Every gold outcome passes the domain's own check."),
+    _check("test_ids_unique", "test_suite", "Test ids are unique."),
+    _check("test_quotas", "test_suite", "Test count, trap share and value-fact coverage reach the domain's quota; "
+                                        "the naive agent passes some tests and fails some.")])
+def test_suite(context: dg.AssetExecutionContext, seed_database, settings: BuildSettings):
+    """Held-out simulations with gold actions, expected database hashes and scripted users."""
+    world = _world(context, settings)
+    suite = steps.test_suite(world, settings.seed, seed_database.tables)
+    yield dg.Output(suite, metadata=steps.test_suite_metadata(suite))
+    for name, problems in steps.test_suite_checks(world, suite, seed_database.tables).items():
+        yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],
+                                                                                  "count": len(problems)})
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="plan")
@@ -129,13 +158,29 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
+    _check("no_lint_hits", "lints",
+           "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
+def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions, recoverability,
+          settings: BuildSettings):
+    """Read every delivered file (the build's extractions) for asides, agreement errors, lost
+    capitalisation, headings in speech, duplicated bullets, brand internals; measure voiced
+    runs, distinct sentences and lead-ins."""
+    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, extractions)
+    yield dg.Output(report, metadata=steps.lints_metadata(report))
+    problems = lint.failures(report)
+    yield dg.AssetCheckResult(check_name="no_lint_hits", passed=not problems,
+                              metadata={"problems": problems[:100], "count": len(problems)})
+
+
+@dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
-def leak_scan(context: dg.AssetExecutionContext, atomic_facts, extractions, settings: BuildSettings,
-              conversations, documents, tables, visuals, recordings):
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, extractions, seed_database, settings: BuildSettings,
+              workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
     substituted base value in any delivered file, read through the same extractions."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, extractions)
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, extractions, workspace.cache_dir,
+                             seed_database.tables)
     yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
     yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
                               metadata={"problems": [f"{x['file']}: {x['what']} {x['term']!r} ({x['extractor']}): "
@@ -143,18 +188,18 @@ def leak_scan(context: dg.AssetExecutionContext, atomic_facts, extractions, sett
 
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
-def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan,
+def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan, lints,
                 settings: BuildSettings, workspace: Workspace, execution: Execution, conversations, documents, tables,
                 visuals, recordings) -> dg.MaterializeResult:
     """The versioned, content-addressed bundle, written atomically."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
-                            evidence_plan, rendered, recoverability, leak_scan)
+                            evidence_plan, rendered, recoverability, leak_scan, lints)
     execution.progress(context.partition_key).finished()
     return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
                                           "files": len(man.files), "content_hash": man.content_hash})
 
 
-ALL_ASSETS = [domain_pack, atomic_facts, seed_database, evidence_plan, *family_assets, extractions,
-              recoverability, leak_scan, task_bundle]
+ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
+              extractions, recoverability, leak_scan, lints, task_bundle]
 ALL_CHECKS: list = []

@@ -19,6 +19,7 @@ artifacts that were meant to carry them).
 from __future__ import annotations
 
 import os
+import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +27,9 @@ from typing import Iterator, Optional
 
 import dagster as dg
 
+from domains.sandbox import time_limit
 from facts.errors import FactforgeError
+from outputs.bundle import remove_stale_temp
 
 from .resources import BuildSettings, Execution, Workspace, WriterResource
 
@@ -52,10 +55,12 @@ def _meta_value(v):
 _QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
 
 
-def _check_key(key: str) -> None:
+def _check_key(key: str, domains_dirs: list[str]) -> None:
     from . import assets as A  # noqa: PLC0415  (partitions are discovered at import)
 
     if key not in A.domains_partitions.get_partition_keys():
+        from domains.variants import resolve  # noqa: PLC0415
+        resolve(key, domains_dirs)  # a broken pack or variant says what is wrong with it
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
 
 
@@ -64,8 +69,9 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     """Build one partition (a domain or domain@variant) and return its bundle."""
     from . import assets as A  # noqa: PLC0415
 
-    _check_key(key)
+    _check_key(key, settings.domains_dirs)
     execution = execution or Execution()
+    remove_stale_temp(workspace.out_dir)  # what a killed build left behind
     storage = str(Path(workspace.root) / "dagster_storage")
     writer = writer or WriterResource()
     if execution.engine == "dask":
@@ -73,8 +79,9 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
             return _outcome(key, result)
     resources = {"settings": settings, "workspace": workspace, "writer": writer, "execution": execution,
                  "io_manager": dg.FilesystemIOManager(base_dir=storage)}
-    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
-                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False, run_config=_QUIET)
+    with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
+        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
+                                instance=dg.DagsterInstance.ephemeral(), raise_on_error=False, run_config=_QUIET)
     return _outcome(key, result)
 
 
@@ -91,13 +98,9 @@ def _outcome(key: str, result) -> BuildResult:
     if not result.success:
         for ev in result.all_events:
             if ev.is_failure and ev.step_failure_data is not None:
-                err = ev.step_failure_data.error
-                cause = err
-                while cause is not None and cause.cause is not None:
-                    cause = cause.cause
-                msg = (cause or err).message.strip().splitlines()[-1] if (cause or err) else "unknown error"
-                raise BuildFailed(f"step {ev.step_key} failed [{key}]: {msg}")
+                raise BuildFailed(f"{_failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
         raise BuildFailed(f"build of {key} failed")
+
     def meta(node: str) -> dict:
         mats = result.asset_materializations_for_node(node)
         return {k: _meta_value(v) for k, v in mats[-1].metadata.items()} if mats else {}
@@ -172,7 +175,7 @@ def dask_cluster(workers: int, address: Optional[str] = None) -> Iterator[str]:
         yield cluster.scheduler_address
 
 
-def preflight(keys: list[str], profile: str) -> None:
+def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
     """Before any work: every external tool the profile's kinds need is installed (all
     missing ones named in one error line)."""
     from transforms import registry  # noqa: PLC0415
@@ -182,11 +185,37 @@ def preflight(keys: list[str], profile: str) -> None:
     if profile not in PROFILES:
         raise FactforgeError(f"unknown profile {profile!r}; available: {', '.join(PROFILES)}")
     for key in keys:
-        _check_key(key)
+        _check_key(key, domains_dirs)
     kinds = [k for k, t in registry.kinds().items() if t.modality in PROFILES[profile]]
     missing = missing_tools(kinds)
     if missing:
         raise FactforgeError(f"missing external tools for profile {profile}: {'; '.join(missing)}")
+
+
+def _failure_line(err) -> str:
+    """One line for a failed step: a FactforgeError's own message (file:line: problem), any
+    other exception as `Type: first line of its message`."""
+    cause = err
+    while cause is not None and cause.cause is not None:
+        cause = cause.cause
+    info = cause or err
+    if info is None:
+        return "unknown error"
+    text = info.message.strip()
+    prefix = re.match(r"^[\w.]+: ", text)
+    if prefix and prefix.group(0).rstrip(": ").split(".")[-1] == info.cls_name:
+        text = text[prefix.end():]
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return first if info.cls_name in _user_error_names() else f"{info.cls_name}: {first}"
+
+
+def _user_error_names() -> set[str]:
+    names, todo = set(), [FactforgeError]
+    while todo:
+        c = todo.pop()
+        names.add(c.__name__)
+        todo += c.__subclasses__()
+    return names
 
 
 def configure_domains_dirs(dirs: list[str]) -> None:

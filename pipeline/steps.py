@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Optional
 
+from domains.sandbox import time_limit
 from domains.variants import World
 from facts import GENERATOR_VERSION
 from facts.hashing import content_hash
@@ -31,9 +32,10 @@ class SeedDB:
         return {k: len(v) for k, v in self.tables.items() if isinstance(v, (list, dict))}
 
 
-def seed_database(world: World, seed: int) -> SeedDB:
-    db = world.database(seed)
-    return SeedDB(db, world.check_database(db))
+def seed_database(world: World, seed: int, timeout: Optional[float] = None) -> SeedDB:
+    with time_limit(timeout):
+        db = world.database(seed)
+        return SeedDB(db, world.check_database(db))
 
 
 def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
@@ -75,16 +77,18 @@ def extract(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Ren
     return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress)
 
 
-def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extractions: Extractions) -> dict:
+def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extractions: Extractions, cache_dir: Path,
+              db: dict) -> dict:
     if world.spec is None:
         return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
     from audits.leaks import scan  # noqa: PLC0415
-    return scan(world, facts, rendered, None, extractions=extractions.by_id)
+    return scan(world, facts, rendered, cache_dir, db, jobs=list(extractions.jobs), extractions=extractions.by_id)
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],
-          recoverability: dict, leaks: dict):
-    reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")}}
+          recoverability: dict, leaks: dict, lints: dict):
+    reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")},
+               "reports/lints.json": lints}
     if world.spec is not None:
         reports["reports/leaks.json"] = leaks
     facts_json = facts.model_dump(mode="json")
@@ -121,6 +125,17 @@ def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions
     return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency)
 
 
+def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
+    from audits.lints import lint_files  # noqa: PLC0415
+    return lint_files(plan, facts, extractions.by_id, world.pack)
+
+
+def lints_metadata(report: dict) -> dict:
+    s, m = report["summary"], report["measures"]
+    return {"hits": s["hits"], "by_lint": s["by_lint"], "voiced_with_policy_run": s["voiced_with_policy_run"],
+            "distinct_ratio": m["distinct_sentences"]["ratio"], "top_lead_in_share": m["lead_ins"]["most_common_share"]}
+
+
 def recoverability_metadata(report: dict, extractions: Extractions) -> dict:
     s = report["summary"]
     return {"facts_total": s["facts_total"], "facts_recovered": s["facts_recovered"],
@@ -128,3 +143,37 @@ def recoverability_metadata(report: dict, extractions: Extractions) -> dict:
             "by_family": {k: f"{v['mentions_recovered']}/{v['mentions']}" for k, v in s["by_family"].items()},
             "extract_seconds": {k: round(v, 2) for k, v in extractions.seconds.items()},
             "extractions_cached": extractions.cached}
+
+
+def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:
+    """(OpenAPI document or None, metadata, problems) of the world's domain API."""
+    api = world.api()
+    if api is None:
+        return None, {"operations": 0, "reads": 0, "writes": 0, "openapi_hash": ""}, []
+    doc = api.openapi()
+    problems: list[str] = []
+    from openapi_spec_validator import validate  # noqa: PLC0415
+    try:
+        validate(doc)
+    except Exception as e:  # the validator raises several exception types; each is a problem report
+        problems.append(f"OpenAPI document invalid: {str(e).splitlines()[0]}")
+    ops = api.operations()
+    return doc, {"operations": len(ops), "reads": sum(o.kind == "read" for o in ops),
+                 "writes": sum(o.kind == "write" for o in ops), "openapi_hash": content_hash(doc)}, problems
+
+
+def test_suite(world: World, seed: int, db: dict):
+    return world.test_suite(seed, db=db)
+
+
+def test_suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:
+    """Problems per blocking check (see `domains.simtests.suite_problems`)."""
+    from domains.simtests import suite_problems  # noqa: PLC0415
+    return suite_problems(suite, world.api(), db, world.check_database, world.base.code.test_quota)
+
+
+def test_suite_metadata(suite) -> dict:
+    s = suite.summary
+    return {"tests": s.tests, "traps": s.traps, "trap_share": s.trap_share, "by_trap": s.by_trap,
+            "with_writes": s.with_writes, "naive_passes": s.naive_passes,
+            "value_fact_coverage": f"{s.numeric_facts_covered}/{s.numeric_facts}", "suite_hash": suite.hash}

@@ -40,13 +40,31 @@ def test_code_fingerprint_follows_module_dependencies(tmp_path):
     mod = F.kind_module(CHAT)
     base = F.code_fingerprint(mod)
     assert F.code_fingerprint(mod, _copy_sources(tmp_path / "same")) == base
-    # the kind itself, the writer, the shared renderer module, a kernel module it reaches
-    for rel in ("transforms/conversations/chat_transcript.py", "transforms/writers.py", "transforms/common.py",
+    # the kind itself, the writer and its realiser, grammar, haystack and situations, the
+    # shared renderer module, a kernel module it reaches
+    for rel in ("transforms/conversations/chat_transcript.py", "transforms/writers.py", "transforms/realise.py",
+                "transforms/grammar.py", "transforms/haystack.py", "transforms/situations.py", "transforms/common.py",
                 "facts/surface.py"):
         assert F.code_fingerprint(mod, _edited(tmp_path, rel)) != base, rel
     # a renderer of another family is not a dependency
     assert F.code_fingerprint(mod, _edited(tmp_path, "transforms/visuals/flowchart.py")) == base
     assert {"transforms.writers", "transforms.common", "transforms.base"} <= set(F.module_closure(mod))
+
+
+def test_wording_code_is_in_every_render_key(tmp_path, mock_pack, hand_facts, monkeypatch):
+    """The writer's module and what it imports (realiser, grammar) are in the render key of
+    every kind, also one whose module never imports the writer (it reaches it through the
+    context): a wording change can never reuse a file worded by the old code."""
+    writer = BuiltinWriter(mock_pack)
+    base = F.code_fingerprint(type(writer).__module__)
+    for rel in ("transforms/writers.py", "transforms/realise.py", "transforms/grammar.py"):
+        assert F.code_fingerprint(type(writer).__module__, _edited(tmp_path, rel)) != base, rel
+    spec = make_spec(WEB, hand_facts)
+    ctx = _ctx(mock_pack, hand_facts, mock_pack.database(0))
+    key = R.base_key(spec, ctx)
+    real = R.writer_fingerprint
+    monkeypatch.setattr(R, "writer_fingerprint", lambda w: real(w) + "-edited")
+    assert R.base_key(spec, ctx) != key
 
 
 def test_tools_are_declared_by_the_modules_that_use_them():

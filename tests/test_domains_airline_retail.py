@@ -8,7 +8,8 @@ import json
 
 import pytest
 
-from domains import _load_module, get_pack
+from domains import get_pack
+from domains.contract import import_pack_module
 from facts.errors import FactforgeError
 from facts.surface import fmt_num
 
@@ -16,7 +17,7 @@ DOMAINS = ["airline", "retail"]
 
 
 def seed_module(pack):
-    return _load_module(pack.path / "seed.py", f"factforge_domain_{pack.path.name}_seed")
+    return import_pack_module(pack.path, "seed")
 
 
 @pytest.fixture(scope="module", params=DOMAINS)

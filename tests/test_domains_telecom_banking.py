@@ -10,13 +10,14 @@ import re
 
 import pytest
 
-from domains import _load_module, get_pack
+from domains import get_pack
+from domains.contract import import_pack_module
 
 DOMAINS = ["telecom", "banking"]
 
 
 def _seed(pack):
-    return _load_module(pack.path / "seed.py", f"factforge_domain_{pack.path.name}_seed")
+    return import_pack_module(pack.path, "seed")
 
 
 def _policy_text(pack) -> str:
@@ -200,7 +201,7 @@ def test_check_survives_a_rebrand_of_the_database(packs, dbs, name, extra):
 
 
 def test_banking_catalog_files_are_generated_output():
-    mc = _load_module(get_pack("banking").path / "tools" / "make_catalog.py", "factforge_banking_make_catalog_test")
+    mc = import_pack_module(get_pack("banking").path, "seed")._MC
     files = mc.files()
     assert len(files) == 12
     for name, text in files.items():

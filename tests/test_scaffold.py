@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from domains import BUILTIN_DIR, _load_module, load_pack
+from domains import BUILTIN_DIR, load_pack
+from domains.contract import import_pack_module
 from domains.scaffold import scaffold_domain
 from facts.errors import FactforgeError
 
@@ -29,7 +30,7 @@ def pack(tmp_path):
 
 
 def seed_module(pack):
-    return _load_module(pack.path / "seed.py", f"factforge_domain_{pack.path.name}_seed_{id(pack)}")
+    return import_pack_module(pack.path, "seed")
 
 
 def test_skeleton_files_and_brand(pack, tmp_path):

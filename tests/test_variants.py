@@ -180,18 +180,16 @@ def test_shipped_variant_database_follows_new_values(key):
     if not (ROOT / "domains" / name / "variants").is_dir():
         pytest.skip(f"{name} has no variants")
     w = resolve(key)
-    from domains.variant_spec import _seed_module
-
-    mod = _seed_module(w.base)
+    code = w.base.code
     values = w.values()
-    changed = {k for k in mod.VALUES if values[k] != mod.VALUES[k]}
+    changed = {k for k in code.values if values[k] != code.values[k]}
     assert len(changed) >= 10
     db = w.database(0)
     assert w.check_database(db) == [], "consistent under the variant's values, no base brand left"
-    assert mod.check(w.pack, db), "the base values do not fit the variant database"
+    assert code.check(w.pack, db), "the base values do not fit the variant database"
     if name == "airline":
         fee = values["extra_bag_fee"]
-        assert fee == 55 and mod.VALUES["extra_bag_fee"] == 45
+        assert fee == 55 and code.values["extra_bag_fee"] == 45
         rows = [r for r in db["reservations"].values() if r["cabin"] in ("Saver", "Classic") and r["paid_bags"]]
         assert rows and all(abs(r["bag_fee"] - r["paid_bags"] * fee) < 0.005 for r in rows)
         assert values["goodwill_max"] == values["comp_delay_wayfarer"] == 60  # derived
@@ -352,7 +350,7 @@ def test_leak_scan_clean_variant_and_caught_leak(world, mock_pack, tmp_path):
                          variant=world.variant)
     rendered = _render(world, facts.by_id(), plan.artifacts, tmp_path)
     rep = scan(world, facts, rendered, tmp_path)
-    assert rep["schema_version"] == "1.0" and rep["variant"] == "_mock@spokewell"
+    assert rep["schema_version"] == "1.1" and rep["variant"] == "_mock@spokewell"
     assert rep["summary"]["files_scanned"] == len(rendered) >= 4
     assert rep["summary"]["hits"] == 0, rep["leaks"]
     assert rep["summary"]["values_watched"] == 4

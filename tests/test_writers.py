@@ -26,13 +26,28 @@ def test_voiced_keeps_values_and_departs_from_policy(mock_pack, hand_facts):
         assert v != f.statement
 
 
-def test_voiced_rarely_shares_a_six_word_run_on_a_real_domain():
+@pytest.mark.parametrize("name", ["airline", "retail"])
+def test_voiced_never_shares_a_six_word_run_on_a_real_domain(name):
+    """Every fact the realiser can voice is voiced with no 6-word run of its statement and
+    stays recoverable by the matcher; the few it cannot are refused with a clear error (the
+    planner keeps those canonical), and they are few."""
+    from audits.match import TextIndex, match_fact
     from domains import get_pack
-    pack = get_pack("airline")
+    from facts.errors import FactforgeError
+    pack = get_pack(name)
     w = BuiltinWriter(pack)
-    numeric = [f for f in pack.facts.facts if f.slots]
-    shared = sum(shares_run(w.statement(f, "voiced", random.Random(i)), f.statement) for i, f in enumerate(numeric))
-    assert shared <= 0.5 * len(numeric), f"{shared}/{len(numeric)}"
+    facts = pack.facts.facts
+    voiceable = [f for f in facts if w.voiceable(f)]
+    assert len(voiceable) >= 0.85 * len(facts), f"{len(voiceable)}/{len(facts)}"
+    for i, f in enumerate(facts):
+        for reg in ("chat", "manual", "kb"):
+            try:
+                v = w.statement(f, "voiced", random.Random(i), register=reg)
+            except FactforgeError as e:
+                assert f not in voiceable and f.id in str(e)
+                continue
+            assert not shares_run(v, f.statement), (f.statement, v)
+            assert match_fact(f, TextIndex(v)).recovered, (f.statement, v)
 
 
 def test_llm_writer_uses_valid_mock_draft(mock_pack, hand_facts):

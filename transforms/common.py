@@ -30,6 +30,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from facts.models import Fact
 
+    from .realise import Context
+
     from .base import ArtifactSpec, Distractor, RenderContext
 
 NBSP = "\u00a0"
@@ -44,12 +46,6 @@ FONT_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bol
 def font_file(family: str = "sans", bold: bool = False) -> str:
     """Path of a DejaVu font file (fonts-dejavu-core, installed by .ci/setup)."""
     return str(FONT_DIR / FONT_FILES[(family, bold)])
-
-
-# Leads for the authoritative statement of a voiced fact that follows a wrong or old value.
-# None of them contains a hedge marker (see transforms.writers.HEDGE_MARKERS).
-_VOICED_CORRECTION_LEADS = ["Let me set the record straight. ", "I checked the current version. ",
-                            "I confirmed this with the policy owner. ", "I looked it up just now. "]
 
 
 # --- content -------------------------------------------------------------------------------
@@ -128,20 +124,24 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[
 
 
 def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
-                 role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded")) -> Content:
-    """`items`, worded. A carried fact with a hedge whose role is in `correct` is stated with
-    the writer's correction wording (it follows the hedge in the artifact); kinds that keep
-    superseded values elsewhere (a revision history) pass correct=("distractor",)."""
+                 role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded"),
+                 register: Optional[str] = None, context: Optional["Context"] = None) -> Content:
+    """`items`, worded in `register` (a name in `transforms.realise.REGISTERS`: "manual",
+    "kb", "table", "chat"...). A carried fact with a hedge whose role is in `correct` is
+    stated with the writer's correction wording (it follows the hedge in the artifact); kinds
+    that keep superseded values elsewhere (a revision history) pass correct=("distractor",)."""
     its, orphans = items(spec, ctx)
     w = ctx.writer
     for it in its:
-        it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role))) for d in it.distractors]
+        it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role, register=register, context=context)))
+                     for d in it.distractors]
         if any(d.role in correct for d in it.distractors):
-            it.text = tidy(w.correction(it.fact, rng))
+            it.text = tidy(w.correction(it.fact, rng, it.rendition, register=register, context=context))
         else:
-            it.text = tidy(w.statement(it.fact, it.rendition, rng))
+            it.text = tidy(w.statement(it.fact, it.rendition, rng, register=register, context=context))
         it.label, it.value = split_bullet(w.bullet(it.fact), it.fact)
-    return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role))) for f, d in orphans])
+    return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role, register=register, context=context)))
+                         for f, d in orphans])
 
 
 def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
@@ -166,23 +166,36 @@ def tidy(text: str) -> str:
     return _LEAD_CAP.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
-def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool) -> str:
-    """The fact stated as current; after a wrong/old mention it reads as the correction."""
+def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
+                  register: Optional[str] = None, context: Optional["Context"] = None) -> str:
+    """The fact stated as current, in `register`; after a wrong/old mention it reads as the
+    correction."""
     w = ctx.writer
     if not after_wrong:
-        return tidy(w.statement(it.fact, it.rendition, rng))
-    if it.rendition == "canonical":
-        return tidy(w.correction(it.fact, rng))
-    return tidy(rng.choice(_VOICED_CORRECTION_LEADS) + w.statement(it.fact, "voiced", rng))
+        return tidy(w.statement(it.fact, it.rendition, rng, register=register, context=context))
+    return tidy(w.correction(it.fact, rng, it.rendition, register=register, context=context))
 
 
 def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Random, role: str = "customer",
-           on: Optional[dt.date] = None) -> str:
+           on: Optional[dt.date] = None, register: Optional[str] = None, context: Optional["Context"] = None) -> str:
     """A wrong or superseded value, worded by the writer inside a hedged sentence. A
     superseded value without its own date is dated `on` (where the renderer placed it)."""
     if d.role == "superseded" and not d.date and on is not None:
         d = d.model_copy(update={"date": on.isoformat()})
-    return tidy(ctx.writer.distractor(fact, d, rng, role=role))
+    return tidy(ctx.writer.distractor(fact, d, rng, role=role, register=register, context=context))
+
+
+def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None, name: str = "") -> "Context":
+    """The realiser's context for a conversation: the customer and record in front of the
+    speaker (a customer of the seed database when none is given)."""
+    from .realise import Context  # noqa: PLC0415
+    from .situations import view  # noqa: PLC0415
+
+    if customer is None:
+        customer = view(ctx.db).customer(rng, lambda c: bool(c.records))
+    if customer is not None and record is None and customer.records:
+        record = rng.choice(customer.records)
+    return Context(customer, record, name)
 
 
 def section_of(fact: "Fact") -> str:

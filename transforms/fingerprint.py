@@ -256,6 +256,17 @@ def kind_fingerprint(kind: str) -> str:
                          "tools": {t: tool_version(t) for t in declared_tools(mod)}})
 
 
+def writer_fingerprint(writer: object) -> str:
+    """Code fingerprint of the module defining the writer's class (for a writer defined
+    outside the project, e.g. a plug-in, the hash of that one source file)."""
+    mod = type(writer).__module__
+    if module_file(mod) is not None:
+        return code_fingerprint(mod)
+    import inspect  # noqa: PLC0415
+
+    return file_sha256(inspect.getfile(type(writer)))
+
+
 def missing_tools(kinds: Iterable[str]) -> list[str]:
     """One entry per missing tool the given kinds need ("tesseract (OCR...; apt-get ...)")."""
     needed = sorted({t for k in kinds for t in declared_tools(kind_module(k))})

@@ -30,6 +30,7 @@ from facts.surface import fmt_num, unit_words
 
 from . import registry
 from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention
+from .realise import voiceable
 
 PROFILES: dict[str, set[str]] = {
     "text-only": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx"},
@@ -289,7 +290,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         art_rng = random.Random(f"{seed}:{aid}")
         day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
         mentions = [FactMention(fact_id=f.id, rendition="voiced" if art_rng.random() < config.voiced_rate
-                                else "canonical") for f in chunk]
+                                and voiceable(f) else "canonical") for f in chunk]
         own_values = {s.key() for f in chunk for s in f.slots}
         distractors: list[Distractor] = []
         if k.supports_distractors:

@@ -4,8 +4,10 @@ A rendered file is reused only when everything that shaped it is unchanged:
 
 - the **base key**: the kind's code fingerprint (its module and every project module it
   imports, the libraries' versions, the external tools it declares: see
-  `transforms.fingerprint`), the artifact's spec, the pack's brand and world, and the
-  writer's identity (name, settings, model);
+  `transforms.fingerprint`), the artifact's spec, the pack's brand and world, the
+  writer's identity (name, settings, model) and the code fingerprint of the writer's own
+  module (the realiser, grammar, haystack and situations it imports: a wording change
+  re-renders even a kind that only reaches the writer through the context);
 - the **reads**: the records, database views and facts the render looked at, recorded
   through read-only proxies (`transforms.trace`). The cache keeps, per base key, the list
   of reads of each earlier render with a digest of what they returned; a later build
@@ -34,7 +36,7 @@ from facts.hashing import content_hash, file_sha256
 
 from . import registry
 from .base import ArtifactSpec, RenderContext
-from .fingerprint import kind_fingerprint
+from .fingerprint import kind_fingerprint, writer_fingerprint
 from .pool import InlinePool, Pool, Shared, Tally
 from .trace import memo_for, reads_from_json, traced
 
@@ -68,6 +70,7 @@ def base_key(spec: ArtifactSpec, ctx: RenderContext) -> str:
         "spec": spec.model_dump(mode="json"),
         "pack": ctx.pack.spec.model_dump(mode="json"),
         "writer": ctx.writer.identity(),
+        "writer_code": writer_fingerprint(ctx.writer),
     })
 
 

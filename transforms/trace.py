@@ -26,6 +26,7 @@ Proxies are read-only: a renderer must not change the shared database.
 """
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any, Callable, Iterator
 
 from facts.hashing import content_hash
@@ -72,17 +73,19 @@ class _Memo:
         h = self.hashes.get(obs)
         if h is None:
             op, arg = obs
-            try:
-                if op == "view":
-                    v: Any = _jsonable(self.view(arg))
-                elif op == "keys":
+            if op == "view":
+                h = content_hash(_jsonable(self.view(arg)))
+            else:
+                try:  # a path that no longer resolves (a record gone, a table now a list)
                     c = self._resolve(arg)
-                    v = sorted(map(repr, c)) if isinstance(c, dict) else len(c)
+                except (KeyError, IndexError, TypeError):
+                    c = _ABSENT
+                if c is _ABSENT:
+                    h = "absent"
+                elif op == "keys":
+                    h = content_hash(sorted(map(repr, c)) if isinstance(c, dict) else len(c))
                 else:
-                    v = _jsonable(self._resolve(arg))
-                h = content_hash(v)
-            except (KeyError, IndexError, TypeError):
-                h = "absent"
+                    h = content_hash(_jsonable(c))
             self.hashes[obs] = h
         return h
 
@@ -91,12 +94,19 @@ class _Memo:
                              for o in sorted(reads, key=repr)])
 
 
+_ABSENT = object()
+
+
 def _jsonable(v: Any) -> Any:
+    """A JSON value for hashing what a read returned (a value that is not JSON raises: a
+    read must never hash as nothing)."""
+    if isinstance(v, (dt.date, dt.datetime)):
+        return v.isoformat()
     if hasattr(v, "model_dump"):
         return v.model_dump(mode="json")
     if hasattr(v, "__dataclass_fields__"):
-        from dataclasses import asdict  # noqa: PLC0415
-        return asdict(v)
+        from dataclasses import fields  # noqa: PLC0415
+        return {f.name: _jsonable(getattr(v, f.name)) for f in fields(v)}
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]
     if isinstance(v, dict):

@@ -1,15 +1,19 @@
 """Writers word the content of artifacts.
 
-`BuiltinWriter` is offline and deterministic: phrase banks and small grammars, driven by the
-`random.Random` the renderer passes in (seeded per artifact), so two artifacts stating the
-same fact do not read alike, and a fact can be stated canonically (close to the policy) or
-"voiced" (a paraphrase sharing no 6-word run with the policy, keeping the fact's anchor
-terms and values so it stays checkable).
+`BuiltinWriter` is offline and deterministic. Facts are worded by the realiser
+(`transforms.realise`): a fact's parts (slots, conditions, clauses) written in one of several
+frames, for a register (who speaks to whom, in what kind of record). A "canonical" rendition
+stays close to the policy; a "voiced" one shares no run of six words with it (the realiser
+guarantees it or raises). Customers ask about their own situation (their booking, their card,
+their tier: `transforms.situations`), never in a policy's section titles. Greetings,
+closings and small acknowledgements come from a grammar with names in it, so they do not
+repeat across a domain.
 
-`LLMWriter` (litellm, any provider) drafts statements when switched on; every draft is
-validated (it must still carry the fact's values and anchors) and falls back to the
-built-in wording when it does not, counting fallbacks. The built-in writer is the only
-fake: tests and offline runs use it.
+`LLMWriter` (litellm, any provider) drafts statements when switched on; every draft must
+pass the same checks as the built-in wording (values in an accepted form, the recovery rule,
+no 6-word run of the statement when voiced, no aside or hedge in a controlled document, no
+agreement error), else the built-in wording is used and the fallback counted. The built-in
+writer is the only fake: tests and offline runs use it.
 
 Hedge markers: a distractor or superseded value is always written inside a sentence that
 carries one of `HEDGE_MARKERS` (a customer's belief, a draft, an old version), which is how
@@ -22,69 +26,93 @@ import random
 import re
 from typing import TYPE_CHECKING, Optional
 
+from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
+from .grammar import finish, expand
+from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
+                      fix_agreement, read, recoverable, shares_run, voiceable)
+
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from .base import Distractor
+    from .situations import Customer, Rec
 
 HEDGE_MARKERS = ("i thought", "i was told", "i heard", "i read", "someone said", "my friend said",
                  "isn't it", "wasn't it", "proposal", "proposed", "draft", "superseded", "old rule",
                  "previously", "no longer", "used to be", "outdated", "rumour", "not correct",
                  "was changed", "obsolete", "replaced")
 
+__all__ = ["HEDGE_MARKERS", "Writer", "BuiltinWriter", "LLMWriter", "make_writer", "shares_run", "ngrams",
+           "Register", "REGISTERS"]
+
 _FIRST = ["Alex", "Priya", "Marcus", "Elena", "Kwame", "Sofia", "Daniel", "Aiko", "Omar", "Grace",
           "Luis", "Hannah", "Ravi", "Chloe", "Mateo", "Nadia", "Ben", "Yara", "Felix", "Amara"]
 _LAST = ["Ortega", "Nguyen", "Fischer", "Adeyemi", "Rossi", "Kowalski", "Haddad", "Lindqvist",
          "Tanaka", "Moreau", "Brennan", "Castillo", "Okoro", "Petrov", "Shah", "Walsh"]
 
-_CANON_LEADS = ["", "", "Per policy, ", "As a reminder, ", "Policy: ", "Note: ", "To confirm, "]
-_CLOSINGS = {
-    "agent": ["Is there anything else I can help with today?", "Thanks for reaching out!",
-              "Have a great rest of your day.", "Let me know if anything else comes up.",
-              "Glad I could help."],
-    "customer": ["Thanks, that helps.", "Great, thank you.", "Okay, got it.", "Perfect, appreciate it.",
-                 "Alright, thanks for explaining."],
-    "colleague": ["Thanks all.", "Cheers.", "Ping me if questions.", "Thanks!", "Talk soon."],
+# Wording that is not a fact: every line carries a name or several choice points.
+_RULES: dict[str, list[str]] = {
+    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>{, thanks for {contacting|getting in touch "
+                    "with|messaging} <company>|, you're through to <agent>{ at <short>|}|, this is <agent>{ from "
+                    "<short>|}|, <agent> here}{!|.}{ How can I help{ today|}?| What can I do for you?|}",
+                    "{Welcome to|Thanks for contacting} <company>{ support|}, <first>{ — {I'm|my name is} <agent>|"
+                    "}{.|!}{ How can I help?|}"],
+    "greet_customer": ["{Hi|Hello|Hey|Good {morning|afternoon}}{, it's <first>|, <first> here|}{ — |, }{I've got a "
+                       "{question|quick question} about <thing>|I'm hoping you can help with <thing>|I need some help "
+                       "with <thing>|something's come up with <thing>}{.|!}"],
+    "greet_colleague": ["{Hi|Hello|Hey|Morning} {all|team|everyone|folks}{,|}", "{Hi|Hello} <names>{,|}"],
+    "close_agent": ["{Is there anything else I can help with|Anything else{ I can do for you|}} {today|on <thing>|"
+                    "while you're here}, <first>?", "{Glad I could help|Happy to help|My pleasure}, <first>{ — "
+                    "{have a {good|great|lovely} {day|evening|weekend}|take care|enjoy the rest of your day}|}{!|.}",
+                    "{Thanks for {getting in touch|your patience|bearing with me}|Thanks again}, <first>{ — {all the "
+                    "best|take care|have a good one}|}{!|.}"],
+    "close_customer": ["{Thanks|Thank you|Cheers|Great, thanks}{ {so much|a lot|for explaining|for checking}|}, "
+                       "<agentfirst>{ — {that's {clear|all I needed|really helpful}|that helps with <thing>|I'll "
+                       "keep that in mind for <thing>}|}{!|.}", "{Okay|Right|Alright|Got it}, {that makes sense|that's "
+                       "clear now|good to know} {for <thing>|then|}{, thanks <agentfirst>|}{!|.}"],
+    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear.| Ping me "
+                        "with questions.|}", "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{.|!}"],
+    "filler_agent": ["{Let me {check|pull up|look at} <thing>{ for you|}|One moment while I {check|open} <thing>|I'm "
+                     "{checking|looking at} <thing> now}{, <first>|}{.|...}", "{Thanks for your patience|Bear with me|"
+                     "Just a moment}{, <first>|}{ — {the system is a little slow {today|this morning}|I'm reading the "
+                     "notes on <thing>}|}{.|!}"],
+    "filler_customer": ["{Sure|Okay|No problem|Of course}{, take your time|}{ — I'm {at work|on my phone|in the car "
+                        "park}|}{.|!}", "{Yes|Yep}, {that's right|that's the one}{ — <thing>|}{.|!}"],
+    "filler_colleague": ["{Adding this to the tracker|Looping in <names>|Noted for <wday>'s huddle|Flagging for the "
+                         "<wday> review}{, thanks|}{.|!}", "{+1 on that|Agreed|Same question from my queue}{, <names>|}"
+                         "{.|!}"],
+    "wday": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
 }
-_GREETINGS = {
-    "agent": ["Hi {name}, thanks for contacting {company}. How can I help?",
-              "Hello {name}! You've reached {company} support.",
-              "Good day {name}, this is {agent} from {company}.",
-              "Hi there {name}, {agent} here. What can I do for you today?"],
-    "customer": ["Hi, I have a question.", "Hello, I need some help please.",
-                 "Hey, quick question about my account.", "Hi there, hoping you can help me.",
-                 "Good morning, I'm calling about something on my booking."],
-    "colleague": ["Hi team,", "Hello everyone,", "Hey folks,", "Morning all,", "Hi all,"],
-}
-_FILLER = {
-    "agent": ["Let me pull up your details.", "One moment while I check that for you.",
-              "Thanks for your patience.", "I can see your record here.",
-              "Could you confirm the email address on file?", "I've added a note to your file.",
-              "Bear with me, the system is a little slow today.", "I understand, that's frustrating."],
-    "customer": ["Sure, no problem.", "Okay.", "Yes, that's right.", "Hmm, let me check.",
-                 "Sorry, the line is a bit noisy.", "I've been a customer for years.",
-                 "My reference should be in the confirmation email.", "That's correct."],
-    "colleague": ["Adding this to the tracker.", "Can we sync tomorrow?", "Looping in ops.",
-                  "Reminder: the dashboard refresh runs overnight.", "Agreed.",
-                  "Let's park that until the review.", "+1", "Noted, thanks."],
-}
-_QUESTION = ["Can you tell me about {topic}?", "What's the rule on {topic}?",
-             "How does it work with {topic}?", "I wanted to ask about {topic}.",
-             "Quick question about {topic}.", "Could you explain {topic} for me?",
-             "What do I need to know about {topic}?", "I'm a bit confused about {topic}."]
-_DISTRACTOR = {
-    "customer": ["I thought {claim}", "I was told {claim}", "I read online that {claim}",
-                 "My friend said {claim}", "Isn't it that {claim}"],
-    "colleague": ["I heard {claim} - is that still right?", "Someone said {claim}, not correct I think?",
-                  "Old rule: {claim}", "I thought {claim}, but let me double check."],
-}
-_SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}",
-               "Until {date}, {claim} (no longer the case).",
-               "Old rule, superseded: {claim}"]
 
+_LEAD_CUSTOMER = ["{Sure|Right|Okay|Yes|Good question}, <first>{ —|:|,} ", "Looking at <thing>, ",
+                  "{So|Right}, for <thing>, ", "<first>, ", "From what I can see on <thing>, ", "In your case, <first>, ",
+                  "{I've checked|I checked} <thing>{ for you|}, and ", "{Okay|Right}, here's how it works{ for <thing>|}: ",
+                  "Happy to explain{, <first>|}: "]
+_LEAD_STAFF = ["To answer <names>'s question, ", "{For the record|For everyone's notes}, ", "Confirmed with <owner>: ",
+               "{Quick answer|Short answer}{, <names>|}: ", "{Per|As per} the <wday> review, ", "<names>, ",
+               "{Checked|Double-checked} the policy doc{ on <wday>|}: ", "{So|Right}, {to be clear|for clarity}, "]
+_CORRECT_CUSTOMER = ["{Not quite|That's not right|Close, but not quite}{, <first>|}{ —|:} ", "{No|Ah, no}{, <first>|}{ —"
+                     "|,} ", "{Let me correct that|I'll correct that}{, <first>|}: ", "{I can see why you'd think "
+                     "that|I understand the confusion}{, <first>|}, but ", "The figure I have {is different|differs}: "]
+_CORRECT_STAFF = ["{Not quite|Not right}{, <names>|}{ —|:} ", "{No|Nope}{, <names>|}{ —|,} ", "Correction{ for <names>|}: ",
+                  "{The signed-off version|What {<owner>|the owner} signed off} reads: ", "{Checked|Double-checked} with "
+                  "<owner>{ on <wday>|}: "]
+_HEDGE = {
+    "customer": ["I thought {claim}", "I was told {claim}", "I read {somewhere|online|on a forum} that {claim}",
+                 "my friend said {claim}", "isn't it the case that {claim}?", "I heard {claim}",
+                 "I was told on the phone {last time|last month|by someone else} that {claim}",
+                 "I thought {claim} — at least that's what I remember from <thing>"],
+    "colleague": ["I heard {claim} — is that still right?", "someone said {claim}; not correct, I think?",
+                  "I thought {claim}, but let me double-check", "wasn't it that {claim}?",
+                  "old rule from {my training|the old macro|the last review}: {claim}",
+                  "I was told {claim} {on my first week|by a customer|in training}, is that right?"],
+}
+_SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}", "Until {date}, {claim} (no longer the case)",
+               "Old rule, superseded: {claim}", "Previously, until {date}, {claim}",
+               "Draft for the {date} review, proposed: {claim}"]
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
@@ -92,8 +120,12 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
 
 
-def shares_run(a: str, b: str, n: int = 6) -> bool:
-    return bool(ngrams(a, n) & ngrams(b, n))
+def _register(reg: Optional["Register | str"], role: str = "agent") -> Register:
+    if isinstance(reg, Register):
+        return reg
+    if isinstance(reg, str) and reg in REGISTERS:
+        return REGISTERS[reg]
+    return REGISTERS["staff_email"] if role in ("colleague", "manager") else REGISTERS["chat"]
 
 
 class Writer:
@@ -103,7 +135,7 @@ class Writer:
 
     def __init__(self, pack: "DomainPack"):
         self.pack = pack
-        self.voice = pack.brand.voice if pack.brand.voice in _VOICED_OPEN else "friendly"
+        self.voice = pack.brand.voice
 
     def identity(self) -> dict:
         """What decides this writer's wording besides its code and the facts of an artifact:
@@ -124,54 +156,68 @@ class Writer:
         dom = self.pack.brand.email_domain if internal else "mail.example.net"
         return f"{local}@{dom}"
 
-    def greeting(self, rng: random.Random, role: str, name: str = "", agent: str = "") -> str:
-        t = rng.choice(_GREETINGS[role])
-        return t.format(name=name.split()[0] if name else "there", company=self.pack.brand.company,
-                        agent=agent or self.person(rng, "agent"))
+    def _say(self, rule: str, rng: random.Random, **slots: str) -> str:
+        b = self.pack.brand
+        base = {"company": b.company, "short": b.short_name or b.company.split()[0], "first": "there",
+                "agent": self.person(rng, "agent"), "agentfirst": "", "thing": "my account", "names": "all",
+                "owner": self.person(rng, "manager")}
+        base["agentfirst"] = base["agent"].split()[0]
+        base.update({k: v for k, v in slots.items() if v})
+        return finish(expand(f"<{rule}>", rng, base, _RULES))
 
-    def closing(self, rng: random.Random, role: str) -> str:
-        return rng.choice(_CLOSINGS[role])
+    def greeting(self, rng: random.Random, role: str, name: str = "", agent: str = "", thing: str = "") -> str:
+        first = name.split()[0] if name else "there"
+        return self._say(f"greet_{role if role in ('agent', 'customer') else 'colleague'}", rng, first=first,
+                         agent=agent, agentfirst=agent.split()[0] if agent else "", thing=thing, names=first)
 
-    def filler(self, rng: random.Random, role: str, n: int = 1) -> list[str]:
-        return [rng.choice(_FILLER[role]) for _ in range(n)]
+    def closing(self, rng: random.Random, role: str, name: str = "", agent: str = "", thing: str = "") -> str:
+        first = name.split()[0] if name else ""
+        return self._say(f"close_{role if role in ('agent', 'customer') else 'colleague'}", rng,
+                         first=first or "there", agent=agent, agentfirst=agent.split()[0] if agent else "",
+                         thing=thing, names=first)
+
+    def filler(self, rng: random.Random, role: str, n: int = 1, name: str = "", thing: str = "") -> list[str]:
+        key = f"filler_{role if role in ('agent', 'customer') else 'colleague'}"
+        first = name.split()[0] if name else ""
+        return [self._say(key, rng, first=first, thing=thing or "your details", names=first) for _ in range(n)]
 
     def topic(self, fact: Fact) -> str:
-        """A short noun phrase for what the fact is about: its section, narrowed by its
-        conditions ("checked bag allowance (Premier, Navigator)"); the statement's own head
-        noun phrase when it identifies the fact ("security deposit")."""
+        """A short noun phrase for what the fact is about: its label, narrowed by its
+        conditions ("checked bag allowance (Premier, Navigator)"), else its section."""
         lab = self.label(fact)
+        cond = ", ".join(c.value for c in fact.conditions)
         if lab:
-            cond = ", ".join(c.value for c in fact.conditions)
             lab = self.lower_first(lab)
             return f"{lab} ({cond})" if cond else lab
         sec = fact.section[-1] if fact.section else "this"
         if len(fact.section) > 1 and sec.lower() in {"overview", "general", "rules", "details", "notes"}:
             sec = fact.section[-2]
         sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip() or "this"
-        first = sec.split()[0]
-        if not (first in self._proper_words() or first.isupper()):
-            sec = sec[:1].lower() + sec[1:]
-        cond = ", ".join(c.value for c in fact.conditions)
+        sec = self.lower_first(sec)
         return f"{sec} ({cond})" if cond else sec
 
     def lower_first(self, text: str) -> str:
         """Lower-case the first word when it is an ordinary word (seen in lower case in the
         domain's own policy), never a name ("TripGuard", "Pinnacle")."""
         first = text.split(" ", 1)[0]
-        if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words():
+        if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words() \
+                and not any(text.startswith(n) for n in self.names() if " " in n):
             return first[0].lower() + text[1:]
         return text
 
     def _vocabulary(self) -> set[str]:
         if not hasattr(self, "_vocab"):
             words: set[str] = set()
-            try:
-                for f in self.pack.facts.facts:
-                    words |= set(re.findall(r"(?<=\s)([a-z][a-z'-]*)", f.statement))
-            except Exception:  # noqa: BLE001 - a pack without facts yet: common words only
-                pass
+            for f in self._facts():
+                words |= set(re.findall(r"(?<=\s)([a-z][a-z'-]*)", f.statement))
             self._vocab = words | {"the", "a", "an", "this", "that", "each", "every", "all", "any", "if", "when"}
         return self._vocab
+
+    def _facts(self) -> list[Fact]:
+        try:
+            return list(self.pack.facts.facts)
+        except Exception:  # noqa: BLE001 - a pack without facts yet: names from the brand only
+            return []
 
     def _proper_words(self) -> set[str]:
         b = self.pack.brand
@@ -180,47 +226,25 @@ class Writer:
             words |= set(v.split())
         return words
 
-    def question(self, fact: Fact, rng: random.Random) -> str:
-        return rng.choice(_QUESTION).format(topic=self.topic(fact))
-
-    def subject(self, facts: list[Fact], rng: random.Random) -> str:
-        if not facts:
-            return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
-                               "Q3 dashboard access", "Printer on 4th floor"])
-        sec = facts[0].section[-1] if facts[0].section else "policy"
-        return rng.choice(["Update: {s}", "Re: {s} question", "{s} - clarification", "Fwd: {s}",
-                           "{s} changes"]).format(s=sec)
-
-    # --- fact wording -----------------------------------------------------------------
-    def value_text(self, slot: Slot, rng: Optional[random.Random] = None) -> str:
-        forms = surface_forms(slot)
-        if rng is None or len(forms) == 1:
-            return forms[0]
-        return rng.choice(forms)
-
-    def statement(self, fact: Fact, rendition: str, rng: random.Random) -> str:
-        raise NotImplementedError
-
-    def with_value(self, fact: Fact, slot_name: Optional[str], text: str) -> str:
-        """The fact's statement with one slot's surface replaced (for distractors)."""
-        slot = _pick_slot(fact, slot_name)
-        if slot is None:
-            return fact.statement
-        return replace_value(fact.statement, slot.text, text)
-
-    def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer") -> str:
-        claim = self.lower_first(self.with_value(fact, d.slot, d.text)).rstrip(".?! ")
-        if d.role == "superseded":
-            return rng.choice(_SUPERSEDED).format(date=d.date or "earlier", claim=claim) + "."
-        t = rng.choice(_DISTRACTOR.get(role, _DISTRACTOR["customer"]))
-        s = t.format(claim=claim)
-        return s + ("?" if s.lower().startswith("isn't") else ".")
-
-    def correction(self, fact: Fact, rng: random.Random) -> str:
-        """The current value, stated after a distractor/superseded mention."""
-        lead = rng.choice(["Actually, the current policy is: ", "Final decision: ", "To correct that: ",
-                           "That's outdated. Today: ", "Confirmed, current rule: "])
-        return lead + self.lower_first(fact.statement)
+    def names(self) -> set[str]:
+        """Names whose capitalisation is fixed: the company, product names, and capitalised
+        phrases the policy uses mid-sentence (catalog rows, tiers, plans)."""
+        if not hasattr(self, "_names"):
+            b = self.pack.brand
+            out = {b.company, *(b.short_name and [b.short_name] or []), *b.products.values()}
+            vocab = self._vocabulary()
+            for f in self._facts():
+                for c in f.conditions:
+                    v = c.value.strip()
+                    if c.attribute != "attribute" and v[:1].isupper() and (" " in v or v.lower() not in vocab):
+                        out.add(v)
+                for m in re.finditer(r"(?<=[a-z,;] )((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)+)", f.statement):
+                    out.add(m.group(1))
+                for m in re.finditer(r"(?<=[a-z,;] )([A-Z][a-z]*[A-Z][\w-]*|[A-Z][a-z]+)(?=[\s,.;:])", f.statement):
+                    if m.group(1).lower() not in vocab:
+                        out.add(m.group(1))
+            self._names = {n for n in out if n}
+        return self._names
 
     def label(self, fact: Fact) -> str:
         """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
@@ -231,8 +255,8 @@ class Writer:
             hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
             return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
 
-        m = re.match(r"^(?:the|a|an|each|every|all|any)?\s*(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|does|do|should|"
-                     r"gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
+        m = re.match(r"^(?:the|a|an|each|every|all|any)?\s*(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
+                     r"does|do|should|gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
                      fact.statement, flags=re.I)
         if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):
             head = m.group(1).strip(" ,")
@@ -245,6 +269,38 @@ class Writer:
                 if tail and covers(tail):
                     return tail[:1].upper() + tail[1:]
         return ""
+
+    def question(self, fact: Fact, rng: random.Random, customer: Optional["Customer"] = None,
+                 record: Optional["Rec"] = None, register: Optional["Register | str"] = None) -> str:
+        raise NotImplementedError
+
+    def subject(self, facts: list[Fact], rng: random.Random) -> str:
+        if not facts:
+            return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
+                               "Q3 dashboard access", "Printer on 4th floor"])
+        lab = self.label(facts[0]) or (facts[0].section[-1] if facts[0].section else "policy")
+        lab = self.lower_first(lab)
+        t = rng.choice(["{Question|Check} on <s>", "<s>: {what do we tell customers|which version is right|need a "
+                        "ruling}", "{Clarifying|Confirming} <s>", "<s> — {follow-up|macro update|quick check}"])
+        return finish(expand(t, rng, {"s": lab}, {}))
+
+    # --- fact wording -----------------------------------------------------------------
+    def value_text(self, slot: Slot, rng: Optional[random.Random] = None) -> str:
+        forms = surface_forms(slot)
+        if rng is None or len(forms) == 1:
+            return forms[0]
+        return rng.choice(forms)
+
+    def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
+                  context: Optional[Context] = None) -> str:
+        raise NotImplementedError
+
+    def with_value(self, fact: Fact, slot_name: Optional[str], text: str) -> str:
+        """The fact's statement with one slot's surface replaced."""
+        slot = _pick_slot(fact, slot_name)
+        if slot is None:
+            return fact.statement
+        return replace_value(fact.statement, slot.text, text)
 
     def bullet(self, fact: Fact) -> str:
         """Terse "label: value" for tables, cards and slides; falls back to the statement when
@@ -264,96 +320,190 @@ def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
     return fact.slots[0] if fact.slots else None
 
 
-_PHRASES = [  # (pattern, alternatives): function words and verbs, never a fact's anchors
-    (r"\bmust not\b", ["may not", "is not allowed to", "can't"]), (r"\bcannot\b", ["can't"]),
-    (r"\bmust\b", ["has to", "needs to"]), (r"\bshould\b", ["is expected to", "ought to"]),
-    (r"\bwithin\b", ["inside of", "no later than"]), (r"\bprior to\b", ["before"]), (r"\bbefore\b", ["ahead of"]),
-    (r"\bafter\b", ["once past", "following"]), (r"\breceive\b", ["get"]), (r"\breceives\b", ["gets"]),
-    (r"\bprovide\b", ["give"]), (r"\bprovides\b", ["gives"]),
-    (r"\bpurchase\b", ["buy"]), (r"\badditional\b", ["extra"]), (r"\bapproximately\b", ["about"]),
-    (r"\bis not\b", ["isn't"]), (r"\bare not\b", ["aren't"]), (r"\bdo not\b", ["don't"]), (r"\bdoes not\b", ["doesn't"]),
-    (r"\bwill be\b", ["gets", "is going to be"]), (r"\bmay\b", ["can"]), (r"\bonly\b", ["just"]),
-    (r"\bper\b", ["for each", "a"]), (r"\beach\b", ["every"]), (r"\bat least\b", ["no less than", "a minimum of"]),
-    (r"\bat most\b", ["no more than", "a maximum of"]), (r"\bup to\b", ["as much as", "a max of"]),
-    (r"\bif\b", ["when", "in case"]), (r"\bunless\b", ["except when"]), (r"\bthe following\b", ["these"]),
-    (r"\bin order to\b", ["to"]), (r"\bis charged\b", ["gets billed", "applies"]), (r"\bare charged\b", ["get billed"]),
-    (r"\brequired\b", ["needed"]), (r"\brequires\b", ["needs"]), (r"\ballowed\b", ["permitted", "OK"]),
-    (r"\bcustomers\b", ["clients", "people"]), (r"\bcustomer\b", ["client", "person"]),
-    (r"\bthe agent\b", ["the rep", "staff"]), (r"\bagents\b", ["reps", "staff"]),
-]
-_ASIDES = ["as it happens", "in practice", "mind you", "to be clear", "as far as I know", "basically",
-           "for what it's worth", "in our experience"]
-_VOICED_OPEN = {
-    "friendly": ["So basically, ", "Just so you know, ", "Good news on that one: ", "Here's the deal: ", "Okay so, "],
-    "formal": ["In summary, ", "For clarity, ", "To put it plainly, ", "In practical terms, "],
-    "terse": ["FYI: ", "Short version: ", "TL;DR: ", "Note - "],
-}
-
-
 class BuiltinWriter(Writer):
     name = "builtin"
 
-    def statement(self, fact: Fact, rendition: str, rng: random.Random) -> str:
+    def __init__(self, pack: "DomainPack"):
+        super().__init__(pack)
+        self.realiser = Realiser(self.names(), pack.brand.company, pack.brand.short_name)
+
+    # .. facts .....................................................................................
+    def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
+                  context: Optional[Context] = None) -> str:
+        reg = _register(register)
         if rendition == "voiced":
-            return self._voiced(fact, rng)
-        lead = rng.choice(_CANON_LEADS)
-        return lead + (self.lower_first(fact.statement) if lead else fact.statement)
+            text = self.voiced(fact, rng, reg, context)
+        else:
+            text = self.realiser.render(fact, "canonical", rng, reg)
+            if not reg.controlled and rng.random() < 0.35:
+                text = self._lead(text, rng, reg, context)
+        return text
 
-    def _voiced(self, fact: Fact, rng: random.Random) -> str:
-        """Paraphrase: other surface forms for values, other function words, clause order
-        swapped, and a spoken aside inside any run of six words still shared with the policy.
-        Anchor terms are kept (they identify the fact)."""
-        text = fact.statement.rstrip(". ")
-        protected = []
-        for s in sorted(fact.slots, key=lambda s: -len(s.text)):
-            if s.text and s.text in text:
-                alt = [f for f in surface_forms(s)[1:] if f != s.text] or [s.text]
-                token = f"\x00{chr(65 + len(protected))}\x00"
-                protected.append(rng.choice(alt))
-                text = replace_value(text, s.text, token)
-        anchors = {a.lower() for a in fact.anchors}
-        for pat, alts in _PHRASES:
-            if any(re.fullmatch(pat, a) for a in anchors):
-                continue
-            text = re.sub(pat, lambda m: _keep_case(m.group(0), rng.choice(alts)), text, flags=re.I)
-        m = re.match(r"^(If|When|Unless|Once|After|Before)\b([^,]{4,}),\s*(.+)$", text, flags=re.I)
-        if m and rng.random() < 0.8:
-            text = f"{m.group(3)} {m.group(1).lower()}{m.group(2)}"
-        for i, v in enumerate(protected):
-            text = text.replace(f"\x00{chr(65 + i)}\x00", v)
-        run = _first_shared_run(text, fact.statement)
-        if run is not None and " — " not in text:  # (catalog cells stay terse)  # one spoken aside at most; longer sentences may keep a shared run
-            words = text.split(" ")
-            words.insert(min(len(words) - 1, run + 3), f"- {rng.choice(_ASIDES)} -")
-            text = " ".join(words)
-        lead = rng.choice(_VOICED_OPEN[self.voice])
-        return lead + self.lower_first(text) + "."
+    def voiced(self, fact: Fact, rng: random.Random, reg: Register, context: Optional[Context] = None,
+               value_text: Optional[dict[str, str]] = None, single: bool = False) -> str:
+        """A voiced rendition: tried with a few derived seeds before giving up with a clear
+        error naming the fact and its source line."""
+        last: Optional[Exception] = None
+        seed = rng.random()
+        for k in range(VOICE_ATTEMPTS):
+            r = random.Random(f"{seed}:{k}")
+            try:
+                if single:
+                    return self.realiser.single(fact, r, reg, value_text, context)
+                return self.realiser.voiced(read(fact), r, reg, context, value_text)
+            except RealiseError as e:
+                last = e
+        if not single and value_text is None:
+            # the seeds `voiceable` proved, in this register then in the nearest checked one
+            near = "manual" if reg.controlled else "team_chat" if reg.audience == "staff" else "chat"
+            for reg2 in (reg, REGISTERS[near]):
+                for k in range(VOICE_ATTEMPTS):
+                    try:
+                        return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
+                    except RealiseError as e:
+                        last = e
+        raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
+                             f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
+
+    def voiceable(self, fact: Fact) -> bool:
+        return voiceable(fact)
+
+    def _lead(self, text: str, rng: random.Random, reg: Register, context: Optional[Context]) -> str:
+        first = context.customer.first if context and context.customer else ""
+        thing = _thing(context)
+        pool = _LEAD_CUSTOMER if reg.to_customer else _LEAD_STAFF
+        lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "thing": thing,
+                                                      "names": (context.speaker_name.split()[0]
+                                                                if context and context.speaker_name else "all"),
+                                                      "owner": self.person(rng, "manager"), "wday": rng.choice(
+                                                          _RULES["wday"])}, {}), capital=True)
+        if "<" in lead or (not first and "there" in lead):
+            return text
+        return fix_agreement(lead.rstrip() + " " + self.realiser.lower(text))
+
+    def question(self, fact: Fact, rng: random.Random, customer: Optional["Customer"] = None,
+                 record: Optional["Rec"] = None, register: Optional["Register | str"] = None) -> str:
+        """How a customer (or a colleague, with register staff) asks about a fact in their own
+        words: their situation first ("I'm flying Main on reservation LKM4WZK and I'm a
+        Navigator member"), then a plain question about the thing itself, never the policy's
+        section title."""
+        reg = _register(register, "customer")
+        staff = reg.audience == "staff"
+        r = read(fact)
+        q = None if r.cell else self.realiser.ask(fact, rng, first_person=not staff)
+        if q is not None and shares_run(q, fact.statement):
+            q = self.realiser.unrun(fact, q, rng)
+        if q is None:
+            about = self._about(fact, r)
+            if about:
+                pool = (["what's {about}?", "can someone confirm {about}?", "what do we tell customers about "
+                         "{about}?", "which figure is right for {about}?"] if staff else
+                        ["could you tell me about {about}?", "what's {about}?", "can you check {about} for me?",
+                         "how does {about} work for me?"])
+                q = rng.choice(pool).format(about=about)
+            else:
+                q = rng.choice(["what do we tell the customer here?", "which rule applies here?"] if staff else
+                               ["what happens in my case?", "what are my options here?", "how does that work for me?"])
+        elif rng.random() < 0.5:
+            q = q[:1].lower() + q[1:] if not q.startswith("I ") else q
+            q = rng.choice(["quick question: {q}", "I wanted to ask: {q}", "{q}"]).format(q=q)
+        if shares_run(q, fact.statement):
+            q = self.realiser.unrun(fact, q, rng) or rng.choice(["what applies in my case?", "how does that work?"])
+        sit = "" if staff else self._situation(fact, rng, customer, record)
+        text = q
+        if sit:
+            q2 = q[:1].lower() + q[1:] if not re.match(r"^(I|I'm|I've)\b", q) else q
+            text = f"{sit} — {q2}" if rng.random() < 0.5 else f"{sit}, so {q2}"
+        return finish(fix_agreement(text))
+
+    def _about(self, fact: Fact, r) -> str:
+        """A noun phrase for what the fact is about, from its own words (a cell's measure and
+        row, or the statement's head noun phrase)."""
+        if r.cell:
+            what, whom = self.realiser._cell_parts(r)
+            return f"the {what} for {whom}"
+        lab = self.label(fact)
+        if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
+                                                                           "with", "from", "per", "and", "or"):
+            lab = self.lower_first(lab)
+            return lab if re.match(r"^(the|a|an|your|my|[A-Z])", lab) else f"the {lab}"
+        return ""
+
+    def _situation(self, fact: Fact, rng: random.Random, customer: Optional["Customer"], record: Optional["Rec"]) -> str:
+        if customer is None:
+            return ""
+        bits = []
+        conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
+        if customer.tier and (customer.tier in conds or rng.random() < 0.3):
+            bits.append(rng.choice([f"I'm a {customer.tier} member", f"I have {customer.tier} status",
+                                    f"I'm on {customer.tier}"]))
+        rec = record
+        if rec is not None:
+            what = f"{rec.kind} {rec.id}" if rec.id and not rec.internal else rec.ref()
+            if rec.route:
+                bits.append(rng.choice([f"I'm booked on {what} from {rec.route.replace(' to ', ' to ')}",
+                                        f"I've got {what}, {rec.route}"]))
+            elif rec.label and rec.label.lower() != rec.kind:
+                bits.append(rng.choice([f"I have the {rec.label} ({what})", f"about my {rec.label}, {what}"]))
+            else:
+                bits.append(rng.choice([f"about my {what}", f"I'm looking at my {what}"]))
+        return finish(", and ".join(bits)) if bits else ""
+
+    def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer",
+                   register: Optional["Register | str"] = None, context: Optional[Context] = None) -> str:
+        """A wrong or old value inside a hedged sentence, the claim worded by the realiser
+        (never a copy of the policy statement) with the wrong value in it."""
+        reg = _register(register, role)
+        slot = _pick_slot(fact, d.slot)
+        vt = {slot.name: d.text} if slot is not None else None
+        try:
+            claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
+        except FactforgeError:
+            about = self._about(fact, read(fact)) or "it"
+            claim = self.realiser.unrun(fact, f"{about} is {d.text}", rng) or f"it was {d.text}"
+        claim = self.realiser.lower(claim).rstrip(".?! ")
+        thing = _thing(context)
+        if d.role == "superseded":
+            t = rng.choice(_SUPERSEDED)
+            return finish(t.format(date=d.date or "earlier", claim=claim)) + ("" if t.endswith(")") else ".")
+        pool = _HEDGE["colleague" if role in ("colleague", "manager") else "customer"]
+        t = rng.choice(pool)
+        text = expand(t.replace("{claim}", "\x00"), rng, {"thing": thing}, {}).replace("\x00", claim)
+        text = finish(text)
+        return text if text.endswith("?") else text + "."
+
+    def correction(self, fact: Fact, rng: random.Random, rendition: str = "canonical",
+                   register: Optional["Register | str"] = None, context: Optional[Context] = None) -> str:
+        """The current value, stated after a distractor or superseded mention."""
+        reg = _register(register)
+        body = self.statement(fact, rendition, rng, reg, context) if rendition == "voiced" else \
+            self.realiser.render(fact, "canonical", rng, reg)
+        pool = _CORRECT_CUSTOMER if reg.to_customer else _CORRECT_STAFF
+        first = context.customer.first if context and context.customer else ""
+        names = context.speaker_name.split()[0] if context and context.speaker_name else "all"
+        lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "names": names,
+                                                      "owner": self.person(rng, "manager"),
+                                                      "wday": rng.choice(_RULES["wday"])}, {}))
+        if reg.controlled:
+            return body
+        return fix_agreement(lead + (" " if not lead.endswith(" ") else "") + self.lower_first(body)).replace("  ", " ")
 
 
-def _keep_case(src: str, rep: str) -> str:
-    return rep[:1].upper() + rep[1:] if src[:1].isupper() else rep
+def _thing(context: Optional[Context]) -> str:
+    if context and context.record is not None:
+        rec = context.record
+        return f"{rec.kind} {rec.id}" if rec.id and not rec.internal else rec.ref()
+    return "my booking" if not context else "my account"
 
 
-def _first_shared_run(text: str, original: str, n: int = 6):
-    """Index (in text.split(' ')) of the first word of a run of n words shared with original."""
-    ref = ngrams(original, n)
-    words = text.split(" ")
-    toks = [re.findall(r"[a-z0-9$%]+", w.lower()) for w in words]
-    flat, owner = [], []
-    for i, t in enumerate(toks):
-        for x in t:
-            flat.append(x)
-            owner.append(i)
-    for i in range(len(flat) - n + 1):
-        if tuple(flat[i:i + n]) in ref:
-            return owner[i]
-    return None
+def _as_indirect(about: str) -> str:
+    return f"about {about}"
 
 
 class LLMWriter(BuiltinWriter):
-    """Drafts statements with an LLM through litellm (lazily imported). Each draft must keep
-    the fact's values (any equivalent surface form) and anchors, else the built-in wording is
-    used and counted in `fallbacks`."""
+    """Drafts statements with an LLM through litellm (lazily imported). Each draft must pass
+    the same checks as the built-in wording (see `valid`), else the built-in wording is used
+    and counted in `fallbacks`."""
 
     name = "llm"
 
@@ -382,36 +532,42 @@ class LLMWriter(BuiltinWriter):
         resp = litellm.completion(**kwargs)
         return (resp.choices[0].message.content or "").strip()
 
-    def statement(self, fact: Fact, rendition: str, rng: random.Random) -> str:
+    def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
+                  context: Optional[Context] = None) -> str:
+        reg = _register(register)
         style = ("Restate it faithfully, close to the original wording." if rendition == "canonical"
-                 else "Paraphrase it in your own words, as a staff member would say it; do not reuse "
-                      "any run of six words from the original.")
-        prompt = (f"You write records for {self.pack.brand.company} ({self.pack.info.business}), "
-                  f"voice: {self.pack.brand.voice}. One sentence stating this policy fact. {style} "
-                  f"Keep every number and amount.\nFact: {fact.statement}")
+                 else "Paraphrase it in your own words; do not reuse any run of six words from the original.")
+        tone = ("a formal controlled document: third person, no asides, no hedging, no contractions"
+                if reg.controlled else f"a {reg.speaker} writing to {reg.audience} in a {reg.genre}")
+        prompt = (f"You write records for {self.pack.brand.company} ({self.pack.info.business}). Write one sentence "
+                  f"stating this policy fact, as {tone}. {style} Keep every number and amount.\nFact: {fact.statement}")
         draft = self._complete(prompt, rng.randrange(1 << 30))
-        if self.valid(fact, draft, rendition):
+        if self.valid(fact, draft, rendition, reg):
             return draft
         self.fallbacks += 1
-        return super().statement(fact, rendition, rng)
-
-    def correction(self, fact: Fact, rng: random.Random) -> str:
-        lead = rng.choice(["Actually, the current policy is: ", "Final decision: ", "To correct that: "])
-        return lead + self.lower_first(self.statement(fact, "canonical", rng))
+        return super().statement(fact, rendition, rng, reg, context)
 
     @staticmethod
-    def valid(fact: Fact, text: str, rendition: str) -> bool:
+    def valid(fact: Fact, text: str, rendition: str, register: Optional[Register] = None) -> bool:
+        """The checks every rendition passes: values in an accepted form and the recovery rule;
+        voiced: no 6-word run of the statement; in a controlled document no aside and no
+        hedge; no agreement error a frame would not make."""
         from facts.values import slot_matches  # noqa: PLC0415
 
         if not text or len(text) > 600:
             return False
-        if any(slot_matches(s, text) is None for s in fact.slots):
+        if any(slot_matches(s, text) is None for s in fact.slots if s.type not in (SlotType.enum,
+                                                                                  SlotType.identifier)):
             return False
-        low = text.lower()
-        hits = sum(1 for a in fact.anchors if a.lower() in low)
-        if fact.anchors and hits < max(1, (len(fact.anchors) + 1) // 2):
+        if not recoverable(fact, text):
             return False
-        return not (rendition == "voiced" and shares_run(text, fact.statement))
+        if rendition == "voiced" and shares_run(text, fact.statement):
+            return False
+        low = f" {text.lower()} "
+        if register is not None and register.controlled and any(f" {p} " in low or f"- {p} -" in low
+                                                                 for p in ASIDES + HEDGES):
+            return False
+        return fix_agreement(text) == text
 
 
 def make_writer(pack: "DomainPack", name: str = "builtin", **kw) -> Writer:
@@ -419,5 +575,4 @@ def make_writer(pack: "DomainPack", name: str = "builtin", **kw) -> Writer:
         return BuiltinWriter(pack)
     if name == "llm":
         return LLMWriter(pack, **kw)
-    from facts.errors import FactforgeError  # noqa: PLC0415
     raise FactforgeError(f"unknown writer {name!r}; available: builtin, llm")

@@ -3,19 +3,23 @@ from __future__ import annotations
 
 import random
 
-VALUES: dict[str, float | int] = {"deposit": 50, "late_fee_per_hour": 12, "pass_discount_pct": 20, "max_bikes": 3}
+from domains.contract import DomainCode
+from domains.seedkit import merged_values
+
+VALUES: dict[str, float | int] = {"deposit": 50, "late_fee_per_hour": 12, "pass_discount_pct": 20, "max_bikes": 3,
+                                  "min_age": 16, "max_waiver": 60}
 VALUE_FACTS: dict[str, str] = {
     "deposit": "The security deposit is $50",
     "late_fee_per_hour": "The late fee is $12",
     "pass_discount_pct": "get a 20% discount",
     "max_bikes": "at most 3 bikes",
+    "min_age": "at least 16",
+    "max_waiver": "a late fee above $60",
 }
 
 
 def _v(values: dict | None) -> dict:
-    out = dict(VALUES)
-    out.update(values or {})
-    return out
+    return merged_values(VALUES, values, "_mock")
 
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
@@ -53,4 +57,43 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             problems.append(f"rental {r['id']}: deposit {r['deposit']} != {v['deposit']}")
         if r["bikes"] > v["max_bikes"]:
             problems.append(f"rental {r['id']}: more than {v['max_bikes']} bikes")
+        if c["age"] < v["min_age"]:
+            problems.append(f"rental {r['id']}: customer younger than {v['min_age']}")
+        waived = r.get("waived", 0)
+        if waived > r["late_fee"] + 0.005:
+            problems.append(f"rental {r['id']}: waived {waived}, more than the late fee")
+        if waived > v["max_waiver"] and r.get("waiver_approved_by") not in pack.brand.managers:
+            problems.append(f"rental {r['id']}: waiver of {waived} above {v['max_waiver']} without a manager")
+    for h in db.get("handoffs", {}).values():
+        if h["customer_id"] not in db["customers"]:
+            problems.append(f"handoff {h['id']}: unknown customer {h['customer_id']}")
     return problems
+
+
+class Mock(DomainCode):
+    """The test domain's code: seed, check, a tiny API (api.py) and tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("the _mock seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return _v(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, _v(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Mock()

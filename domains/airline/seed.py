@@ -13,10 +13,15 @@ import datetime as dt
 import random
 from typing import Any
 
+from domains.contract import DomainCode, TestQuota
 from domains.seedkit import add_business_days as _add_business_days
 from domains.seedkit import add_months as _add_months
+from domains.seedkit import age_on as _age_on
 from domains.seedkit import business_days_between as _business_days_between
-
+from domains.seedkit import customer_names
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import money as _m
+from domains.seedkit import parse_ts as _parse
 from facts.errors import FactforgeError
 
 VALUES: dict[str, float | int] = {
@@ -81,6 +86,10 @@ VALUES: dict[str, float | int] = {
     "comp_premier_extra": 50,
     "goodwill_max": 50,
     "manager_approval_above": 400,
+    "overweight_fee": 100,
+    "meal_voucher": 20,
+    "meal_delay_hours": 4,
+    "hotel_max": 180,
 }
 
 VALUE_FACTS: dict[str, str] = {
@@ -145,6 +154,10 @@ VALUE_FACTS: dict[str, str] = {
     "comp_premier_extra": "extra $50 per passenger",
     "goodwill_max": "may not exceed $50 per reservation",
     "manager_approval_above": "Compensation above $400",
+    "overweight_fee": "costs an extra $100",
+    "meal_voucher": "meal voucher of $20",
+    "meal_delay_hours": "delayed 4 hours",
+    "hotel_max": "up to $180",
 }
 
 CABINS = ("lite", "main", "premier")           # internal keys, lowest to highest
@@ -192,29 +205,12 @@ _AIRCRAFT = ["A220-300", "A321neo", "737-800", "737 MAX 8", "E175"]
 
 def merged_values(values: dict | None) -> dict[str, float | int]:
     """VALUES with `values` overriding; unknown keys are a user error."""
-    out = dict(VALUES)
-    for k, v in (values or {}).items():
-        if k not in VALUES:
-            raise FactforgeError(f"unknown airline policy value {k!r}; known: {', '.join(sorted(VALUES))}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise FactforgeError(f"airline policy value {k!r} must be a number, not {v!r}")
-        out[k] = v
-    order = [("tier_miles_voyager", "tier_miles_navigator"), ("tier_miles_navigator", "tier_miles_pinnacle"),
-             ("minor_age", "companion_age")]
-    for a, b in order:
-        if not out[a] < out[b]:
-            raise FactforgeError(f"airline policy values: {a} ({out[a]}) must be below {b} ({out[b]})")
-    for k in ("max_passengers", "max_flights_per_direction", "max_credit_cards", "max_bags_per_passenger",
-              "card_refund_max_business_days", "gift_card_refund_hours", "risk_free_hours"):
-        if out[k] < 1:
-            raise FactforgeError(f"airline policy value {k} must be at least 1, not {out[k]}")
-    return out
-
-
-def _m(x: float) -> float | int:
-    """Money rounded to cents; whole amounts stay ints (stable JSON)."""
-    r = round(float(x) + 0.0, 2)
-    return int(r) if r.is_integer() else r
+    return _merged(VALUES, values, "airline",
+                   increasing=[("tier_miles_voyager", "tier_miles_navigator"),
+                               ("tier_miles_navigator", "tier_miles_pinnacle"), ("minor_age", "companion_age")],
+                   at_least_one=["max_passengers", "max_flights_per_direction", "max_credit_cards",
+                                 "max_bags_per_passenger", "card_refund_max_business_days",
+                                 "gift_card_refund_hours", "risk_free_hours"])
 
 
 def _names(pack) -> tuple[dict[str, str], dict[str, str], dict[str, str], dict[str, str]]:
@@ -252,10 +248,6 @@ def compensation_per_passenger(v: dict, tier: str, cabin: str, kind: str) -> flo
     return base + (v["comp_premier_extra"] if cabin == "premier" else 0)
 
 
-def _parse(ts: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(ts)
-
-
 def departure_at(flight: dict, date: str) -> dt.datetime:
     off = AIRPORTS[flight["origin"]][3]
     hh, mm = map(int, flight["departure_local"].split(":"))
@@ -265,11 +257,6 @@ def departure_at(flight: dict, date: str) -> dt.datetime:
 
 def arrival_at(flight: dict, date: str) -> dt.datetime:
     return departure_at(flight, date) + dt.timedelta(minutes=flight["duration_minutes"])
-
-
-def _age_on(dob: str, day: dt.date) -> int:
-    b = dt.date.fromisoformat(dob)
-    return day.year - b.year - ((day.month, day.day) < (b.month, b.day))
 
 
 def refund_due(v: dict, res: dict, tier: str, cabin: str, first_departure: dt.datetime) -> tuple[float, str]:
@@ -439,17 +426,8 @@ class _Gen:
         base = list(self.pack.brand.customers)
         if not base:
             raise FactforgeError("airline pack needs [brand] customers", self.pack.path / "domain.toml")
-        firsts = [x.split()[0] for x in base]
         lasts = [x.split()[-1] for x in base]
-        combos = [f"{a} {b}" for a in firsts for b in lasts]
-        rng.shuffle(combos)
-        names, seen = [], set()
-        for nm in base + combos:
-            if len(names) >= n:
-                break
-            if nm not in seen:
-                seen.add(nm)
-                names.append(nm)
+        names = customer_names(base, n, rng)
         for i, nm in enumerate(names):
             uid = self.new_id("user", "LU", 6)
             first, last = nm.split()[0], nm.split()[-1]
@@ -652,11 +630,14 @@ class _Gen:
                 legs[i] = dict(old, date=nxt, rebooked_from=old["date"])
                 res["changes"].append({"type": "rebooking", "at": self.ts(when), "old_flights": [old],
                                        "new_flights": [legs[i]], "change_fee": 0, "fare_difference": 0})
-                if inst[i]["cause"] not in _NO_COMP_CAUSES:
+                if inst[i]["cause"] not in _NO_COMP_CAUSES and not self.needs_manager(res, tier, cabin, "cancellation"):
                     self.compensate(res, user, tier, cabin, fn, old["date"], "cancellation", when)
             else:
                 self.cancel(res, user, tier, cabin, "flight_cancelled_by_airline", when)
-                if inst[i]["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.7:
+                # Not every customer has claimed compensation yet (the rest may still call in); claims
+                # above the approval limit wait for the duty manager.
+                if (inst[i]["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.4
+                        and not self.needs_manager(res, tier, cabin, "cancellation")):
                     self.compensate(res, user, tier, cabin, fn, legs[i]["date"], "cancellation", when)
             self.finish(res)
             return
@@ -684,7 +665,8 @@ class _Gen:
             for f in res["flights"]:
                 x = self.flights[f["flight_number"]]["dates"][f["date"]]
                 if (x["status"] == "landed" and x["delay_minutes"] >= v["delay_threshold_hours"] * 60
-                        and x["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.85):
+                        and x["cause"] not in _NO_COMP_CAUSES and rng.random() < 0.45
+                        and not self.needs_manager(res, tier, cabin, "delay")):
                     arr = arrival_at(self.flights[f["flight_number"]], f["date"]) + dt.timedelta(minutes=x["delay_minutes"])
                     when = min(arr + dt.timedelta(minutes=rng.randint(30, 2000)), self.now - dt.timedelta(minutes=5))
                     self.compensate(res, user, tier, cabin, f["flight_number"], f["date"], "delay", when)
@@ -693,6 +675,11 @@ class _Gen:
             if not comp and rng.random() < 0.02 and _parse(res["created_at"]) < self.now - dt.timedelta(days=1):
                 self.goodwill(res, user)
         self.finish(res)
+
+    def needs_manager(self, res: dict, tier: str, cabin: str, kind: str) -> bool:
+        """Whether compensating one disruption of `res` goes above the duty manager's limit."""
+        amount = compensation_per_passenger(self.v, tier, cabin, kind) * len(res["passengers"])
+        return amount > self.v["manager_approval_above"]
 
     def finish(self, res: dict) -> None:
         if res["cancellation"] is not None:
@@ -940,7 +927,36 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
     for rid, r in sorted(reservations.items()):
         _check_reservation(v, pack.info.now, cab_key, tier_key, flights, users, rid, r, P)
     _check_gift_cards_and_certificates(v, users, reservations, flights, cab_key, tier_key, P)
+    _check_vouchers_and_handoffs(v, db, P)
     return problems
+
+
+def _check_vouchers_and_handoffs(v, db, P) -> None:
+    flights, users, reservations = db.get("flights", {}), db.get("users", {}), db.get("reservations", {})
+    for vid, x in sorted(db.get("vouchers", {}).items()):
+        r = reservations.get(x["reservation_id"])
+        inst = flights.get(x["flight_number"], {}).get("dates", {}).get(x["date"])
+        if r is None or inst is None or not any(f["flight_number"] == x["flight_number"] and f["date"] == x["date"]
+                                                for f in r["flights"] + [o for c in r["changes"]
+                                                                         for o in c.get("old_flights", [])]):
+            P(f"voucher {vid}: not for a flight of reservation {x['reservation_id']}")
+            continue
+        npax = len(r["passengers"])
+        if x["kind"] == "meal":
+            if inst["delay_minutes"] < v["meal_delay_hours"] * 60:
+                P(f"voucher {vid}: meal voucher for a delay of {inst['delay_minutes']} minutes")
+            if abs(x["amount"] - v["meal_voucher"] * npax) > 0.005:
+                P(f"voucher {vid}: meal voucher of {x['amount']} != {_m(v['meal_voucher'] * npax)}")
+        else:
+            if inst["status"] != "cancelled":
+                P(f"voucher {vid}: hotel voucher for a flight that was not cancelled")
+            if x["amount"] > v["hotel_max"] + 0.005:
+                P(f"voucher {vid}: hotel voucher of {x['amount']} above {v['hotel_max']}")
+    for hid, h in sorted(db.get("handoffs", {}).items()):
+        if h["user_id"] not in users:
+            P(f"handoff {hid}: unknown user {h['user_id']}")
+        elif h["reservation_id"] and reservations.get(h["reservation_id"], {}).get("user_id") != h["user_id"]:
+            P(f"handoff {hid}: reservation {h['reservation_id']} is not the user's")
 
 
 def _check_reservation(v, now, cab_key, tier_key, flights, users, rid, r, P) -> None:
@@ -1128,10 +1144,17 @@ def _check_changes(v, flights, rid, r, tier, cabin, free, each, bags0, P) -> Non
             bags += c["bags_added"]
             if abs(c["fee"] - fee) > 0.005:
                 P(f"reservation {rid}: added-bag fee {c['fee']} != {fee}")
-            want["add_bags"] = _m(want.get("add_bags", 0) + c["fee"])
+            heavy = c.get("overweight_bags", 0) * (0 if cabin == "premier" else v["overweight_fee"])
+            if abs(c.get("overweight_fee", 0) - heavy) > 0.005:
+                P(f"reservation {rid}: overweight fee {c.get('overweight_fee', 0)} != {_m(heavy)}")
+            want["add_bags"] = _m(want.get("add_bags", 0) + c["fee"] + c.get("overweight_fee", 0))
         elif c["type"] == "name_correction":
             if c["characters_changed"] > v["name_correction_max_chars"] or c["fee"] != 0:
                 P(f"reservation {rid}: name correction of {c['characters_changed']} characters (fee {c['fee']})")
+        elif c["type"] == "add_passenger":
+            P(f"reservation {rid}: a passenger was added after booking")
+        elif c["type"] == "add_insurance":
+            P(f"reservation {rid}: TripGuard was added after booking")
         else:
             P(f"reservation {rid}: unknown change type {c['type']}")
     for k in sorted(set(want) | set(pays)):
@@ -1164,6 +1187,8 @@ def _check_cancellation(v, flights, u, rid, r, tier, cabin, first_dep, P) -> Non
     if sorted(expected) != sorted(got):
         P(f"reservation {rid}: refund routing {got} != {expected}")
     for p in refunds:
+        if p["status"] == "pending" and p.get("posted_on", p.get("posted_at")) is None:
+            continue  # with the card processor or the gift card ledger, not posted yet
         if p["method_type"] == "credit_card":
             n = _business_days_between(at.date(), dt.date.fromisoformat(p["posted_on"]))
             if n > v["card_refund_max_business_days"]:
@@ -1242,3 +1267,34 @@ def _check_gift_cards_and_certificates(v, users, reservations, flights, cab_key,
                     P(f"user {uid}: used certificate {mid} has {len(uses)} charges")
                 elif _parse(reservations[pm["used_on"]]["created_at"]) <= issued:
                     P(f"user {uid}: certificate {mid} used before it was issued")
+
+
+# ---------------------------------------------------------------- contract
+
+class Airline(DomainCode):
+    """The airline pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    scales_prices = True
+    test_quota = TestQuota(min_tests=60, min_trap_share=0.4, full_value_coverage=True)
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        return generate(pack, seed, values, price_scale)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Airline()

@@ -20,12 +20,19 @@ overriding (a variant that changes one of those cells passes the new value in).
 """
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import importlib.util
 import random
 from collections import defaultdict
 from pathlib import Path
+
+from domains.contract import DomainCode, TestQuota
+from domains.seedkit import add_business_days as _add_bd
+from domains.seedkit import add_months as _add_months
+from domains.seedkit import age_on as _age
+from domains.seedkit import is_business_day as _is_bd
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import month_end as _month_end
 
 _HERE = Path(__file__).resolve().parent
 
@@ -83,6 +90,13 @@ PROSE_VALUES: dict[str, float | int] = {
     "card_min_payment": 35,
     "card_min_payment_percent": 1,
     "wire_callback_threshold": 10000,
+    "fee_refund_without_manager": 50,
+    "fee_refunds_per_year": 2,
+    "dispute_small_amount": 10,
+    "limit_change_months": 6,
+    "max_authorized_users": 5,
+    "authorized_user_min_age": 13,
+    "private_client_user_fee": 75,
 }
 VALUES: dict[str, float | int] = {**{k: CATALOG[f][p][a] for k, (f, p, a) in VALUE_CELLS.items()}, **PROSE_VALUES}
 
@@ -108,6 +122,13 @@ VALUE_FACTS: dict[str, str] = {
     "card_min_payment": "the greater of $35",
     "card_min_payment_percent": "1% of the statement balance",
     "wire_callback_threshold": "An outgoing wire above $10,000 requires a callback",
+    "fee_refund_without_manager": "refund a single fee of up to $50",
+    "fee_refunds_per_year": "refund at most 2 fees",
+    "dispute_small_amount": "less than $10",
+    "limit_change_months": "open for 6 months",
+    "max_authorized_users": "at most 5 authorized users",
+    "authorized_user_min_age": "at least 13 years old",
+    "private_client_user_fee": "costs $75 per year",
 }
 _CELL_KEYS = {cell: k for k, cell in VALUE_CELLS.items()}
 
@@ -148,6 +169,10 @@ HOLIDAYS = frozenset(dt.date.fromisoformat(s) for s in (
 
 # ------------------------------------------------------------------------------- helpers
 
+def merged_values(values: dict | None) -> dict[str, float | int]:
+    return _merged(VALUES, values, "banking")
+
+
 class _Cat:
     """Catalog lookup where the cells listed in VALUE_CELLS take their value from `V`."""
 
@@ -168,36 +193,17 @@ def _m(x: float) -> float:
 
 
 def is_business_day(d: dt.date) -> bool:
-    return d.weekday() < 5 and d not in HOLIDAYS
+    return _is_bd(d, HOLIDAYS)
 
 
 def add_business_days(d: dt.date, n: int) -> dt.date:
-    while n > 0:
-        d += dt.timedelta(days=1)
-        if is_business_day(d):
-            n -= 1
-    return d
+    return _add_bd(d, n, HOLIDAYS)
 
 
 def _next_business_day(d: dt.date) -> dt.date:
     while not is_business_day(d):
         d += dt.timedelta(days=1)
     return d
-
-
-def _month_end(d: dt.date) -> dt.date:
-    return dt.date(d.year, d.month, calendar.monthrange(d.year, d.month)[1])
-
-
-def _add_months(d: dt.date, n: int) -> dt.date:
-    y, m = divmod(d.month - 1 + n, 12)
-    y += d.year
-    m += 1
-    return dt.date(y, m, min(d.day, calendar.monthrange(y, m)[1]))
-
-
-def _age(dob: dt.date, on: dt.date) -> int:
-    return on.year - dob.year - ((on.month, on.day) < (dob.month, dob.day))
 
 
 def _days(a: dt.date, b: dt.date):
@@ -401,7 +407,7 @@ def _paid_by_due(out: list[dict], stmt: dict) -> float:
 # ------------------------------------------------------------------------------ generate
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     cat = _Cat(V)
     rng = random.Random(f"{pack.name}:{seed}")
     pre = pack.brand.id_prefixes
@@ -905,7 +911,7 @@ def _make_disputes(rng, accounts, base, cat, today, item, nid) -> dict:
 # --------------------------------------------------------------------------------- check
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     cat = _Cat(V)
     today = pack.info.now.date()
     db, P = _canonical(db)
@@ -994,6 +1000,7 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
     P += _check_transfers(db, cat, V)
     P += _check_disputes(db, cat, today)
     P += _check_replacements(db, cat, today)
+    P += _check_agent_records(db, cat, V, today, pack.brand.managers)
     active: dict[str, int] = defaultdict(int)
     for c in cards.values():
         if c["status"] == "active":
@@ -1082,6 +1089,8 @@ def _check_transfers(db: dict, cat, V: dict) -> list[str]:
             P.append(f"transfer {tid}: fee {t['fee']} != catalog fee {fee}")
         if t["amount"] > cat("transfer", ty, "per_tx"):
             P.append(f"transfer {tid}: amount exceeds the per-transfer maximum")
+        if t["status"] != "completed":
+            continue
         daily[(t["customer_id"], ty, t["date"])] += t["amount"]
         monthly[(t["customer_id"], ty, t["date"][:7])] += t["amount"]
         lim = cat("transfer", ty, "premier_daily" if premier else "daily")
@@ -1094,6 +1103,8 @@ def _check_transfers(db: dict, cat, V: dict) -> list[str]:
             P.append(f"transfer {tid}: account too new for {ty}")
         if "wire" in ty and t["amount"] > V["wire_callback_threshold"] and not t["callback_verified"]:
             P.append(f"transfer {tid}: wire above the callback threshold released without a callback")
+        if t["status"] != "completed":
+            continue  # held (for example for a callback): nothing has moved
         deb = txns.get(t["debit_txn_id"])
         if deb is None or abs(deb["amount"] + t["amount"]) > 0.005 or deb["date"] != t["date"]:
             P.append(f"transfer {tid}: debit transaction does not match the transfer")
@@ -1187,4 +1198,119 @@ def _check_replacements(db: dict, cat, today: dt.date) -> list[str]:
             P.append(f"replacement {rid}: a {r['reason']} card must be blocked")
         if new["activated_on"] and _d(new["activated_on"]) > _d(new["issued_on"]) + dt.timedelta(days=90):
             P.append(f"replacement {rid}: new card activated more than 90 days after issue")
+    return P
+
+
+# ------------------------------------------------------------------------------ contract
+
+class Banking(DomainCode):
+    """The banking pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    test_quota = TestQuota(min_tests=150, min_trap_share=0.4)
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("the banking seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG as API  # noqa: PLC0415
+        return API.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Banking()
+
+
+def _check_agent_records(db: dict, cat, V: dict, today: dt.date, managers: list[str]) -> list[str]:
+    """Records staff create: opening deposits, fee refunds, duplicate disputes, loan
+    applications, credit limit requests, authorized users, stop payments, hand-offs."""
+    P: list[str] = []
+    accts, txns, cust = db["accounts"], db["transactions"], db["customers"]
+    by_acct: dict[str, list] = defaultdict(list)
+    for t in txns.values():
+        by_acct[t["account_id"]].append(t)
+    for aid, a in accts.items():
+        if a["family"] in ("checking", "savings") and _d(a["opened_on"]) >= WINDOW_START:
+            first = min(by_acct[aid], key=lambda t: t["seq"], default=None)
+            need = cat(a["family"], a["product"], "opening_deposit")
+            if first is None or first["kind"] != "deposit" or first["amount"] + 0.005 < need:
+                P.append(f"account {aid}: opening deposit below the {a['product']} minimum of {need}")
+    courtesy: dict[str, list[dt.date]] = defaultdict(list)
+    for t in sorted(txns.values(), key=lambda t: (t["date"], t["id"])):
+        if t["kind"] != "fee_refund":
+            continue
+        fee = txns.get(t.get("refund_of", ""))
+        if fee is None or fee["account_id"] != t["account_id"] or abs(t["amount"]) > abs(fee["amount"]) + 0.005:
+            P.append(f"transaction {t['id']}: fee refund does not match a fee on the account")
+            continue
+        if t.get("reason") == "courtesy":
+            day = _d(t["date"])
+            if abs(t["amount"]) > V["fee_refund_without_manager"] and t.get("approved_by") not in managers:
+                P.append(f"transaction {t['id']}: fee refund of {abs(t['amount'])} without a branch manager")
+            prior = [d for d in courtesy[t["account_id"]] if (day - d).days < 365]
+            if len(prior) >= V["fee_refunds_per_year"]:
+                P.append(f"transaction {t['id']}: more than {V['fee_refunds_per_year']} fee refunds in 12 months")
+            courtesy[t["account_id"]].append(day)
+    seen: set[str] = set()
+    for did, d in sorted(db["disputes"].items()):
+        if d["transaction_id"] in seen:
+            P.append(f"dispute {did}: transaction {d['transaction_id']} disputed more than once")
+        seen.add(d["transaction_id"])
+        if d["provisional_credit_on"] == d["reported_on"] == d["resolved_on"] and d["amount"] >= V["dispute_small_amount"]:
+            P.append(f"dispute {did}: credited without investigation although {d['amount']} is not small")
+    for lid, ap in sorted(db.get("loan_applications", {}).items()):
+        fam, prod = ap["family"], ap["product"]
+        row = lambda k: cat(fam, prod, k)  # noqa: E731
+        score = cust[ap["customer_id"]]["credit_score"]
+        lo = row("min_amount") if fam != "home_loan" else 0
+        if not lo <= ap["amount"] <= row("max_amount"):
+            P.append(f"loan application {lid}: amount {ap['amount']} outside the {prod} range")
+        if fam == "personal_loan" and not row("min_term") <= ap["term_months"] <= row("max_term"):
+            P.append(f"loan application {lid}: term {ap['term_months']} outside the {prod} range")
+        if fam == "auto_loan" and ap["term_months"] > row("max_term"):
+            P.append(f"loan application {lid}: term {ap['term_months']} above the {prod} maximum")
+        if fam == "home_loan" and ap["term_months"] != row("term"):
+            P.append(f"loan application {lid}: term {ap['term_months']} is not the {prod} term")
+        if score < row("min_score"):
+            P.append(f"loan application {lid}: credit score {score} below the {prod} minimum")
+        apr_lo = row("apr_min") if fam != "home_loan" else row("apr")
+        if ap["apr"] < apr_lo - 1e-9 or (fam == "personal_loan" and ap["apr"] > row("apr_max") + 1e-9):
+            P.append(f"loan application {lid}: APR {ap['apr']} outside the {prod} range")
+        fee = row("doc_fee") if fam == "auto_loan" else _m(ap["amount"] * row("origination") / 100)
+        if abs(ap["fee"] - fee) > 0.005:
+            P.append(f"loan application {lid}: fee {ap['fee']} != {fee}")
+    for rid, r in sorted(db.get("limit_requests", {}).items()):
+        a = accts[r["account_id"]]
+        if _add_months(_d(a["opened_on"]), V["limit_change_months"]) > _d(r["requested_on"]) and r["new_limit"] > r["old_limit"]:
+            P.append(f"limit request {rid}: increase requested before {V['limit_change_months']} months")
+    for aid, a in accts.items():
+        users = a.get("authorized_users", [])
+        if len(users) > V["max_authorized_users"]:
+            P.append(f"account {aid}: {len(users)} authorized users")
+        for u in users:
+            if _age(_d(u["date_of_birth"]), _d(u["added_on"])) < V["authorized_user_min_age"]:
+                P.append(f"account {aid}: authorized user {u['name']} younger than {V['authorized_user_min_age']}")
+            want = V["private_client_user_fee"] if a["product"] == "Private Client Reserve Card" else 0
+            if abs(u["annual_fee"] - want) > 0.005:
+                P.append(f"account {aid}: authorized user fee {u['annual_fee']} != {want}")
+    for sid, sp in sorted(db.get("stop_payments", {}).items()):
+        a = accts[sp["account_id"]]
+        want = cat(a["family"], a["product"], "stop_fee") if a["family"] == "checking" else None
+        if want is None or abs(sp["fee"] - want) > 0.005:
+            P.append(f"stop payment {sid}: fee {sp['fee']} != {want}")
+    for hid, h in sorted(db.get("handoffs", {}).items()):
+        if h["customer_id"] not in cust:
+            P.append(f"handoff {hid}: unknown customer {h['customer_id']}")
     return P

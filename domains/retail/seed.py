@@ -10,12 +10,14 @@ import datetime as dt
 import math
 import random
 import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import Decimal
 from typing import Any
 
-from domains.seedkit import add_business_days, business_days_between
+from domains.contract import DomainCode, TestQuota
+from domains.seedkit import add_business_days, business_days_between, cents, customer_names
 from domains.seedkit import add_months as _add_months
-
+from domains.seedkit import merged_values as _merged
+from domains.seedkit import parse_ts as _parse
 from facts.errors import FactforgeError
 
 CATEGORIES = ("furniture", "grills", "camping", "kitchen", "bedding", "lighting", "garden", "decor")
@@ -119,6 +121,9 @@ VALUE_FACTS: dict[str, str] = {
 }
 
 TIERS = ("sprout", "grove", "canopy")
+CONTIGUOUS_STATES = frozenset(
+    "AL AZ AR CA CO CT DE DC FL GA ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA "
+    "RI SC SD TN TX UT VT VA WA WV WI WY".split())
 _TIER_PRODUCT = {"sprout": ("base tier", "Sprout"), "grove": ("middle tier", "Grove"), "canopy": ("top tier", "Canopy")}
 CANCEL_REASONS = ("no longer needed", "ordered by mistake", "found a better price", "delivery is too slow")
 ORDER_STATUSES = ("pending", "processed", "shipped", "delivered", "cancelled")
@@ -172,40 +177,21 @@ _RETURN_REASONS = ("no longer needed", "did not fit the space", "not as pictured
 # ---------------------------------------------------------------- shared helpers
 
 def merged_values(values: dict | None) -> dict[str, float | int]:
-    out = dict(VALUES)
-    for k, v in (values or {}).items():
-        if k not in VALUES:
-            raise FactforgeError(f"unknown retail policy value {k!r}; known: {', '.join(sorted(VALUES))}")
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            raise FactforgeError(f"retail policy value {k!r} must be a number, not {v!r}")
-        out[k] = v
-    for a, b in (("standard_delivery_min_business_days", "standard_delivery_max_business_days"),
-                 ("express_delivery_min_business_days", "express_delivery_max_business_days"),
-                 ("card_refund_min_business_days", "card_refund_max_business_days"),
-                 ("tier_spend_grove", "tier_spend_canopy")):
-        if out[a] > out[b] or (a.startswith("tier") and out[a] == out[b]):
-            raise FactforgeError(f"retail policy values: {a} ({out[a]}) must not exceed {b} ({out[b]})")
-    for k in ("max_payment_methods", "max_card_or_paypal", "pending_hours", "gift_card_refund_hours",
-              "row_credit_refund_hours", "standard_delivery_min_business_days", "express_delivery_min_business_days",
-              "card_refund_min_business_days", "paypal_refund_business_days"):
-        if out[k] < 1:
-            raise FactforgeError(f"retail policy value {k} must be at least 1, not {out[k]}")
-    return out
-
-
-def cents(x: float | Decimal) -> float:
-    """Round half up to cents (the policy's 'nearest cent')."""
-    return float(Decimal(str(x)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP))
+    return _merged(VALUES, values, "retail",
+                   increasing=[("tier_spend_grove", "tier_spend_canopy")],
+                   not_above=[("standard_delivery_min_business_days", "standard_delivery_max_business_days"),
+                              ("express_delivery_min_business_days", "express_delivery_max_business_days"),
+                              ("card_refund_min_business_days", "card_refund_max_business_days")],
+                   at_least_one=["max_payment_methods", "max_card_or_paypal", "pending_hours",
+                                 "gift_card_refund_hours", "row_credit_refund_hours",
+                                 "standard_delivery_min_business_days", "express_delivery_min_business_days",
+                                 "card_refund_min_business_days", "paypal_refund_business_days"])
 
 
 def _tiers(pack) -> tuple[dict[str, str], dict[str, str]]:
     prod = pack.brand.products
     t = {k: prod.get(g, d) for k, (g, d) in _TIER_PRODUCT.items()}
     return t, {v: k for k, v in t.items()}
-
-
-def _parse(ts: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(ts)
 
 
 def tier_for_spend(v: dict, spend: float) -> str:
@@ -350,16 +336,7 @@ class _Gen:
         base = list(self.pack.brand.customers)
         if not base:
             raise FactforgeError("retail pack needs [brand] customers", self.pack.path / "domain.toml")
-        firsts = [x.split()[0] for x in base]
-        lasts = [x.split()[-1] for x in base]
-        combos = [f"{a} {b}" for a in firsts for b in lasts]
-        rng.shuffle(combos)
-        names: list[str] = []
-        for nm in base + combos:
-            if len(names) >= n:
-                break
-            if nm not in names:
-                names.append(nm)
+        names = customer_names(base, n, rng)
         for nm in names:
             cid = self.new_id("customer", "CU", 6)
             tier = rng.choices(TIERS, weights=[55, 30, 15])[0]
@@ -856,6 +833,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             if oid not in orders or orders[oid]["customer_id"] != cid:
                 P(f"customer {cid}: order {oid} missing or owned by someone else")
         _check_wallet(v, c, tier, orders, P)
+    for hid, h in sorted(db.get("handoffs", {}).items()):
+        if h["customer_id"] not in customers:
+            P(f"handoff {hid}: unknown customer {h['customer_id']}")
     for oid, o in sorted(orders.items()):
         c = customers.get(o["customer_id"])
         if c is None:
@@ -1009,8 +989,8 @@ def _check_payments(v, c, o, P) -> None:
     if abs(booked - cents(first_total)) > 0.005:
         P(f"order {oid}: order charges {booked} != original total {cents(first_total)}")
     for p in o["payment_history"]:
-        if p["kind"] != "refund":
-            continue
+        if p["kind"] != "refund" or p["posted_at"] is None:
+            continue  # a charge, or a refund still pending with the processor
         at, posted = _parse(p["at"]), _parse(p["posted_at"])
         t = p["method_type"]
         if t == "card" and not v["card_refund_min_business_days"] <= business_days_between(at.date(), posted.date()) <= v["card_refund_max_business_days"]:
@@ -1052,6 +1032,10 @@ def _check_modifications(v, tier, o, variants, P) -> None:
         if m["type"] == "address_change":
             if shipped and at >= shipped:
                 P(f"order {oid}: address changed after shipping")
+            a = m["new_address"]
+            if a["state"] not in CONTIGUOUS_STATES or "po box" in f"{a['line1']} {a['line2']}".lower().replace(".", ""):
+                P(f"order {oid}: new address {a['line1']}, {a['state']} is not a street address in the 48 "
+                  "contiguous states")
             continue
         if at >= processed:
             P(f"order {oid}: {m['type']} on an order that was no longer pending")
@@ -1179,3 +1163,34 @@ def _check_price_adjustments(v, tier, c, o, variants, P) -> None:
         sc = c["payment_methods"].get(a["store_credit_id"])
         if sc is None or sc["type"] != "store_credit" or abs(sc["amount"] - a["amount"]) > 0.005:
             P(f"order {oid}: price adjustment not paid as Row Credit of {a['amount']}")
+
+
+# ---------------------------------------------------------------- contract
+
+class Retail(DomainCode):
+    """The retail pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    scales_prices = True
+    test_quota = TestQuota(min_tests=60, min_trap_share=0.4, full_value_coverage=True)
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        return generate(pack, seed, values, price_scale)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Retail()

@@ -14,6 +14,9 @@ import datetime as dt
 import random
 from collections import defaultdict
 
+from domains.contract import DomainCode, TestQuota
+from domains.seedkit import merged_values as _merged
+
 PLANS = ["starter", "standard", "plus", "premium", "top"]
 REGIONS = {
     "canada_mexico": "Canada and Mexico",
@@ -64,6 +67,12 @@ VALUES: dict[str, float | int] = {
     "protection_fee": 11,
     "escalate_attempts": 3,
     "escalate_attempts_slow_data": 2,
+    "max_plan_changes": 2,
+    "parental_controls_age": 13,
+    "sim_replacement_fee": 10,
+    "arrangement_max_installments": 2,
+    "arrangement_max_balance": 300,
+    "arrangement_days": 30,
 }
 
 VALUE_FACTS: dict[str, str] = {
@@ -135,6 +144,12 @@ VALUE_FACTS: dict[str, str] = {
     "protection_fee": "ShellGuard costs $11 per device",
     "escalate_attempts": "after 3 failed troubleshooting attempts",
     "escalate_attempts_slow_data": "after 2 failed attempts",
+    "max_plan_changes": "change plans at most 2 times",
+    "parental_controls_age": "under 13 years old",
+    "sim_replacement_fee": "A replacement physical SIM costs $10",
+    "arrangement_max_installments": "at most 2 installments",
+    "arrangement_max_balance": "balances of up to $300",
+    "arrangement_days": "within 30 days of setting it up",
 }
 
 DEVICE_MODELS = [("Nimbus 8", 699), ("Nimbus 8 Pro", 999), ("Pebble A5", 299), ("Orion X2", 849),
@@ -144,6 +159,10 @@ FAMILY_FIRST_NAMES = ["Alex", "Sam", "Jordan", "Riley", "Casey", "Morgan"]
 PROFILES = ["good", "good", "good", "good", "good", "good", "good", "good", "late_once", "late_once",
             "late_once", "overdue", "overdue", "restored", "restored", "suspended", "suspended",
             "cancelled", "good", "good"]
+
+
+def merged_values(values: dict | None) -> dict[str, float | int]:
+    return _merged(VALUES, values, "telecom")
 
 
 # ---------------------------------------------------------------------------------- dates
@@ -229,6 +248,27 @@ def _first_bill_after(day: dt.date, bills: list[dict]) -> dict | None:
     return None
 
 
+def plan_on(cust: dict, day: dt.date) -> str:
+    """The plan in force on `day`: the account's plan, or the plan it had before a change
+    that took effect after `day` (pending changes, effective in the future, do not count)."""
+    plan = cust["plan"]
+    for ch in sorted(cust.get("plan_changes", []), key=lambda c: c["effective_on"], reverse=True):
+        if ch["status"] == "applied" and _d(ch["effective_on"]) > day:
+            plan = ch["from_plan"]
+    return plan
+
+
+def prorated_upgrade(V: dict, cust: dict, n_lines: int, new_plan: str, today: dt.date) -> float:
+    """The price difference of an upgrade for the rest of the current cycle, prorated by day."""
+    start = _cycle_start(today, cust["cycle_day"])
+    end = _next_cycle(start, cust["cycle_day"])
+    old = plan_on(cust, today)
+
+    def monthly(plan):
+        return V[f"plan_price_{plan}"] + V[f"extra_line_price_{plan}"] * (n_lines - 1)
+    return _money((monthly(new_plan) - monthly(old)) * (end - today).days / (end - start).days)
+
+
 def _pass_charges(passes: list[dict], lines_by_id: dict, customers: dict, V: dict) -> dict[str, float]:
     """Charge of every roaming pass: the plan's included passes in a cycle are free (first
     by date, then id), later ones cost the region's day pass price."""
@@ -241,7 +281,7 @@ def _pass_charges(passes: list[dict], lines_by_id: dict, customers: dict, V: dic
         cust = customers[line["customer_id"]]
         cyc = _cycle_start(_d(p["date"]), cust["cycle_day"])
         key = (p["line_id"], cyc)
-        if used[key] < V[f"included_passes_{cust['plan']}"]:
+        if used[key] < V[f"included_passes_{plan_on(cust, _d(p['date']))}"]:
             out[p["id"]] = 0.0
         else:
             out[p["id"]] = float(V[f"roaming_pass_{p['region']}"])
@@ -254,7 +294,6 @@ def _expected_bills(cust: dict, lines: list[dict], devices: list[dict], bills: l
     """Expected items, total and status of every bill of one account, in bill order."""
     bills = sorted(bills, key=lambda b: b["bill_date"])
     tl = _timeline(bills, V, today)
-    plan = cust["plan"]
     order = sorted(lines, key=lambda ln: (ln["activated_on"], ln["id"]))
     extra: dict[str, list] = defaultdict(list)
     for b in bills:  # late fees: on the first bill issued after the grace period ends
@@ -283,6 +322,7 @@ def _expected_bills(cust: dict, lines: list[dict], devices: list[dict], bills: l
     out: dict[str, dict] = {}
     for b in bills:
         bd = _d(b["bill_date"])
+        plan = plan_on(cust, bd)
         billed = [ln for ln in order if _d(ln["activated_on"]) <= bd]
         items = []
         for i, ln in enumerate(billed):
@@ -334,7 +374,7 @@ def _expected_bills(cust: dict, lines: list[dict], devices: list[dict], bills: l
 # ---------------------------------------------------------------------------- generate
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     rng = random.Random(f"{pack.name}:{seed}")
     pre = pack.brand.id_prefixes
     prod = pack.brand.products
@@ -623,7 +663,7 @@ def _group(customers, lines, devices, bills, topups, passes) -> dict:
 # ------------------------------------------------------------------------------- check
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
-    V = {**VALUES, **(values or {})}
+    V = merged_values(values)
     today = _today(pack)
     problems: list[str] = []
     cust, lines, devices, bills = db["customers"], db["lines"], db["devices"], db["bills"]
@@ -774,6 +814,7 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             problems.append(f"usage {lid}: allowance {u['allowance_gb']} GB != {allowance} GB")
         if u["throttled"] != (u["data_used_gb"] >= allowance + u["top_up_gb"]):
             problems.append(f"usage {lid}: throttled flag disagrees with the data used")
+    problems += _check_agent_records(db, V, today)
     for tid, t in db["tickets"].items():
         limit = V["escalate_attempts_slow_data"] if t["issue"] == "slow_data" else V["escalate_attempts"]
         want = _ticket_status(t["attempts"], limit)
@@ -782,3 +823,107 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
         if lines[t["line_id"]]["status"] != "active":
             problems.append(f"ticket {tid}: troubleshooting on a line that is not active")
     return problems
+
+
+# ---------------------------------------------------------------------------- contract
+
+class Telecom(DomainCode):
+    """The telecom pack's code: seed, check, API (api.py) and held-out tests (scenarios.py)."""
+
+    values = VALUES
+    value_facts = VALUE_FACTS
+    test_quota = TestQuota(min_tests=60, min_trap_share=0.4, full_value_coverage=True)
+
+    def generate(self, pack, seed, values=None, price_scale=1.0):
+        if price_scale != 1:
+            raise ValueError("the telecom seed does not scale prices itself")
+        return generate(pack, seed, values)
+
+    def check(self, pack, db, values=None):
+        return check(pack, db, values)
+
+    def merged_values(self, values=None):
+        return merged_values(values)
+
+    def api(self, pack, values=None):
+        from .api import CATALOG  # noqa: PLC0415
+        return CATALOG.bind(pack, merged_values(values))
+
+    def scenarios(self, ctx):
+        from .scenarios import scenarios  # noqa: PLC0415
+        return scenarios(ctx)
+
+
+DOMAIN = Telecom()
+
+
+def _check_agent_records(db: dict, V: dict, today: dt.date) -> list[str]:
+    """Records agents create: plan changes, new lines, SIM swaps, unlock requests, late-fee
+    waivers, payment arrangements, hand-offs."""
+    P: list[str] = []
+    cust, lines, bills = db["customers"], db["lines"], db["bills"]
+    for cid, c in cust.items():
+        per_cycle: dict[dt.date, int] = defaultdict(int)
+        n_lines = sum(ln["customer_id"] == cid for ln in lines.values())
+        for ch in c.get("plan_changes", []):
+            req = _d(ch["requested_on"])
+            start = _cycle_start(req, c["cycle_day"])
+            per_cycle[start] += 1
+            if per_cycle[start] > V["max_plan_changes"]:
+                P.append(f"customer {cid}: more than {V['max_plan_changes']} plan changes in the cycle from {start}")
+            if c["status"] != "active":
+                P.append(f"customer {cid}: plan changed on a {c['status']} account")
+            up = V[f"plan_price_{ch['to_plan']}"] > V[f"plan_price_{ch['from_plan']}"]
+            if up:
+                if ch["effective_on"] != req.isoformat() or ch["status"] != "applied":
+                    P.append(f"customer {cid}: an upgrade takes effect immediately")
+                want = prorated_upgrade(V, {**c, "plan_changes": [x for x in c["plan_changes"] if x is not ch],
+                                            "plan": ch["from_plan"]}, n_lines, ch["to_plan"], req)
+                if abs(ch["prorated_charge"] - want) > 0.005:
+                    P.append(f"customer {cid}: prorated upgrade charge {ch['prorated_charge']} != {want}")
+            else:
+                if ch["effective_on"] != _next_cycle(start, c["cycle_day"]).isoformat() or ch["prorated_charge"]:
+                    P.append(f"customer {cid}: a downgrade takes effect at the next cycle, uncharged")
+                if n_lines > V[f"max_lines_{ch['to_plan']}"]:
+                    P.append(f"customer {cid}: downgrade to {ch['to_plan']} with {n_lines} lines")
+    for lid, ln in lines.items():
+        if ln.get("user_date_of_birth"):
+            age = (today - _d(ln["user_date_of_birth"])).days // 365.25
+            if age < V["parental_controls_age"] and not ln.get("parental_controls"):
+                P.append(f"line {lid}: user under {V['parental_controls_age']} without parental controls")
+        if "added_on" in ln and cust[ln["customer_id"]]["status"] != "active":
+            P.append(f"line {lid}: added to a {cust[ln['customer_id']]['status']} account")
+        for sw in ln.get("sim_swaps", []):
+            free = sw["sim_type"] == "esim" or (sw["reason"] == "failed" and _d(sw["date"]) <= _d(ln["activated_on"])
+                                                + dt.timedelta(days=365))
+            want = 0.0 if free else float(V["sim_replacement_fee"])
+            if abs(sw["fee"] - want) > 0.005:
+                P.append(f"line {lid}: SIM replacement fee {sw['fee']} != {want}")
+    for rid, r in db.get("unlock_requests", {}).items():
+        dv = db["devices"][r["device_id"]]
+        if dv["financed"] and dv["installments_billed"] < V["installment_months"]:
+            P.append(f"unlock request {rid}: device {r['device_id']} is not paid off")
+    waived: dict[str, list[dt.date]] = defaultdict(list)
+    for wid, w in sorted(db.get("fee_waivers", {}).items(), key=lambda kv: kv[1]["date"]):
+        b = bills[w["bill_id"]]
+        fee = next((it for it in b["items"] if it["type"] == "late_fee"), None)
+        if fee is None or abs(fee["amount"] - w["amount"]) > 0.005:
+            P.append(f"fee waiver {wid}: bill {w['bill_id']} has no late fee of {w['amount']}")
+        prior = [d for d in waived[b["customer_id"]] if (_d(w["date"]) - d).days < 365]
+        if prior and not w.get("approved_by"):
+            P.append(f"fee waiver {wid}: a second waiver within 12 months without a manager")
+        waived[b["customer_id"]].append(_d(w["date"]))
+    for aid, a in db.get("payment_arrangements", {}).items():
+        due = sum(bills[b]["total"] for b in a["bill_ids"])
+        if len(a["installments"]) > V["arrangement_max_installments"]:
+            P.append(f"arrangement {aid}: more than {V['arrangement_max_installments']} installments")
+        if due > V["arrangement_max_balance"]:
+            P.append(f"arrangement {aid}: balance {due} above {V['arrangement_max_balance']}")
+        if abs(sum(i["amount"] for i in a["installments"]) - due) > 0.005:
+            P.append(f"arrangement {aid}: installments do not add up to {due}")
+        if max(_d(i["due_on"]) for i in a["installments"]) > _d(a["created_on"]) + dt.timedelta(days=V["arrangement_days"]):
+            P.append(f"arrangement {aid}: last installment later than {V['arrangement_days']} days")
+    for hid, h in db.get("handoffs", {}).items():
+        if h["customer_id"] not in cust:
+            P.append(f"handoff {hid}: unknown customer {h['customer_id']}")
+    return P

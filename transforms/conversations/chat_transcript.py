@@ -13,18 +13,13 @@ from transforms.extract.text import extract_text_file
 from transforms.registry import register
 
 from transforms import common as C
-from transforms.smalltalk import SUPPORT_EXCHANGES
+from transforms import haystack as H
 
 _CHANNELS = ["Web chat", "In-app chat", "WhatsApp Business", "Web chat (mobile)", "Messenger"]
 _SUPERSEDED_LEADS = ["I can see an older note on your file: ", "Our knowledge base still has this entry: ",
                      "There's an archived article that says: "]
 _ORPHAN_REPLY = ["I'll double-check that one with the policy team and update the case.",
                  "Let me confirm that with my supervisor; I've added it to the case notes."]
-_ASK_REF = ["Could you share your {thing} reference so I can pull up the details?",
-            "Can I get the {thing} number, please?", "Do you have your {thing} reference handy?"]
-_FOUND = ["Thanks, I have it open now.", "Got it, I can see your record.", "Perfect, that's pulled up."]
-_ACK = ["Okay, got it.", "Ah, okay. Good to know.", "Right, that makes sense.", "Thanks, that's clear.",
-        "Oh, I didn't realise that.", "Okay."]
 _SURVEY = ["Post-chat survey: 5/5 - \"Quick and clear.\"", "Post-chat survey: 4/5",
            "Post-chat survey: not answered", "Post-chat survey: 5/5"]
 
@@ -54,17 +49,19 @@ class ChatTranscript(Transformer):
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
         day = C.spec_date(spec)
-        cust = C.pick_customer(ctx, rng)
         agent = C.staff(ctx, rng, "agent", 1)[0]
+        talk = C.speaker(ctx, rng, name=agent)
+        cust = C.Person(talk.customer.name, talk.customer.id) if talk.customer else C.pick_customer(ctx, rng)
         start = C.office_time(pack, day, rng, 8, 17)
         clock = _Clock(start, rng)
         channel = rng.choice(_CHANNELS)
         case_id = f"{C.id_prefix(pack, 'case', 'ticket')}-{day:%y%m%d}-{rng.randint(1000, 9999)}"
-        ref, ref_kind = C.record_ref(ctx, rng, cust)
-        cust_email = w.email(cust.name, internal=False)
-        subs = dict(company=pack.brand.company, product=C.product(ctx, rng), ref=ref, email=cust_email,
-                    website=pack.brand.website or pack.brand.email_domain, phone=pack.brand.phone or "our hotline",
-                    first=C.first(cust.name))
+        rec = talk.record
+        ref, ref_kind = (rec.id, rec.kind) if rec is not None and rec.id else C.record_ref(ctx, rng, cust)
+        cust_email = (talk.customer.email if talk.customer and talk.customer.email
+                      else w.email(cust.name, internal=False))
+        thing = f"{ref_kind} {ref}"
+        avoid = [d.text for d in spec.distractors]
 
         turns: list[tuple[dt.datetime, str, str]] = []
 
@@ -73,40 +70,44 @@ class ChatTranscript(Transformer):
 
         turns.append((clock.t, "System", f"{cust.name} joined the chat."))
         say("System", f"{agent} (Agent) joined the chat.")
-        say(agent, w.greeting(rng, "agent", name=cust.name, agent=agent))
-        say(cust.name, w.greeting(rng, "customer"))
-        say(agent, rng.choice(_ASK_REF).format(thing=ref_kind))
-        say(cust.name, f"Sure, it's {ref}." if rng.random() < 0.6 else f"My reference is {ref}.")
-        say(agent, rng.choice(_FOUND))
-
         if not its:
-            ex = rng.choice(SUPPORT_EXCHANGES)
-            for i, line in enumerate(ex):
-                say(cust.name if i % 2 == 0 else agent, line.format(**subs))
+            ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
+                                     avoid=avoid)
+            body, ritual = (ex.turns[:-3], ex.turns[-3:]) if len(ex.turns) > 4 else (ex.turns, [])
+            for t in body:
+                say(cust.name if t.role == "customer" else agent, t.text)
+        else:
+            say(agent, w.greeting(rng, "agent", name=cust.name, agent=agent))
+            say(cust.name, w.greeting(rng, "customer", name=cust.name, thing=thing))
+            say(agent, w.filler(rng, "agent", name=cust.name, thing=thing)[0])
         for n, it in enumerate(its):
-            if n and rng.random() < 0.5:
-                say(cust.name, rng.choice(["One more thing.", "Also, while I have you:", "Another question."]))
-            say(cust.name, w.question(it.fact, rng))
+            say(cust.name, w.question(it.fact, rng, talk.customer, rec if n == 0 or rng.random() < 0.5 else None))
             wrong = False
             for d in it.wrong:
-                say(cust.name, C.hedged(ctx, it.fact, d, rng, role="customer"))
+                say(cust.name, C.hedged(ctx, it.fact, d, rng, role="customer", register="chat", context=talk))
                 wrong = True
             if rng.random() < 0.4:
-                say(agent, w.filler(rng, "agent")[0])
+                say(agent, w.filler(rng, "agent", name=cust.name, thing=thing)[0])
             for d in it.superseded:
-                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng)))
+                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
+                                                                    register="chat", context=talk))
                 wrong = True
-            say(agent, C.authoritative(ctx, it, rng, after_wrong=wrong))
+            say(agent, C.authoritative(ctx, it, rng, after_wrong=wrong, register="chat", context=talk))
             if rng.random() < 0.6:
-                say(cust.name, rng.choice(_ACK))
+                say(cust.name, w.closing(rng, "customer", agent=agent, thing=thing))
         for fact, d in orphans:
             if d.role == "superseded":
-                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, fact, d, rng, on=C.earlier_day(d, day, rng)))
+                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, fact, d, rng, on=C.earlier_day(d, day, rng),
+                                                                    register="chat", context=talk))
             else:
-                say(cust.name, C.hedged(ctx, fact, d, rng, role="customer"))
+                say(cust.name, C.hedged(ctx, fact, d, rng, role="customer", register="chat", context=talk))
             say(agent, rng.choice(_ORPHAN_REPLY))
-        say(cust.name, w.closing(rng, "customer"))
-        say(agent, w.closing(rng, "agent"))
+        if its:
+            say(cust.name, w.closing(rng, "customer", agent=agent, thing=thing))
+            say(agent, w.closing(rng, "agent", name=cust.name, thing=thing))
+        else:
+            for t in ritual:
+                say(cust.name if t.role == "customer" else agent, t.text)
         say("System", f"{agent} ended the chat. Transcript sent to {cust_email}.")
 
         queue = C.section_of(its[0].fact) if its else rng.choice(["Account", "General enquiries", "Billing"])

@@ -24,7 +24,7 @@ from transforms.extract.text import extract_eml
 from transforms.registry import register
 
 from transforms import common as C
-from transforms.smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+from transforms import haystack as H
 
 
 @dataclass
@@ -160,23 +160,22 @@ class EmailThread(Transformer):
             mails.append(_Mail(t, sender, addr[sender], [(n, addr[n]) for n in to], paras, sig[sender]))
 
         if not its:
-            subject, topic, answers = rng.choice(INTERNAL_THREADS)
-            stray = [C.hedged(ctx, f, d, rng, role="colleague", on=start) for f, d in orphans]
-            if stray:
-                stray = ["Unrelated, but while I have you all:", *stray]
-            mail(start, asker, [helper, owner], [w.greeting(rng, "colleague"), topic, *stray,
-                                                 w.closing(rng, "colleague")])
-            for who, r in zip((helper, owner), rng.sample(answers, 2)):
-                mail(start, who, [asker], [f"Hi {C.first(asker)},", r])
-            mail(day, owner, [asker, helper], [f"Hi {C.first(asker)},", "Sorted on my side, nothing else needed.",
-                                               w.closing(rng, "colleague")])
-            return mails, subject
+            th = H.internal_thread(ctx, rng, people=[asker, helper, owner], channel="email",
+                                   avoid=[d.text for d in spec.distractors])
+            stray = [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
+            for i, t in enumerate(th.turns):
+                paras = t.text.split("\n\n")
+                if i == 0 and stray:
+                    paras = paras[:-1] + stray + paras[-1:]
+                to = [p for p in (asker, helper, owner) if p != t.who]
+                mail(start if i < len(th.turns) - 1 else day, t.who, to, paras)
+            return mails, th.subject
 
-        ask = [w.greeting(rng, "colleague"), rng.choice(_ASK_INTERNAL)]
-        ask += [f"{i + 1}. {w.question(it.fact, rng)}" for i, it in enumerate(its)]
-        ask += [C.hedged(ctx, it.fact, d, rng, role="colleague") for it in its for d in it.wrong]
-        ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start) for f, d in orphans]
-        ask.append(w.closing(rng, "colleague"))
+        ask = [w.greeting(rng, "colleague", name=owner), rng.choice(_ASK_INTERNAL)]
+        ask += [f"{i + 1}. {w.question(it.fact, rng, register='staff_email')}" for i, it in enumerate(its)]
+        ask += [C.hedged(ctx, it.fact, d, rng, role="colleague", register="staff_email") for it in its for d in it.wrong]
+        ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
+        ask.append(w.closing(rng, "colleague", name=owner))
         mail(start, asker, [owner, helper], ask)
         mail(start, helper, [asker, owner], [f"Hi {C.first(asker)},", rng.choice(_REVIEW)])
         k = 0
@@ -185,7 +184,8 @@ class EmailThread(Transformer):
                 mail(sup_days[k], owner, [asker, helper],
                      ["Hi all,", rng.choice(["Notes from the policy review below; nothing is final yet:",
                                               "Sharing where the working group landed so far, for comments:"]),
-                      C.hedged(ctx, it.fact, d, rng, on=sup_days[k]), "Comments welcome by end of week."])
+                      C.hedged(ctx, it.fact, d, rng, on=sup_days[k], register="staff_email"),
+                      "Comments welcome by end of week."])
                 k += 1
                 if rng.random() < 0.6:
                     mail(sup_days[k - 1], helper, [owner, asker], [f"Hi {C.first(owner)},", rng.choice(
@@ -196,18 +196,21 @@ class EmailThread(Transformer):
         for who, text in zip((asker, helper), rng.sample(nudges, rng.randint(0, 2))):
             mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {C.first(owner)},", text])
         final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", rng.choice(_FINAL_LEADS)]
-        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in its]
-        final += ["I'll update the knowledge base article today.", w.closing(rng, "colleague")]
+        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="staff_email")
+                  for it in its]
+        final += ["I'll update the knowledge base article today.", w.closing(rng, "colleague",
+                                                                              name=C.first(asker))]
         mail(day, owner, [asker, helper], final)
         return mails, subject
 
     def _customer(self, spec, ctx, rng, its, orphans):
         w, b = ctx.writer, ctx.pack.brand
         day = C.spec_date(spec)
-        cust = C.pick_customer(ctx, rng)
         agent = C.staff(ctx, rng, "agent", 1)[0]
+        talk = C.speaker(ctx, rng, name=agent)
+        cust = C.Person(talk.customer.name, talk.customer.id) if talk.customer else C.pick_customer(ctx, rng)
         support = f"support@{b.email_domain}"
-        caddr = w.email(cust.name, internal=False)
+        caddr = (talk.customer.email if talk.customer and talk.customer.email else w.email(cust.name, internal=False))
         case = f"{C.id_prefix(ctx.pack, 'case', 'ticket')}-{rng.randint(100000, 999999)}"
         addr = {cust.name: caddr, agent: support, "auto": support}
         sig = {cust.name: [cust.name], agent: _signature(ctx, agent, "Customer Support", False),
@@ -226,23 +229,28 @@ class EmailThread(Transformer):
             name = display or sender
             mails.append(_Mail(t, name, addr[sender], to, paras, sig[sender]))
 
-        ref, _ = C.record_ref(ctx, rng, cust)
-        subs = dict(company=b.company, product=C.product(ctx, rng), ref=ref, email=caddr,
-                    website=b.website or b.email_domain, phone=b.phone or "our hotline", first=C.first(cust.name))
         if not its:
-            ex = rng.choice(SUPPORT_EXCHANGES)
-            stray = [C.hedged(ctx, f, d, rng, role="customer", on=start) for f, d in orphans]
-            mail(start, cust.name, ["Hello,", ex[0].format(**subs), *stray, f"Thanks,\n{C.first(cust.name)}"])
-            mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
-            mail(day, agent, [f"Hi {C.first(cust.name)},", ex[1].format(**subs),
-                              "If anything else comes up, just reply to this email.",
-                              w.closing(rng, "agent")], display=f"{agent} ({b.company} Support)")
-            return mails, subject
+            ex = H.customer_exchange(ctx, rng, channel="email", customer=talk.customer, record=talk.record,
+                                     agent=agent, avoid=[d.text for d in spec.distractors])
+            stray = [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
+                     for f, d in orphans]
+            for i, t in enumerate(ex.turns):
+                paras = t.text.split("\n\n")
+                if i == 0 and stray:
+                    paras = paras[:-1] + stray + paras[-1:]
+                who = cust.name if t.role == "customer" else agent
+                mail(start if i == 0 else day, who, paras,
+                     display=None if t.role == "customer" else f"{agent} ({b.company} Support)")
+                if i == 0:
+                    mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
+            return mails, ex.subject
 
         ask = ["Hello,", rng.choice(_CUST_ASK)]
-        ask += [w.question(it.fact, rng) for it in its]
-        ask += [C.hedged(ctx, it.fact, d, rng, role="customer") for it in its for d in it.wrong]
-        ask += [C.hedged(ctx, f, d, rng, role="customer", on=start) for f, d in orphans]
+        ask += [w.question(it.fact, rng, talk.customer, talk.record if i == 0 else None) for i, it in enumerate(its)]
+        ask += [C.hedged(ctx, it.fact, d, rng, role="customer", register="customer_email", context=talk)
+                for it in its for d in it.wrong]
+        ask += [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
+                for f, d in orphans]
         ask.append(f"Thanks,\n{C.first(cust.name)}")
         mail(start, cust.name, ask)
         mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
@@ -252,8 +260,9 @@ class EmailThread(Transformer):
             if rng.random() < 0.5:
                 mail(day, cust.name, [rng.choice(_CUST_CHASE), C.first(cust.name)])
         final = [f"Hi {C.first(cust.name)},", rng.choice(_CUST_ANSWER_LEADS)]
-        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in its]
-        final.append(w.closing(rng, "agent"))
+        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="customer_email",
+                                  context=talk) for it in its]
+        final.append(w.closing(rng, "agent", name=cust.name))
         mail(day, agent, final, display=disp)
         subject = f"[{case}] {subject}"
         return mails, subject

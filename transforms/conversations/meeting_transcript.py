@@ -11,13 +11,14 @@ from transforms.extract.text import extract_vtt
 from transforms.registry import register
 
 from transforms import common as C
-from transforms.smalltalk import INTERNAL_THREADS, MEETING_OPENERS, MEETING_SMALLTALK
+from transforms import haystack as H
+from transforms.smalltalk import MEETING_OPENERS, MEETING_SMALLTALK
 
 _OPEN = ["Okay, let's get started, thanks everyone for joining.", "Right, I think we have everyone. Let's start.",
          "Thanks for making time. Let's kick off."]
-_AGENDA = ["Today I want to go through {topics}, because the team keeps getting questions.",
-           "Agenda is short: {topics}. Then any other business.",
-           "We're here to settle {topics} so the knowledge base can be updated."]
+_AGENDA = ["Today I want to go through {n} questions the team keeps getting from customers.",
+           "Agenda is short: {n} questions from the floor, then any other business.",
+           "We're here to settle {n} open questions so the knowledge base can be updated."]
 _ASKS = ["First question from the floor. {q}", "Next one. {q}", "{q}", "Customers ask this a lot. {q}"]
 _SUPERSEDED = ["For context, this is what the earlier draft said. {old}", "Let me read out the old version. {old}",
                "Just so we have it on the record, the working notes had this. {old}"]
@@ -72,30 +73,32 @@ class MeetingTranscript(Transformer):
         talk(rng.choice(staff), rng.choice(MEETING_OPENERS))
         talk(owner, rng.choice(_OPEN))
         if its:
-            listed = ", ".join(topics[:-1]) + (" and " if len(topics) > 1 else "") + topics[-1]
-            talk(owner, rng.choice(_AGENDA).format(topics=listed))
+            n = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(len(its), str(len(its)))
+            talk(owner, rng.choice(_AGENDA).format(n=n))
             chatter(1)
         else:
-            for _subject, opening, replies in rng.sample(INTERNAL_THREADS, 4):
-                talk(rng.choice(people), opening)
-                for r in rng.sample(replies, rng.randint(1, 2)):
-                    talk(rng.choice([p for p in people if p != lines[-1][0]]), r)
+            for _ in range(4):
+                for t in H.meeting_item(ctx, rng, people, avoid=[d.text for d in spec.distractors]):
+                    talk(t.who if t.who in people else rng.choice(staff), t.text)
                 chatter(1)
         for it in its:
             asker = rng.choice(staff)
-            talk(asker, rng.choice(_ASKS).format(q=w.question(it.fact, rng)))
+            talk(asker, rng.choice(_ASKS).format(q=w.question(it.fact, rng, register="meeting")))
             for d in it.wrong:
-                talk(rng.choice([s for s in staff if s != asker] or staff), C.hedged(ctx, it.fact, d, rng, role="colleague"))
+                talk(rng.choice([s for s in staff if s != asker] or staff),
+                     C.hedged(ctx, it.fact, d, rng, role="colleague", register="meeting"))
             for d in it.superseded:
-                talk(owner, rng.choice(_SUPERSEDED).format(old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng))))
+                talk(owner, rng.choice(_SUPERSEDED).format(old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
+                                                                        register="meeting")))
             if rng.random() < 0.4:
                 chatter(1)
             lead = rng.choice(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
-            talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)))
+            talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
             if rng.random() < 0.6:
                 talk(asker, rng.choice(["Okay, that's clear.", "Got it.", "Makes sense, thanks.", "Perfect."]))
         for fact, d in orphans:
-            talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=C.earlier_day(d, day, rng)))
+            talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=C.earlier_day(d, day, rng),
+                                            register="meeting"))
             talk(owner, "Let's not quote that until I've checked. I'll come back to you.")
         talk(owner, rng.choice(_ACTIONS))
         chatter(1)

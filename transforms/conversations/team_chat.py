@@ -19,7 +19,7 @@ from transforms.extract.text import extract_chat_export
 from transforms.registry import register
 
 from transforms import common as C
-from transforms.smalltalk import INTERNAL_THREADS
+from transforms import haystack as H
 
 _ASK = ["Quick policy check for a customer on hold: {q}", "Customer asking right now: {q}",
         "Can a policy owner confirm? {q}", "{q} Want to make sure the macro is right.",
@@ -72,17 +72,17 @@ class TeamChat(Transformer):
         span = max(1, (day - first_day).days)
         threads: list[tuple[dt.datetime, list[tuple[str, str]], list[str]]] = []  # (start, [(who, text)], reactions)
 
+        avoid = [d.text for d in spec.distractors]
+
         def noise_thread(on: dt.date) -> None:
-            who = rng.choice(people)
-            _subject, opening, replies = pool.pop()
-            msgs = [(who, opening)]
-            for r in rng.sample(replies, rng.randint(0, len(replies))):
-                msgs.append((rng.choice([p for p in people if p != msgs[-1][0]]), r))
+            cast = rng.sample(people, 3)
+            th = H.internal_thread(ctx, rng, people=cast, channel="team_chat", avoid=avoid)
+            msgs = [(t.who, t.text) for t in th.turns if t.who in uid]
             threads.append((C.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
 
         for fact, d in drafts:
             on = sup_days[id(d)]
-            msgs = [(owner, rng.choice(_DRAFT_INTRO) + " " + C.hedged(ctx, fact, d, rng, on=on))]
+            msgs = [(owner, rng.choice(_DRAFT_INTRO) + " " + C.hedged(ctx, fact, d, rng, on=on, register="team_chat"))]
             for r in rng.sample(_DRAFT_REPLIES, rng.randint(1, 2)):
                 msgs.append((rng.choice(agents + others), r))
             threads.append((C.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
@@ -91,24 +91,25 @@ class TeamChat(Transformer):
             back = rng.randint(0, 1) if len(groups) > 2 and not any(it.superseded for it in g) else 0
             on = day - dt.timedelta(days=back)
             asker = rng.choice(agents)
-            msgs = [(asker, rng.choice(_ASK).format(q=" ".join(w.question(it.fact, rng) for it in g)))]
+            msgs = [(asker, rng.choice(_ASK).format(q=" ".join(w.question(it.fact, rng, register="team_chat")
+                                                                for it in g)))]
             for it in g:
                 for d in it.wrong:
                     msgs.append((rng.choice([p for p in agents + others if p != asker]),
-                                 C.hedged(ctx, it.fact, d, rng, role="colleague")))
+                                 C.hedged(ctx, it.fact, d, rng, role="colleague", register="team_chat")))
             if rng.random() < 0.5:
                 msgs.append((owner, rng.choice(["Checking the policy doc, one sec.", "Looking.", "On it."])))
-            answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in g)
+            answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
+                              for it in g)
             msgs.append((owner, answer))
             msgs.append((asker, rng.choice(_THANKS)))
             threads.append((C.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
         for fact, d in [(f, d) for f, d in orphans if d.role != "superseded"]:
             asker = rng.choice(agents)
             threads.append((C.office_time(pack, day, rng, 9, 17),
-                            [(asker, C.hedged(ctx, fact, d, rng, role="colleague")),
+                            [(asker, C.hedged(ctx, fact, d, rng, role="colleague", register="team_chat")),
                              (owner, "Let's not quote anything on that until the review, I'll confirm.")], ["eyes"]))
-        pool = rng.sample(INTERNAL_THREADS, len(INTERNAL_THREADS))
-        for _ in range(min(len(pool), rng.randint(4, 8) + (6 if not its else 0))):
+        for _ in range(rng.randint(4, 8) + (6 if not its else 0)):
             noise_thread(first_day + dt.timedelta(days=rng.randint(0, span)))
 
         messages = self._messages(threads, uid, rng, people)

@@ -81,7 +81,7 @@ class KbArticle(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
         rng = spec.rng("kb_article")
-        content = plan_content(spec, ctx, rng, role="customer")
+        content = plan_content(spec, ctx, rng, role="customer", register="kb")
         out.write_text(_page(spec, ctx, content, rng), encoding="utf-8", newline="\n")
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
@@ -150,7 +150,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 q = h.text if h.text.endswith("?") else f"{h.text} Is that right?"
                 faq.append((q, it.text))
             if not it.rumours:
-                faq.append((w.question(it.fact, rng), it.text))
+                faq.append((w.question(it.fact, rng, register="kb"), it.text))
         for h in content.orphans:
             if h.distractor.role != "superseded":
                 faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",

@@ -60,7 +60,7 @@ class Memo(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
         rng = spec.rng("memo")
-        content = plan_content(spec, ctx, rng, role="colleague")
+        content = plan_content(spec, ctx, rng, role="colleague", register="memo")
         out.write_bytes(_fixed_zip(_document(spec, ctx, content, rng), spec_date(spec)))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:

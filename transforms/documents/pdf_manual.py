@@ -180,7 +180,7 @@ class PdfManual(Transformer):
         check_capacity(spec, self.max_facts)
         _register_fonts()
         rng = spec.rng("pdf_manual")
-        content = plan_content(spec, ctx, rng, role="colleague", correct=("distractor",))
+        content = plan_content(spec, ctx, rng, role="colleague", correct=("distractor",), register="manual")
         out.write_bytes(_build(spec, ctx, content, rng))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
@@ -355,8 +355,8 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     rows = [[Paragraph("Role", S["cellhead"]), Paragraph("Responsibility", S["cellhead"])]]
     rows += [[P(r, "cell"), P(d, "cell")] for r, d in _RESPONSIBILITIES]
     story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
-    terms = [(name, f"The name used in customer communications for our {generic}.")
-             for generic, name in sorted(brand.products.items())]
+    terms = [(d.fact.statement.split(" is ")[0], d.fact.statement) for d in items
+             if d.fact.kind == FactKind.definition and " is " in d.fact.statement and d.rendition == "canonical"][:6]
     terms.append(("Exception", "Any decision that departs from a clause of this manual. Exceptions need "
                                "written approval from a team lead."))
     terms.append(("Customer file", f"The record of every interaction with a customer, kept in the "
@@ -370,13 +370,14 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     # --- fact sections ----------------------------------------------------------------------
     email = w.email("policy team") if not brand.email_domain else f"policy@{brand.email_domain}"
     if spec.noise:
+        noise_notes = rng.sample(_NOTES, len(_NOTES))
         for name, paras in _NOISE_SECTIONS:
             n += 1
             story.append(heading(f"{n} {name}", 0))
             for i, para in enumerate(paras, 1):
                 story.append(P(f"{n}.{i}\u2003{para}", "clause"))
-            if rng.random() < 0.5:
-                story.append(callout("Note", [rng.choice(_NOTES).format(email=email)], "info"))
+            if rng.random() < 0.5 and noise_notes:
+                story.append(callout("Note", [noise_notes.pop().format(email=email)], "info"))
     else:
         def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
             leaf_items: list[Item] = node.get(None, [])
@@ -426,12 +427,13 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                 story.append(heading(f"{cnum} {name}", min(level + 1, 2)))
                 emit(child, cnum, level + 1, path + [name])
 
+        notes = rng.sample(_NOTES, len(_NOTES))
         for name, child in _tree(items).items():
             n += 1
             story.append(heading(f"{n} {name}", 0))
             emit(child, str(n), 0, [name])
-            if rng.random() < 0.45:
-                story.append(callout("Note", [rng.choice(_NOTES).format(email=email)], "info"))
+            if rng.random() < 0.45 and notes:
+                story.append(callout("Note", [notes.pop().format(email=email)], "info"))
         if content.orphans:
             story.append(callout("Common misconceptions", [h.text for h in content.orphans], "warn"))
 
@@ -456,10 +458,10 @@ def _revision_table(spec, ctx, content: Content, rng, date, major, minor, owner,
     entries: list[tuple[dt.date, str, str]] = []  # (date, author, change)
     start = date - dt.timedelta(days=rng.randint(700, 1400))
     entries.append((start, w.person(rng, "manager"), _REVISION_NOTES[0]))
-    for k in range(rng.randint(1, 3)):
+    for k, note in enumerate(rng.sample(_REVISION_NOTES[1:], rng.randint(1, 3))):
         d = start + dt.timedelta(days=(k + 1) * rng.randint(120, 200))
         if d < date:
-            entries.append((d, w.person(rng, "agent"), rng.choice(_REVISION_NOTES[1:])))
+            entries.append((d, w.person(rng, "agent"), note))
     for it in content.items:
         for h in it.superseded_hedges:
             try:

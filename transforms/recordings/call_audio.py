@@ -91,7 +91,7 @@ class CallAudio(Transformer):
                 (c if i % 2 == 0 else a)(t)
         for n, it in enumerate(its):
             f = it.fact
-            c((rng.choice(_NEXT) + " " if n else "") + w.question(f, rng))
+            c((rng.choice(_NEXT) + " " if n else "") + w.question(f, rng, register="call"))
             wrong = False
             for d in it.wrong:
                 c(C.hedged(ctx, f, d, rng, role="customer"), f)
@@ -101,7 +101,7 @@ class CallAudio(Transformer):
             for d in it.superseded:
                 a(rng.choice(_OLD_NOTE) + C.hedged(ctx, f, d, rng, on=C.earlier_day(d, day, rng, 7, 60)), f)
                 wrong = True
-            a(C.authoritative(ctx, it, rng, after_wrong=wrong), f)
+            a(C.authoritative(ctx, it, rng, after_wrong=wrong, register="call"), f)
             rep = S.echo(ctx, f, rng, "customer") if rng.random() < 0.75 else None
             if rep or rng.random() < 0.6:
                 c(rep or rng.choice(_ACK), f)

@@ -242,9 +242,9 @@ class ScreenRecording(Transformer):
                                       footer="Customer belief - not correct, see the current rule",
                                       narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur(), keep=(d.text,)))
                 old = True
-            said = C.authoritative(ctx, it, rng, after_wrong=old)
+            said = C.authoritative(ctx, it, rng, after_wrong=old, register="kb")
             screens.append(Screen(page, "current", card_title=f"{ref}-{f.source.start_line:03d}",
-                                  card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng),
+                                  card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng, register="kb"),
                                   footer=f"Effective {day:%b %d, %Y}  -  Owner: {manager}",
                                   narration=[said], cursor=cur(),
                                   keep=tuple(x for sl in f.slots for x in surface_forms(sl))))

@@ -71,7 +71,7 @@ class Voicemail(Transformer):
                 m(C.hedged(ctx, f, d, rng, role="colleague"), f)
                 old = True
             lead = rng.choice(_LEAD_NEW) if old else (rng.choice(_LEAD_PLAIN) if len(its) > 1 else "")
-            m(lead + C.authoritative(ctx, it, rng, after_wrong=old), f)
+            m(lead + C.authoritative(ctx, it, rng, after_wrong=old, register="call"), f)
             rep = S.echo(ctx, f, rng, "staff") if rng.random() < 0.75 else None
             if rep:
                 m(rep, f)

@@ -85,7 +85,7 @@ class CaseLedger(Transformer):
                 when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
                 case(when, C.section_of(f), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, f, d, rng, on=when.date()), ref=C.policy_ref(pack, f))
-            note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False)
+            note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False, register="ticket")
             case(C.office_time(pack, day, rng, 8, 18), C.section_of(f), "Resolved", note, amount,
                  C.policy_ref(pack, f))
         for fact, d in orphans:

@@ -176,9 +176,8 @@ class RateSheet(Transformer):
                 applies = "; ".join(f"{c.attribute}: {c.value}" for c in f.conditions) or "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
-                details = (C.authoritative(ctx, it, rng, after_wrong=False) if it.rendition == "canonical"
-                           else w.bullet(f))
-                item = w.topic(f)
+                details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
+                item = w.topic(f) if it.rendition == "canonical" else " ".join(w.topic(f).split()[:4])
                 item = item[:1].upper() + item[1:]
                 ref = f"{letter}-{i + 1:03d}"
                 if name == "Rules":
@@ -187,6 +186,8 @@ class RateSheet(Transformer):
                     formats[(i, 5)] = "yyyy-mm-dd"
                     continue
                 value, fmt, unit = X.typed_value(f.slots[0], f.statement)
+                if it.rendition == "voiced":  # the basis column must not quote the policy's words
+                    unit = " ".join(unit.split()[:3])
                 rows.append([ref, C.section_of(f), item, applies, value, unit, details,
                              dt.datetime(eff.year, eff.month, eff.day)])
                 formats[(i, 4)] = fmt

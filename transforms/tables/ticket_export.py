@@ -14,7 +14,7 @@ from pathlib import Path
 
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms import common as C
-from transforms.smalltalk import INTERNAL_THREADS, SUPPORT_EXCHANGES
+from transforms import haystack as H
 from transforms.extract.text import extract_json_strings
 from transforms.registry import register
 
@@ -60,7 +60,7 @@ class TicketExport(Transformer):
             sup = [(it, d, C.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
             created = C.office_time(pack, min([day - dt.timedelta(days=rng.randint(1, 6))] +
                                               [s[2] - dt.timedelta(days=rng.randint(1, 3)) for s in sup]), rng, 8, 12)
-            desc = "\n".join([rng.choice(_ASK)] + [f"- {w.question(it.fact, rng)}" for it in group])
+            desc = "\n".join([rng.choice(_ASK)] + [f"- {w.question(it.fact, rng, register='ticket')}" for it in group])
             comments, t = [], created
             for it in group:
                 for d in it.wrong:
@@ -72,7 +72,7 @@ class TicketExport(Transformer):
                 comments.append(comment(owner, t, f"{rng.choice(_DRAFT_LEAD)} {C.hedged(ctx, it.fact, d, rng, on=sday)}"))
             final = max(t + dt.timedelta(minutes=10), C.office_time(pack, day, rng, 9, 15))
             body = "\n".join([rng.choice(_RESOLVE_LEAD)] +
-                             [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors)) for it in group])
+                             [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="ticket") for it in group])
             comments.append(comment(owner, final, body))
             comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)), rng.choice(_AFTER)))
             topic = C.section_of(group[0].fact)
@@ -91,38 +91,22 @@ class TicketExport(Transformer):
                             "labels": ["policy", "needs-owner"], "components": ["Knowledge base"],
                             "description": C.hedged(ctx, fact, d, rng, role="colleague", on=created.date()),
                             "comments": []})
-        pool = rng.sample(INTERNAL_THREADS, rng.randint(4, 7) + (3 if not its else 0))
-        for subject, opening, replies in pool:
-            reporter = rng.choice(agents + [owner])
+        avoid = [d.text for d in spec.distractors]
+        for _ in range(rng.randint(6, 11) + (3 if not its else 0)):
+            tk = H.ticket(ctx, rng, people=[rng.choice(agents)] + rng.sample(agents + [owner], 2), avoid=avoid)
             created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 25)), rng)
             t, comments = created, []
-            for r in rng.sample(replies, rng.randint(0, len(replies))):
-                t += dt.timedelta(minutes=rng.randint(15, 900))
-                comments.append(comment(rng.choice([a for a in agents + [owner] if a != reporter]), t, r))
-            done = rng.random() < 0.7
-            tickets.append({"type": rng.choice(["Task", "Internal request", "Incident"]), "summary": subject,
-                            "status": "Done" if done else rng.choice(["Open", "In progress"]),
-                            "resolution": "Done" if done else None, "priority": rng.choice(_PRIORITY),
-                            "reporter": reporter, "assignee": rng.choice(agents), "created": created,
-                            "updated": _iso(t), "labels": ["internal"], "components": ["Operations"],
-                            "description": opening, "comments": comments})
-        for ex in rng.sample(SUPPORT_EXCHANGES, rng.randint(2, 4)):
-            cust = C.pick_customer(ctx, rng)
-            ref, _kind = C.record_ref(ctx, rng, cust)
-            subs = dict(company=pack.brand.company, product=C.product(ctx, rng), ref=ref,
-                        email=w.email(cust.name, internal=False), website=pack.brand.website or pack.brand.email_domain,
-                        phone=pack.brand.phone or "our hotline", first=C.first(cust.name))
-            agent = rng.choice(agents)
-            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
-            tickets.append({"type": "Customer request", "summary": f"{cust.name}: {ex[0].format(**subs)[:60].rstrip(' ,.')}",
-                            "status": "Resolved", "resolution": "Done", "priority": "Low", "reporter": agent,
-                            "assignee": agent, "created": created,
-                            "updated": _iso(created + dt.timedelta(minutes=rng.randint(5, 300))),
-                            "labels": ["customer"], "components": ["Frontline"],
-                            "description": f"Customer {cust.name} ({cust.ref}): {ex[0].format(**subs)}",
-                            "comments": [comment(agent, created + dt.timedelta(minutes=rng.randint(3, 200)),
-                                                 ex[1].format(**subs))]})
-
+            for c_ in tk.comments:
+                t += dt.timedelta(minutes=rng.randint(5, 600))
+                comments.append(comment(c_.who, t, c_.text))
+            customer = tk.type == "Customer request"
+            tickets.append({"type": tk.type, "summary": tk.summary, "status": tk.status,
+                            "resolution": "Done" if tk.status in ("Done", "Resolved") else None,
+                            "priority": "Low" if customer else rng.choice(_PRIORITY), "reporter": tk.reporter,
+                            "assignee": tk.assignee, "created": created, "updated": _iso(t),
+                            "labels": ["customer"] if customer else ["internal", tk.scenario],
+                            "components": ["Frontline"] if customer else ["Operations"],
+                            "description": tk.description, "comments": comments})
         tickets.sort(key=lambda tk: tk["created"])
         since = tickets[0]["created"].date()
         n = rng.randint(1200, 4800)

@@ -49,7 +49,7 @@ class Flowchart(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
         rng = spec.rng("flowchart")
-        content = plan_content(spec, ctx, rng, role="colleague")
+        content = plan_content(spec, ctx, rng, role="colleague", register="slide")
         save_png(_draw(spec, ctx, content, rng), out)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:

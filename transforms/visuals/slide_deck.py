@@ -42,7 +42,7 @@ class SlideDeck(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
         rng = spec.rng("slide_deck")
-        content = plan_content(spec, ctx, rng, role="colleague")
+        content = plan_content(spec, ctx, rng, role="colleague", register="slide")
         slides = _slides(spec, ctx, content, rng)
         img = Image.new("RGB", (SW, SH * len(slides) + GAP * (len(slides) - 1)), (58, 64, 76))
         for i, s in enumerate(slides):

@@ -44,7 +44,7 @@ class WebScreenshot(Transformer):
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
         rng = spec.rng("web_screenshot")
-        content = plan_content(spec, ctx, rng, role="customer")
+        content = plan_content(spec, ctx, rng, role="customer", register="kb")
         save_png(_draw(spec, ctx, content, rng), out)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:

@@ -1,0 +1,263 @@
+"""Lints: the tells that give generated evidence away, found in the delivered files.
+
+Every file is read through its kind's extractor (the same cached extraction recoverability
+made), then checked for:
+
+- `aside_in_controlled`: a spoken aside or a hedge ("as far as I know", "I think") in a
+  controlled document (manual, knowledge base, memo, rate sheet, slides, screens); quoted
+  text (a misconception a manual quotes) is not the document's own voice and is skipped;
+- `agreement`: a subject and verb that disagree ("agents has to"), or "a"/"an" against the
+  next word's sound ("a extra bag"); not on speech-recognition transcripts, whose free words
+  are the recogniser's guesses (values are what it is sure of);
+- `product_case`: a product or brand name with its capitalisation lost ("credit Builder
+  Card");
+- `heading_in_speech`: a policy heading of four words or more, a fact id, or a catalog cell
+  ("Row — Column: value") pasted into what a person says;
+- `duplicated_bullet`: the same line of four words or more printed twice within a few lines;
+- `fact_steps`: a flowchart whose boxes are fact sentences rather than steps;
+- `contradicting_replies`: two canned replies in one conversation that cannot both be true;
+- `brand_internals`: the brand map's internals shown to readers ("the name used in customer
+  communications for our base tier").
+
+Besides the hits (blocking: the build fails on any), the report carries the language
+measures of `audits.language` for the domain: voiced renditions sharing a 6-word run with
+the policy (blocking too), the distinct-sentence ratio and the most common lead-ins.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Iterable, Optional
+
+from facts.models import Fact, FactSet
+from transforms import registry
+from transforms.base import Extraction
+from transforms.grammar import needs_an
+from transforms.planner import EvidencePlan
+from transforms.realise import ASIDES, HEDGES
+
+from . import language as L
+
+LINTS_SCHEMA_VERSION = "1.0"
+CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
+                    "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
+SPEECH_FAMILIES = {"conversations", "recordings"}
+# Replies that cannot both stand in one conversation (from canned pools this project once had;
+# the grammar's storylines never produce them).
+CONTRADICTIONS = [
+    (r"they're in the storage room", r"not yet, maybe next week"),
+    (r"front desk has it", r"i returned it yesterday"),
+    (r"\bis (?:working|back|fixed) (?:again|now)\b", r"\bis still (?:down|broken|not working)\b"),
+    (r"\bi (?:can|'ll) take it\b", r"\bno one can (?:take|cover) it\b"),
+    (r"\bsorted on my side\b", r"\bstill waiting on (?:this|it)\b"),
+]
+
+
+@dataclass(frozen=True)
+class Hit:
+    lint: str
+    path: str
+    kind: str
+    text: str
+
+
+# --- single checks (text in, hits out) ----------------------------------------------------------
+_QUOTED = re.compile(r"\u201c[^\u201d]*\u201d|\"[^\"]*\"")
+
+
+def asides(text: str) -> list[str]:
+    own = _QUOTED.sub(" ", text.lower().replace("\u2019", "'"))
+    out = []
+    for p in ASIDES + HEDGES:
+        for m in re.finditer(rf"(?<![\w']){re.escape(p)}(?![\w'])", own):
+            out.append(_snip(own, m.start(), m.end()))
+    return out
+
+
+_PLURAL_SUBJ = r"(?:agents|customers|passengers|members|clients|reps|staff members|they|we|you|employees)"
+_SINGULAR_SUBJ = r"(?:he|she|it|the agent|an agent|the customer|a customer|each customer|every customer)"
+_AGREE_RX = [re.compile(rf"\b{_PLURAL_SUBJ} (?:has|is|does|was|needs|gets|pays|receives)\b", re.I),
+             re.compile(rf"\b{_SINGULAR_SUBJ} (?:have|are|do|were)\b(?! to\b)", re.I)]
+_ART = re.compile(r"(?<![\w'-])(a|an|A|An) ([A-Za-z0-9$][\w'-]*)")
+
+
+def agreement(text: str) -> list[str]:
+    out = []
+    for rx in _AGREE_RX:
+        out += [_snip(text, m.start(), m.end()) for m in rx.finditer(text)]
+    for m in _ART.finditer(text):
+        art, word = m.group(1).lower(), m.group(2)
+        if word.lower() in ("per", "few", "lot", "bit", "couple"):
+            continue
+        if (art == "an") != needs_an(word):
+            out.append(_snip(text, m.start(), m.end()))
+    return out
+
+
+def product_case(text: str, names: Iterable[str]) -> list[str]:
+    out = []
+    for name in names:
+        if " " not in name:
+            continue
+        for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
+            seen = m.group(0)
+            if seen == name or seen.isupper():
+                continue
+            out.append(_snip(text, m.start(), m.end()))
+    return out
+
+
+def headings_in_speech(sentences: list[str], headings: Iterable[str], statements: str) -> list[str]:
+    out = []
+    heads = [h for h in headings if len(h.split()) >= 4 and h.lower() not in statements]
+    for s in sentences:
+        low = s.lower()
+        if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: \S", s):
+            out.append(s)
+            continue
+        for h in heads:
+            if h.lower() in low:
+                out.append(s)
+                break
+    return out
+
+
+def duplicated_lines(text: str, window: int = 12) -> list[str]:
+    """Lines of four words or more printed twice, verbatim, within `window` lines (page
+    numbers and running footers differ by their number, so they are not duplicates)."""
+    lines = [" ".join(x.lower().split()) for x in text.split("\n")]
+    out = []
+    for i, a in enumerate(lines):
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a):
+            continue
+        if a in lines[i + 1:i + 1 + window]:
+            out.append(text.split("\n")[i].strip())
+    return out
+
+
+def fact_steps(sentences: list[str], facts: list[Fact]) -> list[str]:
+    out = []
+    for s in sentences:
+        if len(s.split()) < 9:
+            continue
+        words = set(L.content_words(s))
+        for f in facts:
+            cw = set(L.content_words(f.statement))
+            if cw and len(cw & words) * 10 >= len(cw) * 7:
+                out.append(s)
+                break
+    return out if len(out) >= 2 else []
+
+
+def contradictions(text: str) -> list[str]:
+    low = text.lower().replace("\u2019", "'")
+    return [f"{a} / {b}" for a, b in CONTRADICTIONS if re.search(a, low) and re.search(b, low)]
+
+
+def brand_internals(text: str) -> list[str]:
+    low = text.lower()
+    return [_snip(low, m.start(), m.end()) for m in
+            re.finditer(r"name used in customer communications|\bbrand map\b|\bgeneric term\b", low)]
+
+
+def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
+    return " ".join(text[max(0, s - pad):e + pad].split())
+
+
+# --- one file ---------------------------------------------------------------------------------
+def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
+              facts: Optional[list[Fact]] = None, path: str = "") -> list[Hit]:
+    family = kind.split("/")[0]
+    sentences = L.units(text, modality)
+    body = "\n".join(sentences)
+    hits: list[Hit] = []
+
+    def add(lint: str, found: list[str]) -> None:
+        hits.extend(Hit(lint, path, kind, x) for x in dict.fromkeys(found))
+
+    heard = modality in ("wav", "mp4")  # speech recognition: free words are not what was written
+    if kind in CONTROLLED_KINDS:
+        add("aside_in_controlled", asides(body))
+    if not heard:
+        add("agreement", agreement(body))
+        add("product_case", product_case(body, names))
+    if family in SPEECH_FAMILIES and not heard:
+        statements = " ".join(f.statement.lower() for f in facts or [])
+        add("heading_in_speech", headings_in_speech(sentences, headings, statements))
+        add("contradicting_replies", contradictions(body))
+    if modality in ("png", "pdf"):
+        add("duplicated_bullet", duplicated_lines(text))
+    if kind == "visuals/flowchart":
+        add("fact_steps", fact_steps(sentences, facts or []))
+    add("brand_internals", brand_internals(text))
+    return hits
+
+
+# --- a bundle's worth of files -------------------------------------------------------------------
+def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack) -> dict:
+    """extractions: artifact id -> the delivered file's text (audits.extraction: the build's
+    extractions, so nothing is OCR'd or transcribed twice)."""
+    from audits.extraction import SPEECH_MODALITIES  # noqa: PLC0415
+    from transforms.writers import BuiltinWriter  # noqa: PLC0415
+
+    by_id = factset.by_id()
+    names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
+    headings = sorted({s for f in factset.facts for s in f.section})
+    hits: list[Hit] = []
+    distinct = L.Distinct()
+    leads: Counter = Counter()
+    fact_sentences = 0
+    voiced_total, voiced_runs = 0, []
+    for spec in plan.artifacts:
+        t = registry.get(spec.kind)
+        ex = extractions[spec.id]
+        carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
+        hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
+                          path=spec.path)
+        distinct.add(L.units(ex.text, t.modality))
+        canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical"]
+        for m in spec.facts:
+            f = by_id.get(m.fact_id)
+            if f is None:
+                continue
+            sent = L.fact_sentence(ex.text, f)
+            if sent:
+                fact_sentences += 1
+                lead = L.lead_in(sent, f)
+                if lead:
+                    leads[lead] += 1
+            if m.rendition == "voiced" and t.modality not in SPEECH_MODALITIES and t.modality != "png":
+                voiced_total += 1
+                runs = L.shared_runs(f.statement, ex.text, exempt=canonical)
+                if runs:
+                    voiced_runs.append({"fact_id": f.id, "path": spec.path, "run": runs[0]})
+    by_lint = Counter(h.lint for h in hits)
+    top_lead = leads.most_common(1)[0] if leads else ("", 0)
+    return {
+        "schema_version": LINTS_SCHEMA_VERSION, "domain": plan.domain, "variant": plan.variant,
+        "summary": {"files": len(plan.artifacts), "hits": len(hits), "by_lint": dict(sorted(by_lint.items())),
+                    "voiced_renditions": voiced_total, "voiced_with_policy_run": len(voiced_runs)},
+        "measures": {"distinct_sentences": distinct.summary(20),
+                     "lead_ins": {"fact_sentences": fact_sentences, "most_common": top_lead[0],
+                                  "most_common_share": round(top_lead[1] / fact_sentences, 4) if fact_sentences else 0,
+                                  "top": leads.most_common(10)}},
+        "hits": [asdict(h) for h in hits],
+        "voiced_runs": voiced_runs,
+    }
+
+
+def failures(report: dict) -> list[str]:
+    """Why the lint gate fails (empty when it passes): every hit, every voiced rendition
+    that shares a run with its policy statement."""
+    out = [f"{h['path']}: {h['lint']}: {h['text']!r}" for h in report["hits"]]
+    out += [f"{v['path']}: voiced rendition of {v['fact_id']} shares the policy's words {v['run']!r}"
+            for v in report["voiced_runs"]]
+    return out
+
+
+def write_report(report: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -1,0 +1,75 @@
+"""Held-out simulations of the test domain: a handful, one per kind of outcome."""
+from __future__ import annotations
+
+from domains.simtests import Scenario, ScenarioContext, amount_text, answer
+
+
+def scenarios(ctx: ScenarioContext) -> list[Scenario]:
+    db, v, F = ctx.db, ctx.values, ctx.facts
+    customers = db["customers"]
+    regular = next(c for _, c in sorted(customers.items()) if not c["pass_holder"])
+    holder_rental = next(r for _, r in sorted(db["rentals"].items())
+                         if r["late_hours"] and customers[r["customer_id"]]["pass_holder"])
+    holder = customers[holder_rental["customer_id"]]
+    out: list[Scenario] = []
+
+    def who(c):
+        return [f"You are {c['name']}, customer id {c['id']}."]
+
+    out.append(Scenario(
+        slug="rent-one-bike", trap="none", customer_id=regular["id"],
+        purpose="Start a one-bike rental with the security deposit the policy sets.",
+        reason="You want to rent one city bike today.", known=who(regular),
+        instructions=["Agree to the deposit the agent quotes."],
+        opening="Hi, I'd like to rent a bike today, just one.",
+        answers=[answer("customer_id", ["customer id", "account"], f"My customer id is {regular['id']}.")],
+        gold=[("get_customer", {"customer_id": regular["id"]}),
+              ("start_rental", {"customer_id": regular["id"], "bikes": 1, "deposit": v["deposit"]})],
+        naive=[("start_rental", {"customer_id": regular["id"], "bikes": 1, "deposit": 0})],
+        communicate=[amount_text(v["deposit"])], facts=[F.value("deposit"), F.value("min_age")],
+        value_keys=["deposit"]))
+
+    out.append(Scenario(
+        slug="too-many-bikes", trap="refuse", customer_id=holder["id"],
+        purpose="Refuse a rental of more bikes than the policy allows at once.",
+        reason=f"You want to rent {int(v['max_bikes']) + 1} bikes for a family outing.", known=who(holder),
+        instructions=["If the agent refuses, ask once whether an exception is possible, then accept."],
+        opening=f"Hello! Can I rent {int(v['max_bikes']) + 1} bikes for this afternoon?",
+        gold=[], naive=[("start_rental", {"customer_id": holder["id"], "bikes": int(v["max_bikes"]) + 1,
+                                          "deposit": 0})],
+        communicate=[str(int(v["max_bikes"]))], facts=[F.value("max_bikes")], value_keys=["max_bikes"],
+        pushback="Couldn't you make an exception just this once?"))
+
+    fee_each = v["late_fee_per_hour"]
+    out.append(Scenario(
+        slug="explain-late-fee", trap="none", customer_id=holder["id"],
+        purpose="Explain a pass holder's late fee: hourly fee with the pass discount.",
+        reason=f"Rental {holder_rental['id']} came back {holder_rental['late_hours']} hours late and you want "
+               "the fee explained.", known=who(holder) + [f"Your rental id is {holder_rental['id']}."],
+        instructions=["You only want an explanation; do not ask for a waiver."],
+        opening=f"Why was I charged {amount_text(holder_rental['late_fee'])} on rental {holder_rental['id']}?",
+        gold=[("get_rental", {"rental_id": holder_rental["id"]})], naive=[],
+        communicate=[amount_text(fee_each), f"{amount_text(v['pass_discount_pct'])}%"],
+        facts=[F.value("late_fee_per_hour"), F.value("pass_discount_pct"), F.find("lasts 24 hours")],
+        value_keys=["late_fee_per_hour", "pass_discount_pct"]))
+
+    out.append(Scenario(
+        slug="deposit-refund-timing", trap="none", customer_id=regular["id"],
+        purpose="Tell the customer how the deposit refund works.",
+        reason="You returned your bike undamaged and want to know when the deposit comes back.",
+        known=who(regular), opening="When do I get my deposit back? The bike is back without a scratch.",
+        gold=[], naive=[], communicate=["5 business days"],
+        facts=[F.find("within 5 business days")]))
+
+    fee = holder_rental["late_fee"]
+    out.append(Scenario(
+        slug="waive-small-fee", trap="none", customer_id=holder["id"],
+        purpose="Waive a late fee the agent may waive without a manager (at most the waiver limit).",
+        reason=f"The shop was closed when you brought back rental {holder_rental['id']}, so it was logged late; "
+               "you want the late fee waived.", known=who(holder) + [f"Your rental id is {holder_rental['id']}."],
+        opening=f"The shop was shut when I returned rental {holder_rental['id']}, can you waive the late fee?",
+        gold=[("get_rental", {"rental_id": holder_rental["id"]}),
+              ("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],
+        naive=[("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],
+        facts=[F.value("max_waiver")], value_keys=["max_waiver"]))
+    return out

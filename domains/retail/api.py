@@ -1,0 +1,651 @@
+"""The Juniper Row store API: customers, catalogue, orders, cancellations, changes to
+pending orders, returns, exchanges, price adjustments, new orders and hand-offs.
+
+Policy quantities are arguments: shipping and oversized charges, price and shipping
+differences, restocking and label fees, refund amounts and where they go, Row Credit
+bonuses, price adjustment amounts, replacement shipping charges. Nothing here refuses what
+the policy forbids (a third return, an item swapped for another product, a cancelled
+processed order). The system keeps the books: ids, timestamps (the world clock), status
+history, loyalty points (by the published points rate of the customer's tier), gift card
+and Row Credit balances, refunds pending with the processor, Row Credit expiry.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any, Literal, Optional
+
+from pydantic import Field
+
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid, next_id,
+                            not_found)
+from domains.seedkit import add_months, cents
+
+from .seed import price_on
+
+CATALOG = Catalog("retail", title="Juniper Row Orders API",
+                  description="Customers, products, orders, returns, exchanges and refunds of Juniper Row Home & "
+                              "Outdoor.")
+
+Desk = Literal["human_teammate", "product_care"]
+CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery is too slow"]
+
+
+# ------------------------------------------------------------------------------ results
+
+class Address(Result):
+    line1: str
+    line2: str = ""
+    city: str
+    state: str
+    zip: str
+    country: str = "US"
+
+
+class Loyalty(Result):
+    program: str
+    tier: str
+    spend_last_12_months: float
+    points_balance: int
+
+
+class PaymentMethod(Result):
+    id: str
+    type: Literal["card", "paypal", "gift_card", "store_credit"]
+    brand: Optional[str] = None
+    last_four: Optional[str] = None
+    email: Optional[str] = None
+    balance: Optional[float] = None
+    expires_on: Optional[dt.date] = None
+
+
+class Customer(Result):
+    customer_id: str
+    name: str
+    email: str
+    phone: str
+    birthday: dt.date
+    default_address: Address
+    loyalty: Loyalty
+    payment_methods: list[PaymentMethod]
+    orders: list[str]
+
+
+class CustomerRef(Result):
+    customer_id: str
+    name: str
+
+
+class Line(Result):
+    item_id: str
+    product_id: str
+    name: str
+    category: str
+    options: dict[str, str]
+    price: float
+    final_sale: bool
+
+
+class Fulfillment(Result):
+    carrier: str
+    tracking_number: str
+    shipped_at: dt.datetime
+    delivered_at: Optional[dt.datetime] = None
+
+
+class Payment(Result):
+    payment_id: str
+    kind: Literal["charge", "refund"]
+    method_id: str
+    method_type: str
+    amount: float
+    purpose: str
+    at: dt.datetime
+    status: Optional[str] = None
+
+
+class ReturnRequest(Result):
+    return_id: str
+    requested_at: dt.datetime
+    line_indexes: list[int]
+    reason: str
+    condition: str
+    refund_to: str
+    restocking_fee: float
+    label_fee: float
+    refund_amount: float
+    bonus: float
+    status: str
+
+
+class Order(Result):
+    order_id: str
+    customer_id: str
+    placed_at: dt.datetime
+    status: str
+    shipping_method: str
+    shipping_address: Address
+    items: list[Line]
+    subtotal: float
+    shipping_fee: float
+    oversized_fee: float
+    total: float
+    points_earned: int
+    fulfillment: Optional[Fulfillment] = None
+    modifications: list[dict[str, Any]]
+    returns: list[ReturnRequest]
+    exchanges: list[dict[str, Any]]
+    price_adjustments: list[dict[str, Any]]
+    payment_history: list[Payment]
+
+
+class OrderSummary(Result):
+    order_id: str
+    placed_at: dt.datetime
+    status: str
+    total: float
+    item_names: list[str]
+
+
+class OrderList(Result):
+    orders: list[OrderSummary]
+
+
+class Variant(Result):
+    item_id: str
+    options: dict[str, str]
+    price: float
+    available: bool
+
+
+class Product(Result):
+    product_id: str
+    name: str
+    category: str
+    final_sale: bool
+    variants: list[Variant]
+
+
+class ProductList(Result):
+    products: list[Product]
+
+
+class Handoff(Result):
+    id: str
+    customer_id: str
+    desk: str
+    order_id: Optional[str] = None
+    at: dt.datetime
+
+
+# ------------------------------------------------------------------------------ helpers
+
+def _customer(db: dict, cid: str) -> dict:
+    c = db["customers"].get(cid)
+    if c is None:
+        raise not_found("customer", cid)
+    return c
+
+
+def _order(db: dict, oid: str) -> dict:
+    o = db["orders"].get(oid)
+    if o is None:
+        raise not_found("order", oid)
+    return o
+
+
+def _variants(db: dict) -> dict[str, dict]:
+    return {iid: var for p in db["products"].values() for iid, var in p["variants"].items()}
+
+
+def _variant(db: dict, iid: str) -> dict:
+    var = _variants(db).get(iid)
+    if var is None:
+        raise not_found("item", iid)
+    return var
+
+
+def _method(c: dict, mid: str) -> dict:
+    pm = c["payment_methods"].get(mid)
+    if pm is None:
+        raise not_found("payment method", mid, customer_id=c["customer_id"])
+    return pm
+
+
+def _customer_view(c: dict) -> dict:
+    return {**c, "payment_methods": [c["payment_methods"][k] for k in sorted(c["payment_methods"])]}
+
+
+def _product_view(p: dict) -> dict:
+    return {**p, "variants": [p["variants"][k] for k in sorted(p["variants"])]}
+
+
+def _line(db: dict, var: dict, when: dt.date) -> dict:
+    p = db["products"][var["product_id"]]
+    return {"item_id": var["item_id"], "product_id": p["product_id"], "name": p["name"], "category": p["category"],
+            "category_key": p["category_key"], "options": var["options"], "price": price_on(var, when),
+            "final_sale": p["final_sale"]}
+
+
+def _pay_id(db: dict) -> str:
+    return next_id([p["payment_id"] for o in db["orders"].values() for p in o["payment_history"]], "TX", 200001)
+
+
+def _charge(ctx: ApiContext, db: dict, c: dict, o: dict, mid: str, amount: float, purpose: str) -> None:
+    pm = c["payment_methods"][mid]
+    if pm["type"] in ("gift_card", "store_credit"):
+        pm["balance"] = cents(pm["balance"] - amount)
+    o["payment_history"].append({"payment_id": _pay_id(db), "kind": "charge", "method_id": mid,
+                                 "method_type": pm["type"], "amount": cents(amount), "purpose": purpose,
+                                 "at": ctx.ts()})
+
+
+def _refund(ctx: ApiContext, db: dict, c: dict, o: dict, mid: str, amount: float, purpose: str) -> dict:
+    pm = c["payment_methods"][mid]
+    e = {"payment_id": _pay_id(db), "kind": "refund", "method_id": mid, "method_type": pm["type"],
+         "amount": cents(amount), "purpose": purpose, "at": ctx.ts(), "posted_at": None, "status": "pending"}
+    o["payment_history"].append(e)
+    return e
+
+
+def _net(o: dict) -> dict[str, float]:
+    net: dict[str, float] = {}
+    for p in o["payment_history"]:
+        net[p["method_id"]] = cents(net.get(p["method_id"], 0) + (p["amount"] if p["kind"] == "charge" else -p["amount"]))
+    return net
+
+
+class MethodAmount(Args):
+    method_id: str
+    amount: Money
+
+
+def _check_refunds(o: dict, refunds: list[MethodAmount]) -> None:
+    net = _net(o)
+    for r in refunds:
+        if r.method_id not in net:
+            raise invalid(f"{r.method_id} did not pay for this order", method_id=r.method_id)
+    if len({r.method_id for r in refunds}) != len(refunds):
+        raise invalid("a payment method appears twice in the refunds")
+
+
+def _settle(ctx, db, c, o, amount: float, purpose: str, method_id: Optional[str], refunds: list[MethodAmount]) -> None:
+    """Charge a positive `amount` to `method_id`, or pay out a negative one as `refunds`."""
+    if amount > 0:
+        _charge(ctx, db, c, o, method_id, amount, purpose)
+    for r in refunds:
+        if r.amount > 0:
+            _refund(ctx, db, c, o, r.method_id, r.amount, purpose)
+
+
+def _validate_settlement(c: dict, o: dict, amount: float, method_id: Optional[str], refunds: list[MethodAmount]) -> None:
+    if amount > 0:
+        if method_id is None:
+            raise invalid(f"{cents(amount)} is due: payment_method_id is required")
+        _method(c, method_id)
+    _check_refunds(o, refunds)
+    if amount < 0 and abs(sum(r.amount for r in refunds) + amount) > 0.005:
+        raise invalid(f"refunds must add up to {cents(-amount)}")
+
+
+def _set_status(ctx: ApiContext, o: dict, status: str) -> None:
+    o["status"] = status
+    o["status_history"].append({"status": status, "at": ctx.ts()})
+
+
+def _tier_key(ctx: ApiContext, c: dict) -> str:
+    prod = ctx.pack.brand.products
+    names = {prod.get("base tier", "Sprout"): "sprout", prod.get("middle tier", "Grove"): "grove",
+             prod.get("top tier", "Canopy"): "canopy"}
+    return names.get(c["loyalty"]["tier"], "sprout")
+
+
+# ------------------------------------------------------------------------------ reads
+
+class CustomerArgs(Args):
+    customer_id: str
+
+
+class EmailArgs(Args):
+    email: str
+
+
+class NameZipArgs(Args):
+    name: str
+    zip: str
+
+
+class OrderArgs(Args):
+    order_id: str
+
+
+class ProductArgs(Args):
+    product_id: str
+
+
+class ProductsArgs(Args):
+    category: Optional[str] = None
+
+
+@CATALOG.read("/customers/{customer_id}", resource="customer_id", tags=("customers",))
+def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
+    """Look up a customer: contact details, default address, Row Rewards, saved payment methods, orders."""
+    return _customer_view(_customer(db, a.customer_id))
+
+
+@CATALOG.read("/customers/by-email", tags=("customers",))
+def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerRef:
+    """Find the customer with this email address."""
+    for cid, c in sorted(db["customers"].items()):
+        if c["email"].casefold() == a.email.strip().casefold():
+            return {"customer_id": cid, "name": c["name"]}
+    raise not_found("customer with email", a.email)
+
+
+@CATALOG.read("/customers/by-name", tags=("customers",))
+def find_customer_by_name_zip(ctx: ApiContext, db: dict, a: NameZipArgs) -> CustomerRef:
+    """Find the customer with this full name and default-address zip code."""
+    for cid, c in sorted(db["customers"].items()):
+        if c["name"].casefold() == a.name.strip().casefold() and c["default_address"]["zip"] == a.zip.strip():
+            return {"customer_id": cid, "name": c["name"]}
+    raise not_found("customer with name and zip", f"{a.name} {a.zip}")
+
+
+@CATALOG.read("/customers/{customer_id}/orders", resource="customer_id", collection="orders", tags=("orders",))
+def list_customer_orders(ctx: ApiContext, db: dict, a: CustomerArgs) -> OrderList:
+    """The customer's orders, oldest first."""
+    c = _customer(db, a.customer_id)
+    return {"orders": [{**db["orders"][oid], "item_names": [it["name"] for it in db["orders"][oid]["items"]]}
+                       for oid in c["orders"]]}
+
+
+@CATALOG.read("/orders/{order_id}", resource="order_id", tags=("orders",))
+def get_order(ctx: ApiContext, db: dict, a: OrderArgs) -> Order:
+    """Look up an order: items, status, fulfillment, changes, returns, exchanges, payments."""
+    return _order(db, a.order_id)
+
+
+@CATALOG.read("/products/{product_id}", resource="product_id", tags=("catalogue",))
+def get_product(ctx: ApiContext, db: dict, a: ProductArgs) -> Product:
+    """A product with its variants, current prices and availability."""
+    p = db["products"].get(a.product_id)
+    if p is None:
+        raise not_found("product", a.product_id)
+    return _product_view(p)
+
+
+@CATALOG.read("/products", collection="products", tags=("catalogue",))
+def list_products(ctx: ApiContext, db: dict, a: ProductsArgs) -> ProductList:
+    """The catalogue, optionally one category (by its name)."""
+    return {"products": [_product_view(p) for _, p in sorted(db["products"].items())
+                         if a.category is None or p["category"].casefold() == a.category.casefold()]}
+
+
+# ------------------------------------------------------------------------------ writes
+
+class PlaceOrderArgs(Args):
+    customer_id: str
+    item_ids: list[str] = Field(min_length=1)
+    shipping_method: Literal["standard", "express"]
+    shipping_fee: Money
+    oversized_fee: Money
+    payments: list[MethodAmount] = Field(min_length=1)
+
+
+@CATALOG.write("/orders", resource="customer_id", tags=("orders",))
+def place_order(ctx: ApiContext, db: dict, a: PlaceOrderArgs) -> Order:
+    """Place an order of catalogue items at today's prices to the customer's default address,
+    with the given shipping and oversized charges; the payments must add up to the total."""
+    c = _customer(db, a.customer_id)
+    items = []
+    for iid in a.item_ids:
+        var = _variant(db, iid)
+        if not var["available"]:
+            raise conflict(f"item {iid} is not available", item_id=iid)
+        items.append(_line(db, var, ctx.today))
+    for p in a.payments:
+        _method(c, p.method_id)
+    subtotal = cents(sum(it["price"] for it in items))
+    total = cents(subtotal + a.shipping_fee + a.oversized_fee)
+    if abs(cents(sum(p.amount for p in a.payments)) - total) > 0.005:
+        raise invalid(f"payments must add up to the total {total}", subtotal=subtotal, total=total)
+    oid = next_id(db["orders"], ctx.prefix("order", "#JR"), 9000001)
+    rate = ctx.values[f"points_per_dollar_{_tier_key(ctx, c)}"]
+    o = {"order_id": oid, "customer_id": c["customer_id"], "placed_at": ctx.ts(), "status": "pending",
+         "shipping_method": a.shipping_method, "shipping_address": dict(c["default_address"]), "items": items,
+         "subtotal": subtotal, "shipping_fee": cents(a.shipping_fee), "oversized_fee": cents(a.oversized_fee),
+         "total": total, "points_earned": int(math.floor(subtotal)) * int(rate),
+         "status_history": [{"status": "pending", "at": ctx.ts()}], "fulfillment": None, "modifications": [],
+         "cancellation": None, "returns": [], "exchanges": [], "price_adjustments": [], "payment_history": []}
+    db["orders"][oid] = o
+    for p in a.payments:
+        _charge(ctx, db, c, o, p.method_id, p.amount, "order")
+    c["orders"].append(oid)
+    c["loyalty"]["points_balance"] += o["points_earned"]
+    return o
+
+
+class CancelArgs(Args):
+    order_id: str
+    reason: CancelReason
+    refunds: list[MethodAmount] = Field(default_factory=list)
+
+
+@CATALOG.write("/orders/{order_id}/cancel", resource="order_id", tags=("orders",))
+def cancel_order(ctx: ApiContext, db: dict, a: CancelArgs) -> Order:
+    """Cancel a whole order, refunding the given amounts to the given payment methods; the
+    order's loyalty points are taken back."""
+    o = _order(db, a.order_id)
+    if o["status"] == "cancelled":
+        raise conflict("the order is already cancelled")
+    _check_refunds(o, a.refunds)
+    c = db["customers"][o["customer_id"]]
+    o["cancellation"] = {"at": ctx.ts(), "reason": a.reason, "refund_amount": cents(sum(r.amount for r in a.refunds))}
+    for r in a.refunds:
+        if r.amount > 0:
+            _refund(ctx, db, c, o, r.method_id, r.amount, "cancellation")
+    c["loyalty"]["points_balance"] -= o["points_earned"]
+    o["points_earned"] = 0
+    _set_status(ctx, o, "cancelled")
+    return o
+
+
+class AddressArgs(Args):
+    order_id: str
+    line1: str = Field(min_length=1)
+    line2: str = ""
+    city: str = Field(min_length=1)
+    state: str = Field(min_length=2, max_length=2)
+    zip: str = Field(pattern=r"^\d{5}$")
+
+
+@CATALOG.write("/orders/{order_id}/address", resource="order_id", tags=("orders",))
+def modify_shipping_address(ctx: ApiContext, db: dict, a: AddressArgs) -> Order:
+    """Change an order's shipping address."""
+    o = _order(db, a.order_id)
+    new = {"line1": a.line1, "line2": a.line2, "city": a.city, "state": a.state.upper(), "zip": a.zip, "country": "US"}
+    o["modifications"].append({"type": "address_change", "at": ctx.ts(), "old_address": o["shipping_address"],
+                               "new_address": new})
+    o["shipping_address"] = new
+    return o
+
+
+class ItemChangeArgs(Args):
+    order_id: str
+    line_index: int = Field(ge=0)
+    new_item_id: str
+    price_difference: SignedMoney
+    shipping_difference: SignedMoney
+    payment_method_id: Optional[str] = None
+    refunds: list[MethodAmount] = Field(default_factory=list)
+
+
+@CATALOG.write("/orders/{order_id}/items", resource="order_id", tags=("orders",))
+def modify_order_item(ctx: ApiContext, db: dict, a: ItemChangeArgs) -> Order:
+    """Swap one line of an order for another catalogue item at its price on the order date;
+    the given price and shipping differences are charged to `payment_method_id` or refunded
+    as `refunds`."""
+    o = _order(db, a.order_id)
+    if a.line_index >= len(o["items"]):
+        raise not_found("order line", a.line_index, order_id=a.order_id)
+    var = _variant(db, a.new_item_id)
+    c = db["customers"][o["customer_id"]]
+    amount = cents(a.price_difference + a.shipping_difference)
+    _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
+    old = o["items"][a.line_index]
+    new = _line(db, var, dt.datetime.fromisoformat(o["placed_at"]).date())
+    o["items"][a.line_index] = new
+    old_sub = o["subtotal"]
+    o["subtotal"] = cents(sum(it["price"] for it in o["items"]))
+    o["shipping_fee"] = cents(o["shipping_fee"] + a.shipping_difference)
+    o["total"] = cents(o["total"] + amount)
+    o["points_earned"] = int(math.floor(o["subtotal"])) * int(ctx.values[f"points_per_dollar_{_tier_key(ctx, c)}"])
+    c["loyalty"]["points_balance"] += o["points_earned"] - int(math.floor(old_sub)) * int(
+        ctx.values[f"points_per_dollar_{_tier_key(ctx, c)}"])
+    o["modifications"].append({"type": "item_change", "at": ctx.ts(), "line_index": a.line_index,
+                               "old_item_id": old["item_id"], "new_item_id": new["item_id"],
+                               "price_difference": cents(a.price_difference),
+                               "shipping_difference": cents(a.shipping_difference), "old_subtotal": old_sub})
+    _settle(ctx, db, c, o, amount, "item_change", a.payment_method_id, a.refunds)
+    return o
+
+
+class PaymentChangeArgs(Args):
+    order_id: str
+    new_method_id: str
+
+
+@CATALOG.write("/orders/{order_id}/payment", resource="order_id", tags=("orders",))
+def change_payment_method(ctx: ApiContext, db: dict, a: PaymentChangeArgs) -> Order:
+    """Move an order paid with one method to another saved method: the new method is charged
+    the order total and the old one refunded in full."""
+    o = _order(db, a.order_id)
+    c = db["customers"][o["customer_id"]]
+    pm = _method(c, a.new_method_id)
+    net = {k: v for k, v in _net(o).items() if v > 0}
+    if len(net) != 1:
+        raise conflict("the order is paid with more than one method", methods=sorted(net))
+    (old, amount), = net.items()
+    if old == a.new_method_id:
+        raise invalid("the order is already paid with this method")
+    if pm["type"] in ("gift_card", "store_credit") and pm["balance"] + 0.005 < amount:
+        raise conflict(f"{a.new_method_id} holds {pm['balance']}, the order needs {amount}")
+    o["modifications"].append({"type": "payment_change", "at": ctx.ts(), "old_method_id": old,
+                               "new_method_id": a.new_method_id})
+    _charge(ctx, db, c, o, a.new_method_id, amount, "payment_change")
+    _refund(ctx, db, c, o, old, amount, "payment_change")
+    return o
+
+
+class ReturnArgs(Args):
+    order_id: str
+    line_indexes: list[int] = Field(min_length=1)
+    reason: str = Field(min_length=1)
+    condition: Literal["unused", "damaged", "defective"]
+    refund_to: Literal["original", "row_credit"]
+    restocking_fee: Money
+    label_fee: Money
+    refund_amount: Money
+    bonus: Money = 0
+
+
+@CATALOG.write("/orders/{order_id}/returns", resource="order_id", tags=("returns",))
+def request_return(ctx: ApiContext, db: dict, a: ReturnArgs) -> ReturnRequest:
+    """Open a return request for lines of a delivered order and email the prepaid label. The
+    fees, the refund and the Row Credit bonus are recorded as given; the refund is issued
+    after the items arrive and are inspected."""
+    o = _order(db, a.order_id)
+    for i in a.line_indexes:
+        if not 0 <= i < len(o["items"]):
+            raise not_found("order line", i, order_id=a.order_id)
+    if len(set(a.line_indexes)) != len(a.line_indexes):
+        raise invalid("a line appears twice")
+    rid = next_id([r["return_id"] for x in db["orders"].values() for r in x["returns"]],
+                  ctx.prefix("return", "RT"), 5001)
+    r = {"return_id": rid, "requested_at": ctx.ts(), "line_indexes": sorted(a.line_indexes),
+         "item_ids": [o["items"][i]["item_id"] for i in sorted(a.line_indexes)], "reason": a.reason,
+         "condition": a.condition, "refund_to": a.refund_to, "restocking_fee": cents(a.restocking_fee),
+         "label_fee": cents(a.label_fee), "refund_amount": cents(a.refund_amount), "bonus": cents(a.bonus),
+         "status": "label_sent", "received_at": None, "refunded_at": None, "approved_by": None}
+    o["returns"].append(r)
+    return r
+
+
+class ExchangeArgs(Args):
+    order_id: str
+    line_index: int = Field(ge=0)
+    new_item_id: str
+    price_difference: SignedMoney
+    replacement_shipping_fee: Money
+    payment_method_id: Optional[str] = None
+    refunds: list[MethodAmount] = Field(default_factory=list)
+
+
+@CATALOG.write("/orders/{order_id}/exchanges", resource="order_id", tags=("returns",))
+def exchange_item(ctx: ApiContext, db: dict, a: ExchangeArgs) -> Order:
+    """Exchange a delivered line for another catalogue item (at today's price), settling the
+    given price difference and replacement shipping charge."""
+    o = _order(db, a.order_id)
+    if a.line_index >= len(o["items"]):
+        raise not_found("order line", a.line_index, order_id=a.order_id)
+    var = _variant(db, a.new_item_id)
+    c = db["customers"][o["customer_id"]]
+    amount = cents(a.price_difference + a.replacement_shipping_fee)
+    _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
+    it = o["items"][a.line_index]
+    o["exchanges"].append({"line_index": a.line_index, "at": ctx.ts(), "old_item_id": it["item_id"],
+                           "new_item_id": var["item_id"], "new_price": price_on(var, ctx.today),
+                           "price_difference": cents(a.price_difference), "replacement_shipping": "standard",
+                           "replacement_shipping_fee": cents(a.replacement_shipping_fee)})
+    _settle(ctx, db, c, o, amount, "exchange", a.payment_method_id, a.refunds)
+    return o
+
+
+class PriceAdjustArgs(Args):
+    order_id: str
+    line_index: int = Field(ge=0)
+    amount: Money = Field(gt=0)
+
+
+@CATALOG.write("/orders/{order_id}/price-adjustments", resource="order_id", tags=("refunds",))
+def issue_price_adjustment(ctx: ApiContext, db: dict, a: PriceAdjustArgs) -> Order:
+    """Pay back a price drop on one line as Row Credit of the given amount."""
+    o = _order(db, a.order_id)
+    if a.line_index >= len(o["items"]):
+        raise not_found("order line", a.line_index, order_id=a.order_id)
+    c = db["customers"][o["customer_id"]]
+    it = o["items"][a.line_index]
+    var = _variant(db, it["item_id"])
+    k = next_id([m for x in db["customers"].values() for m in x["payment_methods"]], ctx.prefix("store_credit", "RC"),
+                9000001)
+    c["payment_methods"][k] = {"id": k, "type": "store_credit", "amount": cents(a.amount), "balance": cents(a.amount),
+                               "issued_at": ctx.ts(),
+                               "expires_on": add_months(ctx.today, int(ctx.values["row_credit_months"])).isoformat(),
+                               "origin": {"kind": "price_adjustment", "order_id": o["order_id"]}}
+    o["price_adjustments"].append({"line_index": a.line_index, "item_id": it["item_id"], "at": ctx.ts(),
+                                   "paid_price": it["price"], "new_price": price_on(var, ctx.today),
+                                   "amount": cents(a.amount), "store_credit_id": k})
+    e = _refund(ctx, db, c, o, k, a.amount, "price_adjustment")
+    e.update(status="posted", posted_at=ctx.ts())
+    return o
+
+
+class TransferArgs(Args):
+    customer_id: str
+    desk: Desk
+    order_id: Optional[str] = None
+    summary: str = Field(min_length=1)
+
+
+@CATALOG.write("/handoffs", resource="customer_id", tags=("customers",))
+def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Handoff:
+    """Hand the customer to a human teammate or to the Product Care team. The summary goes to
+    the colleague; the record keeps who, which desk and when."""
+    _customer(db, a.customer_id)
+    if a.order_id is not None:
+        _order(db, a.order_id)
+    handoffs = db.setdefault("handoffs", {})
+    hid = next_id(handoffs, "HO", 1)
+    h = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "order_id": a.order_id, "at": ctx.ts()}
+    handoffs[hid] = h
+    return h

@@ -1,0 +1,116 @@
+"""`factforge pack ...`: build, verify, export and list task packs (mounted in pipeline/cli.py)."""
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+app = typer.Typer(add_completion=False, no_args_is_help=True,
+                  help="Task packs: build a release of tasks (kit + sealed part), verify, export.")
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _mb(n: int) -> str:
+    return f"{n / 1e6:.1f} MB"
+
+
+@app.command("build")
+def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", help="Domain whose tasks to build; repeatable. Default: every built-in domain."),
+          out_dir: Path = typer.Option(..., "--out", help="The pack directory (replaced atomically; an existing pack is reused incrementally)."),
+          task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
+          seed: int = typer.Option(0, "--seed", help="The build seed: evidence and development data (as `factforge build --seed`)."),
+          workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches (default $FACTFORGE_WORKSPACE or ~/.factforge).")):
+    """Build a task pack: every task's kit and sealed part, with blocking checks."""
+    from .build import BuildOptions, build_pack, default_workspace  # noqa: PLC0415
+
+    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve())
+    t0 = time.perf_counter()
+    with err.status("building tasks...") as status:
+        path, index, results = build_pack(out_dir, domain, task, opts, progress=lambda s: status.update(f"building {s}..."))
+    for r in results:
+        e = r.entry
+        out.print(f"[green]{'reused' if r.reused else 'built'}[/green] {e.id}: kit {e.kit.files} files "
+                  f"{_mb(e.kit.bytes)}, sealed {e.sealed.files} files {_mb(e.sealed.bytes)} ({r.seconds:.1f}s)",
+                  highlight=False)
+    s = index.summary
+    out.print(f"pack {index.pack_version} at {path}: {s['tasks']} tasks "
+              f"({', '.join(f'{k} {v}' for k, v in s['by_domain'].items())}); levers covered: "
+              f"{', '.join(s['levers_covered'])} ({time.perf_counter() - t0:.1f}s)", highlight=False)
+
+
+@app.command("verify")
+def verify(pack: Path = typer.Argument(..., help="A pack directory (holding index.json).")):
+    """Recompute every hash of a pack; non-zero exit naming each changed, missing or extra file."""
+    from .store import Pack, verify_pack  # noqa: PLC0415
+
+    problems = verify_pack(pack)
+    if problems:
+        for p in problems:
+            err.print(f"[red]{escape(p)}[/red]", highlight=False)
+        raise typer.Exit(1)
+    idx = Pack(pack).index
+    files = sum(t.kit.files + t.sealed.files for t in idx.tasks)
+    out.print(f"[green]ok[/green] {pack}: {len(idx.tasks)} tasks, {files} files verified, pack {idx.pack_version}",
+              highlight=False)
+
+
+@app.command("export")
+def export(pack: Path = typer.Argument(..., help="A pack directory."),
+           out_dir: Path = typer.Option(..., "--out", help="Where <task>/kit.tar.gz and <task>/sealed.tar.gz go."),
+           task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable.")):
+    """Write each task's kit and sealed part as separate deterministic archives."""
+    from facts.errors import FactforgeError  # noqa: PLC0415
+
+    from .store import Pack, export_task  # noqa: PLC0415
+
+    p = Pack(pack)
+    ids = list(task or [t.id for t in p.tasks])
+    if not ids:
+        raise FactforgeError("the pack has no tasks", pack)
+    for tid in ids:
+        p.task(tid)
+    for tid in ids:
+        paths = export_task(p, tid, out_dir)
+        out.print(f"[green]exported[/green] {tid}: {paths['kit']} ({_mb(paths['kit'].stat().st_size)}), "
+                  f"{paths['sealed']} ({_mb(paths['sealed'].stat().st_size)})", highlight=False)
+    if not ids:
+        raise FactforgeError("the pack has no tasks", pack)
+
+
+@app.command("export-tau2")
+def export_tau2_cmd(pack: Path = typer.Argument(..., help="A pack directory."),
+                    out_dir: Path = typer.Option(..., "--out", help="Where <task>/tasks.json, split_tasks.json, db.json go."),
+                    task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable.")):
+    """Export tasks in tau2-bench's Task schema (validated against it), with split_tasks.json."""
+    from .store import Pack  # noqa: PLC0415
+    from .tau2 import export_tau2  # noqa: PLC0415
+
+    for folder in export_tau2(Pack(pack), out_dir, list(task or [])):
+        out.print(f"[green]exported[/green] {folder}", highlight=False)
+
+
+@app.command("list")
+def list_tasks(pack: Path = typer.Argument(..., help="A pack directory.")):
+    """The tasks of a pack with their levers."""
+    from rich.table import Table  # noqa: PLC0415
+
+    from .store import Pack  # noqa: PLC0415
+
+    t = Table("task", "bundle", "evidence", "client", "api", "workspace", "budget", "ids (train/live/test)", "phrasing")
+    for e in Pack(pack).tasks:
+        lv = e.levers
+        ev = lv["evidence"]
+        c = lv["client"]
+        t.add_row(e.id, e.bundle, f"{ev['profile']}/{ev['difficulty']}"
+                  + (f" {len(ev['sections'])} sections" if ev["sections"] else "")
+                  + (f" {len(ev['kinds'])} kinds" if ev["kinds"] else ""),
+                  f"{c['held']}h {c['confirmable']}c {c['contested']}x" if c["enabled"] else "off",
+                  lv["api"]["deployment"], lv["workspace"]["kind"], ",".join(lv["models"]["budget"]),
+                  f"{lv['ids']['training']}/{lv['ids']['live']}/{lv['ids']['test']}",
+                  str(len(lv["phrasing"]["rules"])))
+    out.print(t)

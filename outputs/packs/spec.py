@@ -1,0 +1,335 @@
+"""Task specs: one TOML file per task, `domains/<name>/tasks/<task_id>.toml`.
+
+A task is a configuration of seven levers over a domain (see `TaskSpec`):
+
+1. `evidence`: which bundle (the domain or one of its variants), the modality profile, the
+   policy sections and artifact kinds delivered, and a difficulty preset of the evidence plan;
+2. `client`: on or off; the facts the client holds (removed from every delivered file), can
+   confirm (a proposed reading), or settles (contested: the delivered records disagree);
+3. `api`: the API deployment the task runs against (a defect deployment id; `clean` always
+   exists), pinned by sha256 in the pack;
+4. `workspace`: none, or a seeded implementation (a naive agent with known gaps; the pack
+   writes a ledger mapping each gap to fact ids);
+5. `models`: the model menu (a versioned file referenced by name and sha256), the models
+   allowed and the budget tiers in force (credits per conversation come from the menu);
+6. `ids`: training ids (scenarios on the development database, shipped in the kit), live-
+   experiment ids and test ids (both on the held-out test database, sealed). The three sets
+   are disjoint and every id must resolve; a missing id fails the build, it never shrinks
+   the denominator;
+7. `phrasing`: response phrasing rules by id (`outputs/packs/phrasing.toml`), declarative
+   and checked by the evaluator.
+
+Specs are strict (unknown keys are errors) and schema-versioned. A malformed spec is one
+`FactforgeError` naming the file, the line and the problem.
+"""
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from facts.errors import FactforgeError
+from facts.hashing import sha256_hex
+
+TASK_SCHEMA_VERSION = "1.0"
+Profile = Literal["text-only", "text+image", "text+image+audio", "full"]
+Difficulty = Literal["easy", "standard", "hard"]
+BudgetTier = Literal["easy", "medium", "hard"]
+CodeGap = Literal["no_retry_on_rate_limit", "no_idempotency_key", "first_page_only", "no_async_polling",
+                  "no_transfer"]
+TASK_ID = re.compile(r"^[a-z_][a-z0-9_]*(-[a-z0-9]+)+$")
+SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+def _unique(values: list[str], what: str) -> list[str]:
+    dup = sorted({v for v in values if values.count(v) > 1})
+    if dup:
+        raise ValueError(f"duplicate {what}: {', '.join(dup[:5])}")
+    return values
+
+
+class EvidenceLever(_Strict):
+    """What evidence the developer agent gets."""
+    bundle: str                                  # "airline" or "airline@halcyon"
+    profile: Profile = "full"
+    difficulty: Difficulty = "standard"
+    sections: list[str] = Field(default_factory=list)  # top-level policy sections delivered ([]: all)
+    kinds: list[str] = Field(default_factory=list)     # "family/kind" delivered ([]: every kind of the profile)
+
+    @field_validator("sections", "kinds")
+    @classmethod
+    def _no_dup(cls, v: list[str]) -> list[str]:
+        return _unique(v, "entries")
+
+
+class ClientLever(_Strict):
+    """Whether a client can be interviewed, and what only it knows."""
+    enabled: bool = False
+    held: list[str] = Field(default_factory=list)         # removed from every delivered file
+    confirmable: list[str] = Field(default_factory=list)  # in the evidence; the client confirms a reading
+    contested: list[str] = Field(default_factory=list)    # conflicting versions in the kit; the client settles
+    turn_quota: int = Field(20, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "ClientLever":
+        lists = {"held": self.held, "confirmable": self.confirmable, "contested": self.contested}
+        for name, v in lists.items():
+            _unique(v, f"{name} fact ids")
+        if not self.enabled and any(lists.values()):
+            raise ValueError("client is disabled but lists held, confirmable or contested facts")
+        if self.enabled and not any(lists.values()):
+            raise ValueError("client is enabled but knows no fact (held, confirmable or contested)")
+        seen: dict[str, str] = {}
+        for name, v in lists.items():
+            for f in v:
+                if f in seen:
+                    raise ValueError(f"fact {f} is both {seen[f]} and {name}")
+                seen[f] = name
+        return self
+
+
+class ApiLever(_Strict):
+    deployment: str = "clean"  # domains/<name>/deployments/<id>.toml; "clean" always exists
+
+    @field_validator("deployment")
+    @classmethod
+    def _slug(cls, v: str) -> str:
+        if not re.fullmatch(r"[a-z0-9][a-z0-9-]*", v):
+            raise ValueError(f"deployment id {v!r} must be lowercase letters, digits and dashes")
+        return v
+
+
+class WorkspaceLever(_Strict):
+    """The starting workspace: nothing, or a seeded naive agent with known gaps."""
+    kind: Literal["none", "seeded"] = "none"
+    omit_sections: list[str] = Field(default_factory=list)  # policy sections its prompt leaves out
+    stale_facts: list[str] = Field(default_factory=list)    # facts its prompt states with a wrong value
+    code_gaps: list[CodeGap] = Field(default_factory=list)  # what its code does not handle
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "WorkspaceLever":
+        if self.kind == "none" and (self.omit_sections or self.stale_facts or self.code_gaps):
+            raise ValueError("workspace kind is none but gaps are listed")
+        if self.kind == "seeded" and not (self.omit_sections or self.stale_facts or self.code_gaps):
+            raise ValueError("a seeded workspace needs at least one known gap")
+        _unique(self.omit_sections, "omitted sections")
+        _unique(self.stale_facts, "stale facts")
+        _unique(list(self.code_gaps), "code gaps")
+        return self
+
+
+class ModelsLever(_Strict):
+    menu: str                                  # menu file stem, e.g. "standard-1"
+    menu_sha256: str                           # pins the menu file's bytes
+    models: list[str] = Field(default_factory=list)  # allowed models ([]: every model of the menu)
+    budget: list[BudgetTier] = Field(default_factory=lambda: ["easy", "medium", "hard"])
+
+    @field_validator("menu_sha256")
+    @classmethod
+    def _sha(cls, v: str) -> str:
+        if not SHA256.fullmatch(v):
+            raise ValueError("menu_sha256 must be 64 lowercase hex digits")
+        return v
+
+    @field_validator("budget")
+    @classmethod
+    def _budget(cls, v: list[str]) -> list[str]:
+        if not v:
+            raise ValueError("at least one budget tier")
+        return _unique(v, "budget tiers")
+
+
+class IdsLever(_Strict):
+    test_seed: int = Field(ge=0)  # the held-out test database (live and test ids come from its suite)
+    training: list[str] = Field(default_factory=list)
+    live: list[str] = Field(default_factory=list)
+    test: list[str]
+
+    @model_validator(mode="after")
+    def _disjoint(self) -> "IdsLever":
+        if not self.test:
+            raise ValueError("a task needs at least one test id")
+        for name in ("training", "live", "test"):
+            _unique(getattr(self, name), f"{name} ids")
+        for a, b in (("training", "live"), ("training", "test"), ("live", "test")):
+            both = sorted(set(getattr(self, a)) & set(getattr(self, b)))
+            if both:
+                raise ValueError(f"{a} and {b} ids overlap: {', '.join(both[:3])}")
+        return self
+
+
+class PhrasingLever(_Strict):
+    rules: list[str] = Field(default_factory=list)
+
+    @field_validator("rules")
+    @classmethod
+    def _no_dup(cls, v: list[str]) -> list[str]:
+        return _unique(v, "phrasing rules")
+
+
+class SandboxLimits(_Strict):
+    hours: float = Field(8, gt=0)
+    cpus: int = Field(2, ge=1)
+    memory_gb: float = Field(4, gt=0)
+
+
+class TaskSpec(_Strict):
+    schema_version: Literal["1.0"] = TASK_SCHEMA_VERSION
+    id: str
+    domain: str
+    title: str
+    description: str = ""
+    evidence: EvidenceLever
+    client: ClientLever = Field(default_factory=ClientLever)
+    api: ApiLever = Field(default_factory=ApiLever)
+    workspace: WorkspaceLever = Field(default_factory=WorkspaceLever)
+    models: ModelsLever
+    ids: IdsLever
+    phrasing: PhrasingLever = Field(default_factory=PhrasingLever)
+    sandbox: SandboxLimits = Field(default_factory=SandboxLimits)
+
+    @model_validator(mode="after")
+    def _ids(self) -> "TaskSpec":
+        if not TASK_ID.fullmatch(self.id):
+            raise ValueError(f"task id {self.id!r}: lowercase words joined by dashes, e.g. airline-held-bag-fees")
+        if not self.id.startswith(f"{self.domain}-"):
+            raise ValueError(f"task id {self.id!r} must start with its domain name ({self.domain}-)")
+        if self.evidence.bundle.partition("@")[0] != self.domain:
+            raise ValueError(f"evidence bundle {self.evidence.bundle!r} is not of domain {self.domain!r}")
+        return self
+
+    @property
+    def fact_ids(self) -> set[str]:
+        """Every fact id the spec names (all must exist in the bundle's facts)."""
+        c, w = self.client, self.workspace
+        return set(c.held) | set(c.confirmable) | set(c.contested) | set(w.stale_facts)
+
+    def levers(self) -> dict:
+        """A summary of the levers (counts, no sealed content): what `index.json` lists."""
+        c, w = self.client, self.workspace
+        return {
+            "evidence": self.evidence.model_dump(mode="json"),
+            "client": {"enabled": c.enabled, "held": len(c.held), "confirmable": len(c.confirmable),
+                       "contested": len(c.contested), "turn_quota": c.turn_quota},
+            "api": {"deployment": self.api.deployment},
+            "workspace": {"kind": w.kind, "gaps": len(w.omit_sections) + len(w.stale_facts) + len(w.code_gaps)},
+            "models": {"menu": self.models.menu, "models": list(self.models.models), "budget": list(self.models.budget)},
+            "ids": {"test_seed": self.ids.test_seed, "training": len(self.ids.training), "live": len(self.ids.live),
+                    "test": len(self.ids.test)},
+            "phrasing": {"rules": list(self.phrasing.rules)},
+        }
+
+
+# --------------------------------------------------------------------------- loading
+
+def toml_line(text: str, loc: tuple) -> Optional[int]:
+    """Best-effort line of a validation error's location in a TOML text: the line of the
+    deepest key found (`[table]`, `[table.sub]`, `key = ...`), or of a list item's value."""
+    keys = [str(k) for k in loc if not isinstance(k, int)]
+    index = next((k for k in loc if isinstance(k, int)), None)
+    lines = text.splitlines()
+    table: list[str] = []
+    best: Optional[int] = None
+    for i, raw in enumerate(lines, 1):
+        s = raw.strip()
+        if s.startswith("[") and not s.startswith("[["):
+            table = [p.strip() for p in s.strip("[]").split(".")]
+            if table == keys[:len(table)] and (best is None or len(table) >= 1):
+                best = i
+            continue
+        key = s.split("=", 1)[0].strip() if "=" in s else None
+        if key and table + [key] == keys[:len(table) + 1]:
+            best = i
+            if index is not None and len(table) + 1 == len(keys):
+                return _list_item_line(lines, i, index) or i
+    return best
+
+
+def _list_item_line(lines: list[str], start: int, index: int) -> Optional[int]:
+    """Line of item `index` of a TOML array that starts at line `start` (one item per line or
+    all on one line)."""
+    first = lines[start - 1]
+    if "[" in first and "]" in first.split("=", 1)[1]:
+        return start
+    n = -1
+    for j in range(start, len(lines)):
+        s = lines[j].strip()
+        if s.startswith("]"):
+            return None
+        if s and not s.startswith("#"):
+            n += 1
+            if n == index:
+                return j + 1
+    return None
+
+
+def read_toml(path: Path) -> tuple[dict, str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise FactforgeError(f"not UTF-8 text (byte {e.start})", path) from None
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as e:
+        raise FactforgeError(f"invalid TOML: {str(e).split(' (at line')[0]}", path, getattr(e, "lineno", None)) from None
+
+
+def validation_error(e: ValidationError, path: Path, text: str) -> FactforgeError:
+    err = e.errors()[0]
+    loc = tuple(err["loc"])
+    where = ".".join(str(x) for x in loc) or "spec"
+    msg = err["msg"].removeprefix("Value error, ")
+    return FactforgeError(f"{where}: {msg}", path, toml_line(text, loc) if loc else None)
+
+
+class LoadedSpec(BaseModel):
+    """A spec with where it came from (for error messages) and its bytes' hash."""
+    model_config = ConfigDict(extra="forbid", arbitrary_types_allowed=True)
+    spec: TaskSpec
+    path: Path
+    text: str
+    sha256: str
+
+    def line_of(self, *loc) -> Optional[int]:
+        return toml_line(self.text, tuple(loc))
+
+    def error(self, problem: str, *loc) -> FactforgeError:
+        return FactforgeError(problem, self.path, self.line_of(*loc) if loc else None)
+
+
+def load_spec(path: Path) -> LoadedSpec:
+    path = Path(path)
+    data, text = read_toml(path)
+    try:
+        spec = TaskSpec.model_validate(data)
+    except ValidationError as e:
+        raise validation_error(e, path, text) from None
+    if spec.id != path.stem:
+        raise FactforgeError(f"task id {spec.id!r} differs from the file name ({path.stem})", path,
+                             toml_line(text, ("id",)))
+    return LoadedSpec(spec=spec, path=path, text=text, sha256=sha256_hex(path.read_bytes()))
+
+
+def tasks_dir(pack) -> Path:
+    return Path(pack.path) / "tasks"
+
+
+def load_domain_specs(pack) -> list[LoadedSpec]:
+    """Every task spec of a domain pack, sorted by id; each must name this domain."""
+    d = tasks_dir(pack)
+    if not d.is_dir():
+        return []
+    out = []
+    for p in sorted(d.glob("*.toml")):
+        ls = load_spec(p)
+        if ls.spec.domain != pack.name:
+            raise ls.error(f"domain {ls.spec.domain!r} differs from the pack's ({pack.name})", "domain")
+        out.append(ls)
+    return out

@@ -1,0 +1,124 @@
+"""The haystack generator: grounded in the seed database, deterministic, never showing an
+avoided value, and varied enough that sentences rarely repeat across a domain."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from audits.language import Distinct, units
+from facts.values import find_values
+from transforms import haystack as H
+from transforms.base import RenderContext
+from transforms.situations import money, view
+from transforms.writers import make_writer
+
+
+def _ctx(name: str) -> RenderContext:
+    from domains.variants import resolve
+
+    w = resolve(name, [])
+    return RenderContext(pack=w.pack, facts={}, writer=make_writer(w.pack), db=w.database(0))
+
+
+@pytest.fixture(scope="module")
+def airline():
+    return _ctx("airline")
+
+
+def _dump(turns) -> str:
+    return "\n".join(f"{t.who}: {t.text}" for t in turns)
+
+
+def test_same_seed_same_text(airline):
+    a = H.customer_exchange(airline, random.Random(5), channel="email")
+    b = H.customer_exchange(airline, random.Random(5), channel="email")
+    assert _dump(a.turns) == _dump(b.turns)
+    t1 = H.internal_thread(airline, random.Random(9), channel="team_chat")
+    t2 = H.internal_thread(airline, random.Random(9), channel="team_chat")
+    assert (t1.subject, _dump(t1.turns)) == (t2.subject, _dump(t2.turns))
+
+
+def test_customers_and_records_come_from_the_database(airline):
+    v = view(airline.db)
+    names = {c.name for c in v.customers}
+    ids = {r.id for r in v.records}
+    for seed in range(30):
+        scenario = ["receipt", "status", "details", "copy", "charge", "name"][seed % 6]
+        ex = H.customer_exchange(airline, random.Random(seed), channel="chat", scenario=scenario)
+        assert ex.customer.name in names
+        assert ex.record is not None and ex.record.id in ids
+        text = _dump(ex.turns)
+        assert ex.customer.first in text
+        # a record-centred scenario names the record: by its id or its route
+        assert ex.record.id in text or (ex.record.route.split(" to ")[0] in text)
+
+
+def test_avoided_values_never_appear(airline):
+    v = view(airline.db)
+    cust = next(c for c in v.customers if any(r.amount for r in c.records))
+    rec = next(r for r in cust.records if r.amount)
+    wrong = money(rec.amount)
+    for seed in range(20):
+        ex = H.customer_exchange(airline, random.Random(seed), customer=cust, record=rec, scenario="receipt",
+                                 avoid=[wrong])
+        for t in ex.turns:
+            assert not any(val == rec.amount for _t, val, *_ in find_values(t.text)), t.text
+    # without `avoid` the amount is said (so the test above is not vacuous)
+    ex = H.customer_exchange(airline, random.Random(0), customer=cust, record=rec, scenario="receipt")
+    assert wrong in _dump(ex.turns)
+
+
+def test_email_has_salutations_and_no_chat_rituals(airline):
+    for seed in range(10):
+        ex = H.customer_exchange(airline, random.Random(seed), channel="email")
+        assert len(ex.turns) >= 2
+        for t in ex.turns:
+            first, *_rest = t.text.split("\n\n")
+            assert first.split()[0] in ("Hi", "Hello", "Dear", "Good"), t.text
+            assert "anything else" not in t.text.lower()
+        assert ex.turns[0].role == "customer"
+
+
+def test_ticket_meeting_and_case_note(airline):
+    rng = random.Random(3)
+    for _ in range(6):
+        tk = H.ticket(airline, rng)
+        assert tk.summary and tk.description and tk.reporter
+    people = ["Beatriz Calloway", "Aiko Brandt", "Grace Nwosu"]
+    turns = H.meeting_item(airline, rng, people)
+    assert turns[0].who == people[0] and len(turns) >= 3
+    assert H.case_note(airline, rng).endswith(".")
+
+
+@pytest.mark.parametrize("name", ["_mock", "telecom"])
+def test_other_databases(name):
+    ctx = _ctx(name)
+    rng = random.Random(1)
+    for ch in ("chat", "email", "call", "ticket"):
+        assert H.customer_exchange(ctx, rng, channel=ch).turns
+    assert H.internal_thread(ctx, rng).turns
+
+
+def test_an_empty_database_falls_back_to_brand_customers(mock_pack):
+    ctx = RenderContext(pack=mock_pack, facts={}, writer=make_writer(mock_pack), db={})
+    ex = H.customer_exchange(ctx, random.Random(2))
+    assert ex.customer.name in mock_pack.brand.customers or ex.customer.name
+
+
+def test_sentences_rarely_repeat(airline):
+    """At a domain's volume of routine traffic, at least 80% of sentences are distinct once
+    numbers are masked, and none repeats more than 20 times."""
+    rng = random.Random(0)
+    d = Distinct()
+    for _ in range(700):
+        ex = H.customer_exchange(airline, rng, channel=rng.choice(["chat", "email", "call"]))
+        for t in ex.turns:
+            d.add(units(t.text, "eml" if "\n\n" in t.text else "vtt"))
+    for _ in range(900):
+        th = H.internal_thread(airline, rng, channel=rng.choice(["email", "team_chat"]))
+        for t in th.turns:
+            d.add(units(t.text, "eml" if "\n\n" in t.text else "vtt"))
+    assert d.total > 6000
+    assert d.ratio >= 0.8, d.top(10)
+    assert not d.over(20), d.over(20)

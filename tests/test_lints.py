@@ -1,0 +1,74 @@
+"""Each lint finds its bad example (the tells the issue listed) and leaves good writing alone."""
+from __future__ import annotations
+
+from audits import lints as L
+
+
+def _lints(text: str, kind: str, modality: str, **kw) -> set[str]:
+    return {h.lint for h in L.lint_text(text, kind, modality, **kw)}
+
+
+def test_aside_in_a_controlled_manual():
+    bad = "4.2 An overweight bag - as far as I know - in Lite or Main costs an extra $100."
+    assert "aside_in_controlled" in _lints(bad, "documents/pdf_manual", "pdf")
+    assert "aside_in_controlled" not in _lints(bad, "conversations/chat_transcript", "text")
+    quoted = "Common misconception. Heard on the floor: \u201cI think the fee is $40.\u201d"
+    assert "aside_in_controlled" not in _lints(quoted, "documents/pdf_manual", "pdf")
+
+
+def test_agreement_errors():
+    assert "agreement" in _lints("Agents has to never read out a full card number.", "documents/memo", "docx")
+    assert "agreement" in _lints("Each passenger may bring a extra bag on board.", "documents/memo", "docx")
+    good = "Agents have to confirm an hour before departure whether a one-way trip is booked."
+    assert "agreement" not in _lints(good, "documents/memo", "docx")
+
+
+def test_product_name_losing_its_capitalisation():
+    names = ["Credit Builder Card"]
+    assert "product_case" in _lints("You can apply for the credit Builder Card online.", "documents/kb_article",
+                                    "html", names=names)
+    assert "product_case" not in _lints("You can apply for the Credit Builder Card online. CREDIT BUILDER CARD",
+                                        "documents/kb_article", "html", names=names)
+
+
+def test_headings_ids_and_cells_pasted_into_speech():
+    heads = ["Refund amounts after the risk-free window"]
+    bad = "[10:00:01] Ana Ruiz: What's the rule on refund amounts after the risk-free window?"
+    assert "heading_in_speech" in _lints(bad, "conversations/chat_transcript", "text", headings=heads)
+    cell = "[10:00:05] Ben Ode: Premier \u2014 Qualifying delay: $150."
+    assert "heading_in_speech" in _lints(cell, "conversations/chat_transcript", "text")
+    fid = "[10:00:09] Ben Ode: See airline.change-fees.eeb4ea67fb for that."
+    assert "heading_in_speech" in _lints(fid, "conversations/chat_transcript", "text")
+    good = "[10:00:01] Ana Ruiz: I cancelled reservation LKM4WZK on Tuesday, how much comes back to my card?"
+    assert "heading_in_speech" not in _lints(good, "conversations/chat_transcript", "text", headings=heads)
+
+
+def test_slides_printing_a_bullet_twice():
+    slide = "Refund rules\nRefunds go back to the original card first\nRefunds go back to the original card first\n"
+    assert "duplicated_bullet" in _lints(slide, "visuals/slide_deck", "png")
+    footer = "Internal - do not forward 1\nNext slide body text here\nInternal - do not forward 2\n"
+    assert "duplicated_bullet" not in _lints(footer, "visuals/slide_deck", "png")
+
+
+def test_flowchart_whose_steps_are_fact_sentences(hand_facts):
+    steps = "\n".join(f.statement for f in hand_facts[:3])
+    assert "fact_steps" in _lints(steps, "visuals/flowchart", "png", facts=hand_facts)
+    assert "fact_steps" not in _lints("Start\nIs the bike late?\nCharge the late fee\nEnd", "visuals/flowchart", "png",
+                                      facts=hand_facts)
+
+
+def test_contradicting_canned_replies():
+    bad = ("2026-01-01 10:00 Ana: Does anyone know if the new headsets arrived?\n"
+           "2026-01-01 10:05 Ben: They're in the storage room.\n2026-01-01 10:07 Cy: Not yet, maybe next week.")
+    assert "contradicting_replies" in _lints(bad, "conversations/team_chat", "json")
+
+
+def test_brand_map_internals_shown_to_readers():
+    bad = "Definitions\nWayfarer: The name used in customer communications for our base tier."
+    assert "brand_internals" in _lints(bad, "documents/pdf_manual", "pdf")
+
+
+def test_voiced_runs_fail_the_gate():
+    report = {"hits": [], "voiced_runs": [{"path": "evidence/x.txt", "fact_id": "f.1", "run": "a b c d e f"}]}
+    assert L.failures(report) and "f.1" in L.failures(report)[0]
+    assert L.failures({"hits": [], "voiced_runs": []}) == []

@@ -1,0 +1,370 @@
+"""Task packs on the `_mock` domain (text-only evidence): specs, menu, phrasing, the client
+edit of the plan, build, verify, export, incremental rebuild, kit scan and the tau2 export."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from facts.errors import FactforgeError
+
+ROOT = Path(__file__).resolve().parents[1]
+MOCK_TASKS = ROOT / "domains" / "_mock" / "tasks"
+SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
+CLIENT_TASK = "_mock-client-knows"
+PLAIN_TASK = "_mock-records-only"
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory):
+    return tmp_path_factory.mktemp("ws")
+
+
+@pytest.fixture(scope="module")
+def built(ws, tmp_path_factory):
+    from outputs.packs.build import BuildOptions, build_pack
+    out = tmp_path_factory.mktemp("packs") / "pack"
+    path, index, results = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=ws))
+    return path, index, results
+
+
+def _spec_text(name: str) -> str:
+    return (MOCK_TASKS / f"{name}.toml").read_text(encoding="utf-8")
+
+
+def _write_spec(tmp_path: Path, text: str, name: str = "_mock-x") -> Path:
+    p = tmp_path / f"{name}.toml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+# --------------------------------------------------------------------------- specs
+
+def test_builtin_mock_specs_load_with_their_levers():
+    from outputs.packs.spec import load_spec
+    ls = load_spec(MOCK_TASKS / f"{CLIENT_TASK}.toml")
+    s = ls.spec
+    assert s.client.enabled and s.client.held and s.client.contested and s.client.confirmable
+    assert s.workspace.kind == "seeded" and s.phrasing.rules
+    lv = s.levers()
+    assert set(lv) == {"evidence", "client", "api", "workspace", "models", "ids", "phrasing"}
+    assert lv["client"] == {"enabled": True, "held": 1, "confirmable": 1, "contested": 1, "turn_quota": 8}
+
+
+@pytest.mark.parametrize("edit, problem, line_has", [
+    (('turn_quota = 8', 'turn_quota = 8\nmood = "sunny"'), "client.mood: Extra inputs are not permitted", "mood"),
+    (('id = "_mock-client-knows"', 'id = "Mock Client"'), "lowercase words joined by dashes", None),
+    (('test = [\n  "_mock.rent-one-bike.2263203269",', 'test = [\n  "_mock.deposit-refund-timing.26dc64d912",'),
+     "live and test ids overlap", None),
+    (('enabled = true', 'enabled = false'), "client is disabled but lists", None),
+    (('kind = "seeded"', 'kind = "none"'), "workspace kind is none but gaps are listed", None),
+    (('profile = "text-only"', 'profile = "smell-o-vision"'), "evidence.profile", "profile"),
+])
+def test_spec_errors_name_file_line_and_problem(tmp_path, edit, problem, line_has):
+    from outputs.packs.spec import load_spec
+    text = _spec_text(CLIENT_TASK).replace(*edit, 1)
+    p = _write_spec(tmp_path, text, CLIENT_TASK)
+    with pytest.raises(FactforgeError) as e:
+        load_spec(p)
+    assert problem in e.value.problem
+    assert e.value.file == str(p)
+    if line_has:
+        assert line_has in text.splitlines()[e.value.line - 1]
+
+
+def test_spec_id_must_match_file_name(tmp_path):
+    from outputs.packs.spec import load_spec
+    p = _write_spec(tmp_path, _spec_text(CLIENT_TASK), "_mock-other-name")
+    with pytest.raises(FactforgeError, match="differs from the file name"):
+        load_spec(p)
+
+
+# --------------------------------------------------------------------------- menu, phrasing
+
+def test_menu_rates_budgets_and_pin():
+    from outputs.packs.menu import load_menu
+    m = load_menu("standard-1")
+    assert {t: (v.input_per_mtok, v.output_per_mtok) for t, v in m.menu.tiers.items()} == {
+        "frontier": (3.0, 15.0), "mid": (0.5, 3.2), "small": (0.25, 1.6)}
+    assert m.menu.budget("airline", ["easy", "medium", "hard"]) == {"easy": 0.29, "medium": 0.047, "hard": 0.0067}
+    assert m.menu.budget("banking", ["hard"]) == {"hard": 0.085}
+    assert m.menu.credits("mid-fast", 1000, 500) == pytest.approx((1000 * 0.5 + 500 * 3.2) / 1e6)
+    assert m.sha256 == _spec_text(CLIENT_TASK).split('menu_sha256 = "')[1][:64]
+
+
+def test_menu_rejects_unknown_tier(tmp_path):
+    from outputs.packs.menu import MENUS_DIR, load_menu
+    text = (MENUS_DIR / "standard-1.toml").read_text().replace('tier = "small"', 'tier = "tiny"', 1)
+    (tmp_path / "standard-1.toml").write_text(text)
+    with pytest.raises(FactforgeError, match="unknown tier 'tiny'"):
+        load_menu("standard-1", tmp_path)
+
+
+def test_phrasing_check_and_comply():
+    from outputs.packs import phrasing as ph
+    cat, _ = ph.load_catalog()
+    rules = [cat.get(r) for r in ("greet-with-brand", "close-with-offer", "money-two-decimals", "dates-iso",
+                                  "no-promises", "concise-replies")]
+    brand = {"company": "Pedalwise Rentals"}
+    msgs = ["Hi! The deposit is $50, due 3/4/2026.", "I guarantee a refund of 24.99 dollars by March 9, 2026."]
+    found = {v.rule for v in ph.check(rules, msgs, brand)}
+    assert found == {"greet-with-brand", "close-with-offer", "money-two-decimals", "dates-iso", "no-promises"}
+    fixed = ph.comply(rules, msgs, brand)
+    assert fixed[0].startswith("Thank you for contacting Pedalwise Rentals")
+    assert "$50.00" in fixed[0] and "2026-03-04" in fixed[0] and "$24.99" in fixed[1] and "2026-03-09" in fixed[1]
+    assert {v.rule for v in ph.check(rules, fixed, brand)} == {"no-promises"}
+    assert ph.check([cat.get("concise-replies")], ["word " * 121], brand)[0].rule == "concise-replies"
+
+
+# --------------------------------------------------------------------------- the client edit
+
+def _mock_plan():
+    from domains.variants import resolve
+    w = resolve("_mock")
+    fs = w.factset()
+    return w, fs, fs.by_id()
+
+
+def test_withholding_edits_only_the_files_that_carried_the_fact(tmp_path):
+    from transforms.planner import PlanConfig, plan_evidence
+    from outputs.packs.withhold import CONTESTED_SUFFIX, withhold_and_contest
+    w, fs, by_id = _mock_plan()
+    plan = plan_evidence(fs, 0, PlanConfig(profile="text-only", distractor_rate=1.0), now=w.pack.info.now)
+    held, contested = "_mock.late-returns.ea475b5c32", "_mock.late-returns.16c64e7b85"
+    refs = {a.id for a in plan.artifacts if held in a.fact_ids or any(d.fact_id == held for d in a.distractors)}
+    assert refs
+    edit = withhold_and_contest(plan, by_id, [held], [contested], seed=0)
+    before = {a.id: a for a in plan.artifacts}
+    after = {a.id: a for a in edit.plan.artifacts}
+    assert set(edit.edited) == refs and len(edit.added) == 1
+    for aid, a in before.items():
+        if aid in refs:
+            assert held not in after[aid].fact_ids and all(d.fact_id != held for d in after[aid].distractors)
+        else:
+            assert after[aid] == a  # unchanged spec: same render cache key
+    host = after[edit.added[0]]
+    assert host.fact_ids == [contested + CONTESTED_SUFFIX]
+    assert host.date == min((a for a in plan.artifacts if contested in a.fact_ids), key=lambda a: (a.date, a.id)).date
+    version = edit.versions[contested]
+    assert version.slots[0].value != by_id[contested].slots[0].value
+    assert set(after) - set(before) == set(edit.added)
+
+
+def test_presence_attributes_a_shared_value_to_the_fact_that_owns_the_context():
+    from audits.match import TextIndex
+    from outputs.packs.presence import json_presence, present_as, rivals_of
+    _, fs, by_id = _mock_plan()
+    fee = by_id["_mock.late-returns.251f50901f"]      # late fee $12 per started hour
+    idx_owned = TextIndex("Reminder: the late fee is $12 for each started hour after the rental ends.")
+    assert present_as(fee, idx_owned, []) is not None
+    bare = TextIndex("Invoice total: $12. Thanks for riding with us.")
+    assert present_as(fee, bare, []) is None
+    twin = fee.model_copy(update={"id": "_mock.twin", "anchors": ["helmet", "fee", "hour", "rental", "ends", "late"]})
+    shared = TextIndex("The helmet late fee is $12 for each hour after the rental ends.")
+    assert present_as(fee, shared, rivals_of(fee, [twin])) is None
+    assert present_as(fee, shared, []) is not None
+    assert json_presence(fee, {"rentals": {"PW1": {"late_fee": 12}}}) == "rentals/PW1/late_fee"
+    assert json_presence(fee, {"rentals": {"PW1": {"bikes": 12}}}) is None
+
+
+# --------------------------------------------------------------------------- build
+
+def test_pack_builds_verifies_and_covers_the_levers(built):
+    from outputs.packs.store import Pack, verify_pack
+    path, index, results = built
+    assert [t.id for t in index.tasks] == [CLIENT_TASK, PLAIN_TASK]
+    assert verify_pack(path) == []
+    assert set(index.summary["levers_covered"]) >= {"client", "workspace", "models", "phrasing", "ids", "evidence"}
+    p = Pack(path)
+    for t in index.tasks:
+        kit = {f.path for f in p.manifest(t.id, "kit").files}
+        sealed = {f.path for f in p.manifest(t.id, "sealed").files}
+        assert {"task.json", "AGENT_CONTRACT.md", "api/openapi.json", "data/dev_db.json", "training/scenarios.json",
+                "sdk/factforge_sdk.py", "models/menu.toml"} <= kit
+        assert any(k.startswith("evidence/") for k in kit)
+        assert not any(k.endswith(("facts.json", "plan.json")) for k in kit)
+        assert {"tests.json", "live.json", "db.json", "client.json", "task.json", "kit_scan.json"} <= sealed
+        assert p.json(t.id, "sealed", "kit_scan.json")["hits"] == []
+        resolved = p.json(t.id, "sealed", "task.json")
+        assert resolved["dev_db_hash"] != resolved["test_db_hash"]
+        assert json.loads(p.read(t.id, "kit", "data/dev_db.json")) != p.json(t.id, "sealed", "db.json")
+
+
+def test_every_sealed_gold_replays_to_its_expected_hash(built):
+    from domains.apikit import db_hash
+    from domains.simtests import SimTest
+    from domains.variants import resolve
+    from outputs.packs.store import Pack
+    path, index, _ = built
+    p = Pack(path)
+    api = resolve("_mock").api()
+    n = 0
+    for t in index.tasks:
+        db0 = p.json(t.id, "sealed", "db.json")
+        for raw in p.json(t.id, "sealed", "tests.json") + p.json(t.id, "sealed", "live.json"):
+            test = SimTest.model_validate(raw)
+            db = json.loads(json.dumps(db0))
+            assert all(o.ok for o in api.replay(db, test.gold_calls()))
+            assert db_hash(db) == test.factforge.expected_db_hash
+            n += 1
+    assert n == 10
+
+
+def test_held_fact_is_absent_and_contested_fact_has_two_versions(built):
+    from outputs.packs.store import Pack
+    path, _, _ = built
+    p = Pack(path)
+    ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
+    held = ev["held"]["_mock.late-returns.ea475b5c32"]
+    assert held["present_in"] == [] and held["files_checked"] == ev["files_delivered"]
+    c = ev["contested"]["_mock.late-returns.16c64e7b85"]
+    assert c["current_in"] and c["conflicting_in"] and not set(c["current_in"]) & set(c["conflicting_in"])
+    kit = {f.path for f in p.manifest(CLIENT_TASK, "kit").files}
+    assert set(c["current_in"]) | set(c["conflicting_in"]) <= kit
+    # the same fact is present in the plain task's kit: the edit, not luck, removed it
+    plain = p.json(PLAIN_TASK, "sealed", "evidence.json")
+    assert plain["facts_recovered"] == plain["facts_total"]
+    client = p.json(CLIENT_TASK, "sealed", "client.json")
+    assert client["contested"][0]["conflicting_statement"] != client["contested"][0]["statement"]
+
+
+def test_only_edited_and_added_files_differ_from_the_domain_evidence(built):
+    from outputs.packs.store import Pack
+    path, _, _ = built
+    p = Pack(path)
+    ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
+    client = {f.path: f.sha256 for f in p.manifest(CLIENT_TASK, "kit").files if f.path.startswith("evidence/")}
+    plain = {f.path: f.sha256 for f in p.manifest(PLAIN_TASK, "kit").files if f.path.startswith("evidence/")}
+    changed = {path for path in client if client[path] != plain.get(path)}
+    touched = {f["path"] for f in ev["files"] if f["artifact_id"] in set(ev["files_edited"]) | set(ev["files_added"])}
+    assert changed == touched and changed
+
+
+def test_tampered_kit_file_fails_verify_naming_it(built, tmp_path):
+    from outputs.packs.store import Pack, object_path, verify_pack
+    path, _, _ = built
+    copy = tmp_path / "pack"
+    shutil.copytree(path, copy)
+    ref = next(f for f in Pack(copy).manifest(PLAIN_TASK, "kit").files if f.path == "api/openapi.json")
+    obj = object_path(copy, ref.sha256)
+    obj.write_bytes(obj.read_bytes().replace(b"3.1.0", b"3.0.0", 1))
+    problems = verify_pack(copy)
+    assert f"changed: task {PLAIN_TASK} kit file api/openapi.json (sha256 differs from the manifest)" in problems
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "pack", "verify", str(copy)], capture_output=True,
+                       text=True, cwd=ROOT)
+    assert r.returncode == 1 and "api/openapi.json" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_export_is_deterministic_and_parts_are_separate(built, tmp_path):
+    from outputs.packs.store import Pack, export_task
+    path, _, _ = built
+    a = export_task(Pack(path), CLIENT_TASK, tmp_path / "a")
+    b = export_task(Pack(path), CLIENT_TASK, tmp_path / "b")
+    for part in ("kit", "sealed"):
+        assert a[part].read_bytes() == b[part].read_bytes()
+    with tarfile.open(a["kit"]) as t:
+        names = set(t.getnames())
+    assert "evidence" in {n.split("/")[0] for n in names} and "tests.json" not in names and "db.json" not in names
+    with tarfile.open(a["sealed"]) as t:
+        assert {"tests.json", "db.json", "client.json"} <= set(t.getnames())
+
+
+def test_unchanged_rebuild_reuses_every_task_and_is_byte_identical(built, ws, tmp_path):
+    from outputs.packs.build import BuildOptions, build_pack
+    path, index, _ = built
+    copy = tmp_path / "pack"
+    shutil.copytree(path, copy)
+    before = (copy / "index.json").read_bytes()
+    _, index2, results = build_pack(copy, ["_mock"], opts=BuildOptions(seed=0, workspace=ws))
+    assert all(r.reused for r in results)
+    assert (copy / "index.json").read_bytes() == before
+
+
+def test_missing_id_fails_the_build_naming_the_spec_line(built, ws, tmp_path, monkeypatch):
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{PLAIN_TASK}.toml"
+    text = spec.read_text().replace("_mock.waive-small-fee.1c9ca3ec2b", "_mock.waive-small-fee.0000000000")
+    spec.write_text(text)
+    (pack_dir / "tasks" / f"{CLIENT_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    pack = get_pack("_mock")
+    assert pack.path == pack_dir
+    with pytest.raises(FactforgeError) as e:
+        Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([pack])
+    assert "test id _mock.waive-small-fee.0000000000 does not resolve" in e.value.problem
+    assert e.value.file == str(spec) and "0000000000" in text.splitlines()[e.value.line - 1]
+    assert not (tmp_path / "out").exists()
+
+
+def test_training_scenario_that_would_settle_a_held_fact_fails_the_check(ws, tmp_path, monkeypatch):
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildFailed, BuildOptions
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    spec.write_text(spec.read_text().replace('"_mock.rent-one-bike.a2dd685d72"', '"_mock.explain-late-fee.f384a4e710"'))
+    (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    with pytest.raises(BuildFailed) as e:
+        Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    msg = e.value.problem
+    assert "check tests_learnable failed" in msg and "_mock.explain-late-fee.f384a4e710" in msg
+    assert "check kit_scan_clean failed" in msg and "client_held_fact" in msg
+
+
+# --------------------------------------------------------------------------- tau2
+
+def _tau2_files() -> list[Path]:
+    files = sorted(SHARED.glob("*/tasks.json")) + sorted(SHARED.glob("*/tasks/*.json"))
+    assert {p.parent.name for p in files} >= {"airline", "retail"}
+    return files
+
+
+def test_real_tau2_tasks_pass_the_validator_and_broken_ones_fail():
+    from outputs.packs.tau2_schema import validate_tasks
+    for p in _tau2_files():
+        data = json.loads(p.read_text(encoding="utf-8"))
+        assert validate_tasks(data) == [], p
+    data = json.loads((SHARED / "retail" / "tasks.json").read_text(encoding="utf-8"))[:3]
+    data[0]["evaluation_criteria"]["reward_basis"] = ["DB", "VIBES"]
+    del data[1]["user_scenario"]
+    data[2]["evaluation_criteria"]["actions"][0]["requestor"] = "robot"
+    problems = validate_tasks(data)
+    assert any(p.startswith("0.evaluation_criteria.reward_basis.1") for p in problems)
+    assert any(p.startswith("1.user_scenario") for p in problems)
+    assert any(p.startswith("2.evaluation_criteria.actions.0.requestor") for p in problems)
+
+
+def test_export_tau2_validates_against_tau2s_task_model(built, tmp_path):
+    from outputs.packs.store import Pack
+    from outputs.packs.tau2 import export_tau2
+    from outputs.packs.tau2_schema import unknown_keys, validate_splits, validate_tasks
+    path, _, _ = built
+    folders = export_tau2(Pack(path), tmp_path)
+    assert {f.name for f in folders} == {CLIENT_TASK, PLAIN_TASK}
+    for folder in folders:
+        for sub in (folder, folder / "train"):
+            tasks = json.loads((sub / "tasks.json").read_text())
+            splits = json.loads((sub / "split_tasks.json").read_text())
+            assert tasks and validate_tasks(tasks) == []
+            assert validate_splits(splits, {t["id"] for t in tasks}) == []
+            for t in tasks:
+                assert unknown_keys(t) == ["factforge"]
+                assert t["evaluation_criteria"]["reward_basis"] and "task_pack_id" in t["factforge"]
+                assert isinstance(t["user_scenario"]["instructions"], dict)
+    held = json.loads((tmp_path / CLIENT_TASK / "split_tasks.json").read_text())
+    assert set(held) == {"live", "test", "live+test"} and len(held["test"]) == 4
+
+
+def test_cli_build_error_is_one_clean_line(tmp_path):
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "pack", "build", "--domain", "nosuchdomain",
+                        "--out", str(tmp_path / "p")], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 1 and "unknown domain 'nosuchdomain'" in r.stderr and "Traceback" not in r.stderr
