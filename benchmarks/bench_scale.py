@@ -74,6 +74,7 @@ def build(args: list[str], workspace: Path, env_extra: dict | None = None) -> di
     """Run `factforge build` with these arguments; return wall, cpu, memory and its output."""
     env = {**os.environ, "FACTFORGE_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT), **(env_extra or {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "build", *args], cwd=str(ROOT), env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -86,7 +87,7 @@ def build(args: list[str], workspace: Path, env_extra: dict | None = None) -> di
         raise SystemExit(f"build {' '.join(args)} failed ({proc.returncode}):\n{err[-3000:]}")
     built = re.findall(r"built (\S+): (\S+)\s+\((\d+) files, (\d+) rendered and (\d+) extracted", out)
     return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "peak_one": sampler.peak_one, "peak_sum": sampler.peak_sum, "out": out,
+            "peak_one": sampler.peak_one, "peak_sum": sampler.peak_sum, "out": out, "load": (load0, os.getloadavg()[0]),
             "domains": {d: {"bundle": b, "files": int(n), "rendered": int(r), "extracted": int(x)}
                         for d, b, n, r, x in built}}
 
@@ -98,7 +99,8 @@ def _mb(n: int) -> str:
 def _row(label: str, r: dict) -> str:
     files = sum(d["files"] for d in r["domains"].values())
     return (f"{label:44} {r['wall']:8.1f}s wall {r['cpu']:8.1f}s cpu  {files:5d} files  "
-            f"peak {_mb(r['peak_one'])} (one process), {_mb(r['peak_sum'])} (all processes)")
+            f"peak {_mb(r['peak_one'])} (one process), {_mb(r['peak_sum'])} (all processes); "
+            f"load average {r['load'][0]:.1f} before, {r['load'][1]:.1f} after")
 
 
 def fresh(domains: list[str], workers: int) -> dict:

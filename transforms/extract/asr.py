@@ -23,8 +23,8 @@ probability; word pairs of a **generic number grammar** ("seventy" -> "five", "f
 what it is and the check stays "which value was said".
 
 Speed (see benchmarks/bench_asr.py): the decoder is created once per process (acoustic model,
-pronouncing dictionary) and only the small language model changes per file; one fast
-forward pass (no flat-lexicon second pass, no lattice rescoring, no phone-loop lookahead,
+pronouncing dictionary) and only the small language model changes per file; a pruned
+forward pass plus the flat-lexicon pass (no lattice rescoring, no phone-loop lookahead,
 top-2 Gaussians, at most `MAX_HMM` active HMMs per frame) on each speech segment (silences
 cut by pocketsphinx's VAD segmenter; one transcript line per segment). Feature extraction is
 reset per file, so a transcript never depends on what the process decoded before.
@@ -278,9 +278,11 @@ def _decode(decoder, segments: list[bytes]) -> str:
     return "\n".join(lines)
 
 
-# One fast forward pass (measured in benchmarks/bench_asr.py: same recall as the full
-# three-pass search on the built-in domains' audio, a fraction of the time).
-DECODER_OPTIONS = dict(fwdflat=False, bestpath=False, pl_window=0, topn=2, maxhmmpf=MAX_HMM, maxwpf=5)
+# A pruned forward pass and the flat-lexicon second pass; no lattice rescoring, no
+# phone-loop lookahead, top-2 Gaussians. Without the second pass "twenty four hours" in a
+# voicemail came back as "twenty pull are" (the _mock plan of seed 8), as the full default
+# search heard it; recall and seconds per clip: benchmarks/bench_asr.py.
+DECODER_OPTIONS = dict(fwdflat=True, bestpath=False, pl_window=0, topn=2, maxhmmpf=MAX_HMM, maxwpf=5)
 
 
 class _Recogniser:
