@@ -9,6 +9,7 @@ largest sum over all its processes).
     python benchmarks/bench_scale.py speedup --domains airline retail
     python benchmarks/bench_scale.py edit                  # airline: fresh build, then $75 -> $80
     python benchmarks/bench_scale.py all
+    python benchmarks/bench_scale.py edit --seed 1          # any command: builds with this seed
 
 `edit` copies the airline pack into a temporary domains folder (which shadows the built-in
 one), builds it fresh, changes one value in the policy and in the seed database values (the
@@ -70,8 +71,12 @@ class TreeSampler:
         self._t.join()
 
 
+SEED: list[str] = []  # ["--seed", N] when given on the command line
+
+
 def build(args: list[str], workspace: Path, env_extra: dict | None = None) -> dict:
     """Run `factforge build` with these arguments; return wall, cpu, memory and its output."""
+    args = [*args, *SEED]
     env = {**os.environ, "FACTFORGE_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT), **(env_extra or {})}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
@@ -170,8 +175,11 @@ def main() -> None:
     ap.add_argument("what", choices=["fresh", "speedup", "edit", "all"])
     ap.add_argument("--domains", nargs="*", default=None)
     ap.add_argument("--workers", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=None)
     a = ap.parse_args()
-    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start")
+    if a.seed is not None:
+        SEED[:] = ["--seed", str(a.seed)]
+    print(f"{os.cpu_count()} cores; load average {os.getloadavg()[0]:.1f} at start; seed {a.seed or 0}")
     if a.what in ("fresh", "all"):
         fresh(a.domains or DOMAINS, a.workers)
     if a.what in ("speedup", "all"):

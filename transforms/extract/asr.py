@@ -88,14 +88,17 @@ FIXED_VOCABULARY: tuple[str, ...] = tuple(sorted(set(_COMMON) | set(_NUMBER_WORD
 
 
 def _number_pairs() -> list[tuple[str, str]]:
-    """Word pairs of any spoken number, amount or duration (a generic grammar, no values)."""
+    """Word pairs of any spoken number, amount or duration (a generic grammar, no values).
+    No range pairs ("four" -> "to" -> "twelve"): they made "valid for twelve months" come back
+    as "valid four to twelve months" (a range, not the value); a range a file states is among
+    its own phrases."""
     base = _ONES + _TEENS + _TENS
     pairs = [(t, o) for t in _TENS for o in _ONES]
-    pairs += [(n, s) for n in base for s in _SCALES + _UNITS + ["point", "business", "calendar", "to", "and"]]
+    pairs += [(n, s) for n in base for s in _SCALES + _UNITS + ["point", "business", "calendar", "and"]]
     pairs += [(s, n) for s in _SCALES for n in base + ["and", "thousand", *_UNITS, "business", "calendar"]]
     pairs += [("and", n) for n in base + ["a"]] + [("a", "half"), ("and", "a"), ("half", "hours"), ("half", "percent")]
     pairs += [("point", d) for d in ["zero", *_ONES]] + [(d, e) for d in ["zero", *_ONES] for e in ["zero", *_ONES]]
-    pairs += [("to", n) for n in base] + [("business", "days"), ("calendar", "days"), ("business", "day")]
+    pairs += [("business", "days"), ("calendar", "days"), ("business", "day")]
     pairs += [(u, "and") for u in ("dollars", "euros", "pounds")]
     return sorted(set(pairs))
 
