@@ -47,7 +47,7 @@ from transforms.render import check_fingerprint
 from transforms.pool import InlinePool, Pool, Tally
 from transforms.writers import HEDGE_MARKERS
 
-from .match import content_words
+from facts.match import content_words
 
 CACHE_LAYOUT = "extract-2"  # layout of cache entries, not an extractor version
 SPEECH_MODALITIES = {"wav", "mp4"}
@@ -117,6 +117,14 @@ def jobs_for(specs: Iterable[ArtifactSpec], files: dict[str, tuple[Path, str]], 
 
 def _cache_file(cache_dir: Path, key: str) -> Path:
     return Path(cache_dir) / "extract" / key[:2] / f"{key}.json"
+
+
+def cached(job: Job, cache_dir: Path) -> Optional[Extraction]:
+    """What a build extracted from this file with this job's vocabulary, if the cache holds
+    it; never runs an extractor. (A variant's build adds the base brand words to speech
+    vocabularies: a job made without them finds nothing for its audio.)"""
+    path = _cache_file(Path(cache_dir), job.key)
+    return Extraction.model_validate_json(path.read_text(encoding="utf-8")) if path.is_file() else None
 
 
 @dataclass

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from domains.variant_spec import Term, sorted_terms, term_regex
+from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
 from transforms import registry
 from transforms.base import ArtifactSpec, Extraction, FactMention
@@ -45,7 +46,6 @@ from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
 
 from .extraction import SPEECH_MODALITIES, Job, brand_words, extract_all, jobs_for
-from .match import WINDOW, TextIndex, normalise_text, slot_key
 
 LEAKS_SCHEMA_VERSION = "1.1"  # 1.1: speech hits confirmed by a stricter pass; `unconfirmed`
 
@@ -154,14 +154,14 @@ def _probes(world: Any, facts: FactSet) -> list[_ValueProbe]:
     keyed: dict[tuple, list[Fact]] = {}
     for f in facts.facts:
         for s in f.slots:
-            keyed.setdefault(slot_key(s), []).append(f)
+            keyed.setdefault(s.key(), []).append(f)
     out = []
     for sub in world.spec.substitutions(base_fs):
         f = by_id.get(world.spec.fact_id(sub.fact_id))
         if f is None:
             continue
         seen: set[str] = set()
-        rivals = [g for g in keyed.get(slot_key(sub.old), []) if not (g.id in seen or seen.add(g.id))]
+        rivals = [g for g in keyed.get(sub.old.key(), []) if not (g.id in seen or seen.add(g.id))]
         out.append(_ValueProbe(f, sub.old, rivals))
     return out
 

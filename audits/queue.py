@@ -34,9 +34,9 @@ import time
 import unicodedata
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
-from typing import Any, Callable, Iterator, Optional, Sequence
+from typing import Any, Callable, Iterable, Iterator, Optional, Sequence
 
 import numpy as np
 
@@ -124,7 +124,10 @@ class Item:
     reviews: int
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """Same as `dataclasses.asdict`, several times faster (exports of large queues)."""
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d["facts"] = [{"id": f.id, "statement": f.statement, "values": list(f.values)} for f in self.facts]
+        return d
 
 
 @dataclass
@@ -511,8 +514,9 @@ class AuditQueue:
         return self._item(self._con, row)
 
     @staticmethod
-    def _item(con: sqlite3.Connection, row: sqlite3.Row) -> Item:
-        n = con.execute("SELECT COUNT(*) FROM reviews WHERE item_id = ?", (row["id"],)).fetchone()[0]
+    def _item(con: sqlite3.Connection, row: sqlite3.Row, n: Optional[int] = None) -> Item:
+        if n is None:
+            n = con.execute("SELECT COUNT(*) FROM reviews WHERE item_id = ?", (row["id"],)).fetchone()[0]
         return Item(id=row["id"], domain=row["domain"], variant=row["variant"], bundle_version=row["bundle_version"],
                     artifact_id=row["artifact_id"], path=row["path"], family=row["family"], kind=row["kind"],
                     sha256=row["sha256"], facts=[ClaimedFact(**f) for f in json.loads(row["facts"])],
@@ -534,14 +538,8 @@ class AuditQueue:
     def kappa(self) -> dict[str, Optional[float]]:
         """Fleiss' kappa over complete items: `facts` over every fact judgement (categories
         present/absent/wrong_value), `realistic` over the realistic yes/no judgements."""
-        fact_rows: list[list[int]] = []
-        real_rows: list[list[int]] = []
-        for row in self._con.execute("SELECT consensus FROM items WHERE status = 'complete' ORDER BY id"):
-            cons = json.loads(row["consensus"])
-            for f in cons["facts"].values():
-                fact_rows.append([f["votes"][v] for v in VERDICTS])
-            real_rows.append([cons["realistic"]["yes"], cons["realistic"]["no"]])
-        return {"facts": fleiss_kappa(fact_rows), "realistic": fleiss_kappa(real_rows)}
+        return kappa_of(json.loads(row["consensus"]) for row in self._con.execute(
+            "SELECT consensus FROM items WHERE status = 'complete' ORDER BY id"))
 
     def status(self) -> dict[str, Any]:
         """Counts: items, open, complete, accepted, rejected, superseded, reviews, live leases,
@@ -565,18 +563,53 @@ class AuditQueue:
             "kappa": self.kappa(),
         }
 
+    def reviews(self, item_id: int) -> list[dict[str, Any]]:
+        """The reviews of one item, in submission order."""
+        return [{"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
+                 "realistic": bool(r["realistic"]), "comment": r["comment"]}
+                for r in self._con.execute("SELECT * FROM reviews WHERE item_id = ? ORDER BY id", (item_id,))]
+
+    def leases(self) -> list[dict[str, Any]]:
+        """Live leases (item id, reviewer, expiry as a Unix time), soonest expiry first."""
+        return [dict(r) for r in self._con.execute(
+            "SELECT item_id, reviewer, expires_at FROM leases WHERE expires_at > ? ORDER BY expires_at, item_id",
+            (self.clock(),))]
+
     def export(self) -> list[dict[str, Any]]:
-        """Every item with its reviews (in submission order) and consensus, by item id."""
+        """Every item with its reviews (in submission order) and consensus, by item id. Two
+        queries in one read transaction, so the snapshot is consistent and large queues are
+        cheap to export."""
+        con = self._con
+        con.execute("BEGIN")
+        try:
+            rows = con.execute("SELECT * FROM items ORDER BY id").fetchall()
+            by_item: dict[int, list[dict[str, Any]]] = {}
+            for r in con.execute("SELECT * FROM reviews ORDER BY item_id, id"):
+                by_item.setdefault(r["item_id"], []).append(
+                    {"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
+                     "realistic": bool(r["realistic"]), "comment": r["comment"]})
+        finally:
+            con.execute("COMMIT")
         out = []
-        for row in self._con.execute("SELECT * FROM items ORDER BY id").fetchall():
-            d = self._item(self._con, row).to_dict()
-            d["reviews"] = [{"reviewer": r["reviewer"], "verdicts": json.loads(r["verdicts"]),
-                             "realistic": bool(r["realistic"]), "comment": r["comment"]}
-                            for r in self._con.execute("SELECT * FROM reviews WHERE item_id = ? ORDER BY id",
-                                                       (row["id"],))]
+        for row in rows:
+            reviews = by_item.get(row["id"], [])
+            d = self._item(con, row, len(reviews)).to_dict()
+            d["reviews"] = reviews
             d["consensus"] = json.loads(row["consensus"]) if row["consensus"] else None
             out.append(d)
         return out
+
+
+def kappa_of(consensuses: Iterable[dict[str, Any]]) -> dict[str, Optional[float]]:
+    """Fleiss' kappa of a set of complete items, given their stored consensus dicts (as made
+    by `consensus`): `facts` over the fact judgements, `realistic` over the yes/no ones."""
+    fact_rows: list[list[int]] = []
+    real_rows: list[list[int]] = []
+    for cons in consensuses:
+        for f in cons["facts"].values():
+            fact_rows.append([f["votes"][v] for v in VERDICTS])
+        real_rows.append([cons["realistic"]["yes"], cons["realistic"]["no"]])
+    return {"facts": fleiss_kappa(fact_rows), "realistic": fleiss_kappa(real_rows)}
 
 
 def normalise_reviewer(reviewer: str) -> str:

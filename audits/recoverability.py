@@ -14,12 +14,13 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
+from facts.match import TextIndex, match_fact
 from facts.models import FactSet
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 
-from .match import TextIndex, match_fact, unhedged_mentions
+from .match import unhedged_mentions
 
 REPORT_SCHEMA_VERSION = "1.0"
 

@@ -61,7 +61,7 @@ def reference_recogniser(rev: str, tmp: Path):
 def main() -> None:
     from audits.extraction import SPOKEN_TYPES, speech_candidates
     from facts.surface import spoken_form
-    from audits.match import TextIndex, match_fact
+    from facts.match import TextIndex, match_fact
     from domains import get_pack
     from facts.values import parse_slots
     from transforms import registry

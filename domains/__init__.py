@@ -115,7 +115,7 @@ class DomainPack:
         return files
 
     def factset(self, decomposer: str = "builtin"):
-        from facts.decompose import decompose_pack
+        from .decompose import decompose_pack  # noqa: PLC0415
         return decompose_pack(self, decomposer=decomposer)
 
     @cached_property

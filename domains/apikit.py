@@ -39,6 +39,7 @@ gives the same database hash (`db_hash`, sha256 of canonical sorted JSON).
 """
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import inspect
 import re
@@ -62,6 +63,13 @@ ERROR_STATUS: dict[str, int] = {
     "unknown_operation": 404,  # no such operation in the catalog
 }
 OpKind = Literal["read", "write"]
+IDEMPOTENCY_HEADER: dict[str, Any] = {
+    "name": "Idempotency-Key", "in": "header", "required": False,
+    "description": "Makes a write safe to retry: a second request with the same key and the same operation and "
+                   "arguments returns the first answer without writing again; the same key on a different request "
+                   "is a 409.",
+    "schema": {"type": "string", "minLength": 1, "maxLength": 255},
+}
 
 
 class ApiError(Exception):
@@ -123,9 +131,22 @@ def _cents(x: float) -> float:
     return round(x, 2) + 0.0
 
 
-Money = Annotated[float, Field(ge=0, json_schema_extra={"format": "money"}), AfterValidator(_cents)]
+class _CentsInRequests:
+    """JSON schema of a money argument: `multipleOf: 0.01` where it validates requests, so the
+    contract states the 2-decimal rule the API enforces. Results leave it out: JSON-schema
+    validators test `multipleOf` by float division (0.29 / 0.01 is not an integer), and the
+    API only ever answers cents."""
+
+    def __get_pydantic_json_schema__(self, core_schema: Any, handler: Any) -> dict:
+        js = handler(core_schema)
+        if handler.mode == "validation":
+            js["multipleOf"] = 0.01
+        return js
+
+
+Money = Annotated[float, Field(ge=0, json_schema_extra={"format": "money"}), AfterValidator(_cents), _CentsInRequests()]
 """A non-negative amount in the pack's currency, at most 2 decimals."""
-SignedMoney = Annotated[float, Field(json_schema_extra={"format": "money"}), AfterValidator(_cents)]
+SignedMoney = Annotated[float, Field(json_schema_extra={"format": "money"}), AfterValidator(_cents), _CentsInRequests()]
 """An amount that may be negative (ledger entries, differences)."""
 
 
@@ -347,7 +368,9 @@ class Catalog:
                 for k in rest:
                     params.append({"name": k, "in": "query", "required": k in required,
                                    "schema": _strip_title(props[k])})
-            elif rest:
+            else:
+                params.append(copy.deepcopy(IDEMPOTENCY_HEADER))
+            if op.method != "GET" and rest:
                 body = {"type": "object", "properties": {k: props[k] for k in rest}, "additionalProperties": False}
                 req = [k for k in rest if k in required]
                 if req:
@@ -359,7 +382,8 @@ class Catalog:
                 "200": {"description": "Success", "content": {"application/json": {
                     "schema": {"$ref": f"#/components/schemas/{op.result.__name__}"}}}},
                 **{str(s): {"description": d, "content": {"application/json": {"schema": err_ref}}}
-                   for s, d in ((404, "Not found"), (409, "Conflict"), (422, "Invalid argument"))},
+                   for s, d in ((400, "Malformed request"), (404, "Not found"), (409, "Conflict"),
+                                (422, "Invalid argument"))},
             }
             paths.setdefault(op.path, {})[op.method.lower()] = entry
         doc: dict[str, Any] = {

@@ -33,16 +33,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
+from facts.models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, in_unit, slugify,
+                          value_key)
 
 from . import Brand, DomainPack, PackFile, readers, sandbox
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
-NUMERIC_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 SUBSTITUTABLE = NUMERIC_TYPES + (SlotType.date,)
 DEFAULT_PRICE_FIELDS = ["price", "prices", "unit_price", "list_price"]
-_TO_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
 
 
 # --------------------------------------------------------------------------- file schema
@@ -356,11 +355,9 @@ def _in_unit(slot: Slot, component: str, unit: Optional[str]) -> Optional[float]
     v = _slot_number(slot, component)
     if v is None:
         return None
-    if slot.type != SlotType.duration or slot.unit == unit:
+    if slot.type != SlotType.duration:
         return v
-    if slot.unit in _TO_MINUTES and unit in _TO_MINUTES:
-        return v * _TO_MINUTES[slot.unit] / _TO_MINUTES[unit]
-    return None
+    return in_unit(v, slot.unit, unit)
 
 
 def _numeric_slots(f: Fact) -> list[Slot]:
@@ -435,9 +432,7 @@ def _restyle(slot: Slot, component: str, n: Union[int, float]) -> Optional[Slot]
         texts.append(fmt_num(n))
     for t in texts:
         got = parse_slots(t, slot.unit if slot.type == SlotType.money and slot.unit else "USD", bare_counts=True)
-        if len(got) == 1 and got[0].type == slot.type and _same_number(got[0].value, probe.value) \
-                and _same_number(got[0].value_max, probe.value_max) \
-                and (slot.type != SlotType.duration or got[0].unit == slot.unit):
+        if len(got) == 1 and got[0].key() == probe.key() and got[0].unit == probe.unit:
             return probe.model_copy(update={"text": t})
     return None
 
@@ -980,7 +975,7 @@ def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFe
             if Path(f.source.file).name != p.name and not str(p).endswith(f.source.file):
                 continue
             for s in f.slots:
-                if s.type == typ and _same_number(s.value, v) and _same_number(s.value_max, vmax):
+                if s.key() == value_key(typ, v, vmax, unit):
                     cands.append((f, s))
         if len(cands) > 1:
             cands = _by_column(cands, t, line_start, idx + len(sub)) or cands
@@ -991,15 +986,6 @@ def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFe
         if feed is not None:
             out[key] = feed
     return out
-
-
-def _same_number(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    try:
-        return abs(float(a) - float(b)) < 1e-9
-    except (TypeError, ValueError):
-        return str(a).lower() == str(b).lower()
 
 
 def _by_column(cands: list[tuple[Fact, Slot]], text: str, line_start: int, end: int) -> list[tuple[Fact, Slot]]:

@@ -9,7 +9,9 @@ chain: fact ids unique, every fact with a source span and a parsed statement, da
 consistent with the policy, every fact recoverable from the delivered files, no lint hits,
 no leaked base values in a variant, the API's OpenAPI document valid, every test's gold
 replaying to its expected hash and passing the domain check, test ids unique, the domain's
-test quotas. Asset bodies are thin: library code does the work.
+test quotas; task_bundle and test_suite -> task_pack (the domain's task specs as a pack of
+kits and sealed parts; checks: ids resolve and are disjoint, gold replays, evidence proven,
+tests learnable, kit scan clean). Asset bodies are thin: library code does the work.
 """
 
 import dagster as dg
@@ -200,6 +202,28 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
                                           "files": len(man.files), "content_hash": man.content_hash})
 
 
+@dg.asset(partitions_def=domains_partitions, group_name="outputs", deps=[task_bundle, test_suite], check_specs=[
+    _check("ids_resolve_and_disjoint", "task_pack", "Training, live and test ids resolve and are disjoint; the "
+                                                    "test database is not the development database."),
+    _check("gold_replays", "task_pack", "Every selected simulation's gold replays to its expected database hash."),
+    _check("evidence_proven", "task_pack", "Held facts absent from every delivered file (read with the "
+                                           "recoverability extractors); contested facts in two versions."),
+    _check("tests_learnable", "task_pack", "Every fact a test exercises is in the kit or known to the client; no "
+                                           "training scenario settles a held or contested fact."),
+    _check("kit_scan_clean", "task_pack", "No kit file (extracted media text included) holds a test id, a sealed "
+                                          "gold argument, a client-held fact, a fact id or an answer-key file.")])
+def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, workspace: Workspace):
+    """The domain's task pack (`domains/<name>/tasks/*.toml`) at <out>/packs/<domain>: each task's
+    kit and sealed part; written only when every check passes."""
+    outcome = steps.task_pack(_world(context, settings), settings.seed, workspace)
+    yield dg.Output(str(outcome.path or ""), metadata=steps.task_pack_metadata(outcome))
+    for name, problems in outcome.checks.items():
+        yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],
+                                                                                  "count": len(problems)})
+
+
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
-              extractions, recoverability, leak_scan, lints, task_bundle]
+              extractions, recoverability, leak_scan, lints, task_bundle, task_pack]
+# `factforge build` writes bundles; task packs are `factforge pack build` (or this asset in `dagster dev`).
+BUNDLE_ASSETS = [a for a in ALL_ASSETS if a is not task_pack]
 ALL_CHECKS: list = []

@@ -80,8 +80,9 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     resources = {"settings": settings, "workspace": workspace, "writer": writer, "execution": execution,
                  "io_manager": dg.FilesystemIOManager(base_dir=storage)}
     with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
-        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
-                                instance=dg.DagsterInstance.ephemeral(), raise_on_error=False, run_config=_QUIET)
+        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
+                                resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+                                run_config=_QUIET)
     return _outcome(key, result)
 
 
@@ -126,7 +127,8 @@ def dask_job() -> dg.JobDefinition:
 
     defs = dg.Definitions(
         assets=[*A.ALL_ASSETS, *A.ALL_CHECKS],
-        jobs=[dg.define_asset_job("factforge_build", partitions_def=A.domains_partitions, executor_def=dask_executor)],
+        jobs=[dg.define_asset_job("factforge_build", selection=A.BUNDLE_ASSETS, partitions_def=A.domains_partitions,
+                                  executor_def=dask_executor)],
         resources={"settings": BuildSettings.configure_at_launch(), "workspace": Workspace.configure_at_launch(),
                    "writer": WriterResource.configure_at_launch(), "execution": Execution.configure_at_launch(),
                    "io_manager": dg.FilesystemIOManager.configure_at_launch()})

@@ -75,7 +75,7 @@ def _print_factset(fs, as_json: bool) -> None:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for f in fs.facts:
-        slots = "; ".join(f"{s.type.value}={s.key()}" for s in f.slots)
+        slots = "; ".join(f"{s.type.value}={s.display()}" for s in f.slots)
         cond = ", ".join(f"{c.attribute}={c.value}" for c in f.conditions)
         out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {escape(f.statement)}"
                   + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({escape(cond)})[/magenta]" if cond else ""),
@@ -201,9 +201,12 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
 
 
 # Commands that live with their package, mounted here: (module, attribute, command name, kind).
-# A feature adds one row; a module that fails to import fails loudly (no silent skip).
+# A feature adds one row; a module that fails to import fails loudly (no silent skip). A
+# command named "GROUP NAME" is added to a group mounted by an earlier row.
 MOUNTS: list[tuple[str, str, str, str]] = [
     ("audits.queue_cli", "app", "audit", "group"),
+    ("audits.desk.cli", "serve", "audit serve", "command"),
+    ("audits.desk.cli", "browse", "browse", "command"),
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
     ("outputs.packs.cli", "app", "pack", "group"),
@@ -213,10 +216,15 @@ MOUNTS: list[tuple[str, str, str, str]] = [
 def _mount() -> None:
     import importlib  # noqa: PLC0415
 
+    groups: dict[str, typer.Typer] = {}
     for module, attr, name, kind in MOUNTS:
         obj = getattr(importlib.import_module(module), attr)
         if kind == "group":
             app.add_typer(obj, name=name, help=(obj.info.help or None))
+            groups[name] = obj
+        elif " " in name:
+            group, sub = name.split(" ", 1)
+            groups[group].command(sub)(obj)
         else:
             app.command(name)(obj)
 

@@ -177,3 +177,21 @@ def test_suite_metadata(suite) -> dict:
     return {"tests": s.tests, "traps": s.traps, "trap_share": s.trap_share, "by_trap": s.by_trap,
             "with_writes": s.with_writes, "naive_passes": s.naive_passes,
             "value_fact_coverage": f"{s.numeric_facts_covered}/{s.numeric_facts}", "suite_hash": suite.hash}
+
+
+def task_pack(world: World, seed: int, workspace):
+    """The domain's task pack at <out>/packs/<domain> (a variant partition has no tasks of its
+    own: its tasks live in the base domain). Returns the build outcome (`outputs.packs.build`)."""
+    from outputs.packs.build import Builder, BuildOptions, BuildOutcome, CHECKS  # noqa: PLC0415
+    if world.variant:
+        return BuildOutcome(results=[], checks={c: [] for c in CHECKS})
+    opts = BuildOptions(seed=seed, workspace=Path(workspace.root))
+    return Builder(Path(workspace.out_dir) / "packs" / world.base.name, opts).run([world.base])
+
+
+def task_pack_metadata(outcome) -> dict:
+    return {"path": str(outcome.path or ""), "tasks": len(outcome.results),
+            "reused": sum(r.reused for r in outcome.results),
+            "pack_version": outcome.index.pack_version if outcome.index else "",
+            "kit_bytes": sum(r.entry.kit.bytes for r in outcome.results),
+            "written": outcome.path is not None}

@@ -156,7 +156,7 @@ def test_withholding_edits_only_the_files_that_carried_the_fact(tmp_path):
 
 
 def test_presence_attributes_a_shared_value_to_the_fact_that_owns_the_context():
-    from audits.match import TextIndex
+    from facts.match import TextIndex
     from outputs.packs.presence import json_presence, present_as, rivals_of
     _, fs, by_id = _mock_plan()
     fee = by_id["_mock.late-returns.251f50901f"]      # late fee $12 per started hour
@@ -368,3 +368,264 @@ def test_cli_build_error_is_one_clean_line(tmp_path):
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "pack", "build", "--domain", "nosuchdomain",
                         "--out", str(tmp_path / "p")], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 1 and "unknown domain 'nosuchdomain'" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_suite_cache_gives_the_same_suite_and_recomputes_a_bad_entry(tmp_path):
+    from domains import get_pack
+    from outputs.packs.build import BuildOptions, DomainBuild
+    opts = BuildOptions(seed=0, workspace=tmp_path)
+    first = DomainBuild(get_pack("_mock"), opts).suite("_mock", 3)
+    (entry,) = (tmp_path / "cache" / "suites").iterdir()
+    cached = DomainBuild(get_pack("_mock"), opts).suite("_mock", 3)
+    assert cached is not first and cached.hash == first.hash
+    entry.write_text('{"truncated": ', encoding="utf-8")
+    assert DomainBuild(get_pack("_mock"), opts).suite("_mock", 3).hash == first.hash
+    assert json.loads(entry.read_text(encoding="utf-8"))["db_hash"] == first.db_hash
+    other = DomainBuild(get_pack("_mock"), opts).suite("_mock", 1)
+    assert other.db_hash != first.db_hash and len(list(entry.parent.iterdir())) == 2
+
+
+def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
+    import dagster as dg
+    from pipeline import assets as A
+    from pipeline.resources import BuildSettings, Workspace, WriterResource
+    from outputs.packs.build import CHECKS
+    from outputs.packs.store import verify_pack
+    out = tmp_path / "out"
+    resources = {"settings": BuildSettings(profile="text-only"),
+                 "workspace": Workspace(root=str(ws), out=str(out)), "writer": WriterResource(),
+                 "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "storage"))}
+    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key="_mock", resources=resources,
+                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert result.success
+    evals = {e.check_name: e.passed for e in result.get_asset_check_evaluations()
+             if e.asset_key == A.task_pack.key}
+    assert evals == {c: True for c in CHECKS}
+    md = result.asset_materializations_for_node("task_pack")[-1].metadata
+    assert md["tasks"].value == 2 and md["written"].value is True
+    assert verify_pack(out / "packs" / "_mock") == []
+    build_only = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key="_mock",
+                                resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
+    assert build_only.success and not build_only.asset_materializations_for_node("task_pack")
+    assert {e.check_name for e in build_only.get_asset_check_evaluations()} >= {"all_facts_recoverable", "no_leaks"}
+
+
+def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypatch):
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    from outputs.packs.pin import pin_ids
+    from outputs.packs.spec import load_spec
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    text = spec.read_text()
+    head, _, rest = text.partition("[ids]")
+    spec.write_text(head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1])
+    (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    opts = BuildOptions(seed=0, workspace=ws)
+    rows, failed = pin_ids(get_pack("_mock"), opts, n_live=50)
+    assert not rows and len(failed) == 1 and str(spec) in str(failed[0]) and "only 5 learnable" in str(failed[0])
+    assert spec.read_text() == head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1]
+    (row,), failed = pin_ids(get_pack("_mock"), opts, n_training=3, n_live=1)
+    assert row[1:] == (3, 1, 4) and not failed
+    s = load_spec(spec).spec
+    assert "[phrasing]" in spec.read_text() and s.phrasing.rules
+    assert not any("explain-late-fee" in t for t in s.ids.training), "training never settles the held fact"
+    assert any("explain-late-fee" in t for t in s.ids.live + s.ids.test), "tests of the held fact stay"
+    path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    assert [t.id for t in index.tasks] == [CLIENT_TASK]
+
+
+@pytest.mark.slow
+def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(ws, tmp_path, monkeypatch):
+    """Full modality profile: screenshots are read by OCR and call audio by speech recognition,
+    and the held fact is proven absent from those readings too."""
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    from outputs.packs.store import Pack
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    spec.write_text(spec.read_text().replace('profile = "text-only"', 'profile = "full"'))
+    (pack_dir / "tasks" / f"{PLAIN_TASK}.toml").unlink()
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    p = Pack(path)
+    scan = p.json(CLIENT_TASK, "sealed", "kit_scan.json")
+    assert scan["hits"] == []
+    assert scan["readers"].get("png:extraction", 0) >= 1
+    assert scan["readers"].get("wav:extraction", 0) + scan["readers"].get("mp4:extraction", 0) >= 1
+    ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
+    extractors = {f["extractor"] for f in ev["files"]}
+    assert any("ocr" in e for e in extractors) and any("asr" in e for e in extractors)
+    assert ev["held"]["_mock.late-returns.ea475b5c32"]["present_in"] == []
+
+
+def test_pack_readers_import_no_dagster_and_no_media():
+    code = ("import sys\n"
+            "import outputs.packs.store, outputs.packs.menu, outputs.packs.phrasing, outputs.packs.spec\n"
+            "import outputs.packs.tau2, outputs.packs.tau2_schema\n"
+            "heavy = ('dagster', 'PIL', 'moviepy', 'pytesseract', 'pocketsphinx', 'reportlab', 'matplotlib',\n"
+            "         'litellm', 'numpy', 'pandas', 'transforms', 'audits')\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & set(heavy)))\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.strip() == "[]"
+
+
+# --------------------------------------------------------------------------- the seeded workspace
+
+class _Servers:
+    """The domain API over HTTP (the real catalog, on the kit's development data) and a model
+    gateway that answers from a script, each on a loopback port."""
+
+    def __init__(self, api, db, script, throttle_first: int = 0):
+        import http.server
+        import threading
+        self.calls, self.prompts = [], []
+        outer = self
+
+        class ApiHandler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def _send(self, status, body, headers=None):
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def _route(self, method):
+                from urllib.parse import parse_qsl, urlparse
+                from domains.apikit import ApiError
+                u = urlparse(self.path)
+                for op in api.operations():
+                    parts, segs = op.path.strip("/").split("/"), u.path.strip("/").split("/")
+                    if op.method != method or len(parts) != len(segs):
+                        continue
+                    args = {}
+                    if all(p == s or (p.startswith("{") and not args.update({p[1:-1]: s})) for p, s in zip(parts, segs)):
+                        if method == "GET":
+                            args.update(dict(parse_qsl(u.query)))
+                        else:
+                            n = int(self.headers.get("Content-Length") or 0)
+                            args.update(json.loads(self.rfile.read(n) or b"{}"))
+                        outer.calls.append((op.name, args))
+                        if len(outer.calls) <= throttle_first:
+                            return self._send(429, {"error": {"code": "rate_limited", "message": "slow down",
+                                                              "details": {}}}, {"Retry-After": "0"})
+                        try:
+                            return self._send(200, api.call(db, op.name, args))
+                        except ApiError as e:
+                            return self._send(e.status, e.envelope())
+                self._send(404, {"error": {"code": "unknown_operation", "message": self.path, "details": {}}})
+
+            def do_GET(self):
+                self._route("GET")
+
+            def do_POST(self):
+                self._route("POST")
+
+        class GatewayHandler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, *a):
+                pass
+
+            def do_POST(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                outer.prompts.append(json.loads(self.rfile.read(n)))
+                body = json.dumps(script.pop(0)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.servers = [http.server.ThreadingHTTPServer(("127.0.0.1", 0), h) for h in (ApiHandler, GatewayHandler)]
+        for s in self.servers:
+            threading.Thread(target=s.serve_forever, daemon=True).start()
+        self.api_url, self.gateway_url = (f"http://127.0.0.1:{s.server_address[1]}" for s in self.servers)
+
+    def close(self):
+        for s in self.servers:
+            s.shutdown()
+            s.server_close()
+
+
+def _completion(content=None, tool=None, args=None):
+    msg = {"role": "assistant", "content": content}
+    if tool:
+        msg["tool_calls"] = [{"id": "call_1", "type": "function",
+                              "function": {"name": tool, "arguments": json.dumps(args)}}]
+    return {"choices": [{"message": msg, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}}
+
+
+def _run_agent(kit: Path, workspace: Path, servers, monkeypatch, message: str):
+    import importlib
+    monkeypatch.setenv("FACTFORGE_API_URL", servers.api_url)
+    monkeypatch.setenv("FACTFORGE_GATEWAY_URL", servers.gateway_url)
+    monkeypatch.setenv("FACTFORGE_KIT", str(kit))
+    monkeypatch.syspath_prepend(str(kit / "sdk"))
+    monkeypatch.syspath_prepend(str(workspace))
+    for name in ("agent", "factforge_sdk"):
+        sys.modules.pop(name, None)
+    agent = importlib.import_module("agent").create_agent()
+    state = agent.get_init_state()
+    reply, state = agent.generate_next_message(message, state)
+    json.dumps(state)
+    return reply, state
+
+
+def test_seeded_agent_follows_the_contract_and_has_its_gaps(built, tmp_path, monkeypatch):
+    from domains.variants import resolve
+    from outputs.packs.store import Pack
+    path, _, _ = built
+    kit = Pack(path).materialize(CLIENT_TASK, "kit", tmp_path / "kit")
+    db = json.loads((kit / "data" / "dev_db.json").read_text())
+    cid = sorted(db["customers"])[0]
+    script = [_completion(tool="get_customer", args={"customer_id": cid}), _completion(content="You are all set.")]
+    servers = _Servers(resolve("_mock").api(), db, script, throttle_first=1)
+    try:
+        reply, state = _run_agent(kit, kit / "workspace", servers, monkeypatch, "Hi, can I rent a bike?")
+    finally:
+        servers.close()
+    assert reply == "You are all set."
+    assert servers.calls == [("get_customer", {"customer_id": cid})]
+    tool_result = next(m for m in state["messages"] if m["role"] == "tool")
+    assert json.loads(tool_result["content"])["error"]["code"] == "rate_limited", "gap: no retry on 429"
+    sent = servers.prompts[0]
+    assert sent["model"] == "small-fast" and sent["messages"][0]["content"].startswith("# Pedalwise Rentals")
+    tools = {t["function"]["name"] for t in sent["tools"]}
+    assert "get_customer" in tools and "transfer_to_human" not in tools, "gap: no transfer tool"
+    assert "$38" in sent["messages"][0]["content"], "gap: stale deposit in the notes"
+    assert "20%" not in sent["messages"][0]["content"], "the held discount is not in the notes"
+
+
+def test_agent_without_the_retry_gap_waits_and_retries(built, tmp_path, monkeypatch):
+    from domains.variants import resolve
+    from outputs.packs.store import Pack
+    from outputs.packs.workspace import templates
+    path, _, _ = built
+    kit = Pack(path).materialize(CLIENT_TASK, "kit", tmp_path / "kit")
+    ws = tmp_path / "fixed"
+    ws.mkdir()
+    (ws / "agent.py").write_text(templates().get_template("agent.py.j2").render(
+        company="Pedalwise Rentals", model="small-fast", gaps=set(), transfer_ops=[]))
+    (ws / "prompt.md").write_text("# notes\n")
+    db = json.loads((kit / "data" / "dev_db.json").read_text())
+    cid = sorted(db["customers"])[0]
+    script = [_completion(tool="get_customer", args={"customer_id": cid}), _completion(content="Done.")]
+    servers = _Servers(resolve("_mock").api(), db, script, throttle_first=1)
+    try:
+        reply, state = _run_agent(kit, ws, servers, monkeypatch, "Hello")
+    finally:
+        servers.close()
+    assert [c[0] for c in servers.calls] == ["get_customer", "get_customer"]
+    tool_result = next(m for m in state["messages"] if m["role"] == "tool")
+    assert json.loads(tool_result["content"])["id"] == cid
+    assert "transfer_to_human" in {t["function"]["name"] for t in servers.prompts[0]["tools"]}

@@ -114,3 +114,29 @@ def list_tasks(pack: Path = typer.Argument(..., help="A pack directory.")):
                   f"{lv['ids']['training']}/{lv['ids']['live']}/{lv['ids']['test']}",
                   str(len(lv["phrasing"]["rules"])))
     out.print(t)
+
+
+@app.command("pin-ids")
+def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The domain whose task specs to re-pin."),
+                task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
+                training: int = typer.Option(10, "--training", help="Training ids per task."),
+                live: int = typer.Option(8, "--live", help="Live-experiment ids per task."),
+                test_seed: Optional[int] = typer.Option(None, "--test-seed", help="Held-out database seed (default: the spec's)."),
+                seed: int = typer.Option(0, "--seed", help="The build seed (evidence, development data, training)."),
+                workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches.")):
+    """Rewrite the [ids] table of task specs from the domain's suites (authors' tool)."""
+    from domains import get_pack  # noqa: PLC0415
+
+    from .build import BuildOptions, default_workspace  # noqa: PLC0415
+    from .pin import pin_ids  # noqa: PLC0415
+
+    def done(path: Path, n_train: int, n_live: int, n_test: int) -> None:
+        out.print(f"[green]pinned[/green] {path}: training {n_train}, live {n_live}, test {n_test}", highlight=False)
+
+    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve())
+    with err.status(f"pinning ids of {domain} tasks..."):
+        _, failed = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed, done=done)
+    for e in failed:
+        err.print(f"[red]not pinned[/red] {escape(str(e))}", highlight=False)
+    if failed:
+        raise typer.Exit(1)

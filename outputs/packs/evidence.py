@@ -10,9 +10,13 @@ the client's knowledge, rendered through the shared content-addressed cache and 
   (routine traffic). Dropping files renders nothing.
 - **Client edit**: `withhold.withhold_and_contest` (only edited and added files render).
 - **Proofs**, reading the delivered files with recoverability's extractors (and its
-  extraction cache): every delivered carrier mention is recoverable; every held fact is
-  absent from every delivered file (`presence.present_as`); every contested fact is stated
-  with its current value in one file and with the conflicting value in another.
+  extraction cache): every held fact is absent from every delivered file
+  (`presence.present_as`); every contested fact is stated with its current value in one
+  file and with the conflicting value in another. Which facts a delivered carrier really
+  states is measured the same way (`Surface.recovered`): a carrier the extractor cannot
+  read back is reported (`unrecovered`), not trusted, and the build's learnability check
+  keeps tests that need its fact out of the task. (That every planned carrier is readable
+  is the domain bundle's own gate, `all_facts_recoverable`.)
 
 Difficulty presets are overrides of the planner's configuration; `standard` overrides
 nothing.
@@ -24,9 +28,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from audits.match import TextIndex, match_fact
 from audits.extraction import extract_all, jobs_for
 from facts.errors import FactforgeError
+from facts.match import TextIndex, match_fact
 from facts.models import Fact, FactSet
 from transforms import registry
 from transforms.base import RenderContext
@@ -163,6 +167,7 @@ class EvidenceBuilder:
     def prove(self, surf: Surface, held: list[str], contested: list[str]) -> None:
         """Fill `surf.recovered` and `surf.report` (problems listed under "problems")."""
         problems: list[str] = []
+        unrecovered: list[dict] = []
         where: dict[str, list[str]] = {}
         held_set = set(held)
         rivals = {h: rivals_of(self.by_id[h], [f for f in self.factset.facts if f.id not in held_set]) for h in held}
@@ -174,8 +179,8 @@ class EvidenceBuilder:
                 if match_fact(surf.facts[m.fact_id], idx, speech=speech).recovered:
                     where.setdefault(m.fact_id, []).append(spec.path)
                 else:
-                    problems.append(f"{spec.path}: carried fact {m.fact_id} is not recoverable "
-                                    f"({surf.extractors[spec.id]})")
+                    unrecovered.append({"path": spec.path, "fact_id": m.fact_id,
+                                        "extractor": surf.extractors[spec.id]})
             for h in held:
                 hit = present_as(self.by_id[h], idx, rivals[h], speech=speech)
                 if hit:
@@ -196,6 +201,7 @@ class EvidenceBuilder:
             "files_delivered": len(surf.plan.artifacts),
             "files_edited": sorted(surf.edit.edited), "files_added": sorted(surf.edit.added),
             "facts_total": len(self.factset.facts), "facts_recovered": len(surf.recovered),
+            "unrecovered": unrecovered,
             "held": {h: {"files_checked": len(surf.plan.artifacts), "present_in": presence[h]} for h in held},
             "contested": contest,
             "problems": problems,

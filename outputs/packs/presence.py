@@ -2,7 +2,7 @@
 
 A held fact is absent from a file when the file, read with the same extractors as
 recoverability, does not state it. "State it" uses recoverability's own rule
-(`audits.match`): one of the fact's values (any equivalent surface form), its other values
+(`facts.match`): one of the fact's values (any equivalent surface form), its other values
 and enough of its anchor terms inside one window. A bare number is not the fact ("$12"
 next to nothing), and neither is another fact that happens to share the value: an
 occurrence is attributed to a *rival* (a fact the file may legitimately state, with the
@@ -10,8 +10,11 @@ same value) when the rival's anchors cover at least as large a share of the wind
 held fact's do. Absent means: no occurrence attributed to the held fact itself.
 
 Structured data (JSON: the development database, scenarios, the API contract) is also read
-as structure: a number equal to the fact's value under a key whose name shares a stem with
-the fact's anchors ("late_fee": 12 for "the late fee is $12") states the fact.
+as structure: an amount, percentage or duration equal to the fact's value under a field
+whose name both says what kind of quantity it holds (`fee`, `price`, `discount`, `days`,
+...) and shares a distinctive anchor with the fact ("late_fee": 12 for "the late fee is
+$12"; not "amount": 12, not "seats_available": 12) states the fact. Bare counts are left
+out: a booking with 3 bags states no bag allowance.
 """
 from __future__ import annotations
 
@@ -19,8 +22,20 @@ import math
 import re
 from typing import Any, Iterable, Optional
 
-from audits.match import NUMERIC, WINDOW, TextIndex, _anchor_re, match_fact, slot_key
-from facts.models import Fact, Slot
+from facts.match import NUMERIC, WINDOW, TextIndex, anchor_re, match_fact
+from facts.models import Fact, Slot, SlotType
+
+TYPE_WORDS = {
+    SlotType.money: {"fee", "fees", "price", "amount", "cost", "charge", "refund", "credit", "fare", "total", "balance",
+                     "paid", "payment", "compensation", "deposit", "voucher", "certificate", "limit", "cap",
+                     "allowance", "adjustment", "penalty", "reimbursement"},
+    SlotType.percent: {"pct", "percent", "percentage", "rate", "discount", "apr", "apy"},
+    SlotType.duration: {"minutes", "hours", "days", "weeks", "months", "years", "window", "period", "term",
+                        "duration"},
+}
+GENERIC = {"amount", "price", "total", "cost", "charge", "payment", "paid", "balance", "fee", "fees", "rate", "limit",
+           "per", "each"}
+FIELD = re.compile(r"[a-z][a-z0-9_]*")
 
 
 def _needed(n: int, speech: bool) -> int:
@@ -42,8 +57,8 @@ def rivals_of(fact: Fact, others: Iterable[Fact]) -> list[Fact]:
     num = _numeric(fact)
     if not num:
         return []
-    key = slot_key(num[0])
-    return [g for g in others if g.id != fact.id and any(slot_key(s) == key for s in _numeric(g))]
+    key = num[0].key()
+    return [g for g in others if g.id != fact.id and any(s.key() == key for s in _numeric(g))]
 
 
 def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = False) -> Optional[str]:
@@ -74,20 +89,24 @@ def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = Fa
     return None
 
 
-def _stems(fact: Fact) -> list[re.Pattern]:
-    return [_anchor_re(a) for a in _anchors(fact) if len(a) >= 3]
-
-
 def json_presence(fact: Fact, data: Any) -> Optional[str]:
-    """A JSON path whose number equals the fact's value and whose key names share a stem with
-    the fact's anchors, or None."""
-    num = _numeric(fact)
+    """A JSON path whose number equals the fact's value under a field naming the quantity's
+    kind and one of the fact's distinctive anchors, or None."""
+    num = [s for s in _numeric(fact) if s.type in TYPE_WORDS]
     if not num or not isinstance(num[0].value, (int, float)):
         return None
     value = float(num[0].value)
-    stems = _stems(fact)
+    kind_words = TYPE_WORDS[num[0].type]
+    stems = [anchor_re(a) for a in _anchors(fact) if len(a) >= 3 and a not in GENERIC]
     if not stems:
         return None
+
+    def names_fact(key: str) -> bool:
+        if not FIELD.fullmatch(key):
+            return False
+        words = key.split("_")
+        return any(w in kind_words for w in words) and any(p.search(w) for p in stems for w in words
+                                                          if w not in GENERIC)
 
     def walk(x: Any, path: list[str]) -> Optional[str]:
         if isinstance(x, dict):
@@ -101,8 +120,7 @@ def json_presence(fact: Fact, data: Any) -> Optional[str]:
                 if hit:
                     return hit
         elif isinstance(x, (int, float)) and not isinstance(x, bool) and float(x) == value and path:
-            key = path[-1].lower().replace("_", " ")
-            if any(p.search(key) for p in stems):
+            if names_fact(path[-1]):
                 return "/".join(path)
         return None
 

@@ -7,9 +7,10 @@ extractor skips); other kit files as UTF-8 (JSON also as structure). Looked for:
 
 - **test ids** of the task's test and live-experiment simulations;
 - **gold action arguments** of those simulations: every string argument (ids, names,
-  free text) that is not published anyway, i.e. not part of the API contract's vocabulary
-  and not in the development database the kit ships (shared catalog entries and id
-  schemes are public by construction); numbers are not scanned (policy values are what the
+  free text) that is not published anyway, i.e. not part of the API contract's vocabulary,
+  not in the development database the kit ships and not an argument of a training
+  scenario's gold (shared catalog entries, id schemes and stock phrases such as a hand-off
+  summary are public by construction); numbers are not scanned (policy values are what the
   kit must teach, and a bare number is no answer);
 - **client-held facts**, by `presence.present_as` (the fact, in its context, not a
   coincidental number) and, in JSON, `presence.json_presence`;
@@ -25,7 +26,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from audits.match import TextIndex
+from facts.match import TextIndex
 from facts.models import Fact
 
 from .presence import json_presence, present_as
@@ -115,10 +116,11 @@ class ScanReport:
     chars: int = 0
     hits: list[dict] = field(default_factory=list)
     needles: dict[str, int] = field(default_factory=dict)
+    readers: dict[str, int] = field(default_factory=dict)   # "<extension>:<reader>" -> files read so
 
     def as_dict(self) -> dict:
         return {"files_scanned": self.files, "chars_scanned": self.chars, "hits": self.hits,
-                "needles": dict(sorted(self.needles.items()))}
+                "needles": dict(sorted(self.needles.items())), "readers": dict(sorted(self.readers.items()))}
 
 
 _TOKEN_MEMO: dict[str, set[str]] = {}
@@ -163,6 +165,9 @@ def scan_kit(files: list[KitText], needles: Needles, held: list[Fact], rivals: d
         base = kf.path.rsplit("/", 1)[-1]
         if base in ANSWER_KEY_FILES:
             rep.hits.append({"path": kf.path, "what": "answer_key_file", "needle": base, "reader": "path"})
+        ext = kf.path.rsplit(".", 1)[-1] if "." in kf.path.rsplit("/", 1)[-1] else ""
+        for reader in {r.split(":")[0] for r, _ in kf.texts} | ({"raw-bytes"} if kf.tokens is not None else set()):
+            rep.readers[f"{ext}:{reader}"] = rep.readers.get(f"{ext}:{reader}", 0) + 1
         if kf.tokens is not None:
             rep.hits += [{"path": kf.path, "what": what, "needle": needle, "reader": "raw-bytes", "context": needle}
                          for what, needle, _ in needles.find_tokens(kf.tokens)]

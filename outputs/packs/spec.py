@@ -321,13 +321,16 @@ def tasks_dir(pack) -> Path:
     return Path(pack.path) / "tasks"
 
 
-def load_domain_specs(pack) -> list[LoadedSpec]:
-    """Every task spec of a domain pack, sorted by id; each must name this domain."""
+def load_domain_specs(pack, only: Optional[set[str]] = None) -> list[LoadedSpec]:
+    """The task specs of a domain pack (all, or those whose file stem is in `only`), sorted by
+    id; each must name this domain."""
     d = tasks_dir(pack)
     if not d.is_dir():
         return []
     out = []
     for p in sorted(d.glob("*.toml")):
+        if only and p.stem not in only:
+            continue
         ls = load_spec(p)
         if ls.spec.domain != pack.name:
             raise ls.error(f"domain {ls.spec.domain!r} differs from the pack's ({pack.name})", "domain")

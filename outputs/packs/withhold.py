@@ -24,11 +24,12 @@ What the edit does, on the plan's public structure (`EvidencePlan.artifacts`, ea
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import Fact
+from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value
 from facts.values import parse_slots
 from transforms import registry
@@ -62,6 +63,9 @@ def contested_version(fact: Fact, seed: int, salt: str = "contest", suffix: str 
         if wrong is None:
             continue
         parsed = [s for s in parse_slots(wrong) if s.type == slot.type]
+        if not parsed and slot.type == SlotType.count and re.fullmatch(r"\d+(\.\d+)?", wrong):
+            parsed = [Slot(name=slot.name, type=SlotType.count, text=wrong, value=float(wrong) if "." in wrong
+                           else int(wrong))]  # a bare count ("2") parses only next to its noun
         if not parsed or slot.text not in fact.statement:
             continue
         new_slot = parsed[0].model_copy(update={"name": slot.name, "qualifier": slot.qualifier})

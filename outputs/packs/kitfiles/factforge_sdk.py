@@ -13,25 +13,62 @@ Standard library only. Two clients:
   that meters credits; only the task's menu models are served.
 
 Both read their base URL from the environment the evaluator sets: `FACTFORGE_API_URL`,
-`FACTFORGE_GATEWAY_URL`; `FACTFORGE_KIT` is the kit directory.
+`FACTFORGE_GATEWAY_URL`; `FACTFORGE_KIT` is the kit directory. A base URL is `http://host:port`
+or, inside a sandbox without a network, `http+unix://<percent-encoded socket path>` (a Unix
+domain socket bind-mounted into the sandbox).
+
+Waiting: the API's time may be virtual (evaluation runs a whole conversation in seconds).
+Always wait through `wait(seconds)` (or `ApiClient.wait`), never `time.sleep`, before a retry
+or a poll: it asks the API server to wait (`POST /_clock/wait {"seconds": s}`), which advances
+a virtual clock at once or sleeps on a real one.
 """
 from __future__ import annotations
 
+import http.client
 import json
 import os
 import re
+import socket
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from pathlib import Path
 from typing import Any, Optional
 
 
 def wait(seconds: float) -> None:
-    """Wait before retrying or polling. The evaluator may replace this function to advance a
-    virtual clock instead of sleeping."""
-    time.sleep(max(0.0, float(seconds)))
+    """Wait before retrying or polling: through the API server's clock when
+    `FACTFORGE_API_URL` is set (virtual time advances at once), else by sleeping."""
+    base = os.environ.get("FACTFORGE_API_URL")
+    if base:
+        _clock_wait(base, seconds)
+    else:
+        time.sleep(max(0.0, float(seconds)))
+
+
+def _clock_wait(base: str, seconds: float) -> None:
+    s = min(max(0.0, float(seconds)), 3600.0)
+    try:
+        status, _, _ = _request("POST", base.rstrip("/") + "/_clock/wait", {"seconds": s}, {}, s + 30.0)
+    except ApiError:
+        status = 0
+    if status != 200:  # a server without a clock endpoint: wall time it is
+        time.sleep(s)
+
+
+class Headers(dict):
+    """Response headers; names are case-insensitive (`h["Retry-After"]` == `h["retry-after"]`)."""
+
+    def __init__(self, items=()):
+        super().__init__((str(k).lower(), v) for k, v in (items.items() if isinstance(items, dict) else items))
+
+    def __getitem__(self, key: str) -> str:
+        return super().__getitem__(key.lower())
+
+    def __contains__(self, key: object) -> bool:
+        return super().__contains__(key.lower() if isinstance(key, str) else key)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return super().get(key.lower(), default)
 
 
 class ApiError(Exception):
@@ -40,7 +77,7 @@ class ApiError(Exception):
     def __init__(self, status: int, code: str, message: str, details: Optional[dict] = None,
                  headers: Optional[dict] = None):
         self.status, self.code, self.message = status, code, message
-        self.details, self.headers = dict(details or {}), dict(headers or {})
+        self.details, self.headers = dict(details or {}), Headers(headers or {})
         super().__init__(f"{status} {code}: {message}")
 
     def envelope(self) -> dict:
@@ -50,7 +87,20 @@ class ApiError(Exception):
 class Response(dict):
     """A successful API answer: the JSON body, with `.status` and `.headers`."""
     status: int = 200
-    headers: dict = {}
+    headers: Headers = Headers()
+
+
+class _UnixConnection(http.client.HTTPConnection):
+    """HTTP over a Unix domain socket (`http+unix://` base URLs)."""
+
+    def __init__(self, path: str, timeout: float):
+        super().__init__("localhost", timeout=timeout)
+        self._path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(self.timeout)
+        self.sock.connect(self._path)
 
 
 def _request(method: str, url: str, body: Optional[dict], headers: dict, timeout: float) -> tuple[int, dict, Any]:
@@ -58,20 +108,29 @@ def _request(method: str, url: str, body: Optional[dict], headers: dict, timeout
     h = {"Accept": "application/json", **headers}
     if data is not None:
         h["Content-Type"] = "application/json"
-    req = urllib.request.Request(url, data=data, method=method, headers=h)
+    u = urllib.parse.urlsplit(url)
+    target = (u.path or "/") + (f"?{u.query}" if u.query else "")
     try:
-        with urllib.request.urlopen(req, timeout=timeout) as resp:
-            raw = resp.read()
-            return resp.status, dict(resp.headers.items()), json.loads(raw) if raw else {}
-    except urllib.error.HTTPError as e:
-        raw = e.read()
+        if u.scheme == "http+unix":
+            conn: http.client.HTTPConnection = _UnixConnection(urllib.parse.unquote(u.netloc), timeout)
+        elif u.scheme == "https":
+            conn = http.client.HTTPSConnection(u.hostname or "", u.port, timeout=timeout)
+        else:
+            conn = http.client.HTTPConnection(u.hostname or "", u.port, timeout=timeout)
         try:
-            payload = json.loads(raw) if raw else {}
-        except json.JSONDecodeError:
-            payload = {"error": {"code": "http_error", "message": raw.decode("utf-8", "replace")[:200]}}
-        return e.code, dict(e.headers.items()), payload
-    except (urllib.error.URLError, TimeoutError, ConnectionError) as e:
+            conn.request(method, target, body=data, headers=h)
+            resp = conn.getresponse()
+            raw = resp.read()
+            status, hdrs = resp.status, Headers(resp.getheaders())
+        finally:
+            conn.close()
+    except (OSError, http.client.HTTPException) as e:
         raise ApiError(0, "transport_error", str(e)) from None
+    try:
+        payload = json.loads(raw) if raw else {}
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        payload = {"error": {"code": "http_error", "message": raw.decode("utf-8", "replace")[:200]}}
+    return status, hdrs, payload
 
 
 class ApiClient:
@@ -100,6 +159,10 @@ class ApiClient:
 
     def operations(self) -> list[str]:
         return sorted(self.ops)
+
+    def wait(self, seconds: float) -> None:
+        """Wait through this API server's clock (see the module docstring)."""
+        _clock_wait(self.base_url, seconds)
 
     def call(self, operation: str, args: Optional[dict] = None, headers: Optional[dict] = None) -> Response:
         """Call `operation` with `args`; returns the JSON body (a `Response`), raises `ApiError`."""
@@ -145,6 +208,8 @@ class ApiClient:
             props: dict[str, Any] = {}
             required: list[str] = []
             for p in op.get("parameters", []):
+                if p.get("in") == "header":  # transport (Idempotency-Key), not an argument
+                    continue
                 props[p["name"]] = _deref(p.get("schema", {}), comps)
                 if p.get("required"):
                     required.append(p["name"])

@@ -1,0 +1,119 @@
+"""What a task's client knows (the sealed `client.json` of a task pack) and how its facts
+are looked up: the models, the fact index over the domain's facts, and the reveal detector
+that the leak check uses.
+
+`client.json` (schema 1.0, written by the task-pack build):
+`{schema_version, enabled, turn_quota, held[{fact_id, section, statement, values}],
+confirmable[...same], contested[{...same, conflicting_statement, conflicting_values,
+current_in, conflicting_in}]}`.
+"""
+from __future__ import annotations
+
+from typing import Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from facts.models import Fact, FactSet, Slot, SlotType
+from facts.surface import replace_value
+from facts.values import parse_slots, slot_matches
+
+from .match import FactIndex, terms
+
+KNOWLEDGE_SCHEMA_VERSION = "1.0"
+NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent, SlotType.date)
+Role = Literal["held", "confirmable", "contested"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class KnownFact(_Strict):
+    fact_id: str
+    section: list[str]
+    statement: str
+    values: list[str] = Field(default_factory=list)
+
+
+class ContestedFact(KnownFact):
+    conflicting_statement: str
+    conflicting_values: list[str] = Field(default_factory=list)
+    current_in: list[str] = Field(default_factory=list)
+    conflicting_in: list[str] = Field(default_factory=list)
+
+
+class ClientKnowledge(_Strict):
+    schema_version: Literal["1.0"] = KNOWLEDGE_SCHEMA_VERSION
+    enabled: bool = True
+    turn_quota: int = Field(20, ge=0)
+    held: list[KnownFact] = Field(default_factory=list)
+    confirmable: list[KnownFact] = Field(default_factory=list)
+    contested: list[ContestedFact] = Field(default_factory=list)
+
+    def roles(self) -> dict[str, Role]:
+        out: dict[str, Role] = {}
+        for role in ("held", "confirmable", "contested"):
+            for f in getattr(self, role):
+                out[f.fact_id] = role  # type: ignore[assignment]
+        return out
+
+    def known(self) -> dict[str, KnownFact]:
+        return {f.fact_id: f for role in ("held", "confirmable", "contested") for f in getattr(self, role)}
+
+
+def _template(statement: str, slots: list[Slot]) -> str:
+    t = statement
+    for s in sorted(slots, key=lambda s: -len(s.text)):
+        if s.text:
+            t = replace_value(t, s.text, "{" + s.type.value + "}", count=0)
+    return t
+
+
+class Knowledge:
+    """A client's knowledge with its facts resolved: full `Fact`s (from the domain's FactSet
+    when given, else parsed from the statement) and a `FactIndex` over every fact of the
+    domain (or, without a FactSet, over the client's facts only)."""
+
+    def __init__(self, data: ClientKnowledge, facts: Optional[FactSet] = None):
+        self.data = data
+        self.roles = data.roles()
+        known = data.known()
+        by_id = facts.by_id() if facts is not None else {}
+        self.facts: dict[str, Fact] = {}
+        for fid, k in known.items():
+            f = by_id.get(fid)
+            if f is None or f.statement != k.statement:
+                f = Fact.model_construct(id=fid, domain="", section=list(k.section), statement=k.statement,
+                                         slots=parse_slots(k.statement), anchors=[], conditions=[])
+            self.facts[fid] = f
+        entries = [(f.id, f.template(), list(f.anchors), list(f.section)) for f in by_id.values() if f.id not in known]
+        entries += [(fid, _template(f.statement, f.slots), list(f.anchors), list(f.section))
+                    for fid, f in self.facts.items()]
+        self.index = FactIndex(entries)
+
+    @property
+    def held(self) -> list[str]:
+        return [f.fact_id for f in self.data.held]
+
+    def role(self, fact_id: str) -> Optional[Role]:
+        return self.roles.get(fact_id)
+
+    def revealed(self, text: str, roles: tuple[Role, ...] = ("held",)) -> list[str]:
+        """The client facts (of `roles`) a text states: every numeric value of the fact is in
+        the text and at least half of its terms (a fact without numeric values: 70% of its
+        terms). Independent of who produced the text (offline responder or LLM)."""
+        words = set(terms(text))
+        out = []
+        for fid, role in self.roles.items():
+            if role not in roles:
+                continue
+            f = self.facts[fid]
+            own = set(terms(_template(f.statement, f.slots))) | set(terms(" ".join(f.anchors)))
+            share = len(own & words) / max(1, len(own))
+            numeric = [s for s in f.slots if s.type in NUMERIC]
+            if numeric:
+                if all(slot_matches(s, text) for s in numeric) and share >= 0.5:
+                    out.append(fid)
+            elif share >= 0.7:
+                out.append(fid)
+        return out

@@ -1,0 +1,225 @@
+"""The client simulator: the business owner a developer agent interviews.
+
+The client knows the task's held facts (in no delivered file), its confirmable facts (in the
+records; the client can confirm a reading), its contested facts (the records hold two
+versions; the client knows which is in force) and its production API's defects. Two modes:
+
+- `offline` (default): a deterministic responder. For each message, in this order:
+  1. past the task's turn quota: no answer (`quota`);
+  2. a report about the API that meets a defect's disclosure conditions: the defect is
+     confirmed with its actual behaviour and the expected remediation (`defect_confirmed`);
+  3. a question specifically about one fact (`outputs.client.match`: the best-matching fact
+     of the whole domain, above the coverage threshold, not tied):
+     - held: answered with that fact's statement, and nothing else (`answer`);
+     - confirmable: a proposed reading (the message states values of the fact's types) is
+       confirmed when every proposed value is the fact's (`confirm`) or denied (`deny`),
+       never corrected; without a proposed reading the client asks for one (`records`);
+     - contested: the version in force is stated (`in_force`);
+     - a fact the records hold: pointed back to the records (`records`);
+  4. a report about the API meeting no defect's conditions: no confirmation, the client asks
+     for the operation, what was sent and what came back (`defect_unconfirmed`);
+  5. anything else (vague, ambiguous between facts, small talk): nothing is revealed and the
+     client asks for one specific rule at a time (`vague`).
+- `llm`: litellm (imported lazily, `LITELLM_LOCAL_MODEL_COST_MAP=True`) with the rendered
+  system prompt and the conversation so far.
+
+Every exchange is logged (`ClientLog`) with the fact ids the message asked about, the fact
+ids the reply revealed (detected in the reply's text, whatever the mode) and `flagged`: held
+facts revealed without being asked about (`leaks`). The prompt is rendered deterministically
+(`prompt`). Nothing here imports Dagster or the media stack.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, Literal, Optional
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from facts.errors import FactforgeError
+from facts.models import FactSet
+from facts.values import find_values, slot_matches
+
+from .defects import DefectBrief, about_api, brief
+from .knowledge import NUMERIC, ClientKnowledge, Knowledge
+from .match import tied
+from .prompt import render_prompt
+
+LOG_SCHEMA_VERSION = "1.0"
+Mode = Literal["offline", "llm"]
+ReplyKind = Literal["answer", "confirm", "deny", "in_force", "records", "defect_confirmed", "defect_unconfirmed",
+                    "vague", "quota", "llm"]
+
+TEXT = {
+    "confirm": "Yes, that's right.",
+    "deny": "No, that's not how it works.",
+    "records_confirmable": "That one is in the records. Tell me how you read it and I'll tell you whether that's right.",
+    "records": "That's written down; you'll find it in the records.",
+    "vague": "That's too general for me. Ask me about one specific rule at a time; everything else is in the records.",
+    "ambiguous": "I'm not sure which rule you mean. Ask me about one of them at a time.",
+    "defect_unconfirmed": ("I can't confirm that from what you've told me. Which operation did you call, what did you "
+                           "send, and what exactly came back?"),
+    "quota": "I'm out of time for questions. Please work from the records.",
+}
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class Reply(_Strict):
+    turn: int
+    text: str
+    kind: ReplyKind
+    asked: list[str] = Field(default_factory=list)      # fact ids the message was about
+    revealed: list[str] = Field(default_factory=list)   # client fact ids the reply states
+    defects: list[int] = Field(default_factory=list)    # deployment defect indices confirmed
+    flagged: list[str] = Field(default_factory=list)    # held facts revealed but not asked about
+
+
+class Exchange(Reply):
+    message: str
+
+
+class ClientLog(_Strict):
+    schema_version: str = LOG_SCHEMA_VERSION
+    task_id: Optional[str] = None
+    mode: Mode = "offline"
+    model: Optional[str] = None
+    turn_quota: int = 0
+    exchanges: list[Exchange] = Field(default_factory=list)
+
+    def flagged(self) -> list[Exchange]:
+        return [e for e in self.exchanges if e.flagged]
+
+    def revealed(self) -> list[str]:
+        return sorted({f for e in self.exchanges for f in e.revealed})
+
+
+class ClientSimulator:
+    def __init__(self, knowledge: ClientKnowledge | dict, *, facts: Optional[FactSet] = None, deployment: Any = None,
+                 company: str = "the company", task_id: Optional[str] = None, mode: Mode = "offline",
+                 model: Optional[str] = None, paths: Optional[dict[str, str]] = None,
+                 llm_params: Optional[dict] = None):
+        data = knowledge if isinstance(knowledge, ClientKnowledge) else ClientKnowledge.model_validate(knowledge)
+        if not data.enabled:
+            raise FactforgeError(f"task {task_id or '?'} has no client to interview (client.enabled is false)")
+        if mode not in ("offline", "llm"):
+            raise FactforgeError(f"unknown client mode {mode!r} (offline or llm)")
+        if mode == "llm" and not model:
+            raise FactforgeError("the llm client mode needs a model (litellm model name)")
+        self.k = Knowledge(data, facts)
+        self.briefs: list[DefectBrief] = brief(deployment)
+        self.company, self.task_id, self.mode, self.model = company, task_id, mode, model
+        self.paths = dict(paths or {})
+        self.llm_params = dict(llm_params or {})
+        self.prompt = render_prompt(data, self.briefs, company)
+        self.log = ClientLog(task_id=task_id, mode=mode, model=model, turn_quota=data.turn_quota)
+
+    @classmethod
+    def from_pack(cls, pack_dir: Path | str, task_id: str, *, mode: Mode = "offline", model: Optional[str] = None,
+                  llm_params: Optional[dict] = None) -> "ClientSimulator":
+        """The client of a pack's task: sealed client.json, facts.json, deployment.toml and
+        task.json (company), and the kit's OpenAPI document (operation paths)."""
+        import tomllib  # noqa: PLC0415
+
+        from outputs.packs.store import Pack  # noqa: PLC0415
+
+        pack = Pack(Path(pack_dir))
+        task = pack.json(task_id, "sealed", "task.json")
+        knowledge = pack.json(task_id, "sealed", "client.json")
+        facts = FactSet.model_validate(pack.json(task_id, "sealed", "facts.json"))
+        deployment = None
+        if pack.has(task_id, "sealed", "deployment.toml"):
+            deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))
+        doc = pack.json(task_id, "kit", "api/openapi.json")
+        paths = {op["operationId"]: path for path, methods in doc.get("paths", {}).items()
+                 for op in methods.values() if isinstance(op, dict) and "operationId" in op}
+        company = (task.get("brand") or {}).get("company") or task.get("company") or "the company"
+        return cls(knowledge, facts=facts, deployment=deployment, company=company, task_id=task_id, mode=mode,
+                   model=model, paths=paths, llm_params=llm_params)
+
+    # ---- the conversation -------------------------------------------------------------
+    @property
+    def turns(self) -> int:
+        return len(self.log.exchanges)
+
+    @property
+    def remaining(self) -> int:
+        return max(0, self.k.data.turn_quota - self.turns)
+
+    def reply(self, message: str) -> Reply:
+        turn = self.turns + 1
+        asked = [s.key for s in self.k.index.about(message)]
+        if turn > self.k.data.turn_quota:
+            r = Reply(turn=turn, text=TEXT["quota"], kind="quota")
+        elif self.mode == "llm":
+            r = Reply(turn=turn, text=self._llm(message), kind="llm")
+        else:
+            r = self._offline(turn, message)
+        revealed = self.k.revealed(r.text, ("held", "contested"))
+        r = r.model_copy(update={"asked": asked, "revealed": revealed,
+                                 "flagged": [f for f in revealed if self.k.role(f) == "held" and f not in asked]})
+        self.log.exchanges.append(Exchange(message=message, **r.model_dump()))
+        return r
+
+    def _offline(self, turn: int, message: str) -> Reply:
+        met = [b for b in self.briefs if b.met_by(message, self.paths)]
+        if met:
+            text = " ".join(f"Yes, that's a known problem: {b.behaviour}. What works: {b.remediation}." for b in met)
+            return Reply(turn=turn, text=text, kind="defect_confirmed", defects=[b.index for b in met])
+        best, about = self.k.index.best(message)
+        if best is None:
+            if about_api(message, self.briefs):
+                return Reply(turn=turn, text=TEXT["defect_unconfirmed"], kind="defect_unconfirmed")
+            tied_keys = [s.key for s in about if s is about[0] or tied(about[0], s)]
+            if about and not any(self.k.role(f) for f in tied_keys):  # only rules the records hold
+                return Reply(turn=turn, text=TEXT["records"], kind="records")
+            return Reply(turn=turn, text=TEXT["ambiguous" if about else "vague"], kind="vague")
+        role = self.k.role(best.key)
+        fact = self.k.facts.get(best.key)
+        if role == "held":
+            return Reply(turn=turn, text=fact.statement, kind="answer")
+        if role == "contested":
+            return Reply(turn=turn, text=f"The version in force is this one: {fact.statement}", kind="in_force")
+        if role == "confirmable":
+            verdict = proposed_reading(message, fact)
+            if verdict is None:
+                return Reply(turn=turn, text=TEXT["records_confirmable"], kind="records")
+            return Reply(turn=turn, text=TEXT["confirm" if verdict else "deny"], kind="confirm" if verdict else "deny")
+        if about_api(message, self.briefs):
+            return Reply(turn=turn, text=TEXT["defect_unconfirmed"], kind="defect_unconfirmed")
+        return Reply(turn=turn, text=TEXT["records"], kind="records")
+
+    def _llm(self, message: str) -> str:
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm  # noqa: PLC0415
+
+        messages = [{"role": "system", "content": self.prompt}]
+        for e in self.log.exchanges:
+            messages += [{"role": "user", "content": e.message}, {"role": "assistant", "content": e.text}]
+        messages.append({"role": "user", "content": message})
+        params = {"temperature": 0, **self.llm_params}
+        try:
+            resp = litellm.completion(model=self.model, messages=messages, **params)
+        except Exception as e:  # noqa: BLE001 - any provider failure is one clear line
+            raise FactforgeError(f"the client model {self.model} failed: {type(e).__name__}: {e}") from None
+        return (resp.choices[0].message.content or "").strip()
+
+    def save_log(self, path: Path | str) -> None:
+        Path(path).write_text(json.dumps(self.log.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+
+
+def proposed_reading(message: str, fact) -> Optional[bool]:
+    """True when the message proposes values of the fact's types and every one is the
+    fact's; False when one is not; None when it proposes none."""
+    types = {s.type for s in fact.slots if s.type in NUMERIC}
+    found = [v for v in find_values(message) if v[0] in types]
+    if not found:
+        return None
+    spans = [slot_matches(s, message) for s in fact.slots if s.type in NUMERIC]
+    for _t, _v, _vmax, _unit, a, b in found:
+        if not any(sp and sp[0] < b and a < sp[1] for sp in spans):
+            return False
+    return True

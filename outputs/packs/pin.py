@@ -1,0 +1,125 @@
+"""`factforge pack pin-ids`: write the `[ids]` table of task specs from the domain's suites.
+
+Task specs list their training, live-experiment and test ids explicitly (a build never
+guesses or drops an id). When a domain's simulations change (new scenarios, a new seed
+database), an author re-pins them with this command instead of editing ids by hand. It
+builds each task's evidence surface (through the shared caches) and picks:
+
+- held-out ids (the `test_seed` suite) whose exercised facts are all learnable: recoverable
+  from the task's kit or known to its client; the first `--live` of them in a stable
+  per-task order are live experiments, the rest are tests;
+- training ids (the build seed's suite) whose facts are all recoverable from the kit and
+  none of them held or contested (their gold would settle what only the client knows);
+  the first `--training` in the same stable order.
+
+Only the `[ids]` table of each file is rewritten; the rest of the file is kept as written.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable, Optional
+
+from pydantic import ValidationError
+
+from domains import DomainPack
+from facts.errors import FactforgeError
+from facts.hashing import content_hash
+
+from .build import BuildOptions, DomainBuild, surface_of
+from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
+
+
+def _load_unpinned(path: Path) -> LoadedSpec:
+    """A spec whose ids may still be empty (ids are what is being pinned)."""
+    data, text = read_toml(path)
+    ids = data.setdefault("ids", {})
+    if not ids.get("test"):
+        ids["test"] = ["(unpinned)"]
+    ids.pop("training", None)
+    ids.pop("live", None)
+    try:
+        spec = TaskSpec.model_validate(data)
+    except ValidationError as e:
+        raise validation_error(e, path, text) from None
+    return LoadedSpec(spec=spec, path=path, text=text, sha256="")
+
+
+def _block(test_seed: int, training: list[str], live: list[str], test: list[str]) -> str:
+    def arr(name: str, ids: list[str]) -> list[str]:
+        if not ids:
+            return [f"{name} = []"]
+        return [f"{name} = [", *[f'  "{i}",' for i in ids], "]"]
+    return "\n".join(["[ids]", f"test_seed = {test_seed}", *arr("training", training), *arr("live", live),
+                      *arr("test", test)]) + "\n"
+
+
+def rewrite_ids(text: str, block: str) -> str:
+    """`text` with its `[ids]` table replaced by `block` (appended when absent)."""
+    lines = text.splitlines(keepends=True)
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == "[ids]"), None)
+    if start is None:
+        return text.rstrip("\n") + "\n\n" + block
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].startswith("[")), len(lines))
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    tail = lines[end:]
+    return "".join(lines[:start]) + block + ("\n" if tail and tail[0].strip() else "") + "".join(tail)
+
+
+def pin_ids(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] = None, n_training: int = 10,
+            n_live: int = 8, test_seed: Optional[int] = None,
+            done: Optional[Callable[[Path, int, int, int], None]] = None
+            ) -> tuple[list[tuple[Path, int, int, int]], list[FactforgeError]]:
+    """Re-pin the ids of the domain's task specs: (file, training, live, test) counts of the
+    files rewritten, and the errors of the specs that could not be pinned (each names its
+    file; the other specs are still pinned). `done` is called after each file is written."""
+    d = DomainBuild(pack, opts)
+    out: list[tuple[Path, int, int, int]] = []
+    failed: list[FactforgeError] = []
+    paths = sorted(tasks_dir(pack).glob("*.toml"))
+    if task_ids:
+        missing = set(task_ids) - {p.stem for p in paths}
+        if missing:
+            raise FactforgeError(f"no task spec {sorted(missing)[0]!r} in {tasks_dir(pack)}")
+    for path in paths:
+        if task_ids and path.stem not in task_ids:
+            continue
+        try:
+            row = _pin_one(path, d, opts, n_training, n_live, test_seed)
+        except FactforgeError as e:
+            failed.append(e)
+            continue
+        out.append(row)
+        if done is not None:
+            done(*row)
+    return out, failed
+
+
+def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_live: int,
+             test_seed: Optional[int]) -> tuple[Path, int, int, int]:
+    ls = _load_unpinned(path)
+    spec = ls.spec
+    seed = spec.ids.test_seed if test_seed is None else test_seed
+    surf = surface_of(ls, d)
+    c = spec.client
+    client_known = set(c.held) | set(c.confirmable) | set(c.contested)
+    secret = set(c.held) | set(c.contested)
+    learnable = surf.recovered | client_known
+
+    def order(t):
+        return content_hash([spec.id, t.id])
+
+    held_out = sorted((t for t in d.suite(spec.evidence.bundle, seed).tests
+                       if set(t.factforge.fact_ids) <= learnable), key=order)
+    if len(held_out) <= n_live:
+        raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
+                       f"{n_live} live ids would leave no test", "ids")
+    dev = sorted((t for t in d.suite(spec.evidence.bundle, opts.seed).tests
+                  if set(t.factforge.fact_ids) <= surf.recovered and not set(t.factforge.fact_ids) & secret),
+                 key=order)
+    training = [t.id for t in dev[:n_training]]
+    live = [t.id for t in held_out[:n_live]]
+    test = [t.id for t in held_out[n_live:]]
+    new = rewrite_ids(ls.text, _block(seed, training, live, test))
+    path.write_text(new, encoding="utf-8")
+    return path, len(training), len(live), len(test)
