@@ -1,9 +1,9 @@
 """Leak scan: a variant's delivered files must not carry the base pack's brand or the base
 values the variant replaced.
 
-Every rendered file is read back with its kind's extractor (the same cached extraction the
-recoverability audit uses; for audio and video the speech-recognition grammar also holds
-the base values' spoken forms and the base brand words, so a leak *could* be heard). Then:
+Every rendered file is read back with its kind's extractor (the very extractions the
+recoverability audit uses, audits.extraction; for audio and video the speech vocabulary
+holds every spoken number and the base brand words, so a leak *could* be heard). Then:
 
 - brand: every base brand string the variant renamed or dropped (company, short name, email
   domain, website, tagline, phone, product names, people, extra renames; id prefixes only
@@ -33,19 +33,19 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
 from domains.variant_spec import Term, sorted_terms, term_regex
 from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
-from facts.surface import spoken_form
 from transforms import registry
-from transforms.base import ArtifactSpec, ExtractContext
+from transforms.base import ArtifactSpec, Extraction, FactMention
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
 
-from .recoverability import SPEECH_MODALITIES, domain_spoken_values, extract_cached
+from .extraction import SPEECH_MODALITIES, Job, brand_words, extract_all, jobs_for
 
 LEAKS_SCHEMA_VERSION = "1.1"  # 1.1: speech hits confirmed by a stricter pass; `unconfirmed`
 
@@ -166,29 +166,6 @@ def _probes(world: Any, facts: FactSet) -> list[_ValueProbe]:
     return out
 
 
-def _brand_words(terms: list[Term], world: Any) -> list[str]:
-    words = [t.old for t in terms if t.mode != "prefix"]
-    b = world.pack.brand
-    words += [b.company, b.short_name, *b.products.values(), *b.agents, *b.managers, *b.customers]
-    return [w.lower() for w in words if w]
-
-
-def candidates(world: Any, facts: FactSet, probes: list[_ValueProbe], terms: list[Term],
-               fact_ids: tuple[str, ...]) -> list[str]:
-    """Speech grammar for the leak scan: the variant's values, the base values it replaced,
-    base and variant brand words and the anchors of the facts the file carries."""
-    words = list(domain_spoken_values(facts))
-    words += [spoken_form(p.old) for p in probes]
-    words += _brand_words(terms, world)
-    by_id = facts.by_id()
-    for fid in fact_ids:
-        f = by_id.get(fid)
-        if f is not None:
-            words += [a.lower() for a in f.anchors]
-    words += list(HEDGE_MARKERS)
-    return sorted(set(w for w in words if w))
-
-
 def alternatives(world: Any, db: Optional[dict] = None) -> list[str]:
     """Everything the variant world may legitimately say that could sound like a base term:
     the variant's brand strings and people, the replacements of renamed terms, every
@@ -229,12 +206,15 @@ _PERSON = re.compile(r"[A-Z][A-Za-z.'-]+(?: [A-Z][A-Za-z.'-]+){1,2}")
 
 
 def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path],
-         db: Optional[dict] = None) -> dict:
-    """Scan every rendered file of a variant build; returns the leaks report.
+         db: Optional[dict] = None, jobs: Optional[list[Job]] = None,
+         extractions: Optional[dict[str, Extraction]] = None) -> dict:
+    """Scan every rendered file of a variant build; returns the leaks report. `jobs` and
+    `extractions` (artifact id -> text) are the build's (audits.extraction); both are made
+    here when not given.
 
-    Speech is checked twice. The first pass hears the file against the candidate phrases
-    (`candidates`: values, base and variant brand words, anchors), so a base term that was
-    said can be heard. A hit in that transcript is only a *suspect*: speech recognition can
+    Speech is checked twice. The first pass is the build's extraction (the fixed vocabulary
+    holds every spoken number, and a variant's file vocabulary the base brand words), so a
+    base term or value that was said can be heard. A hit in that transcript is only a *suspect*: speech recognition can
     hear a name it was not given as the closest candidate ("Toby Reyes" heard as a base
     agent "Tobin Reyes"). Each file with suspects is recognised again, stricter: the same
     candidates plus every name and brand string the variant world may legitimately say
@@ -242,6 +222,15 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
     all on equal terms. A hit counts only when that pass hears the same base term (or base
     value of the same fact) again; the others are listed under `unconfirmed` (file, what,
     origin or fact; no base string is quoted) and do not fail the build."""
+    if jobs is None:
+        specs = [ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01",
+                              facts=[FactMention(fact_id=f) for f in r.fact_ids]) for r in rendered]
+        files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+        jobs = jobs_for(specs, files, facts.by_id(), brand_words(world))
+    cache = Path(cache_dir) if cache_dir else None
+    if extractions is None:
+        extractions = extract_all(jobs, cache).by_id
+    job_of = {j.artifact_id: j for j in jobs}
     spec = world.spec
     skipped = generic_people(world)
     terms = [t for t in spec.terms if t.old not in skipped]
@@ -278,10 +267,9 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
     unconfirmed: list[dict] = []
     alts: Optional[list[str]] = None
     for r in sorted(rendered, key=lambda r: r.path):
-        t = registry.get(r.kind)
-        speech = t.modality in SPEECH_MODALITIES
-        cands = candidates(world, facts, probes, terms, r.fact_ids) if speech else []
-        ex = _extract(r, cands, cache_dir)
+        speech = registry.get(r.kind).modality in SPEECH_MODALITIES
+        job = job_of[r.artifact_id]
+        ex = extractions[r.artifact_id]
         text = normalise_text(ex.text)
         before, file_hedged = len(leaks), []
         brand_hits(text, r.path, ex.extractor)
@@ -290,7 +278,8 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
             suspects = leaks[before:]
             del leaks[before:]
             alts = alts if alts is not None else alternatives(world, db)
-            strict = _extract(r, sorted(set(cands) | set(alts)), cache_dir)
+            strict_job = replace(job, candidates=tuple(sorted(set(job.candidates) | set(alts))))
+            strict = extract_all([strict_job], cache).by_id[r.artifact_id]
             stext = normalise_text(strict.text)
             again = {(h["what"], h.get("origin") or h.get("fact_id"), h["term"]) for h in
                      _brand_rows(stext, rx, ordered) + value_hits(stext, r.path, strict.extractor, [])}
@@ -332,9 +321,3 @@ def _brand_rows(text: str, rx: Optional[re.Pattern], ordered: list[Term]) -> lis
         out.append({"what": "brand", "term": t.old, "origin": t.origin, "text": _snippet(text, m.start(), m.end())})
     return out
 
-
-def _extract(r: Rendered, cands: list[str], cache_dir: Optional[Path]):
-    aspec = ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01")
-    cache = Path(cache_dir) if cache_dir else None
-    ex, _ = extract_cached(aspec, Path(r.file), r.sha256, ExtractContext(candidates=cands, workdir=cache), cache)
-    return ex

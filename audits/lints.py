@@ -34,7 +34,7 @@ from typing import Iterable, Optional
 
 from facts.models import Fact, FactSet
 from transforms import registry
-from transforms.base import ExtractContext
+from transforms.base import Extraction
 from transforms.grammar import needs_an
 from transforms.planner import EvidencePlan
 from transforms.realise import ASIDES, HEDGES
@@ -197,18 +197,15 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
 
 
 # --- a bundle's worth of files -------------------------------------------------------------------
-def lint_files(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path, str]], pack,
-               cache_dir: Optional[Path] = None) -> dict:
-    """files: artifact id -> (delivered file, sha256). Extractions come from the cache
-    recoverability filled (same key), so nothing is OCR'd or transcribed twice."""
-    from audits.recoverability import SPEECH_MODALITIES, candidates_for, domain_spoken_values, \
-        extract_cached  # noqa: PLC0415
+def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack) -> dict:
+    """extractions: artifact id -> the delivered file's text (audits.extraction: the build's
+    extractions, so nothing is OCR'd or transcribed twice)."""
+    from audits.extraction import SPEECH_MODALITIES  # noqa: PLC0415
     from transforms.writers import BuiltinWriter  # noqa: PLC0415
 
     by_id = factset.by_id()
     names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
     headings = sorted({s for f in factset.facts for s in f.section})
-    dvalues = domain_spoken_values(factset)
     hits: list[Hit] = []
     distinct = L.Distinct()
     leads: Counter = Counter()
@@ -216,9 +213,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path
     voiced_total, voiced_runs = 0, []
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
-        file, sha = files[spec.id]
-        cands = candidates_for(spec, factset, dvalues) if t.modality in SPEECH_MODALITIES else []
-        ex, _ = extract_cached(spec, Path(file), sha, ExtractContext(candidates=cands, workdir=cache_dir), cache_dir)
+        ex = extractions[spec.id]
         carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
         hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
                           path=spec.path)

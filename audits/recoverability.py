@@ -2,115 +2,39 @@
 
 Each rendered file goes through its kind's extractor (text layer, parser, OCR for pixels,
 speech recognition for audio; never the text the renderer was given), then every fact the
-plan says the file carries is matched against the extraction (facts.match). Distractor
+plan says the file carries is matched against the extraction (audits.match). Distractor
 and superseded values must only appear hedged. The report has a `summary` (facts_total,
 facts_recovered, per-family and per-kind figures) plus per-fact and per-artifact detail.
 
-Extractions are cached by (file sha256, kind, candidate phrases): a rebuild that renders
-the same bytes does not OCR or transcribe them again.
+The text comes from `audits.extraction` (cached, parallel); this module only matches.
 """
 from __future__ import annotations
 
 import json
-import os
-import time
 from collections import defaultdict
 from pathlib import Path
-from typing import Callable, Optional
 
-from facts.hashing import content_hash
-from facts.match import TextIndex, content_words, match_fact
+from facts.match import TextIndex, match_fact
 from facts.models import FactSet
-from facts.surface import spoken_form
 from transforms import registry
-from transforms.base import ArtifactSpec, ExtractContext, Extraction
+from transforms.base import Extraction
 from transforms.planner import EvidencePlan
-from transforms.writers import HEDGE_MARKERS
 
 from .match import unhedged_mentions
 
 REPORT_SCHEMA_VERSION = "1.0"
-SPEECH_MODALITIES = {"wav", "mp4"}
 
 
-def candidates_for(spec: ArtifactSpec, factset: FactSet, domain_values: list[str]) -> list[str]:
-    """Grammar for speech recognition: every value the domain uses (spoken), the anchor terms
-    and content words of the facts this file mentions, and the hedge markers. The check then asks "was THIS
-    value spoken rather than any other value the domain uses"."""
+def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
+                         currency: str = "USD") -> dict:
+    """extractions: artifact id -> the text extracted from the delivered file
+    (audits.extraction). Returns the report dict."""
     by_id = factset.by_id()
-    words: list[str] = list(domain_values)
-    for fid in set(spec.fact_ids) | {d.fact_id for d in spec.distractors}:
-        f = by_id.get(fid)
-        if f:
-            words += [a.lower() for a in f.anchors] + content_words(f.statement)
-    for d in spec.distractors:
-        from facts.values import parse_slots  # noqa: PLC0415
-        words += [spoken_form(s) for s in parse_slots(d.text)]
-    words += list(HEDGE_MARKERS)
-    return sorted(set(w for w in words if w))
-
-
-def domain_spoken_values(factset: FactSet) -> list[str]:
-    out = set()
-    for f in factset.facts:
-        for s in f.slots:
-            if s.type.value in ("money", "duration", "percent", "count"):
-                out.add(spoken_form(s))
-    return sorted(out)
-
-
-def extraction_candidates(spec: ArtifactSpec, factset: FactSet, domain_values: Optional[list[str]] = None) -> list[str]:
-    """The recognition grammar the audit uses for this artifact (empty for non-speech kinds)."""
-    if registry.get(spec.kind).modality not in SPEECH_MODALITIES:
-        return []
-    return candidates_for(spec, factset, domain_spoken_values(factset) if domain_values is None else domain_values)
-
-
-def extraction_cache_path(cache_dir: Path, kind: str, sha256: str, candidates: list[str]) -> Path:
-    key = content_hash({"sha": sha256, "kind": kind, "cand": candidates})
-    return Path(cache_dir) / "extract" / key[:2] / f"{key}.json"
-
-
-def cached_extraction(spec: ArtifactSpec, sha256: str, factset: FactSet, cache_dir: Path) -> Optional[Extraction]:
-    """What the audit extracted from this file (OCR text, speech transcript...), if the
-    extraction cache holds it; never runs an extractor."""
-    path = extraction_cache_path(cache_dir, spec.kind, sha256, extraction_candidates(spec, factset))
-    if not path.is_file():
-        return None
-    return Extraction.model_validate_json(path.read_text(encoding="utf-8"))
-
-
-def extract_cached(spec: ArtifactSpec, file: Path, sha256: str, ctx: ExtractContext,
-                   cache_dir: Optional[Path]) -> tuple[Extraction, bool]:
-    t = registry.get(spec.kind)
-    path = extraction_cache_path(cache_dir, spec.kind, sha256, ctx.candidates) if cache_dir else None
-    if path and path.exists():
-        return Extraction.model_validate_json(path.read_text(encoding="utf-8")), True
-    ex = t.extract(file, ctx)
-    if path:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(ex.model_dump_json(), encoding="utf-8")
-        os.replace(tmp, path)
-    return ex, False
-
-
-def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path, str]],
-                         cache_dir: Optional[Path] = None, currency: str = "USD",
-                         progress: Optional[Callable[[ArtifactSpec], None]] = None) -> dict:
-    """files: artifact id -> (path of the delivered file, sha256). Returns the report dict."""
-    by_id = factset.by_id()
-    dvalues = domain_spoken_values(factset)
     fact_rows: dict[str, list[dict]] = defaultdict(list)
     artifacts = []
-    timings: dict[str, float] = defaultdict(float)
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
-        file, sha = files[spec.id]
-        cands = extraction_candidates(spec, factset, dvalues)
-        t0 = time.perf_counter()
-        ex, _ = extract_cached(spec, Path(file), sha, ExtractContext(candidates=cands, workdir=cache_dir), cache_dir)
-        timings[t.modality] += time.perf_counter() - t0
+        ex = extractions[spec.id]
         idx = TextIndex(ex.text, currency=currency)
         recovered, missing = [], []
         for m in spec.facts:
@@ -133,9 +57,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, 
                           "family": t.family, "modality": t.modality, "extractor": ex.extractor,
                           "facts_planned": len(spec.facts), "facts_recovered": len(recovered),
                           "missing": missing, "distractor_violations": violations,
-                          "extracted_chars": len(ex.text)})
-        if progress:
-            progress(spec)
+                          "extracted_chars": len(ex.text), "extracted_tokens": len(ex.text.split())})
 
     facts_out = []
     for f in factset.facts:
@@ -171,8 +93,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, 
         "by_modality": agg("modality"),
     }
     return {"schema_version": REPORT_SCHEMA_VERSION, "domain": plan.domain, "variant": plan.variant,
-            "plan_hash": plan.hash, "summary": summary, "facts": facts_out, "artifacts": artifacts,
-            "_timings": dict(timings)}
+            "plan_hash": plan.hash, "summary": summary, "facts": facts_out, "artifacts": artifacts}
 
 
 def failures(report: dict) -> list[str]:

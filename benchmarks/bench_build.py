@@ -19,7 +19,7 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
 
 def kinds_benchmark(domain: str, seed: int) -> None:
-    from audits.recoverability import candidates_for, domain_spoken_values
+    from audits.extraction import speech_candidates
     from domains import get_pack
     from transforms import registry
     from transforms.base import ExtractContext, RenderContext
@@ -33,7 +33,7 @@ def kinds_benchmark(domain: str, seed: int) -> None:
     t_dec = time.perf_counter() - t0
     plan = plan_evidence(fs, seed, now=pack.info.now)
     ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(seed))
-    dvals = domain_spoken_values(fs)
+    by_id = fs.by_id()
     render_s, extract_s, counts = defaultdict(float), defaultdict(float), defaultdict(int)
     modality_s = defaultdict(float)
     with tempfile.TemporaryDirectory() as tmp:
@@ -42,7 +42,7 @@ def kinds_benchmark(domain: str, seed: int) -> None:
             t0 = time.perf_counter()
             (r,) = render_artifacts([spec], ctx, Path(tmp))
             render_s[spec.kind] += time.perf_counter() - t0
-            cands = candidates_for(spec, fs, dvals) if t.modality in ("wav", "mp4") else []
+            cands = speech_candidates(spec, by_id) if t.modality in ("wav", "mp4") else []
             t0 = time.perf_counter()
             t.extract(Path(r.file), ExtractContext(candidates=cands, workdir=Path(tmp)))
             dt = time.perf_counter() - t0

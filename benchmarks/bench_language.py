@@ -24,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 
 def measure(bundle: Path, cache: Path) -> dict:
+    from audits.extraction import extract_all, jobs_for
     from audits.lints import lint_files
     from domains.variants import resolve
     from facts.models import FactSet
@@ -40,7 +41,8 @@ def measure(bundle: Path, cache: Path) -> dict:
     files = {a.id: (bundle / a.path, shas.get(a.path, "")) for a in plan.artifacts}
     name = plan.domain + (f"@{plan.variant}" if plan.variant else "")
     world = resolve(name, [])
-    return lint_files(plan, facts, files, world.pack, cache)
+    extractions = extract_all(jobs_for(plan.artifacts, files, facts.by_id()), cache)
+    return lint_files(plan, facts, extractions.by_id, world.pack)
 
 
 def row(label: str, rep: dict) -> str:

@@ -1,15 +1,17 @@
 """The asset graph, partitioned by domain (and domain@variant).
 
 domain_pack -> atomic_facts -> seed_database -> evidence_plan -> one asset per family
-(conversations, documents, tables, visuals, recordings) -> recoverability -> task_bundle;
-domain_pack -> domain_api -> test_suite (with seed_database). Blocking checks gate the
+(conversations, documents, tables, visuals, recordings) -> extractions (every delivered file's
+text: OCR, speech recognition...) -> recoverability, lints, leak_scan -> task_bundle;
+domain_pack -> domain_api -> test_suite (with seed_database). Families and extractions hand
+their per-artifact units to the `execution` resource's pool. Blocking checks gate the
 chain: fact ids unique, every fact with a source span and a parsed statement, database
-consistent with the policy, every fact recoverable from the delivered files, no leaked base
-values in a variant, the API's OpenAPI document valid, every test's gold replaying to its
-expected hash and passing the domain check, test ids unique, the domain's test quotas;
-task_bundle and test_suite -> task_pack (the domain's task specs as a pack of kits and sealed
-parts; checks: ids resolve and are disjoint, gold replays, evidence proven, tests learnable,
-kit scan clean). Asset bodies are thin: library code does the work.
+consistent with the policy, every fact recoverable from the delivered files, no lint hits,
+no leaked base values in a variant, the API's OpenAPI document valid, every test's gold
+replaying to its expected hash and passing the domain check, test ids unique, the domain's
+test quotas; task_bundle and test_suite -> task_pack (the domain's task specs as a pack of
+kits and sealed parts; checks: ids resolve and are disjoint, gold replays, evidence proven,
+tests learnable, kit scan clean). Asset bodies are thin: library code does the work.
 """
 
 import dagster as dg
@@ -21,7 +23,7 @@ from transforms.planner import EvidencePlan
 from transforms.registry import FAMILIES
 
 from . import steps
-from .resources import BuildSettings, Workspace, WriterResource
+from .resources import BuildSettings, Execution, Workspace, WriterResource
 
 
 def partition_keys() -> list[str]:
@@ -103,9 +105,10 @@ def test_suite(context: dg.AssetExecutionContext, seed_database, settings: Build
 
 @dg.asset(partitions_def=domains_partitions, group_name="plan")
 def evidence_plan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings,
-                  workspace: Workspace) -> dg.Output[EvidencePlan]:
+                  workspace: Workspace, execution: Execution) -> dg.Output[EvidencePlan]:
     """Which facts go into which artifacts; distractors and superseded values recorded."""
     plan = steps.make_plan(_world(context, settings), atomic_facts, settings, workspace.audit_db)
+    execution.progress(context.partition_key).plan(steps.modalities(plan))
     kinds = {}
     for a in plan.artifacts:
         kinds[a.kind] = kinds.get(a.kind, 0) + 1
@@ -116,10 +119,11 @@ def evidence_plan(context: dg.AssetExecutionContext, atomic_facts, settings: Bui
 def build_family_asset(family: str) -> dg.AssetsDefinition:
     @dg.asset(name=family, partitions_def=domains_partitions, group_name="transforms")
     def _family(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, seed_database,
-                settings: BuildSettings, workspace: Workspace, writer: WriterResource):
+                settings: BuildSettings, workspace: Workspace, writer: WriterResource, execution: Execution):
         world = _world(context, settings)
         rendered = steps.render_family(world, family, evidence_plan, atomic_facts, seed_database.tables,
-                                       writer.make(world.pack), workspace.cache_dir)
+                                       writer.make(world.pack), workspace.cache_dir, execution.pool(),
+                                       execution.progress(context.partition_key).stage("render", family))
         return dg.Output(rendered, metadata={"files": len(rendered), "cached": sum(r.cached for r in rendered),
                                              "bytes": sum(r.size for r in rendered),
                                              "kinds": sorted({r.kind for r in rendered})})
@@ -130,16 +134,26 @@ def build_family_asset(family: str) -> dg.AssetsDefinition:
 family_assets = [build_family_asset(f) for f in FAMILIES]
 
 
+@dg.asset(partitions_def=domains_partitions, group_name="audits")
+def extractions(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, settings: BuildSettings,
+                workspace: Workspace, execution: Execution, conversations, documents, tables, visuals, recordings):
+    """The text of every delivered file, read back from the file itself (text layer, parser,
+    OCR of pixels, speech recognition of audio); cached, on the execution pool."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    ex = steps.extract(_world(context, settings), evidence_plan, atomic_facts, rendered, workspace.cache_dir,
+                       execution.pool(), execution.progress(context.partition_key).stage("extract", "all"))
+    return dg.Output(ex, metadata={"files": len(ex.by_id), "cached": ex.cached,
+                                   "seconds": {k: round(v, 2) for k, v in ex.seconds.items()}})
+
+
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("all_facts_recoverable", "recoverability",
            "Every fact is recoverable from a delivered file; no distractor shown as current.")])
-def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, settings: BuildSettings,
-                   workspace: Workspace, conversations, documents, tables, visuals, recordings):
-    """Extract every delivered file (text, OCR, speech recognition) and match every fact."""
-    world = _world(context, settings)
-    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.recoverability(world, evidence_plan, atomic_facts, rendered, workspace.cache_dir)
-    yield dg.Output(report, metadata=steps.recoverability_metadata(report))
+def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions,
+                   settings: BuildSettings):
+    """Match every fact against the extracted text of the files meant to carry it."""
+    report = steps.recoverability(_world(context, settings), evidence_plan, atomic_facts, extractions)
+    yield dg.Output(report, metadata=steps.recoverability_metadata(report, extractions))
     problems = rec.failures(report)
     yield dg.AssetCheckResult(check_name="all_facts_recoverable", passed=not problems,
                               metadata={"problems": problems[:100], "count": len(problems)})
@@ -148,13 +162,12 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_lint_hits", "lints",
            "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
-def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, settings: BuildSettings,
-          workspace: Workspace, conversations, documents, tables, visuals, recordings):
-    """Read every delivered file (cached extractions) for asides, agreement errors, lost
+def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions, recoverability,
+          settings: BuildSettings):
+    """Read every delivered file (the build's extractions) for asides, agreement errors, lost
     capitalisation, headings in speech, duplicated bullets, brand internals; measure voiced
     runs, distinct sentences and lead-ins."""
-    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, rendered, workspace.cache_dir)
+    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, extractions)
     yield dg.Output(report, metadata=steps.lints_metadata(report))
     problems = lint.failures(report)
     yield dg.AssetCheckResult(check_name="no_lint_hits", passed=not problems,
@@ -163,12 +176,12 @@ def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recove
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
-def leak_scan(context: dg.AssetExecutionContext, atomic_facts, seed_database, settings: BuildSettings,
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, extractions, seed_database, settings: BuildSettings,
               workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
-    substituted base value in any delivered file, read with the same extractors."""
+    substituted base value in any delivered file, read through the same extractions."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir,
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, extractions, workspace.cache_dir,
                              seed_database.tables)
     yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
     yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
@@ -178,12 +191,13 @@ def leak_scan(context: dg.AssetExecutionContext, atomic_facts, seed_database, se
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
 def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan, lints,
-                settings: BuildSettings, workspace: Workspace, conversations, documents, tables, visuals,
-                recordings) -> dg.MaterializeResult:
+                settings: BuildSettings, workspace: Workspace, execution: Execution, conversations, documents, tables,
+                visuals, recordings) -> dg.MaterializeResult:
     """The versioned, content-addressed bundle, written atomically."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
                             evidence_plan, rendered, recoverability, leak_scan, lints)
+    execution.progress(context.partition_key).finished()
     return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
                                           "files": len(man.files), "content_hash": man.content_hash})
 
@@ -209,7 +223,7 @@ def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, worksp
 
 
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
-              recoverability, leak_scan, lints, task_bundle, task_pack]
+              extractions, recoverability, leak_scan, lints, task_bundle, task_pack]
 # `factforge build` writes bundles; task packs are `factforge pack build` (or this asset in `dagster dev`).
 BUNDLE_ASSETS = [a for a in ALL_ASSETS if a is not task_pack]
 ALL_CHECKS: list = []

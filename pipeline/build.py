@@ -1,16 +1,29 @@
-"""In-process build: materialize the asset graph for each requested partition, no daemon.
+"""Build a partition: materialize the asset graph, in this process or on a Dask cluster.
 
-Used by `factforge build`. Dagster's own logs are kept at ERROR; failures of blocking checks
-are turned into a `BuildFailed` naming the check and its problems (for recoverability: the
-facts and the artifacts that were meant to carry them).
+Used by `factforge build`. Two engines run the same asset graph and give the same bytes:
+
+- **local** (default): `dg.materialize` runs the steps in this process, one after the other;
+  each family step and the extraction step hand their per-artifact units to a pool of
+  `workers` processes (`transforms.pool`). No daemon, no persistent Dagster instance.
+- **dask**: the job runs with `dagster_dask.dask_executor` against a Dask scheduler, either
+  one given by address (a cluster of several machines) or a `LocalCluster` of `workers`
+  processes started here. Steps run on Dask workers; their units are submitted to the same
+  cluster. This needs what every out-of-process Dagster executor needs: a persistent
+  instance (SQLite under `<workspace>/dagster_home`, or $DAGSTER_HOME) and outputs and
+  caches on storage every worker reads (the workspace; see the README).
+
+Dagster's own logs are kept at CRITICAL; failures of blocking checks are turned into a
+`BuildFailed` naming the check and its problems (for recoverability: the facts and the
+artifacts that were meant to carry them).
 """
 from __future__ import annotations
 
 import os
 import re
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import Iterator, Optional
 
 import dagster as dg
 
@@ -18,7 +31,7 @@ from domains.sandbox import time_limit
 from facts.errors import FactforgeError
 from outputs.bundle import remove_stale_temp
 
-from .resources import BuildSettings, Workspace, WriterResource
+from .resources import BuildSettings, Execution, Workspace, WriterResource
 
 
 class BuildFailed(FactforgeError):
@@ -31,29 +44,49 @@ class BuildResult:
     bundle: Optional[Path]
     version: str
     metadata: dict = field(default_factory=dict)
+    rendered: int = 0   # files rendered in this build (the rest came from the cache)
+    extracted: int = 0  # files extracted in this build
 
 
 def _meta_value(v):
     return getattr(v, "value", getattr(v, "data", getattr(v, "text", v)))
 
 
-def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
-                    writer: Optional[WriterResource] = None,
-                    on_event: Optional[Callable[[str], None]] = None) -> BuildResult:
+_QUIET = {"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}}
+
+
+def _check_key(key: str, domains_dirs: list[str]) -> None:
     from . import assets as A  # noqa: PLC0415  (partitions are discovered at import)
 
     if key not in A.domains_partitions.get_partition_keys():
         from domains.variants import resolve  # noqa: PLC0415
-        resolve(key, settings.domains_dirs)  # a broken pack or variant says what is wrong with it
+        resolve(key, domains_dirs)  # a broken pack or variant says what is wrong with it
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
+
+
+def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
+                    writer: Optional[WriterResource] = None, execution: Optional[Execution] = None) -> BuildResult:
+    """Build one partition (a domain or domain@variant) and return its bundle."""
+    from . import assets as A  # noqa: PLC0415
+
+    _check_key(key, settings.domains_dirs)
+    execution = execution or Execution()
     remove_stale_temp(workspace.out_dir)  # what a killed build left behind
-    storage = Path(workspace.root) / "dagster_storage"
-    resources = {"settings": settings, "workspace": workspace, "writer": writer or WriterResource(),
-                 "io_manager": dg.FilesystemIOManager(base_dir=str(storage))}
+    storage = str(Path(workspace.root) / "dagster_storage")
+    writer = writer or WriterResource()
+    if execution.engine == "dask":
+        with _dask_run(key, workspace, settings, writer, execution, storage) as result:
+            return _outcome(key, result)
+    resources = {"settings": settings, "workspace": workspace, "writer": writer, "execution": execution,
+                 "io_manager": dg.FilesystemIOManager(base_dir=storage)}
     with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
         result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
                                 resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
-                                run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
+                                run_config=_QUIET)
+    return _outcome(key, result)
+
+
+def _outcome(key: str, result) -> BuildResult:
     failed_checks = [e for e in result.get_asset_check_evaluations() if not e.passed]
     if failed_checks:
         lines = []
@@ -68,10 +101,97 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
             if ev.is_failure and ev.step_failure_data is not None:
                 raise BuildFailed(f"{_failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
         raise BuildFailed(f"build of {key} failed")
-    mats = result.asset_materializations_for_node("task_bundle")
-    md = {k: _meta_value(v) for k, v in mats[-1].metadata.items()} if mats else {}
+
+    def meta(node: str) -> dict:
+        mats = result.asset_materializations_for_node(node)
+        return {k: _meta_value(v) for k, v in mats[-1].metadata.items()} if mats else {}
+
+    from transforms.registry import FAMILIES  # noqa: PLC0415
+
+    md = meta("task_bundle")
+    fams = [meta(f) for f in FAMILIES]
+    ex = meta("extractions")
     return BuildResult(key=key, bundle=Path(md["path"]) if "path" in md else None,
-                       version=md.get("bundle_version", ""), metadata=md)
+                       version=md.get("bundle_version", ""), metadata=md,
+                       rendered=sum(int(m.get("files", 0)) - int(m.get("cached", 0)) for m in fams),
+                       extracted=int(ex.get("files", 0)) - int(ex.get("cached", 0)))
+
+
+# --- the Dask engine -----------------------------------------------------------------------
+def dask_job() -> dg.JobDefinition:
+    """The whole asset graph as one job on the Dask executor; resources are configured at
+    launch (run config), so workers rebuild exactly the launcher's settings."""
+    from dagster_dask import dask_executor  # noqa: PLC0415
+
+    from . import assets as A  # noqa: PLC0415
+
+    defs = dg.Definitions(
+        assets=[*A.ALL_ASSETS, *A.ALL_CHECKS],
+        jobs=[dg.define_asset_job("factforge_build", selection=A.BUNDLE_ASSETS, partitions_def=A.domains_partitions,
+                                  executor_def=dask_executor)],
+        resources={"settings": BuildSettings.configure_at_launch(), "workspace": Workspace.configure_at_launch(),
+                   "writer": WriterResource.configure_at_launch(), "execution": Execution.configure_at_launch(),
+                   "io_manager": dg.FilesystemIOManager.configure_at_launch()})
+    return defs.resolve_job_def("factforge_build")
+
+
+def _config(r: dg.ConfigurableResource) -> dict:
+    return {"config": {k: v for k, v in r.model_dump().items() if v is not None}}
+
+
+@contextmanager
+def _dask_run(key: str, workspace: Workspace, settings: BuildSettings, writer: WriterResource,
+              execution: Execution, storage: str) -> Iterator:
+    if not execution.dask_address:
+        raise FactforgeError("the dask engine needs a scheduler address (dask_cluster() starts a local one)")
+    home = os.environ.get("DAGSTER_HOME") or str(Path(workspace.root) / "dagster_home")
+    Path(home).mkdir(parents=True, exist_ok=True)
+    run_config = {
+        **_QUIET,
+        "execution": {"config": {"cluster": {"existing": {"address": execution.dask_address}}}},
+        "resources": {"settings": _config(settings), "workspace": _config(workspace), "writer": _config(writer),
+                      "execution": _config(execution), "io_manager": {"config": {"base_dir": storage}}},
+    }
+    instance = dg.DagsterInstance.local_temp(tempdir=home, overrides={"telemetry": {"enabled": False}})
+    try:
+        with dg.execute_job(dg.reconstructable(dask_job), instance=instance, run_config=run_config,
+                            tags={"dagster/partition": key}) as result:
+            yield result
+    finally:
+        instance.dispose()
+
+
+@contextmanager
+def dask_cluster(workers: int, address: Optional[str] = None) -> Iterator[str]:
+    """The scheduler address to build on: `address` as given, else a LocalCluster of
+    `workers` single-threaded worker processes for the duration of the block."""
+    if address:
+        yield address
+        return
+    from distributed import LocalCluster  # noqa: PLC0415
+
+    from transforms.pool import cores  # noqa: PLC0415
+
+    with LocalCluster(n_workers=workers or cores(), threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=50) as cluster:
+        yield cluster.scheduler_address
+
+
+def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
+    """Before any work: every external tool the profile's kinds need is installed (all
+    missing ones named in one error line)."""
+    from transforms import registry  # noqa: PLC0415
+    from transforms.fingerprint import missing_tools  # noqa: PLC0415
+    from transforms.planner import PROFILES  # noqa: PLC0415
+
+    if profile not in PROFILES:
+        raise FactforgeError(f"unknown profile {profile!r}; available: {', '.join(PROFILES)}")
+    for key in keys:
+        _check_key(key, domains_dirs)
+    kinds = [k for k, t in registry.kinds().items() if t.modality in PROFILES[profile]]
+    missing = missing_tools(kinds)
+    if missing:
+        raise FactforgeError(f"missing external tools for profile {profile}: {'; '.join(missing)}")
 
 
 def _failure_line(err) -> str:

@@ -11,6 +11,7 @@ import json
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import List, Optional
 
@@ -121,9 +122,12 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           workspace: Optional[Path] = typer.Option(None, "--workspace", help="Cache and Dagster storage (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
           profile: str = typer.Option("full", help="Modality profile: text-only, text+image, text+image+audio, full."),
           carriers: int = typer.Option(1, help="Authoritative carriers per fact (1 to 5)."),
+          workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting in parallel (default 0: every core)."),
+          engine: str = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
+          dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Scheduler of an existing Dask cluster (engine dask; default: a local cluster of --workers processes)."),
           seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds the pack's seed.py may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
-    """Materialize the asset graph in-process and write verified bundles."""
+    """Materialize the asset graph and write verified bundles, with live progress."""
     from transforms.planner import PROFILES, PlanConfig  # noqa: PLC0415
     if profile not in PROFILES:
         raise typer.BadParameter(f"{profile!r} is not a modality profile; choose one of {', '.join(PROFILES)}",
@@ -133,6 +137,8 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
     if not lo <= carriers <= hi:
         raise typer.BadParameter(f"{carriers} carriers per fact is out of range; use {lo} to {hi}",
                                  param_hint="'--carriers'")
+    if engine not in ("local", "dask"):
+        raise typer.BadParameter(f"{engine!r} is not an engine; choose local or dask", param_hint="'--engine'")
     if seed_timeout is not None and not seed_timeout > 0:
         raise typer.BadParameter(f"{seed_timeout:g} is not a positive number of seconds", param_hint="'--seed-timeout'")
     from .build import configure_domains_dirs  # noqa: PLC0415
@@ -146,18 +152,33 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
                       highlight=False)
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
-    from .build import build_partition  # noqa: PLC0415
-    from .resources import BuildSettings, Workspace, default_workspace  # noqa: PLC0415
+    from .build import build_partition, dask_cluster, preflight  # noqa: PLC0415
+    from .progress import ProgressView  # noqa: PLC0415
+    from .resources import BuildSettings, Execution, Workspace, default_workspace  # noqa: PLC0415
+    preflight(keys, profile, _dirs(domains_dir))
     ws = Workspace(root=str((workspace or Path(default_workspace())).resolve()),
                    out=str(out_dir.resolve()) if out_dir else None)
     settings = BuildSettings(seed=seed, profile=profile, carriers_per_fact=carriers, domains_dirs=_dirs(domains_dir),
                              seed_timeout=seed_timeout)
-    for key in keys:
-        t0 = time.perf_counter()
-        with err.status(f"building {key} (facts, plan, render, extract, verify)..."):
-            res = build_partition(key, ws, settings)
-        out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
-                  f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+    progress_file = Path(ws.root) / "progress" / f"build-{os.getpid()}-{time.time_ns()}.jsonl"
+    progress_file.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with dask_cluster(workers, dask_address) if engine == "dask" else _nothing() as address:
+            execution = Execution(engine=engine, workers=workers, dask_address=address, progress_file=str(progress_file))
+            with ProgressView(progress_file, keys, stream=sys.stderr):
+                for key in keys:
+                    t0 = time.perf_counter()
+                    res = build_partition(key, ws, settings, execution=execution)
+                    out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
+                              f"{res.rendered} rendered and {res.extracted} extracted, the rest cached; "
+                              f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+    finally:
+        progress_file.unlink(missing_ok=True)
+
+
+@contextmanager
+def _nothing():
+    yield None
 
 
 @app.command()

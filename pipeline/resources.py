@@ -1,9 +1,12 @@
-"""Resources: where files go, which writer words them, build settings. Offline by default.
+"""Resources: where files go, which writer words them, build settings, how the work runs.
+Offline by default.
 
 `Workspace` is the one configured root for every generated file (cache, Dagster storage,
 bundles); it defaults to $FACTFORGE_WORKSPACE or ~/.factforge, never the source tree.
 `WriterResource` picks the writer: the built-in deterministic one (default) or an LLM
-through litellm when FACTFORGE_WRITER=llm (model from FACTFORGE_LLM_MODEL).
+through litellm when FACTFORGE_WRITER=llm (model from FACTFORGE_LLM_MODEL). `Execution`
+says where the per-artifact units of work run (a local process pool of `workers`, or the
+Dask cluster) and where progress events go; it never changes what is built.
 """
 from __future__ import annotations
 
@@ -56,3 +59,18 @@ class BuildSettings(dg.ConfigurableResource):
     decomposer: str = "builtin"
     domains_dirs: list[str] = []
     seed_timeout: Optional[float] = None  # seconds for the pack's seed.py (None: $FACTFORGE_SEED_TIMEOUT or 120)
+
+
+class Execution(dg.ConfigurableResource):
+    engine: str = "local"              # "local": a process pool here; "dask": the Dask cluster
+    workers: int = 0                   # local pool size (0: every core; 1: no pool, all inline)
+    dask_address: Optional[str] = None  # scheduler to submit units to when not on a Dask worker
+    progress_file: Optional[str] = None  # JSON lines for the CLI's progress display
+
+    def pool(self):
+        from transforms.pool import get_pool  # noqa: PLC0415
+        return get_pool(self.engine, self.workers, self.dask_address)
+
+    def progress(self, key: str):
+        from .progress import ProgressLog  # noqa: PLC0415
+        return ProgressLog(self.progress_file, key)

@@ -11,7 +11,9 @@ from domains.variants import World
 from facts import GENERATOR_VERSION
 from facts.hashing import content_hash
 from facts.models import FactSet
+from audits.extraction import Extractions, brand_words, extract_all, jobs_for
 from outputs.bundle import write_bundle
+from transforms import registry
 from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
 from transforms.render import Rendered, render_artifacts
@@ -51,18 +53,36 @@ def make_plan(world: World, facts: FactSet, settings, audit_db: Path) -> Evidenc
 
 
 def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet, db: dict, writer,
-                  cache_dir: Path) -> list[Rendered]:
+                  cache_dir: Path, pool=None, progress=None) -> list[Rendered]:
     workdir = Path(cache_dir) / "tmp"
     workdir.mkdir(parents=True, exist_ok=True)
     ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db, workdir=workdir)
-    return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render")
+    return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render", pool=pool,
+                            progress=progress, scratch=Path(cache_dir) / "shared")
 
 
-def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path, db: dict) -> dict:
+def modalities(plan: EvidencePlan) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for a in plan.artifacts:
+        m = registry.get(a.kind).modality
+        out[m] = out.get(m, 0) + 1
+    return dict(sorted(out.items()))
+
+
+def extract(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Rendered], cache_dir: Path,
+            pool=None, progress=None) -> Extractions:
+    """Every delivered file's text (audits.extraction), cached and on the pool."""
+    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+    jobs = jobs_for(plan.artifacts, files, facts.by_id(), brand_words(world))
+    return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress)
+
+
+def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extractions: Extractions, cache_dir: Path,
+              db: dict) -> dict:
     if world.spec is None:
         return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
     from audits.leaks import scan  # noqa: PLC0415
-    return scan(world, facts, rendered, cache_dir, db)
+    return scan(world, facts, rendered, cache_dir, db, jobs=list(extractions.jobs), extractions=extractions.by_id)
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],
@@ -100,16 +120,14 @@ def fact_problems(fs: FactSet) -> tuple[list[str], list[str]]:
     return dup, bad
 
 
-def recoverability(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
     from audits.recoverability import check_recoverability  # noqa: PLC0415
-    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
-    return check_recoverability(plan, facts, files, Path(cache_dir), currency=world.pack.info.currency)
+    return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency)
 
 
-def lints(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
     from audits.lints import lint_files  # noqa: PLC0415
-    files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
-    return lint_files(plan, facts, files, world.pack, Path(cache_dir))
+    return lint_files(plan, facts, extractions.by_id, world.pack)
 
 
 def lints_metadata(report: dict) -> dict:
@@ -118,12 +136,13 @@ def lints_metadata(report: dict) -> dict:
             "distinct_ratio": m["distinct_sentences"]["ratio"], "top_lead_in_share": m["lead_ins"]["most_common_share"]}
 
 
-def recoverability_metadata(report: dict) -> dict:
+def recoverability_metadata(report: dict, extractions: Extractions) -> dict:
     s = report["summary"]
     return {"facts_total": s["facts_total"], "facts_recovered": s["facts_recovered"],
             "distractor_violations": s["distractor_violations"],
             "by_family": {k: f"{v['mentions_recovered']}/{v['mentions']}" for k, v in s["by_family"].items()},
-            "extract_seconds": {k: round(v, 2) for k, v in report.get("_timings", {}).items()}}
+            "extract_seconds": {k: round(v, 2) for k, v in extractions.seconds.items()},
+            "extractions_cached": extractions.cached}
 
 
 def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:

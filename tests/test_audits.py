@@ -7,13 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from audits.extraction import extract_all, jobs_for
 from audits.match import unhedged_mentions
 from facts.match import TextIndex, match_fact
 from audits.recoverability import check_recoverability, failures
 from facts.models import Slot, SlotType
 from transforms.base import ArtifactSpec, FactMention, RenderContext
 from transforms.planner import PlanConfig, plan_evidence
-from transforms.render import cache_key, render_artifacts
+from transforms.render import base_key, lookup, render_artifacts
 from transforms.writers import BuiltinWriter
 
 
@@ -48,12 +49,16 @@ def _plan_for(hand_facts, kinds, mock_pack):
     return fs, plan_evidence(fs, 3, cfg, now=mock_pack.info.now)
 
 
+def _extract(plan, fs, files, tmp_path):
+    return extract_all(jobs_for(plan.artifacts, files, fs.by_id()), tmp_path / "cache").by_id
+
+
 def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts, tmp_path):
     fs, plan = _plan_for(hand_facts, ["visuals/web_screenshot"], mock_pack)
     ctx = RenderContext(pack=mock_pack, facts=fs.by_id(), writer=BuiltinWriter(mock_pack), db={})
     rendered = render_artifacts(plan.artifacts, ctx, tmp_path / "render")
     files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
-    report = check_recoverability(plan, fs, files, tmp_path / "cache")
+    report = check_recoverability(plan, fs, _extract(plan, fs, files, tmp_path))
     assert report["summary"]["facts_recovered"] == len(hand_facts), failures(report)
     assert report["summary"]["by_modality"]["png"]["extractors"][0].startswith("ocr-")
 
@@ -64,7 +69,7 @@ def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts,
     broken = spec.model_copy(update={"facts": [m for m in spec.facts if m.fact_id != victim.id]})
     (br,) = render_artifacts([broken], ctx, tmp_path / "broken")
     files[spec.id] = (Path(br.file), br.sha256)
-    report = check_recoverability(plan, fs, files, tmp_path / "cache")
+    report = check_recoverability(plan, fs, _extract(plan, fs, files, tmp_path))
     assert report["summary"]["facts_unrecovered"] == [victim.id]
     msg = "\n".join(failures(report))
     assert victim.id in msg and spec.path in msg and "ocr-" in msg
@@ -89,10 +94,8 @@ def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path):
     spec = next(a for a in plan.artifacts if a.kind == "conversations/chat_transcript" and a.facts)
     victim = spec.facts[0].fact_id
     ctx = RenderContext(pack=world.pack, facts=fs.by_id(), writer=BuiltinWriter(world.pack), db=world.database(5))
-    from facts.hashing import content_hash
-    key = cache_key(spec, ctx, content_hash(ctx.db))
-    cached = Path(ws.cache_dir) / "render" / key[:2] / f"{key}.txt"
-    assert cached.exists()
+    cached = lookup(spec, ctx, base_key(spec, ctx), Path(ws.cache_dir) / "render")
+    assert cached is not None and cached.exists()
     broken = spec.model_copy(update={"facts": [FactMention(fact_id=m.fact_id) for m in spec.facts[1:]]})
     (br,) = render_artifacts([broken], ctx, tmp_path / "broken")
     cached.write_bytes(Path(br.file).read_bytes())

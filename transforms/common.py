@@ -15,6 +15,7 @@ other's private modules.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import random
 import re
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from facts.errors import FactforgeError
 from facts.match import matches
 from facts.surface import surface_forms
 
+from .trace import db_view, view
+
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from facts.models import Fact
@@ -34,6 +37,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .base import ArtifactSpec, Distractor, RenderContext
 
 NBSP = "\u00a0"
+EXTERNAL_TOOLS = ("dejavu-fonts",)  # see transforms.fingerprint
 FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 FONT_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bold.ttf",
               ("sans-oblique", False): "DejaVuSans-Oblique.ttf", ("sans-oblique", True): "DejaVuSans-BoldOblique.ttf",
@@ -362,6 +366,7 @@ class RecordRef:
     owner: str = ""  # a person's name linked to the record, when known
 
 
+@db_view("people")
 def db_people(db: dict[str, Any]) -> list[Person]:
     out, seen = [], set()
     for _name, recs in db_tables(db):
@@ -373,6 +378,7 @@ def db_people(db: dict[str, Any]) -> list[Person]:
     return out
 
 
+@db_view("records")
 def record_refs(db: dict[str, Any]) -> list[RecordRef]:
     """Records that are not people (rentals, orders, reservations...), with their owner's
     name when a person id links them."""
@@ -401,7 +407,7 @@ def record_refs(db: dict[str, Any]) -> list[RecordRef]:
 
 def customers(ctx: "RenderContext") -> list[Person]:
     """Customers for records: the seed database's people, else the brand's customer names."""
-    ppl = db_people(ctx.db)
+    ppl = view(ctx.db, "people")
     if ppl:
         return ppl
     pre = id_prefix(ctx.pack, "customer", "account", "user")
@@ -418,7 +424,7 @@ def pick_customer(ctx: "RenderContext", rng: random.Random) -> Person:
 def record_ref(ctx: "RenderContext", rng: random.Random, owner: Optional[Person] = None) -> tuple[str, str]:
     """(record id, record kind) for a customer's booking/order/rental: one the customer owns in
     the seed database, else any record, else a made-up id with the brand prefix."""
-    recs = record_refs(ctx.db)
+    recs = view(ctx.db, "records")
     own = [r for r in recs if owner is not None and r.owner == owner.name] or recs
     if own:
         r = rng.choice(own)
@@ -499,10 +505,10 @@ def first_records(ctx: "RenderContext", limit: int = 5) -> list[tuple[str, dict]
     """A few records of the first table of the seed database (records are dicts); [] if none."""
     for name in sorted(ctx.db or {}):
         table = ctx.db[name]
-        rows = list(table.values()) if isinstance(table, dict) else table if isinstance(table, list) else []
-        rows = [r for r in rows if isinstance(r, dict)]
-        if rows:
-            return [(name, r) for r in rows[:limit]]
+        rows = table.values() if isinstance(table, dict) else table if isinstance(table, list) else []
+        first = list(itertools.islice((r for r in rows if isinstance(r, dict)), limit))
+        if first:
+            return [(name, r) for r in first]
     return []
 
 

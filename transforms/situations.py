@@ -9,7 +9,8 @@ date, an amount, a status, a last-four number. The writers and the haystack use 
 a customer talk about their own situation ("I was charged $39.00 on my Fleet card in March")
 instead of about a policy's section titles.
 
-`view(db)` builds the index once per database object.
+`view(db)` builds the index once per database object (a registered database view: a render
+depends on the view's content, not on every record it was built from).
 """
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ from typing import Any, Optional
 from facts.surface import fmt_num
 
 from .common import _id_of, _name_of, db_tables
+from .trace import db_view
+from .trace import view as trace_view
 
 _LABEL_KEYS = ("product", "plan_name", "name", "model", "kind", "type", "region_name", "description", "issue", "title",
                "reason", "payee", "category")
@@ -323,15 +326,13 @@ def build_view(db: dict) -> View:
     return View(list(people.values()), records, things, cities)
 
 
-_CACHE: list[tuple[Any, View]] = []
+@db_view("situations")
+def _situations(db: dict) -> View:
+    return build_view(db or {})
 
 
 def view(db: dict) -> View:
-    """The view of `db` (built once per database object; a few are kept)."""
-    for obj, v in _CACHE:
-        if obj is db:
-            return v
-    v = build_view(db or {})
-    _CACHE.append((db, v))
-    del _CACHE[:-4]
-    return v
+    """The view of `db`, built once per database object. A render that reads it depends on
+    the view (compared by its own hash, `transforms.trace`), not on every field of every
+    record: a changed deposit no record description shows re-renders nothing."""
+    return trace_view(db, "situations")

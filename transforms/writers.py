@@ -27,6 +27,7 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
+from facts.hashing import content_hash
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
@@ -135,6 +136,12 @@ class Writer:
     def __init__(self, pack: "DomainPack"):
         self.pack = pack
         self.voice = pack.brand.voice
+
+    def identity(self) -> dict:
+        """What decides this writer's wording besides its code and the facts of an artifact:
+        part of every render cache key (transforms.render). A writer with settings (a model,
+        a temperature) adds them here."""
+        return {"name": self.name, "voice": self.voice, "vocabulary": content_hash(sorted(self._vocabulary()))}
 
     # --- names and framing -------------------------------------------------------------
     def person(self, rng: random.Random, role: str = "customer") -> str:
@@ -508,6 +515,10 @@ class LLMWriter(BuiltinWriter):
         self.temperature = temperature
         self.fallbacks = 0
         self.calls = 0
+
+    def identity(self) -> dict:
+        return {**super().identity(), "model": self.model, "temperature": self.temperature,
+                "mock_response": self.mock_response}
 
     def _complete(self, prompt: str, seed: int) -> str:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")

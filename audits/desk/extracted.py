@@ -65,8 +65,7 @@ HITS_MEMO_SIZE = 1024
 def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute: bool = False) -> Extracted:
     """The stored extraction of an artifact. With `compute`, run the extractor when the cache
     misses (one at a time: recognisers are CPU-heavy) and store the result."""
-    from audits.recoverability import cached_extraction, extract_cached, extraction_candidates  # noqa: PLC0415
-    from transforms.base import ExtractContext  # noqa: PLC0415
+    from audits.extraction import cached, extract_all, jobs_for  # noqa: PLC0415
 
     if cache_dir is None:
         return Extracted(status="unavailable", reason="no extraction cache configured (--cache)")
@@ -78,11 +77,11 @@ def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute:
         return _hits[key]
     try:
         spec, factset = _spec_and_facts(bundle, artifact_id)
-        ex = cached_extraction(spec, entry["sha256"], factset, cache_dir)
+        (job,) = jobs_for([spec], {spec.id: (bundle.path_of(entry["path"]), entry["sha256"])}, factset.by_id())
+        ex = cached(job, cache_dir)
         if ex is None and compute:
             with _compute_lock:
-                ctx = ExtractContext(candidates=extraction_candidates(spec, factset), workdir=cache_dir)
-                ex, _ = extract_cached(spec, bundle.path_of(entry["path"]), entry["sha256"], ctx, cache_dir)
+                ex = extract_all([job], cache_dir).by_id[spec.id]
     except FactforgeError as e:
         return Extracted(status="unavailable", reason=e.render())
     if ex is None:

@@ -28,12 +28,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from audits.recoverability import SPEECH_MODALITIES, candidates_for, domain_spoken_values, extract_cached
+from audits.extraction import extract_all, jobs_for
 from facts.errors import FactforgeError
 from facts.match import TextIndex, match_fact
 from facts.models import Fact, FactSet
 from transforms import registry
-from transforms.base import ExtractContext, RenderContext
+from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
 from transforms.render import Rendered, render_artifacts
 
@@ -93,9 +93,8 @@ class EvidenceBuilder:
         self.writer = make_writer(world.pack)
         self.reseed = audit_reseeds(world, audit_db)
         self._plans: dict[tuple[str, str], EvidencePlan] = {}
-        self._texts: dict[tuple[str, str, tuple], tuple[str, str]] = {}
+        self._texts: dict[str, tuple[str, str]] = {}  # extraction key -> (text, extractor)
         self._index: dict[str, TextIndex] = {}
-        self._dvalues = domain_spoken_values(factset)
 
     def sections(self) -> list[str]:
         return list(dict.fromkeys(f.section[0] for f in self.factset.facts if f.section))
@@ -126,19 +125,17 @@ class EvidenceBuilder:
         return render_artifacts(plan.artifacts, ctx, self.cache_dir / "render")
 
     def extract(self, plan: EvidencePlan, rendered: list[Rendered], facts: FactSet) -> tuple[dict, dict]:
-        """Extracted text per artifact id, through recoverability's extraction cache."""
-        by_art = {r.artifact_id: r for r in rendered}
+        """Extracted text per artifact id, through the build's extraction cache
+        (audits.extraction: same jobs, same keys)."""
+        files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
+        jobs = jobs_for(plan.artifacts, files, facts.by_id())
+        todo = [j for j in jobs if j.key not in self._texts]
+        done = extract_all(todo, self.cache_dir).by_id
+        for j in todo:
+            self._texts[j.key] = (done[j.artifact_id].text, done[j.artifact_id].extractor)
         texts, names = {}, {}
-        for spec in plan.artifacts:
-            r = by_art[spec.id]
-            t = registry.get(spec.kind)
-            cands = candidates_for(spec, facts, self._dvalues) if t.modality in SPEECH_MODALITIES else []
-            key = (r.sha256, spec.kind, tuple(cands))
-            if key not in self._texts:
-                ex, _ = extract_cached(spec, Path(r.file), r.sha256,
-                                       ExtractContext(candidates=cands, workdir=self.cache_dir), self.cache_dir)
-                self._texts[key] = (ex.text, ex.extractor)
-            texts[spec.id], names[spec.id] = self._texts[key]
+        for j in jobs:
+            texts[j.artifact_id], names[j.artifact_id] = self._texts[j.key]
         return texts, names
 
     def index(self, text: str) -> TextIndex:

@@ -2,23 +2,32 @@
 
 Free transcription (`transcribe_free`, the bundled 130k-word trigram model) is weak on
 synthetic voices: numbers come back as look-alike words ("twelve dollars" -> "whale
-dollars", "fifty" -> "thirty"). The audits only need to know *which of the domain's values* a
-recording states, so `transcribe` restricts recognition to the candidate phrases the caller
-passes (the domain's values in spoken form, "seventy five dollars", plus anchor terms)
-inside an ordinary background vocabulary:
+dollars", "fifty" -> "thirty"). The audits need to know *which value* a recording states, so
+`transcribe` restricts recognition to a vocabulary of two parts:
 
-- a bigram language model is written on the fly (ARPA): the 3,000 most probable words of the
-  bundled model with their own unigram probabilities, number words, months and weekdays,
-  and the candidates' words. Every candidate word gets the same unigram probability (that
-  of the 50th most frequent English word: no value is favoured over another) and each word
-  pair inside a candidate phrase a bigram of 0.3, so a phrase is cheap to recognise as a
-  whole but gets no advantage when it was not said;
-- the decoder therefore chooses between candidates acoustically ("fifty dollars" vs "forty
-  dollars"), while speech that is not a candidate is absorbed by background words instead
-  of being forced onto a candidate (which a grammar of candidates alone does; a JSGF loop
-  of candidates plus filler words or a phone loop was also 20-100x slower than real time);
-- audio is split at silences (pocketsphinx's VAD segmenter) and each speech segment is
-  decoded as its own utterance; the transcript has one line per segment.
+- a **fixed, domain-independent vocabulary** (`FIXED_VOCABULARY`): the words of any spoken
+  number, amount, percentage, duration and date (zero to ninety, hundred, thousand, point,
+  dollars, cents, percent, minutes, business days, months, ordinals...) and a few hundred
+  common words of calls and voice memos, which absorb speech that is not a value instead of
+  forcing it onto one;
+- the **file's own words**, passed by the caller: the anchors and content words of the facts
+  the file carries or distracts, hedge markers, brand words (`audits.extraction`). Nothing
+  about any other fact of the domain, so a value edit elsewhere never changes this file's
+  recognition, and nothing about the values the file *should* hold.
+
+The bigram language model (ARPA, written per file) gives every word the same unigram
+probability; word pairs of a **generic number grammar** ("seventy" -> "five", "five" ->
+"dollars", "business" -> "days", "hundred" -> "and"...) and pairs inside the file's phrases
+("checked bag", "i was told") get a bigram of `P_PAIR`. No value is favoured over another:
+"eighty dollars" is exactly as cheap as "seventy five dollars", so a wrong value is heard as
+what it is and the check stays "which value was said".
+
+Speed (see benchmarks/bench_asr.py): the decoder is created once per process (acoustic model,
+pronouncing dictionary) and only the small language model changes per file; a pruned
+forward pass plus the flat-lexicon pass (no lattice rescoring, no phone-loop lookahead,
+top-2 Gaussians, at most `MAX_HMM` active HMMs per frame) on each speech segment (silences
+cut by pocketsphinx's VAD segmenter; one transcript line per segment). Feature extraction is
+reset per file, so a transcript never depends on what the process decoded before.
 
 Candidates are normalised to speakable words (digits and symbols spelled out, as the
 renderers' text-to-speech does); words missing from the pronouncing dictionary are dropped
@@ -36,12 +45,13 @@ import tempfile
 import wave
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Optional
 
 RATE = 16000
+EXTERNAL_TOOLS = ("ffmpeg", "pocketsphinx-model")  # see transforms.fingerprint
 
-# Background vocabulary: frequent words of phone calls, voice memos and narrations.
-_BACKGROUND = """
+# Common words of phone calls, voice memos and narrations (they absorb speech that is not a value).
+_COMMON = """
 a about above account actually add after again ago all already also always am an and another
 any anything are around as ask asked at available away back bank be because been before being
 best better between bit both but by call called calling can can't card case change changed
@@ -60,13 +70,41 @@ that's the their them then there there's these they thing things think this thos
 through time to today told too training two under understand until up update us use used very
 wait want wanted was way we we'll we're week weeks well were what what's when where which while
 who why will with without work would yeah year years yes yet you you're your
-zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen
-sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred
-thousand million first second third fourth fifth
-january february march april may june july august september october november december
-monday tuesday wednesday thursday friday saturday sunday
-dollars percent hours business calendar
 """.split()
+
+# Everything a spoken value is made of, whatever the domain.
+_ONES = "one two three four five six seven eight nine".split()
+_TEENS = "ten eleven twelve thirteen fourteen fifteen sixteen seventeen eighteen nineteen".split()
+_TENS = "twenty thirty forty fifty sixty seventy eighty ninety".split()
+_SCALES = ["hundred", "thousand", "million"]
+_UNITS = ("dollars dollar cents cent euros euro pounds pound percent minutes minute hours hour days day "
+          "weeks week months month years year nights night").split()
+_ORDINALS = "first second third".split()  # "fourth hundred" was heard for "four hundred"
+_DATES = ("january february march april may june july august september october november december "
+          "monday tuesday wednesday thursday friday saturday sunday").split()
+_NUMBER_WORDS = ["zero", *_ONES, *_TEENS, *_TENS, *_SCALES, "point", "and", "a", "half", "quarter", "to",
+                 "business", "calendar", *_UNITS, *_ORDINALS, *_DATES]
+FIXED_VOCABULARY: tuple[str, ...] = tuple(sorted(set(_COMMON) | set(_NUMBER_WORDS)))
+
+
+def _number_pairs() -> list[tuple[str, str]]:
+    """Word pairs of any spoken number, amount or duration (a generic grammar, no values).
+    No range pairs ("four" -> "to" -> "twelve"): they made "valid for twelve months" come back
+    as "valid four to twelve months" (a range, not the value); a range a file states is among
+    its own phrases."""
+    base = _ONES + _TEENS + _TENS
+    pairs = [(t, o) for t in _TENS for o in _ONES]
+    pairs += [(n, s) for n in base for s in _SCALES + _UNITS + ["point", "business", "calendar", "and"]]
+    pairs += [(s, n) for s in _SCALES for n in base + ["and", "thousand", *_UNITS, "business", "calendar"]]
+    pairs += [("and", n) for n in base + ["a"]] + [("a", "half"), ("and", "a"), ("half", "hours"), ("half", "percent")]
+    pairs += [("point", d) for d in ["zero", *_ONES]] + [(d, e) for d in ["zero", *_ONES] for e in ["zero", *_ONES]]
+    pairs += [("business", "days"), ("calendar", "days"), ("business", "day")]
+    pairs += [(u, "and") for u in ("dollars", "euros", "pounds")]
+    return sorted(set(pairs))
+
+
+NUMBER_PAIRS: tuple[tuple[str, str], ...] = tuple(_number_pairs())
+
 
 _DICT_WORD = re.compile(r"^([^\s(]+)(?:\(\d+\))?\s")
 
@@ -78,15 +116,25 @@ def model_path(sub: str = "") -> str:
 
 
 @lru_cache(maxsize=1)
-def dictionary_words() -> frozenset[str]:
-    """Words of the bundled pronouncing dictionary (cmudict-en-us)."""
-    words = set()
+def pronunciations() -> dict[str, tuple[str, ...]]:
+    """Word -> its pronunciations (phone strings) in the bundled dictionary (cmudict-en-us)."""
+    out: dict[str, list[str]] = {}
     with open(model_path("en-us/cmudict-en-us.dict"), encoding="utf-8") as f:
         for line in f:
             m = _DICT_WORD.match(line)
             if m:
-                words.add(m.group(1))
-    return frozenset(words)
+                out.setdefault(m.group(1), []).append(line[m.end():].strip())
+    return {w: tuple(p) for w, p in out.items()}
+
+
+def dictionary_words() -> frozenset[str]:
+    """Words of the bundled pronouncing dictionary."""
+    return _known()
+
+
+@lru_cache(maxsize=1)
+def _known() -> frozenset[str]:
+    return frozenset(pronunciations())
 
 
 def normalize(phrase: str) -> str:
@@ -125,54 +173,50 @@ def hedge_phrases() -> list[str]:
     return list(HEDGE_MARKERS)
 
 
-@lru_cache(maxsize=4)
-def frequent_words(n: int = 3000) -> tuple[tuple[str, float], ...]:
-    """The `n` most probable words of the bundled en-us language model with their log10
-    unigram probabilities (the model itself cannot list its words: every word of the
-    pronouncing dictionary is looked up)."""
+MAX_HMM = 1500  # active HMMs per frame
+VALUE_RANK = 50  # number words are as likely as the 50th most probable common word
+P_PAIR = 0.3  # bigram probability of a number-grammar pair or a pair inside a file phrase
+
+
+@lru_cache(maxsize=1)
+def common_unigrams() -> dict[str, float]:
+    """log10 unigram probabilities of the fixed vocabulary's common words in the bundled
+    en-us model (so "the" is likelier than "quill"); number words are not looked up: they all
+    get the same probability (`VALUE_RANK`)."""
     from pocketsphinx import Config, LogMath, NGramModel  # noqa: PLC0415
 
     logmath = LogMath()
     lm = NGramModel(Config(), logmath, model_path("en-us/en-us.lm.bin"))
-    scored = []
-    for w in sorted(dictionary_words()):
-        if w.isalpha() or "'" in w:
-            lp = lm.prob([w])
-            lp = lp[0] if isinstance(lp, tuple) else lp
-            if lp > -10**8:
-                scored.append((-lp, w))
-    scored.sort()
-    return tuple((w, _to_log10(logmath, -neg)) for neg, w in scored[:n])
+    out = {}
+    for w in sorted(set(_COMMON) - set(_NUMBER_WORDS)):
+        lp = lm.prob([w])
+        lp = lp[0] if isinstance(lp, tuple) else lp
+        if lp > -10**8:
+            out[w] = math.log10(max(logmath.exp(lp), 1e-99))
+    return out
 
 
-def _to_log10(logmath, value: int) -> float:
-    return math.log10(max(logmath.exp(value), 1e-99))
-
-
-def arpa_bigram(phrases: list[str], background: Iterable[str] = (), n_frequent: int = 3000,
-                p_phrase: float = 0.3, candidate_rank: int = 50, plain: Iterable[str] = ()) -> str:
-    """A bigram LM (ARPA text) over the `n_frequent` most probable words of the bundled model
-    (with their own unigram probabilities), the `background` list and the candidate
-    phrases' words. Every candidate word gets the unigram probability of the
-    `candidate_rank`-th most frequent word (no value is favoured over another); each word
-    pair inside a phrase gets a bigram of probability `p_phrase`; every other pair backs off
-    to the unigrams; `plain` words get the candidate unigram and no bigram. (Measured: flat unigrams or a floor at rank 300 lost more values, e.g.
-    "is twelve" -> "it's will"; p_phrase 0.6 changed nothing.)"""
+def arpa_bigram(phrases: list[str], vocabulary: Iterable[str] = FIXED_VOCABULARY,
+                pairs: Iterable[tuple[str, str]] = NUMBER_PAIRS,
+                unigrams: Optional[dict[str, float]] = None) -> str:
+    """A bigram LM (ARPA text) over `vocabulary` and the phrases' words (those the
+    pronouncing dictionary knows). Words in `unigrams` (the common words) get their own
+    probability; every other word, number words and the file's words alike, the probability
+    of the `VALUE_RANK`-th most probable common word: no value is likelier than another.
+    `pairs` and each word pair inside a phrase get a bigram of probability `P_PAIR`; every
+    other pair backs off to the unigrams."""
     known = dictionary_words()
-    freq = dict(frequent_words(n_frequent)) if n_frequent else {}
-    cand = {w for p in phrases for w in p.split()} | set(plain)
-    vocab = sorted(set(freq) | {w for w in background if w in known} | cand)
-    common = sorted(freq.values(), reverse=True)
-    floor = common[min(len(common) - 1, candidate_rank)] if common else math.log10(1.0 / (len(vocab) + 1))
-
-    def uni(w: str) -> float:
-        return floor if w in cand else freq.get(w, floor)
-
-    pairs = sorted({(a, b) for p in phrases for a, b in zip(p.split(), p.split()[1:])})
-    lines = ["\\data\\", f"ngram 1={len(vocab) + 2}", f"ngram 2={len(pairs)}", "", "\\1-grams:",
+    unigrams = common_unigrams() if unigrams is None else unigrams
+    vocab = sorted({w for w in vocabulary if w in known} | {w for p in phrases for w in p.split()})
+    ranked = sorted(unigrams.values(), reverse=True)
+    floor = ranked[min(VALUE_RANK, len(ranked) - 1)] if ranked else math.log10(1.0 / (len(vocab) + 1))
+    words = set(vocab)
+    bigrams = sorted({(a, b) for a, b in pairs if a in words and b in words}
+                     | {(a, b) for p in phrases for a, b in zip(p.split(), p.split()[1:])})
+    lines = ["\\data\\", f"ngram 1={len(vocab) + 2}", f"ngram 2={len(bigrams)}", "", "\\1-grams:",
              "-99.0000 <s> 0.0000", f"{floor:.4f} </s> 0.0000"]
-    lines += [f"{uni(w):.4f} {w} 0.0000" for w in vocab]
-    lines += ["", "\\2-grams:"] + [f"{math.log10(p_phrase):.4f} {a} {b}" for a, b in pairs]
+    lines += [f"{unigrams.get(w, floor):.4f} {w} 0.0000" for w in vocab]
+    lines += ["", "\\2-grams:"] + [f"{math.log10(P_PAIR):.4f} {a} {b}" for a, b in bigrams]
     lines += ["", "\\end\\", ""]
     return "\n".join(lines)
 
@@ -237,28 +281,70 @@ def _decode(decoder, segments: list[bytes]) -> str:
     return "\n".join(lines)
 
 
-def transcribe(path: str | Path, candidates: list[str], plain: Iterable[str] = ()) -> str:
-    """Transcript of the audio recognised against the candidate phrases (see module doc).
-    Without candidates, the free transcription. `plain` phrases join the vocabulary word by
-    word, with a candidate's unigram probability but no phrase bonus: they can be heard, but
-    are not favoured as a whole (the leak scan's stricter pass uses this for base terms)."""
+# A pruned forward pass and the flat-lexicon second pass; no lattice rescoring, no
+# phone-loop lookahead, top-2 Gaussians. Without the second pass "twenty four hours" in a
+# voicemail came back as "twenty pull are" (the _mock plan of seed 8), as the full default
+# search heard it; recall and seconds per clip: benchmarks/bench_asr.py.
+DECODER_OPTIONS = dict(fwdflat=True, bestpath=False, pl_window=0, topn=2, maxhmmpf=MAX_HMM, maxwpf=5)
+
+
+class _Recogniser:
+    """The process's decoder: acoustic model loaded once, words added to its dictionary as
+    files need them (the search only ever considers the current file's language model)."""
+
+    def __init__(self):
+        from pocketsphinx import Decoder  # noqa: PLC0415
+
+        self.words: set[str] = set()
+        with tempfile.TemporaryDirectory() as tmp:
+            lm, dic = Path(tmp) / "start.arpa", Path(tmp) / "start.dict"
+            lm.write_text(arpa_bigram([]), encoding="utf-8")
+            dic.write_text("".join(self._entries(FIXED_VOCABULARY)), encoding="utf-8")
+            self.decoder = Decoder(lm=str(lm), dict=str(dic), samprate=RATE, loglevel="FATAL", **DECODER_OPTIONS)
+        for word, phones in ALT_PRONUNCIATIONS.items():
+            self.decoder.add_word(word, phones, False)
+
+    def _entries(self, words) -> list[str]:
+        pron = pronunciations()
+        out = []
+        for w in sorted(set(words) - self.words):
+            for i, ph in enumerate(pron.get(w, ())):
+                out.append(f"{w}{'' if i == 0 else f'({i + 1})'} {ph}\n")
+            self.words.add(w)
+        return out
+
+    def transcribe(self, segments: list[bytes], arpa: str, words) -> str:
+        for entry in self._entries(words):
+            name, phones = entry.split(" ", 1)
+            self.decoder.add_word(name, phones.strip(), False)
+        with tempfile.TemporaryDirectory() as tmp:
+            lm = Path(tmp) / "file.arpa"
+            lm.write_text(arpa, encoding="utf-8")
+            self.decoder.add_lm_file("file", str(lm))
+        self.decoder.activate_search("file")
+        self.decoder.reinit_feat()
+        try:
+            return _decode(self.decoder, segments)
+        finally:
+            self.decoder.activate_search()
+            self.decoder.remove_search("file")
+
+
+@lru_cache(maxsize=1)
+def _recogniser() -> _Recogniser:
+    return _Recogniser()
+
+
+def transcribe(path: str | Path, candidates: list[str]) -> str:
+    """Transcript of the audio recognised with the fixed vocabulary plus the file's own
+    candidate phrases (see module doc). Without candidates, the free transcription."""
     phrases = phrases_in_dictionary(list(candidates))
     if not phrases:
         return transcribe_free(path)
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
-    extra = [w for p in phrases_in_dictionary(list(plain)) for w in p.split()]
-    from pocketsphinx import Decoder  # noqa: PLC0415
-
     segments = speech_segments(load_pcm(path))
-    with tempfile.TemporaryDirectory() as tmp:
-        lm = Path(tmp) / "candidates.arpa"
-        lm.write_text(arpa_bigram(phrases, [*_BACKGROUND, *extra], plain=extra), encoding="utf-8")
-        decoder = Decoder(lm=str(lm), samprate=RATE, loglevel="FATAL")
     words = {w for p in phrases for w in p.split()}
-    for word, phones in ALT_PRONUNCIATIONS.items():
-        if word.split("(")[0] in words:
-            decoder.add_word(word, phones, True)
-    return _decode(decoder, segments)
+    return _recogniser().transcribe(segments, arpa_bigram(phrases), words)
 
 
 def transcribe_free(path: str | Path) -> str:
@@ -267,20 +353,3 @@ def transcribe_free(path: str | Path) -> str:
 
     decoder = Decoder(samprate=RATE, loglevel="FATAL")
     return _decode(decoder, speech_segments(load_pcm(path)))
-
-
-def candidate_phrases(facts: Iterable) -> list[str]:
-    """The phrases an audit passes for a domain: every slot's spoken form ("seventy five
-    dollars"), every anchor term and condition value of the facts, in a stable order."""
-    from facts.surface import spoken_form  # noqa: PLC0415
-
-    out: list[str] = []
-    for f in facts:
-        out += [spoken_form(s) for s in f.slots] + list(f.anchors) + [c.value for c in f.conditions]
-    return list(dict.fromkeys(p for p in out if p))
-
-
-def phrase_hits(transcript: str, phrases: Iterable[str]) -> dict[str, int]:
-    """How often each (normalised) phrase occurs as whole words in a transcript."""
-    text = " " + " ".join(transcript.lower().split()) + " "
-    return {p: text.count(f" {normalize(p)} ") for p in phrases}

@@ -34,6 +34,7 @@ from facts.errors import FactforgeError
 from facts.surface import int_to_words
 
 RATE = 16000
+EXTERNAL_TOOLS = ("espeak-ng",)  # see transforms.fingerprint
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
+EXTERNAL_TOOLS = ("tesseract",)  # see transforms.fingerprint
 
 
 def ocr_image(image, psm: int = 3) -> str:

@@ -13,6 +13,8 @@ from pathlib import Path
 
 from .asr import ffmpeg_exe, to_wav16k, transcribe, transcribe_free
 
+EXTERNAL_TOOLS = ("ffmpeg",)  # see transforms.fingerprint
+
 
 def sample_frames(path: str | Path, every: float = 1.0) -> list:
     """One PIL image per `every` seconds of the video, in order."""
