@@ -88,7 +88,8 @@ def test_ticket_meeting_and_case_note(airline):
     people = ["Beatriz Calloway", "Aiko Brandt", "Grace Nwosu"]
     turns = H.meeting_item(airline, rng, people)
     assert turns[0].who == people[0] and len(turns) >= 3
-    notes = [H.case_note(airline, rng, open_ok=i % 2 == 0) for i in range(40)]
+    notes = [H.case_entry(airline, rng, open_ok=i % 2 == 0) for i in range(40)]
+    assert H.case_note(airline, rng).endswith(".")
     grounded_notes = 0
     for i, n in enumerate(notes):
         assert n.text.endswith("."), n.text

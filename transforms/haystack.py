@@ -19,7 +19,8 @@ the same file mentions elsewhere, so a routine amount never reads as an unhedged
 - `meeting_item(ctx, rng, people)` -> list of `Turn`: one agenda item of a team meeting,
   spoken;
 - `ticket(ctx, rng)` -> `Ticket`: a helpdesk/issue-tracker record with comments;
-- `case_note(ctx, rng)` -> `CaseNote`: one row of a case log (category, status, note).
+- `case_note(ctx, rng)` -> str: one line of a case log; `case_entry` -> `CaseNote`: the
+  whole row (category, status, note, customer, record).
 
 Nothing here states a rule, a fee or a time limit: amounts, dates and statuses come from the
 database records being discussed (which obey the policy), so the haystack never contradicts
@@ -948,10 +949,16 @@ _CASE_NOTES: dict[str, tuple[str, list[str], list[str]]] = {
 
 
 def case_note(ctx: "RenderContext", rng: random.Random, *, customer: Optional[Customer] = None,
-              open_ok: bool = True, avoid: Iterable[str] = ()) -> CaseNote:
+              avoid: Iterable[str] = ()) -> str:
+    """One line of a case log, closed ("Cust asked for a receipt for order #JR4672073
+    ($234.50); re-sent to amara.lee@example.com."); see `case_entry` for the whole row."""
+    return case_entry(ctx, rng, customer=customer, open_ok=False, avoid=avoid).text
+
+
+def case_entry(ctx: "RenderContext", rng: random.Random, *, customer: Optional[Customer] = None,
+               open_ok: bool = True, avoid: Iterable[str] = ()) -> CaseNote:
     """One row of a case log: a category, a status ("Open"/"Pending" only when `open_ok`) and
-    the agent's resolution note ("Cust asked for a receipt for order #JR4672073 ($234.50);
-    re-sent to amara.lee@example.com.")."""
+    the agent's resolution note, about one of the customer's own records."""
     s, cust, rec, _agent = _customer_scene(ctx, rng, "ticket", customer, None, None, avoid)
     name = rng.choice([n for n in sorted(_CASE_NOTES) if _suits(n, cust, rec)])
     cat, done, pending = _CASE_NOTES[name]

@@ -741,9 +741,11 @@ class Realiser:
             row = self.lower(row)
         elif re.search(r"(product|card|loan|account|plan|certificate|mortgage|top-up|pass)", c["row_attr"], re.I):
             row = self._the(row)
-        if _property_like(c["col"]):
-            return self.lower(c["col"]), row
         col = c["col"]
+        if col.lower().endswith(" within"):  # "Provisional credit issued within" -> a time limit
+            return f"time limit for {self.lower(col[:-7])}", row
+        if _property_like(col) or re.search(r"\b(before|deadline|time|delivery|validity|entries|cards)\b", col, re.I):
+            return self.lower(col), row
         whom = f"{row} and {col}" if len(col.split()) == 1 else f"{row} with a {self.lower(col)}"
         what = self._measure_np(r)
         if re.search(r"(fees|charges|rates|limits|amounts)$", what):

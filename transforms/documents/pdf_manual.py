@@ -19,6 +19,7 @@ from xml.sax.saxutils import escape
 from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from .. import catalog as K
 from ..common import (Content, Item, check_capacity, doc_number, fmt_date, font_file, plan_content, protect,
                       spec_date)
 from ..extract.pdf import pdf_text
@@ -152,24 +153,13 @@ def _styles():
 
 def _schedule_row(it: Item) -> bool:
     """Catalog cells (a value per product and attribute, stated canonically, no rumour to
-    correct) go in a schedule table instead of a clause paragraph."""
-    return (it.rendition == "canonical" and not it.rumours and bool(it.value)
-            and any(c.attribute == "attribute" for c in it.fact.conditions)
-            and any(c.attribute != "attribute" for c in it.fact.conditions))
+    correct) go in a schedule grid (`transforms.catalog`) instead of a clause paragraph."""
+    return it.rendition == "canonical" and not it.rumours and bool(it.value) and K.is_cell(it.fact)
 
 
 def _applies(it: Item, names: bool = True) -> str:
     return "; ".join(f"{c.attribute}: {c.value}" if names else c.value
                      for c in it.fact.conditions if c.attribute != "attribute")
-
-
-def _item(it: Item) -> str:
-    return "; ".join(c.value for c in it.fact.conditions if c.attribute == "attribute")
-
-
-def _scope(it: Item) -> str:
-    attrs = [c.attribute for c in it.fact.conditions if c.attribute != "attribute"]
-    return attrs[0].lower() if attrs else "item"
 
 
 def _tree(items: list[Item]) -> "OrderedDict":
@@ -423,23 +413,30 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                         block.append(Paragraph(text, S["clause"]))
                     story.append(KeepTogether(block))
                 if rows_in:
-                    first = len(clauses) + 1
-                    cap = Paragraph(escape(f"Schedule {num}.{first}: values by {_scope(rows_in[0])} "
-                                           f"(clauses {num}.{first} to {num}.{len(leaf_items)})"), S["cellhead"])
-                    rows = [[cap, "", "", ""]]
-                    attrs = {tuple(c.attribute for c in it.fact.conditions if c.attribute != "attribute")
-                             for it in rows_in}
-                    same = len(attrs) == 1 and len(next(iter(attrs))) == 1
-                    first_col = next(iter(attrs))[0] if same else "Applies to"
-                    rows.append([Paragraph(escape(h[:1].upper() + h[1:]), S["cellhead"])
-                                 for h in (first_col, "Item", "Value", "Clause")])
-                    for i, it in enumerate(rows_in, first):
-                        who = _applies(it, names=not same)
-                        rows.append([P(who, "cell"), P(_item(it), "cell"), P(it.value, "cell"),
-                                     P(f"{num}.{i}", "cell")])
-                    t = table(rows, [1.9 * inch, doc.width - 3.9 * inch, 1.2 * inch, 0.8 * inch], header_rows=2)
-                    story.extend([Spacer(1, 4), t, Spacer(1, 6)])
-                conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions]
+                    grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded_hedges)) for it in rows_in],
+                                            min_cells=1)
+                    k = len(clauses)
+                    for g in grids:
+                        for caption, block in g.blocks(width=4, height=8):
+                            k += 1
+                            head = Paragraph(escape(f"Schedule {num}.{k}: {caption.lower()} by "
+                                                    f"{g.dimension.lower()}"), S["cellhead"])
+                            rows = [[head] + [""] * len(block.products)]
+                            rows.append([Paragraph(escape(h), S["cellhead"]) for h in [g.dimension] + block.products])
+                            for attr in block.attributes:
+                                cells = [block.cell(attr, p) for p in block.products]
+                                mark = " *" if any(c is not None and c.changed for c in cells) else ""
+                                rows.append([P(attr + mark, "cell")] + [P(c.slot.text if c else "", "cell")
+                                                                        for c in cells])
+                            side = 2.1 * inch
+                            t = table(rows, [side] + [(doc.width - side) / len(block.products)] * len(block.products),
+                                      header_rows=2)
+                            story.extend([Spacer(1, 4), t])
+                        for note in g.footnotes():
+                            star = note.startswith("Changed in this version")
+                            story.append(P(("* " if star else "Note: ") + note, "small"))
+                        story.append(Spacer(1, 6))
+                conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions and not K.is_cell(it.fact)]
                 if conditioned:
                     rows = [[Paragraph(h, S["cellhead"]) for h in ("Applies to", "Rule", "Value", "Clause")]]
                     for i, it in conditioned:

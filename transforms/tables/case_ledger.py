@@ -7,7 +7,7 @@ Fact-bearing cases carry the fact in the resolution note (with the amount in its
 when the fact is about money) and cite the policy section. Cases where a customer quoted a
 wrong value, or that were handled under an old rule, are dated earlier. Most rows are
 ordinary cases (contact changes, receipts, duplicates, log-in trouble), their notes written by
-`transforms.haystack.case_note` from the customer's own records."""
+`transforms.haystack.case_entry` from the customer's own records."""
 from __future__ import annotations
 
 import csv
@@ -84,6 +84,7 @@ class CaseLedger(Transformer):
             case(when, C.section_of(fact), "Open",
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
+        avoid = tuple(d.text for d in spec.distractors)
         n_noise = rng.randint(18, 30) + (10 if not its else 0) + len(its)
         for _ in range(n_noise):
             opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
@@ -91,7 +92,7 @@ class CaseLedger(Transformer):
             if rows and rng.random() < 0.05:
                 case(opened, "General", "Closed", "Duplicate of {dup}; merged and closed.")
                 continue
-            cn = H.case_note(ctx, rng, open_ok=recent)
+            cn = H.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
             case(opened, cn.category, cn.status, cn.text, who=C.Person(cn.customer.name, cn.customer.id))
         rows.sort(key=lambda r: r["opened"])
         prefix = C.id_prefix(pack, "case", "ticket")

@@ -1,7 +1,9 @@
 """Rate sheet (.xlsx): the controlled workbook a business keeps for its fees, rates and limits.
 Sheets: Summary (document control), Changelog (revision history: superseded values and
 rejected review comments, dated before the current release), Fees (money and percentages),
-Limits (counts, durations, dates), Rules (facts without a number), Notes.
+Limits (counts, durations, dates), Rules (facts without a number), Notes. Catalog cells
+(a value per product and attribute) are not rows of their own: each catalog is one schedule
+sheet, attributes down the side and products across (`transforms.catalog`), with footnotes.
 
 One row per fact: reference, section, item, conditions ("Applies to"), a typed value cell
 (money/percent/count with real number formats), its unit or basis, the statement in words
@@ -16,6 +18,7 @@ from pathlib import Path
 
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import catalog as K
 from transforms import common as C
 from transforms.extract.text import extract_xlsx
 from transforms.registry import register
@@ -123,14 +126,19 @@ class RateSheet(Transformer):
         ws["A1"].font = Font(bold=True, size=14)
         ws["A2"] = title
         ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
+        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its if K.is_cell(it.fact)])
+        in_grid = {c.fact.id for g in grids for c in g.cells.values()}
         cats = {"Fees": [], "Limits": [], "Rules": []}
         for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):
-            cats[_category(it.fact)].append(it)
+            if it.fact.id not in in_grid:
+                cats[_category(it.fact)].append(it)
         meta = [("Document", doc_id), ("Version", current), ("Effective date", dt.datetime(day.year, day.month, day.day)),
                 ("Owner", f"{owner}, Operations"), ("Approved by", approver),
                 ("Classification", "Internal - staff use"), ("Currency", pack.info.currency)]
         if its:
-            meta.append(("Contents", "; ".join(f"{k}: {len(v)} items" for k, v in cats.items() if v) + "; Changelog; Notes"))
+            meta.append(("Contents", "; ".join([f"{K.title(g.section)} schedule" for g in grids] +
+                                               [f"{k}: {len(v)} items" for k, v in cats.items() if v]) +
+                         "; Changelog; Notes"))
         for r, (k, v) in enumerate(meta, 4):
             ws.cell(row=r, column=1, value=k).font = Font(bold=True)
             cell = ws.cell(row=r, column=2, value=v)
@@ -149,9 +157,14 @@ class RateSheet(Transformer):
         X.fit_columns(ch, {4: 80})
 
         eff_pool = [d0 for d0 in old_days] + [day]
-        if its:
+        stamp = f"{doc_id}, version {current}, effective {day.isoformat()}. Approved by {approver}."
+        for g in grids:
+            name = K.title(g.section, 31)
+            X.grid_sheet(wb.create_sheet(name if name not in wb.sheetnames else name[:28] + " 2"), g,
+                         f"{K.title(g.section)}: schedule by {g.dimension.lower()}", stamp)
+        if any(cats.values()):
             self._fact_sheets(wb, ctx, rng, cats, day, eff_pool, owner, Comment)
-        else:
+        elif not its:
             self._price_list(wb, rng, pack.info.currency, [d.text for d in spec.distractors])
         notes = wb.create_sheet("Notes")
         X.table(notes, ["#", "Note"], [[i + 1, t.format(owner=owner, short=C.brand_short(pack),
