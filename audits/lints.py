@@ -214,15 +214,22 @@ def lint_files(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path
     leads: Counter = Counter()
     fact_sentences = 0
     voiced_total, voiced_runs = 0, []
+    extracted = {}
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
         file, sha = files[spec.id]
         cands = candidates_for(spec, factset, dvalues) if t.modality in SPEECH_MODALITIES else []
-        ex, _ = extract_cached(spec, Path(file), sha, ExtractContext(candidates=cands, workdir=cache_dir), cache_dir)
+        extracted[spec.id] = extract_cached(spec, Path(file), sha, ExtractContext(candidates=cands, workdir=cache_dir),
+                                            cache_dir)[0]
+    running = {k: L.running_lines([extracted[s.id].text for s in plan.artifacts if s.kind == k])
+               for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}
+    for spec in plan.artifacts:
+        t = registry.get(spec.kind)
+        ex = extracted[spec.id]
         carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
         hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
                           path=spec.path)
-        distinct.add(L.units(ex.text, t.modality))
+        distinct.add(L.units(ex.text, t.modality, running.get(spec.kind, frozenset())))
         canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical"]
         for m in spec.facts:
             f = by_id.get(m.fact_id)
