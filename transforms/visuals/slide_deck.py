@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, spec_date
+from ..realise import read
 from ..registry import register
 from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
 
@@ -167,5 +168,14 @@ def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
 
 
 def _head(it: Item) -> str:
-    """Bullet head: 'label: value'; for a fact without values, the statement itself."""
-    return f"{it.label}: {it.value}" if it.value else ""
+    """Bullet head: 'label: value' above the sentence; none when the sentence already opens
+    with the label (a bullet is never printed twice), for a catalog cell the attribute alone,
+    and for a fact without values, none (the statement itself is the bullet)."""
+    if not it.value:
+        return ""
+    cell = read(it.fact).cell
+    if cell:
+        return cell["col"]
+    if " ".join(it.label.lower().split()) in " ".join(it.text.lower().split()):
+        return ""
+    return f"{it.label}: {it.value}"
