@@ -4,6 +4,7 @@ meetings do not repeat one another. Nothing here states a rule or a value."""
 from __future__ import annotations
 
 import random
+import re
 from typing import Mapping
 
 from .grammar import say
@@ -31,6 +32,25 @@ _CHATTER = [
     "{<first>, you're breaking up a bit|Your audio cut out for a second, <first>}{.|!}",
     "{Can someone|<first>, can you} {take notes|keep the notes} {today|for <wday>|on <topic>}?",
 ]
+
+
+def spoken_topic(section: str) -> str:
+    """How people name a policy section when they talk: a short title as it is, a long one
+    ("Delays, cancellations and compensation") by its first words ("delays"): nobody reads a
+    heading out."""
+    section = re.sub(r"\s+(catalog|catalogue|rules|policy|schedule|procedures?)$|\s+by\s.*$", "", section.strip(),
+                     flags=re.I)
+    words = section.replace(",", " ,").split()
+    if len(words) < 4:
+        out = section
+    else:
+        head = []
+        for w in words:
+            if w in (",", "and", "or", "&", "-", "\u2014") or len(head) >= 2:
+                break
+            head.append(w)
+        out = " ".join(head)
+    return out if any(w[:1].isupper() for w in out.split()[1:]) else out[:1].lower() + out[1:]
 
 
 def meeting_opener(rng: random.Random, slots: Mapping[str, str]) -> str:

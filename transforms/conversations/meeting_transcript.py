@@ -13,7 +13,7 @@ from transforms.registry import register
 from transforms import common as C
 from transforms import haystack as H
 from transforms.grammar import say
-from transforms.smalltalk import meeting_chatter, meeting_opener
+from transforms.smalltalk import meeting_chatter, meeting_opener, spoken_topic
 
 # Meeting wording is a grammar ({a|b} choices, <slot> names: owner/first names, topic, day),
 # so one domain's meetings do not repeat each other; a fact's own words are never edited.
@@ -89,7 +89,7 @@ class MeetingTranscript(Transformer):
 
         def slots() -> dict[str, str]:
             return {"first": C.first(rng.choice(staff)), "owner_first": C.first(owner), "wday": f"{day:%A}",
-                    "next": nxt, "topic": rng.choice(topics) if topics else "the queue",
+                    "next": nxt, "topic": spoken_topic(rng.choice(topics)) if topics else "the queue",
                     "time": rng.choice(["eleven", "two o'clock", "half past three", "noon"])}
 
         def line(pool: list[str], **raw: str) -> str:

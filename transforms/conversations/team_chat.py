@@ -19,6 +19,7 @@ from transforms.extract.text import extract_chat_export
 from transforms.registry import register
 from transforms.grammar import say
 from transforms.situations import view
+from transforms.smalltalk import spoken_topic
 
 from transforms import common as C
 from transforms import haystack as H
@@ -49,15 +50,6 @@ _THANKS = ["{Perfect|Great|Brilliant|Lovely|Thanks|Thank you}{, <owner_first>|}{
 _HOLD = ["{Let's not quote anything on that|Please don't quote that to customers|Hold off on quoting that} until "
          "{the review|I've checked|<next>}{, I'll confirm| — I'll confirm in this thread|}."]
 _REACT = ["white_check_mark", "+1", "pray", "eyes", "raised_hands", "100"]
-
-
-def _topic(section: str) -> str:
-    """A section title as a noun in a sentence: "Checked bag allowance" -> "checked bag
-    allowance"; a title that names a product ("Credit Builder Card") keeps its capitals."""
-    words = section.split()
-    if len(words) > 1 and any(x[:1].isupper() for x in words[1:]):
-        return section
-    return section[:1].lower() + section[1:]
 
 
 def _uid(name: str, salt: str) -> str:
@@ -112,7 +104,7 @@ class TeamChat(Transformer):
         def line(pool: list[str], asker: str = "", fact=None, **raw: str) -> str:
             slots = {"owner_first": C.first(owner), "asker_first": C.first(asker or rng.choice(agents)),
                      "cust": rng.choice(who_waits), "next": nxt,
-                     "topic": _topic(C.section_of(fact)) if fact is not None else "this"}
+                     "topic": spoken_topic(C.section_of(fact)) if fact is not None else "this"}
             return say(rng.choice(pool), rng, slots, raw=raw)
 
         for fact, d in drafts:

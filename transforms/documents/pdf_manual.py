@@ -64,12 +64,12 @@ _PURPOSE = [
 ]
 _SCOPE = [
     "It applies to {all|every} {customer-facing employee, contractor and partner|employee, contractor and partner "
-    "who deals with customers} {acting on behalf of <company>|working on <topic>}.",
+    "who deals with customers} {acting on behalf of <company>|working on these cases}.",
     "{It|The manual} covers {every channel|all channels}: {phone, chat, email and in-person service|calls, chat, "
-    "email and the service desks}{, for <topic>|}.",
-    "{Staff|Everyone who handles <topic>} {must read|reads} {it|this manual} during onboarding and {after every "
+    "email and the service desks}.",
+    "{Staff|Everyone who handles these cases} {must read|reads} {it|this manual} during onboarding and {after every "
     "revision|again whenever <owner> publishes a new version}.",
-    "Where {it|this manual} and an older guide {disagree|differ} on <topic>, {this manual|the manual} {prevails|"
+    "Where {it|this manual} and an older guide {disagree|differ}, {this manual|the manual} {prevails|"
     "wins}{; report the conflict to <owner>|}.",
 ]
 _RESPONSIBILITIES = [
