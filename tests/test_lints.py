@@ -72,3 +72,20 @@ def test_voiced_runs_fail_the_gate():
     report = {"hits": [], "voiced_runs": [{"path": "evidence/x.txt", "fact_id": "f.1", "run": "a b c d e f"}]}
     assert L.failures(report) and "f.1" in L.failures(report)[0]
     assert L.failures({"hits": [], "voiced_runs": []}) == []
+
+
+def test_site_furniture_left_out_of_the_distinct_measure():
+    from audits import language as L
+
+    nav = "Getting started Account Billing Policies Contact\nWas this article helpful?\nStill need help? Call us or chat.\n"
+    own = [("Lockers open when you scan your boarding pass.", "The north team empties them every night."),
+           ("Pets travel in the cabin in a soft carrier.", "Book the pet seat before you check in."),
+           ("Lost property is kept for thirty days.", "Ask at the desk beside baggage claim."),
+           ("Wheelchairs can be booked up to the day before.", "Staff meet you at the kerb.")]
+    pages = [nav + f"{a}\n{b}\n" for a, b in own]
+    running = L.running_lines(pages)
+    assert L.mask("Was this article helpful?") in running
+    assert not any("locker" in k or "pet" in k for k in running)  # the pages' own text stays
+    kept = [u for p in pages for u in L.units(p, "html", running)]
+    assert len(kept) == 8 and not any("helpful" in u for u in kept)
+    assert L.running_lines(pages[:2]) == set()  # two pages are not a site
