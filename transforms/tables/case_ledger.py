@@ -20,6 +20,7 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms import common as C
 from transforms import haystack as H
 from transforms.extract.text import extract_csv
+from transforms.grammar import say
 from transforms.registry import register
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
@@ -90,7 +91,9 @@ class CaseLedger(Transformer):
             opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
             recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open
             if rows and rng.random() < 0.05:
-                case(opened, "General", "Closed", "Duplicate of {dup}; merged and closed.")
+                case(opened, "General", "Closed", say("{Duplicate of|Same request as|Already raised in} <dup>{; merged "
+                                                      "and closed|, closing this one|; customer wrote in twice|}.", rng,
+                                                      {"dup": "{dup}"}))
                 continue
             cn = H.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
             case(opened, cn.category, cn.status, cn.text, who=C.Person(cn.customer.name, cn.customer.id))
