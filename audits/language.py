@@ -27,9 +27,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
+from facts.match import content_words
 from facts.models import Fact
-
-from .match import content_words
 
 # --- sentences --------------------------------------------------------------------------------
 _FIELD = re.compile(r"^[A-Z][\w /&().#-]{0,30}:\s+\S")

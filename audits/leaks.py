@@ -23,6 +23,11 @@ The report ships inside the variant's bundle, so it quotes base strings only for
 a bundle is not written when there are hits); skipped terms are counted, not named.
 
 The variant's own facts (delivered as facts.json) are scanned for brand terms too.
+
+Speech (audio and the sound of videos) is heard twice, see `scan`: a hit from the first
+pass must survive a stricter pass in which every name the variant world may say competes
+with the base terms on equal terms; recognition near-misses are listed as `unconfirmed` and
+do not fail the build.
 """
 from __future__ import annotations
 
@@ -32,6 +37,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from domains.variant_spec import Term, sorted_terms, term_regex
+from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
 from facts.surface import spoken_form
 from transforms import registry
@@ -39,10 +45,9 @@ from transforms.base import ArtifactSpec, ExtractContext
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
 
-from .match import WINDOW, TextIndex, normalise_text, slot_key
 from .recoverability import SPEECH_MODALITIES, domain_spoken_values, extract_cached
 
-LEAKS_SCHEMA_VERSION = "1.0"
+LEAKS_SCHEMA_VERSION = "1.1"  # 1.1: speech hits confirmed by a stricter pass; `unconfirmed`
 
 
 def _needed(n: int) -> int:
@@ -149,14 +154,14 @@ def _probes(world: Any, facts: FactSet) -> list[_ValueProbe]:
     keyed: dict[tuple, list[Fact]] = {}
     for f in facts.facts:
         for s in f.slots:
-            keyed.setdefault(slot_key(s), []).append(f)
+            keyed.setdefault(s.key(), []).append(f)
     out = []
     for sub in world.spec.substitutions(base_fs):
         f = by_id.get(world.spec.fact_id(sub.fact_id))
         if f is None:
             continue
         seen: set[str] = set()
-        rivals = [g for g in keyed.get(slot_key(sub.old), []) if not (g.id in seen or seen.add(g.id))]
+        rivals = [g for g in keyed.get(sub.old.key(), []) if not (g.id in seen or seen.add(g.id))]
         out.append(_ValueProbe(f, sub.old, rivals))
     return out
 
@@ -184,8 +189,59 @@ def candidates(world: Any, facts: FactSet, probes: list[_ValueProbe], terms: lis
     return sorted(set(w for w in words if w))
 
 
-def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path]) -> dict:
-    """Scan every rendered file of a variant build; returns the leaks report."""
+def alternatives(world: Any, db: Optional[dict] = None) -> list[str]:
+    """Everything the variant world may legitimately say that could sound like a base term:
+    the variant's brand strings and people, the replacements of renamed terms, every
+    person's name in the variant database and the names the writer invents (its first x
+    last name pools)."""
+    from transforms import writers  # noqa: PLC0415
+
+    b = world.pack.brand
+    out = [b.company, b.short_name, b.tagline, *b.products.values(), *b.agents, *b.managers, *b.customers]
+    out += [t.new for t in world.spec.terms if t.new]
+    out += [f"{f} {last}" for f in getattr(writers, "_FIRST", ()) for last in getattr(writers, "_LAST", ())]
+    out += _db_names(db)
+    return sorted({w.lower() for w in out if w})
+
+
+def _db_names(db: Any) -> list[str]:
+    names: list[str] = []
+
+    def walk(obj: Any) -> None:
+        if isinstance(obj, dict):
+            first, last = obj.get("first_name"), obj.get("last_name")
+            if isinstance(first, str) and isinstance(last, str):
+                names.append(f"{first} {last}")
+            for k, v in obj.items():
+                if k == "name" and isinstance(v, str) and _PERSON.fullmatch(v):
+                    names.append(v)
+                elif isinstance(v, (dict, list)):
+                    walk(v)
+        elif isinstance(obj, list):
+            for v in obj:
+                walk(v)
+
+    walk(db or {})
+    return names
+
+
+_PERSON = re.compile(r"[A-Z][A-Za-z.'-]+(?: [A-Z][A-Za-z.'-]+){1,2}")
+
+
+def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Optional[Path],
+         db: Optional[dict] = None) -> dict:
+    """Scan every rendered file of a variant build; returns the leaks report.
+
+    Speech is checked twice. The first pass hears the file against the candidate phrases
+    (`candidates`: values, base and variant brand words, anchors), so a base term that was
+    said can be heard. A hit in that transcript is only a *suspect*: speech recognition can
+    hear a name it was not given as the closest candidate ("Toby Reyes" heard as a base
+    agent "Tobin Reyes"). Each file with suspects is recognised again, stricter: the same
+    candidates plus every name and brand string the variant world may legitimately say
+    (`alternatives`: its brand, its people, its database's names, the writer's name pools),
+    all on equal terms. A hit counts only when that pass hears the same base term (or base
+    value of the same fact) again; the others are listed under `unconfirmed` (file, what,
+    origin or fact; no base string is quoted) and do not fail the build."""
     spec = world.spec
     skipped = generic_people(world)
     terms = [t for t in spec.terms if t.old not in skipped]
@@ -197,12 +253,7 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
     hedged: list[dict] = []
 
     def brand_hits(text: str, file: str, extractor: str) -> None:
-        if rx is None:
-            return
-        for m in rx.finditer(text):
-            t = ordered[m.lastindex - 1]
-            leaks.append({"file": file, "extractor": extractor, "what": "brand", "term": t.old,
-                          "origin": t.origin, "text": _snippet(text, m.start(), m.end())})
+        leaks.extend({"file": file, "extractor": extractor, **row} for row in _brand_rows(text, rx, ordered))
 
     for f in facts.facts:
         blob = " | ".join([f.id.replace("-", " "), f.statement, *f.section, *f.anchors,
@@ -212,23 +263,44 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
         for row in leaks[before:]:
             row["fact_id"] = f.id
 
-    for r in sorted(rendered, key=lambda r: r.path):
-        t = registry.get(r.kind)
-        cands = candidates(world, facts, probes, terms, r.fact_ids) if t.modality in SPEECH_MODALITIES else []
-        aspec = ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01")
-        ex, _ = extract_cached(aspec, Path(r.file), r.sha256,
-                               ExtractContext(candidates=cands, workdir=Path(cache_dir) if cache_dir else None),
-                               Path(cache_dir) if cache_dir else None)
-        text = normalise_text(ex.text)
-        brand_hits(text, r.path, ex.extractor)
+    def value_hits(text: str, file: str, extractor: str, hedged_out: list[dict]) -> list[dict]:
         idx = TextIndex(text, currency=currency)
+        out = []
         for p in probes:
             for s, e, is_hedged in p.hits(idx):
                 if is_hedged:  # named, not quoted: the report ships in the bundle
-                    hedged.append({"file": r.path, "extractor": ex.extractor, "fact_id": p.fact.id})
+                    hedged_out.append({"file": file, "extractor": extractor, "fact_id": p.fact.id})
                 else:
-                    leaks.append({"file": r.path, "extractor": ex.extractor, "what": "value", "term": p.old.text,
-                                  "fact_id": p.fact.id, "text": _snippet(idx.text, s, e)})
+                    out.append({"file": file, "extractor": extractor, "what": "value", "term": p.old.text,
+                                "fact_id": p.fact.id, "text": _snippet(idx.text, s, e)})
+        return out
+
+    unconfirmed: list[dict] = []
+    alts: Optional[list[str]] = None
+    for r in sorted(rendered, key=lambda r: r.path):
+        t = registry.get(r.kind)
+        speech = t.modality in SPEECH_MODALITIES
+        cands = candidates(world, facts, probes, terms, r.fact_ids) if speech else []
+        ex = _extract(r, cands, cache_dir)
+        text = normalise_text(ex.text)
+        before, file_hedged = len(leaks), []
+        brand_hits(text, r.path, ex.extractor)
+        leaks.extend(value_hits(text, r.path, ex.extractor, file_hedged))
+        if speech and len(leaks) > before:
+            suspects = leaks[before:]
+            del leaks[before:]
+            alts = alts if alts is not None else alternatives(world, db)
+            strict = _extract(r, sorted(set(cands) | set(alts)), cache_dir)
+            stext = normalise_text(strict.text)
+            again = {(h["what"], h.get("origin") or h.get("fact_id"), h["term"]) for h in
+                     _brand_rows(stext, rx, ordered) + value_hits(stext, r.path, strict.extractor, [])}
+            for h in suspects:
+                if (h["what"], h.get("origin") or h.get("fact_id"), h["term"]) in again:
+                    leaks.append({**h, "extractor": f"{h['extractor']}+strict"})
+                else:
+                    unconfirmed.append({"file": h["file"], "extractor": h["extractor"], "what": h["what"],
+                                        **({"origin": h["origin"]} if "origin" in h else {"fact_id": h["fact_id"]})})
+        hedged.extend(file_hedged)
 
     by_kind: dict[str, int] = {}
     by_what: dict[str, int] = {}
@@ -243,7 +315,26 @@ def scan(world: Any, facts: FactSet, rendered: list[Rendered], cache_dir: Option
         "spec_hash": spec.hash,
         "summary": {"hits": len(leaks), "files_scanned": len(rendered), "by_kind": dict(sorted(by_kind.items())),
                     "by_what": dict(sorted(by_what.items())), "hedged_base_values": len(hedged),
-                    "terms": len(terms), "values_watched": len(probes), "terms_skipped": len(skipped)},
+                    "terms": len(terms), "values_watched": len(probes), "terms_skipped": len(skipped),
+                    "speech_unconfirmed": len(unconfirmed)},
         "leaks": leaks,
         "hedged": hedged,
+        "unconfirmed": unconfirmed,
     }
+
+
+def _brand_rows(text: str, rx: Optional[re.Pattern], ordered: list[Term]) -> list[dict]:
+    if rx is None:
+        return []
+    out = []
+    for m in rx.finditer(text):
+        t = ordered[m.lastindex - 1]
+        out.append({"what": "brand", "term": t.old, "origin": t.origin, "text": _snippet(text, m.start(), m.end())})
+    return out
+
+
+def _extract(r: Rendered, cands: list[str], cache_dir: Optional[Path]):
+    aspec = ArtifactSpec(id=r.artifact_id, kind=r.kind, path=r.path, seed=0, date="1970-01-01")
+    cache = Path(cache_dir) if cache_dir else None
+    ex, _ = extract_cached(aspec, Path(r.file), r.sha256, ExtractContext(candidates=cands, workdir=cache), cache)
+    return ex

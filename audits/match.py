@@ -1,149 +1,15 @@
-"""Matching facts against extracted text.
-
-A fact is recovered from a text when each of its numeric value slots (money, duration,
-count, percent, date), in any equivalent surface form ("$75", "75 dollars", "seventy-five
-dollars"; "24 hours", "one day"; "20%", "twenty percent"), appears together with enough of
-its anchor terms inside one window of text. Facts without numeric slots need most of their
-anchors inside one window. The reverse check: every mention of a distractor or superseded
-value must sit in a hedged sentence (see transforms.writers.HEDGE_MARKERS), never presented
-as current.
-"""
+"""The audit side of matching: the fact matcher itself lives in `facts.match` (writers
+consult the same one while writing); here, the reverse check that every mention of a
+distractor or superseded value sits in a hedged sentence (see
+transforms.writers.HEDGE_MARKERS) or is followed by the current value, never presented as
+current."""
 from __future__ import annotations
 
-import math
-import re
-from dataclasses import dataclass
-from functools import lru_cache
 from typing import Optional
 
-from facts.models import Fact, Slot, SlotType
+from facts.match import TextIndex, snippet
+from facts.models import Slot
 from transforms.writers import HEDGE_MARKERS
-
-WINDOW = 320
-NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent, SlotType.date)
-_TO_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
-
-
-@dataclass(frozen=True)
-class Match:
-    recovered: bool
-    matched_text: str = ""
-    anchors_found: int = 0
-    anchors_needed: int = 0
-    missing_values: tuple[str, ...] = ()
-
-
-def normalise_text(text: str) -> str:
-    text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00a0", " ")
-    text = re.sub(r"-\n(\w)", r"\1", text)  # OCR hyphenation at line ends
-    return text
-
-
-@lru_cache(maxsize=4096)
-def _anchor_re(anchor: str) -> re.Pattern:
-    a = anchor.lower().strip()
-    stem = a[:max(4, len(a) - 2)] if len(a) > 5 else a
-    return re.compile(r"(?<![a-z0-9])" + re.escape(stem))
-
-
-def _value_key(t: SlotType, value, vmax, unit) -> tuple:
-    if t == SlotType.duration and unit in _TO_MINUTES and isinstance(value, (int, float)):
-        f = _TO_MINUTES[unit]
-        return (t.value, round(value * f, 6), None if vmax is None else round(vmax * f, 6), "min")
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(vmax, float) and vmax.is_integer():
-        vmax = int(vmax)
-    u = unit if t in (SlotType.duration,) else None
-    return (t.value, value, vmax, u)
-
-
-def slot_key(slot: Slot) -> tuple:
-    return _value_key(slot.type, slot.value, slot.value_max, slot.unit)
-
-
-class TextIndex:
-    """Values found in a text (found once, queried per fact)."""
-
-    def __init__(self, text: str, currency: str = "USD"):
-        from facts.values import find_values  # noqa: PLC0415
-
-        self.text = normalise_text(text)
-        self.low = self.text.lower()
-        self.spans: dict[tuple, list[tuple[int, int]]] = {}
-        for t, v, vmax, unit, s, e in find_values(self.text, currency=currency):
-            t = SlotType(t) if not isinstance(t, SlotType) else t
-            self.spans.setdefault(_value_key(t, v, vmax, unit), []).append((s, e))
-
-    def occurrences(self, slot: Slot) -> list[tuple[int, int]]:
-        key = slot_key(slot)
-        occ = list(self.spans.get(key, []))
-        return sorted(occ)
-
-    def anchors_in(self, anchors: list[str], start: int, end: int) -> int:
-        win = self.low[max(0, start):end]
-        return sum(1 for a in anchors if _anchor_re(a).search(win))
-
-
-def _needed(n_anchors: int, has_values: bool) -> int:
-    if n_anchors == 0:
-        return 0
-    frac = 0.5 if has_values else 0.6
-    return max(1, math.ceil(n_anchors * frac))
-
-
-def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
-    """speech: the text is a speech-recognition transcript. Its values come from a grammar
-    of the domain's candidates (the decisive evidence); free words (names, brand terms the
-    dictionary lacks) are unreliable, so one anchor next to the values is enough."""
-    numeric = [s for s in fact.slots if s.type in NUMERIC]
-    anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
-    need = min(1, len(anchors)) if speech and numeric else _needed(len(anchors), bool(numeric))
-    if numeric:
-        first, rest = numeric[0], numeric[1:]
-        occ = idx.occurrences(first)
-        if not occ:
-            return Match(False, missing_values=tuple(s.text for s in numeric), anchors_needed=need)
-        best = 0
-        for s, e in occ:
-            lo, hi = max(0, s - WINDOW), e + WINDOW
-            if any(not any(lo <= a and b <= hi for a, b in idx.occurrences(r)) for r in rest):
-                continue
-            found = idx.anchors_in(anchors, lo, hi)
-            best = max(best, found)
-            if found >= need:
-                return Match(True, _snippet(idx.text, s, e), found, need)
-        missing = tuple(r.text for r in rest if not idx.occurrences(r))
-        return Match(False, anchors_found=best, anchors_needed=need, missing_values=missing)
-    # No numeric value: most of the statement's content words, close together (a light
-    # paraphrase keeps them; a file that merely talks about the same topic does not).
-    words = content_words(fact.statement) or anchors
-    if not words:
-        return Match(False)
-    need = max(2, math.ceil(len(words) * 0.7)) if len(words) > 1 else 1
-    span = int(len(fact.statement) * 1.8) + 60
-    positions = sorted(m.start() for w in words for m in _anchor_re(w).finditer(idx.low))
-    best = 0
-    for p in positions:
-        found = idx.anchors_in(words, p, p + span)
-        best = max(best, found)
-        if found >= need:
-            return Match(True, _snippet(idx.text, p, p + min(span, 200)), found, need)
-    return Match(False, anchors_found=best, anchors_needed=need)
-
-
-_STOP = set("""a an the of to in on for and or is are be by with at as from that this it its per each any all not no
-must may can will should than then there their they them who which what when was were been has have had do does
-did into onto over under only also just our your you we us if unless until after before while so such other same
-more most less least very about""".split())
-
-
-def content_words(text: str) -> list[str]:
-    return list(dict.fromkeys(w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in _STOP))
-
-
-def _snippet(text: str, s: int, e: int, pad: int = 90) -> str:
-    return " ".join(text[max(0, s - pad):e + pad].split())
 
 
 def _sentence_bounds(text: str, s: int, e: int, cap: int = 300) -> tuple[int, int]:
@@ -173,5 +39,5 @@ def unhedged_mentions(value_slot: Slot, idx: TextIndex, corrected_by: Optional[l
         prev_lo = max(idx.text.rfind("\n", 0, max(idx.text.rfind("\n", 0, s), 0)), 0)
         context = " ".join(idx.low[min(prev_lo, lo):hi].split())
         if not any(h in context for h in HEDGE_MARKERS):
-            out.append(_snippet(idx.text, s, e, 60))
+            out.append(snippet(idx.text, s, e, 60))
     return out

@@ -2,7 +2,7 @@
 
 Each rendered file goes through its kind's extractor (text layer, parser, OCR for pixels,
 speech recognition for audio; never the text the renderer was given), then every fact the
-plan says the file carries is matched against the extraction (audits.match). Distractor
+plan says the file carries is matched against the extraction (facts.match). Distractor
 and superseded values must only appear hedged. The report has a `summary` (facts_total,
 facts_recovered, per-family and per-kind figures) plus per-fact and per-artifact detail.
 
@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from facts.hashing import content_hash
+from facts.match import TextIndex, content_words, match_fact
 from facts.models import FactSet
 from facts.surface import spoken_form
 from transforms import registry
@@ -26,7 +27,7 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
-from .match import TextIndex, content_words, match_fact, unhedged_mentions
+from .match import unhedged_mentions
 
 REPORT_SCHEMA_VERSION = "1.0"
 SPEECH_MODALITIES = {"wav", "mp4"}
@@ -58,11 +59,31 @@ def domain_spoken_values(factset: FactSet) -> list[str]:
     return sorted(out)
 
 
+def extraction_candidates(spec: ArtifactSpec, factset: FactSet, domain_values: Optional[list[str]] = None) -> list[str]:
+    """The recognition grammar the audit uses for this artifact (empty for non-speech kinds)."""
+    if registry.get(spec.kind).modality not in SPEECH_MODALITIES:
+        return []
+    return candidates_for(spec, factset, domain_spoken_values(factset) if domain_values is None else domain_values)
+
+
+def extraction_cache_path(cache_dir: Path, kind: str, sha256: str, candidates: list[str]) -> Path:
+    key = content_hash({"sha": sha256, "kind": kind, "cand": candidates})
+    return Path(cache_dir) / "extract" / key[:2] / f"{key}.json"
+
+
+def cached_extraction(spec: ArtifactSpec, sha256: str, factset: FactSet, cache_dir: Path) -> Optional[Extraction]:
+    """What the audit extracted from this file (OCR text, speech transcript...), if the
+    extraction cache holds it; never runs an extractor."""
+    path = extraction_cache_path(cache_dir, spec.kind, sha256, extraction_candidates(spec, factset))
+    if not path.is_file():
+        return None
+    return Extraction.model_validate_json(path.read_text(encoding="utf-8"))
+
+
 def extract_cached(spec: ArtifactSpec, file: Path, sha256: str, ctx: ExtractContext,
                    cache_dir: Optional[Path]) -> tuple[Extraction, bool]:
     t = registry.get(spec.kind)
-    key = content_hash({"sha": sha256, "kind": spec.kind, "cand": ctx.candidates})
-    path = Path(cache_dir) / "extract" / key[:2] / f"{key}.json" if cache_dir else None
+    path = extraction_cache_path(cache_dir, spec.kind, sha256, ctx.candidates) if cache_dir else None
     if path and path.exists():
         return Extraction.model_validate_json(path.read_text(encoding="utf-8")), True
     ex = t.extract(file, ctx)
@@ -86,7 +107,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, files: dict[str, 
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
         file, sha = files[spec.id]
-        cands = candidates_for(spec, factset, dvalues) if t.modality in SPEECH_MODALITIES else []
+        cands = extraction_candidates(spec, factset, dvalues)
         t0 = time.perf_counter()
         ex, _ = extract_cached(spec, Path(file), sha, ExtractContext(candidates=cands, workdir=cache_dir), cache_dir)
         timings[t.modality] += time.perf_counter() - t0

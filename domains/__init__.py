@@ -22,6 +22,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import tomllib
+from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
@@ -30,6 +31,9 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
+from facts.names import NAME_RE, check_name  # noqa: F401  (re-exported: pack and variant names)
+
+from . import readers, sandbox
 
 if TYPE_CHECKING:
     from .apikit import DomainApi
@@ -111,7 +115,7 @@ class DomainPack:
         return files
 
     def factset(self, decomposer: str = "builtin"):
-        from facts.decompose import decompose_pack
+        from .decompose import decompose_pack  # noqa: PLC0415
         return decompose_pack(self, decomposer=decomposer)
 
     @cached_property
@@ -126,11 +130,11 @@ class DomainPack:
         return load_code(self.path)
 
     def database(self, seed: int = 0) -> dict[str, Any]:
-        return self.code.generate(self, seed)
+        return sandbox.run(self.path, "generate", self, seed)
 
     def check_database(self, db: dict[str, Any]) -> list[str]:
         """The domain's own consistency checks (empty when the database obeys the policy)."""
-        return list(self.code.check(self, db))
+        return list(sandbox.run(self.path, "check", self, db))
 
     def api(self, values: Optional[dict[str, Any]] = None) -> Optional["DomainApi"]:
         """The domain API bound to this pack (None for a pack without one)."""
@@ -149,6 +153,9 @@ class DomainPack:
 
     def __repr__(self) -> str:
         return f"DomainPack({self.name!r}, {self.path})"
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"path": self.path, "spec": self.spec}  # what crosses to the seed sandbox (no caches)
 
 
 def _toml_line_of(text: str, loc: tuple) -> Optional[int]:
@@ -177,15 +184,9 @@ def _toml_line_of(text: str, loc: tuple) -> Optional[int]:
 def load_pack(path: str | Path) -> DomainPack:
     path = Path(path)
     toml_path = path / "domain.toml"
-    if not toml_path.exists():
+    if not toml_path.is_file():
         raise FactforgeError("not a domain pack: domain.toml is missing", path)
-    text = toml_path.read_text(encoding="utf-8")
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        line = getattr(e, "lineno", None)
-        msg = str(e).split(" (at line")[0]
-        raise FactforgeError(f"invalid TOML: {msg}", toml_path, line) from None
+    text, data = readers.load_toml(toml_path)
     try:
         spec = PackFile.model_validate(data)
     except ValidationError as e:
@@ -193,6 +194,7 @@ def load_pack(path: str | Path) -> DomainPack:
         loc = tuple(err["loc"])
         raise FactforgeError(f"{'.'.join(map(str, loc))}: {err['msg']}", toml_path,
                              _toml_line_of(text, loc)) from None
+    check_name(spec.domain.name, file=toml_path, line=_toml_line_of(text, ("domain", "name")))
     return DomainPack(path, spec)
 
 
@@ -204,25 +206,61 @@ def search_dirs(extra: list[str | Path] | None = None) -> list[Path]:
     return dirs
 
 
-def discover(extra_dirs: list[str | Path] | None = None, include_test: bool = False) -> dict[str, DomainPack]:
-    """Every pack found, by name. Earlier directories win (a user's pack can shadow a
-    built-in one of the same name)."""
+@dataclass(frozen=True)
+class BrokenPack:
+    """A folder with a domain.toml that does not load: listed, never built, and it blocks
+    only builds that ask for it (by its folder name or the name its domain.toml gives)."""
+
+    path: Path
+    error: FactforgeError
+    names: tuple[str, ...]
+
+
+def _names_of(sub: Path) -> tuple[str, ...]:
+    names = [sub.name]
+    try:
+        raw = tomllib.loads((sub / "domain.toml").read_text(encoding="utf-8"))["domain"]["name"]
+        if isinstance(raw, str):
+            names.append(raw)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, TypeError):
+        pass
+    return tuple(dict.fromkeys(names))
+
+
+def scan(extra_dirs: list[str | Path] | None = None,
+         include_test: bool = False) -> tuple[dict[str, DomainPack], list[BrokenPack]]:
+    """Every pack found, by name, and the folders that failed to load. Earlier directories
+    win (a user's pack can shadow a built-in one of the same name). Hidden folders (a
+    scaffold's temporary copy) are skipped."""
     found: dict[str, DomainPack] = {}
+    broken: list[BrokenPack] = []
     for d in search_dirs(extra_dirs):
         if not d.is_dir():
             raise FactforgeError("domains directory does not exist", d)
-        for sub in sorted(p for p in d.iterdir() if p.is_dir()):
+        for sub in sorted(p for p in d.iterdir() if p.is_dir() and not p.name.startswith(".")):
             if not (sub / "domain.toml").exists():
                 continue
             if sub.name.startswith("_") and not include_test:
                 continue
-            pack = load_pack(sub)
+            try:
+                pack = load_pack(sub)
+            except FactforgeError as e:
+                broken.append(BrokenPack(sub, e, _names_of(sub)))
+                continue
             found.setdefault(pack.name, pack)
-    return found
+    return found, broken
+
+
+def discover(extra_dirs: list[str | Path] | None = None, include_test: bool = False) -> dict[str, DomainPack]:
+    """Every pack that loads, by name (see `scan`; broken packs are left out)."""
+    return scan(extra_dirs, include_test)[0]
 
 
 def get_pack(name: str, extra_dirs: list[str | Path] | None = None) -> DomainPack:
-    packs = discover(extra_dirs, include_test=True)
+    packs, broken = scan(extra_dirs, include_test=True)
+    for b in broken:
+        if name in b.names:
+            raise b.error
     if name not in packs:
         avail = ", ".join(sorted(packs)) or "none"
         raise FactforgeError(f"unknown domain {name!r}; available: {avail}")

@@ -21,6 +21,10 @@ whether the pack is built in or lives in a `--domains-dir`. A pack with a `db.js
 `seed.py` gets `StaticDatabase` (the file is its database); a pack with neither gets an
 empty database. There is no probing for optional functions: a `seed.py` without a
 `DOMAIN` of the right type is an error naming the file.
+
+The code is loaded here only after it has loaded in the pack's sandbox worker, and the
+database calls (`generate`, `check`) run there (`domains.sandbox`: time limit, one-line
+errors naming the pack file and line).
 """
 from __future__ import annotations
 
@@ -28,7 +32,6 @@ import copy
 import importlib
 import importlib.machinery
 import importlib.util
-import json
 import re
 import sys
 from abc import ABC, abstractmethod
@@ -38,6 +41,8 @@ from typing import TYPE_CHECKING, Any, Mapping, Optional
 
 from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
+
+from . import readers, sandbox
 
 if TYPE_CHECKING:
     from .apikit import DomainApi
@@ -106,12 +111,7 @@ class StaticDatabase(DomainCode):
 
     def generate(self, pack, seed: int, values=None, price_scale: float = 1.0) -> dict[str, Any]:
         if self._db is None:
-            try:
-                self._db = json.loads(self.path.read_text(encoding="utf-8"))
-            except json.JSONDecodeError as e:
-                raise FactforgeError(f"invalid JSON: {e.msg}", self.path, e.lineno) from None
-            except UnicodeDecodeError as e:
-                raise FactforgeError(f"not UTF-8 text (byte {e.start})", self.path) from None
+            self._db = readers.parse_json(readers.read_text(self.path), self.path)
         return copy.deepcopy(self._db)
 
 
@@ -151,6 +151,8 @@ def load_code(folder: Path) -> DomainCode:
         return _CODE[key]
     seed_py, db_json = folder / "seed.py", folder / "db.json"
     if seed_py.exists():
+        if not sandbox.inside():
+            sandbox.run(folder, None)  # a module that hangs or fails on import is stopped and named there
         mod = import_pack_module(folder, "seed")
         code = vars(mod).get("DOMAIN")
         if not isinstance(code, DomainCode):

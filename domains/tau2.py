@@ -1,19 +1,38 @@
 """Import a tau2-bench domain folder as a factforge domain pack (`factforge import-tau2`).
 
-A tau2-bench domain folder holds a `policy.md` (or, for knowledge-base domains, a
-`documents/` folder of JSON files with `id`, `title` and `content`), usually a `db.json` and a
-`tasks.json`. The pack written to `<into>/<name>/` holds:
+tau2-bench domain folders come in three layouts, all handled:
 
-- `policy.md`, copied verbatim; or `policy/<NNNN>-<slug>.md`, one file per document sorted by
-  document id, each headed `# <title>` (a `policy.md` next to `documents/` becomes
-  `policy/0000-policy.md`);
-- `db.json` and `tasks.json`, copied verbatim (the pack loader reads db.json when there is
-  no seed.py; tasks are kept for later use);
+- one `policy.md` (airline, retail), usually with `db.json` and `tasks.json`;
+- a knowledge base: `documents/*.json` (each with `id`, `title`, `content`), with or without
+  a `policy.md` (banking_knowledge);
+- several documents (telecom): `main_policy.md` plus manuals and workflow documents
+  (`tech_support_manual.md`, `tech_support_workflow.md`, any `*policy*|*manual*|*workflow*|
+  *guide*|*procedure*|*handbook*.md`), workflow graphs as Graphviz `.dot` files (top level
+  or `workflows/`), the database as `db.toml` and the user simulator's as `user_db.toml`.
+
+The pack written to `<into>/<name>/` holds:
+
+- `policy.md`, copied verbatim, when the folder has exactly one policy document and nothing
+  else to decompose; otherwise `policy/<NNNN>-<slug>.md`: the policy documents first (main
+  policy first), then the knowledge-base documents sorted by id (each headed `# <title>`),
+  then one document per workflow graph (`domains.dot`). In the multi-document layout every
+  heading of a policy document moves one level down under the document's own title (its
+  `# title`, or a title made from the file name), so each fact's section starts with the
+  document it came from and two documents' "Overview" sections never merge;
+- `db.json`: `db.json` copied verbatim, or `db.toml` as JSON (TOML dates and times as ISO
+  strings); `user_db.json` likewise from `user_db.json` or `user_db.toml` (the user
+  simulator's side, kept for tasks; the pack's seed database is `db.json`);
+- `workflows/<name>.dot`: each workflow graph verbatim, the source of its workflow document;
+- `tasks.json`, copied verbatim;
 - `domain.toml`: the business guessed from the folder name and policy, the world clock from
   the policy's "current time is ..." line, a neutral placeholder brand derived from the pack
-  name and customer names taken from the database's user records.
+  name and customer names taken from the database's user or customer records (`name`,
+  `full_name`, or `first_name` and `last_name`).
 
-Everything is written into a temporary folder beside the destination and renamed into place.
+Every file the importer does not map (solo-mode policy variants, task splits, READMEs,
+unknown files and folders) is listed with the reason. Undecodable text names its file and
+line. Everything is written into a temporary folder beside the destination and renamed into
+place.
 """
 from __future__ import annotations
 
@@ -21,6 +40,7 @@ import datetime as dt
 import json
 import re
 import shutil
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -28,15 +48,20 @@ from typing import Any, Optional
 import typer
 
 from facts.errors import FactforgeError
+from facts.markdown import decode_text
 
 from . import load_pack
+from .dot import parse_dot, workflow_markdown
 from .scaffold import (DEFAULT_AGENTS, DEFAULT_CUSTOMERS, DEFAULT_MANAGERS, check_name, display_name,
                        placeholder_email_domain, resolve_into, toml_key, toml_value, usage_hint,
                        write_pack_atomically)
 
 DEFAULT_NOW = "2025-01-06T09:00:00+00:00"
 MAX_CUSTOMERS = 40
-KNOWN_FILES = {"policy.md", "documents", "db.json", "tasks.json"}
+MAIN_POLICIES = ("policy.md", "main_policy.md")
+_POLICY_DOC = re.compile(r"(?:^|_)(?:policy|manual|workflow|guide|procedures?|handbook|playbook|sop)(?:_|$)", re.I)
+_SOLO = re.compile(r"_solo$", re.IGNORECASE)
+_GRAPH_EXT = (".dot", ".gv")
 
 # Abbreviation -> (UTC offset in hours, IANA zone). Abbreviations are read literally.
 TZ_ABBREV = {
@@ -75,8 +100,13 @@ class ImportReport:
     now_from: str                      # "policy", "--now" or "default"
     customers_from_db: int
     policy_files: list[str] = field(default_factory=list)
+    policy_documents: list[str] = field(default_factory=list)  # source names of the policy documents
     documents: int = 0
+    workflows: list[str] = field(default_factory=list)         # source names of the workflow graphs
+    db_source: Optional[str] = None
     db_tables: dict[str, int] = field(default_factory=dict)
+    user_db_source: Optional[str] = None
+    user_db_tables: dict[str, int] = field(default_factory=dict)
     tasks: Optional[int] = None
     unmapped: list[str] = field(default_factory=list)
     facts: Optional[int] = None
@@ -85,13 +115,50 @@ class ImportReport:
 
 
 # --- reading the source -------------------------------------------------------------------
+def read_text(path: Path) -> str:
+    """A source file's text; invalid UTF-8 names the file and line."""
+    return decode_text(path.read_bytes(), str(path))
+
+
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(read_text(path))
     except json.JSONDecodeError as e:
         raise FactforgeError(f"invalid JSON: {e.msg}", path, e.lineno) from None
-    except UnicodeDecodeError as e:
-        raise FactforgeError(f"not UTF-8 text (byte {e.start})", path) from None
+
+
+def _plain(value: Any) -> Any:
+    """TOML values as JSON values (dates and times as ISO strings)."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return value
+
+
+def _read_toml(path: Path) -> dict:
+    try:
+        return _plain(tomllib.loads(read_text(path)))
+    except tomllib.TOMLDecodeError as e:
+        m = re.search(r"\(at line (\d+), column \d+\)", str(e))
+        raise FactforgeError(f"invalid TOML: {str(e).split(' (at line')[0]}", path,
+                             int(m.group(1)) if m else None) from None
+
+
+def _read_db(src: Path, stem: str, unmapped: list[str]) -> tuple[Optional[dict], Optional[Path]]:
+    """`<stem>.json` or `<stem>.toml` (JSON wins when both exist) as an object of tables."""
+    js, tm = src / f"{stem}.json", src / f"{stem}.toml"
+    if js.is_file() and tm.is_file():
+        unmapped.append(f"{tm.name}: {js.name} is used (both exist)")
+    path = js if js.is_file() else tm if tm.is_file() else None
+    if path is None:
+        return None, None
+    db = _read_json(path) if path.suffix == ".json" else _read_toml(path)
+    if not isinstance(db, dict):
+        raise FactforgeError(f"{path.name} must hold an object of tables", path)
+    return db, path
 
 
 def _slug(text: str, limit: int = 60) -> str:
@@ -110,9 +177,12 @@ def _documents(folder: Path, unmapped: list[str]) -> list[tuple[str, str, str]]:
             unmapped.append(f"{rel}{'/' if f.is_dir() else ''}: not a JSON document")
             continue
         try:
-            data = json.loads(f.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            unmapped.append(f"{rel}: unreadable JSON ({getattr(e, 'msg', e)})")
+            data = json.loads(read_text(f))
+        except json.JSONDecodeError as e:
+            unmapped.append(f"{rel}: unreadable JSON (line {e.lineno}: {e.msg})")
+            continue
+        except FactforgeError as e:
+            unmapped.append(f"{rel}: unreadable (line {e.line}: {e.problem})")
             continue
         items = data if isinstance(data, list) else [data]
         for i, d in enumerate(items):
@@ -131,7 +201,7 @@ def _documents(folder: Path, unmapped: list[str]) -> list[tuple[str, str, str]]:
     return [(i, t, c) for i, _, t, c in docs]
 
 
-def _document_markdown(title: str, content: str) -> str:
+def document_markdown(title: str, content: str) -> str:
     body = content.replace("\r\n", "\n").replace("\r", "\n").strip("\n")
     first = next((ln.strip() for ln in body.splitlines() if ln.strip()), "")
     if first.lstrip("#").strip() == title and first.startswith("# "):
@@ -182,7 +252,7 @@ def _table_records(value: Any) -> Any:
 
 
 def table_counts(db: Any) -> dict[str, int]:
-    if not isinstance(db, dict):
+    if not isinstance(db, dict):  # also None: no database
         return {}
     out = {}
     for k, v in db.items():
@@ -193,11 +263,14 @@ def table_counts(db: Any) -> dict[str, int]:
 
 
 def _person_name(rec: dict) -> Optional[str]:
+    """A record's person name: `name` (a string, or first/last parts), `full_name`, or
+    `first_name` and `last_name`."""
     n = rec.get("name")
+    for whole in (n, rec.get("full_name")):
+        if isinstance(whole, str) and whole.strip():
+            return " ".join(whole.split())
     if isinstance(n, dict):
         first, last = n.get("first_name"), n.get("last_name")
-    elif isinstance(n, str) and n.strip():
-        return " ".join(n.split())
     else:
         first, last = rec.get("first_name"), rec.get("last_name")
     parts = [str(p).strip() for p in (first, last) if isinstance(p, str) and p.strip()]
@@ -245,6 +318,73 @@ def domain_toml(name: str, source_name: str, business: str, now: str, zone: str,
     return "\n".join(lines) + "\n"
 
 
+def _label(stem: str) -> str:
+    words = re.sub(r"[_\-]+", " ", stem).strip()
+    return words[:1].upper() + words[1:] if words else "Document"
+
+
+_HEADING = re.compile(r"^( {0,3})(#{1,6})(?=[ \t]|$)")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
+
+
+def prefixed_markdown(text: str, label: str) -> str:
+    """A policy document of a multi-document folder, every heading one level down under the
+    document's title: its own leading `# title` (which becomes `## title`), else `## label`."""
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").strip("\n").split("\n")
+    first = next((ln for ln in lines if ln.strip()), "")
+    out = [] if re.match(r"^ {0,3}#[ \t]", first) else [f"## {label}", ""]
+    fence = ""
+    for ln in lines:
+        fm = _FENCE.match(ln)
+        if fm and (not fence or fm.group(1)[0] == fence):
+            fence = "" if fence else fm.group(1)[0]
+        hm = None if fence or fm else _HEADING.match(ln)
+        out.append(f"{hm.group(1)}{hm.group(2)}{'#' if len(hm.group(2)) < 6 else ''}{ln[hm.end():]}" if hm else ln)
+    return "\n".join(out) + "\n"
+
+
+@dataclass
+class _Layout:
+    policies: list[Path]
+    graphs: list[Path]
+    unmapped: list[str]
+
+
+def _layout(src: Path) -> _Layout:
+    """Which files of the folder are policy documents and workflow graphs; the rest, with
+    the reason each is not mapped."""
+    known_data = {"documents", "db.json", "db.toml", "user_db.json", "user_db.toml", "tasks.json", "workflows"}
+    policies, graphs, unmapped = [], [], []
+    stems = {p.stem.lower() for p in src.glob("*.md")}
+    for p in sorted(src.iterdir()):
+        name, low = p.name, p.name.lower()
+        if name.startswith(".") or name == "__pycache__" or name in known_data:
+            continue
+        if p.is_file() and low.endswith(".md") and (low in MAIN_POLICIES or _POLICY_DOC.search(p.stem)):
+            base = _SOLO.sub("", p.stem)
+            if base != p.stem and base.lower() in stems:
+                unmapped.append(f"{name}: solo-mode variant of {base}.md (restates it; not imported)")
+            else:
+                policies.append(p)
+        elif p.is_file() and low.endswith(_GRAPH_EXT):
+            graphs.append(p)
+        elif p.is_file() and low.endswith(".md"):
+            unmapped.append(f"{name}: not a policy document (no policy, manual or workflow in its name)")
+        elif p.is_file() and re.match(r"(?:split_)?tasks.*\.json$", low):
+            unmapped.append(f"{name}: a task variant or split (tasks.json is imported)")
+        else:
+            unmapped.append(f"{name}{'/' if p.is_dir() else ''}: not a file the importer knows")
+    wf = src / "workflows"
+    if wf.is_dir():
+        for p in sorted(wf.iterdir()):
+            if p.is_file() and p.name.lower().endswith(_GRAPH_EXT):
+                graphs.append(p)
+            elif not p.name.startswith("."):
+                unmapped.append(f"workflows/{p.name}{'/' if p.is_dir() else ''}: not a Graphviz workflow (.dot)")
+    policies.sort(key=lambda p: (p.name.lower() not in MAIN_POLICIES, p.name.lower()))
+    return _Layout(policies, graphs, unmapped)
+
+
 # --- the import ---------------------------------------------------------------------------
 def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force: bool = False,
                        now: Optional[str] = None, decompose: bool = True) -> ImportReport:
@@ -256,29 +396,29 @@ def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force:
     if not src.is_dir():
         raise FactforgeError("not a folder (expected a tau2-bench domain folder)", src)
     src = src.resolve()
-    policy_md, docs_dir = src / "policy.md", src / "documents"
-    if not policy_md.is_file() and not docs_dir.is_dir():
-        raise FactforgeError("not a tau2-bench domain folder: it has no policy.md nor documents/", src)
+    docs_dir = src / "documents"
+    lay = _layout(src)
+    if not lay.policies and not docs_dir.is_dir():
+        raise FactforgeError("not a tau2-bench domain folder: no policy document (policy.md, main_policy.md, "
+                             "*_manual.md, *_workflow.md ...) and no documents/", src)
     into = resolve_into(into)
     dest = check_name(name, into, force)
     if dest.resolve() == src or src.is_relative_to(dest.resolve()):
         raise FactforgeError("the destination would replace the source folder; choose another --into", dest)
 
-    unmapped: list[str] = []
-    for p in sorted(src.iterdir()):
-        if p.name not in KNOWN_FILES and not p.name.startswith(".") and p.name != "__pycache__":
-            unmapped.append(f"{p.name}{'/' if p.is_dir() else ''}: not a file the importer knows")
-    policy_text = policy_md.read_text(encoding="utf-8") if policy_md.is_file() else ""
+    unmapped = list(lay.unmapped)
+    texts = [(p, read_text(p)) for p in lay.policies]
+    texts = [(p, t) for p, t in texts if t.strip()]
     docs = _documents(docs_dir, unmapped) if docs_dir.is_dir() else []
-    if not policy_text.strip() and not docs:
-        raise FactforgeError("no policy text: policy.md is empty and no document has content", src)
-    db_path, tasks_path = src / "db.json", src / "tasks.json"
-    db = _read_json(db_path) if db_path.is_file() else None
-    if db is not None and not isinstance(db, dict):
-        raise FactforgeError("db.json must hold an object of tables", db_path)
+    graphs = [(p, parse_dot(read_text(p), p)) for p in lay.graphs]
+    if not texts and not docs:
+        raise FactforgeError("no policy text: the policy documents are empty and no document has content", src)
+    db, db_path = _read_db(src, "db", unmapped)
+    user_db, user_db_path = _read_db(src, "user_db", unmapped)
+    tasks_path = src / "tasks.json"
     tasks = _read_json(tasks_path) if tasks_path.is_file() else None
 
-    all_text = policy_text + "\n" + "\n".join(c for _, _, c in docs)
+    all_text = "\n".join(t for _, t in texts) + "\n" + "\n".join(c for _, _, c in docs)
     stated = parse_now(all_text)
     if now is not None:
         try:
@@ -298,27 +438,47 @@ def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force:
 
     report = ImportReport(name=name, source=src, path=dest, business=business, now=now_iso, now_from=now_from,
                           customers_from_db=len(harvested), documents=len(docs), unmapped=unmapped,
-                          db_tables=table_counts(db) if db is not None else {},
+                          policy_documents=[p.name for p, _ in texts],
+                          workflows=[p.relative_to(src).as_posix() for p, _ in graphs],
+                          db_source=db_path.name if db_path else None, db_tables=table_counts(db),
+                          user_db_source=user_db_path.name if user_db_path else None,
+                          user_db_tables=table_counts(user_db),
                           tasks=_count_tasks(tasks) if tasks is not None else None)
-    width = max(4, len(str(len(docs))))
+    multi = len(texts) > 1 or bool(graphs)
+    # (relative path, text) of every policy file, in reading order
+    files: list[tuple[str, str]] = []
+    if len(texts) == 1 and texts[0][0].name == "policy.md" and not docs and not graphs:
+        files.append(("policy.md", texts[0][1]))
+    else:
+        n = len(texts) + len(docs) + len(graphs)
+        width, i = max(4, len(str(n))), (0 if texts else 1)
+        for p, t in texts:
+            files.append((f"policy/{i:0{width}d}-{_slug(p.stem)}.md", prefixed_markdown(t, _label(p.stem)) if multi
+                          else t))
+            i += 1
+        for _doc_id, title, content in docs:
+            files.append((f"policy/{i:0{width}d}-{_slug(title)}.md", document_markdown(title, content)))
+            i += 1
+        for p, g in graphs:
+            files.append((f"policy/{i:0{width}d}-workflow-{_slug(p.stem)}.md", workflow_markdown(g)))
+            i += 1
 
     def fill(tmp: Path) -> None:
         (tmp / "domain.toml").write_text(domain_toml(name, src.name, business, now_iso, zone, customers),
                                          encoding="utf-8")
-        if docs:
-            (tmp / "policy").mkdir()
-            if policy_text.strip():
-                shutil.copyfile(policy_md, tmp / "policy" / f"{0:0{width}d}-policy.md")
-                report.policy_files.append(f"policy/{0:0{width}d}-policy.md")
-            for i, (doc_id, title, content) in enumerate(docs, 1):
-                rel = f"policy/{i:0{width}d}-{_slug(title)}.md"
-                (tmp / rel).write_text(_document_markdown(title, content), encoding="utf-8")
-                report.policy_files.append(rel)
-        else:
-            shutil.copyfile(policy_md, tmp / "policy.md")
-            report.policy_files.append("policy.md")
-        if db is not None:
-            shutil.copyfile(db_path, tmp / "db.json")
+        for rel, text in files:
+            (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+            (tmp / rel).write_text(text, encoding="utf-8")
+            report.policy_files.append(rel)
+        for p, _ in graphs:
+            (tmp / "workflows").mkdir(exist_ok=True)
+            shutil.copyfile(p, tmp / "workflows" / p.name)
+        for data, path, stem in ((db, db_path, "db"), (user_db, user_db_path, "user_db")):
+            if path is not None and path.suffix == ".json":
+                shutil.copyfile(path, tmp / f"{stem}.json")
+            elif path is not None:
+                (tmp / f"{stem}.json").write_text(json.dumps(data, indent=2, ensure_ascii=False) + "\n",
+                                                  encoding="utf-8")
         if tasks is not None:
             shutil.copyfile(tasks_path, tmp / "tasks.json")
 
@@ -329,11 +489,6 @@ def import_tau2_domain(src: Path, name: str, into: Optional[Path] = None, force:
 
 
 def _count_facts(report: ImportReport) -> None:
-    try:
-        import facts.decompose  # noqa: F401, PLC0415
-    except ImportError:
-        report.unmapped.append("facts not counted: the decomposer (facts.decompose) is not available")
-        return
     try:
         fs = load_pack(report.path).facts
     except FactforgeError as e:
@@ -350,20 +505,31 @@ def print_report(report: ImportReport, console=None) -> None:
     out = console or Console()
     out.print(f"[green]imported[/green] {report.source} -> {report.path}", highlight=False)
     t = Table("mapped", "into the pack", show_header=True)
-    if report.documents:
-        t.add_row(f"{report.documents} documents", f"policy/ ({len(report.policy_files)} markdown files)")
-    else:
+    if report.policy_files == ["policy.md"]:
         t.add_row("policy.md", "policy.md (verbatim)")
+    else:
+        if report.policy_documents:
+            t.add_row(f"{len(report.policy_documents)} policy documents: {', '.join(report.policy_documents)}",
+                      "policy/ (first); " + ("sections under each document's title" if
+                                             len(report.policy_documents) > 1 or report.workflows else "verbatim"))
+        if report.documents:
+            t.add_row(f"{report.documents} documents", "policy/ (one markdown file each, by id)")
+        if report.workflows:
+            t.add_row(f"{len(report.workflows)} workflow graphs: {', '.join(report.workflows)}",
+                      "policy/ (one workflow document each) + workflows/ (verbatim)")
+        t.add_row("", f"{len(report.policy_files)} markdown files in policy/")
     t.add_row("business", report.business)
     t.add_row("world clock", f"{report.now} (" + {"policy": "from the policy", "--now": "from --now"}.get(
         report.now_from, "default: the policy states no current time; set it with --now") + ")")
-    t.add_row("customers", f"{report.customers_from_db} names from db.json"
+    t.add_row("customers", f"{report.customers_from_db} names from {report.db_source or 'the database'}"
               + (" + placeholders" if report.customers_from_db < 12 else ""))
-    if report.db_tables:
-        t.add_row(f"db.json: {len(report.db_tables)} tables, {sum(report.db_tables.values())} records",
-                  ", ".join(f"{k} {n}" for k, n in report.db_tables.items()))
-    else:
-        t.add_row("database", "none (no db.json)")
+    for label, src, tables, dest in (("database", report.db_source, report.db_tables, "db.json"),
+                                     ("user database", report.user_db_source, report.user_db_tables, "user_db.json")):
+        if src:
+            t.add_row(f"{src}: {len(tables)} tables, {sum(tables.values())} records",
+                      f"{dest}: " + ", ".join(f"{k} {n}" for k, n in tables.items()))
+        else:
+            t.add_row(label, f"none (no {dest[:-5]}.json or {dest[:-5]}.toml)")
     t.add_row("tasks", f"tasks.json ({report.tasks} tasks)" if report.tasks is not None else "none (no tasks.json)")
     if report.facts is not None:
         t.add_row("facts", f"{report.facts} facts, {report.unparsed} unparsed lines")
@@ -377,8 +543,8 @@ def print_report(report: ImportReport, console=None) -> None:
         out.print(f"to use it: {hint}", highlight=False)
 
 
-def import_tau2(path: Path = typer.Argument(..., help="A tau2-bench domain folder (policy.md or documents/, "
-                                           "db.json, tasks.json)."),
+def import_tau2(path: Path = typer.Argument(..., help="A tau2-bench domain folder (policy.md, main_policy.md and "
+                                           "manuals, or documents/; db.json or db.toml; workflows as .dot)."),
                 name: str = typer.Option(..., "--name", help="Name of the new domain pack."),
                 into: Optional[Path] = typer.Option(None, "--into", help="Folder to create the pack in (default: "
                                                     "the first folder of $FACTFORGE_DOMAINS_DIR, else "

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import ast
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterable, Literal, Optional, Union
@@ -34,16 +33,15 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
+from facts.models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, in_unit, slugify,
+                          value_key)
 
-from . import Brand, DomainPack, PackFile
+from . import Brand, DomainPack, PackFile, readers, sandbox
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
-NUMERIC_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 SUBSTITUTABLE = NUMERIC_TYPES + (SlotType.date,)
 DEFAULT_PRICE_FIELDS = ["price", "prices", "unit_price", "list_price"]
-_TO_MINUTES = {"minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
 
 
 # --------------------------------------------------------------------------- file schema
@@ -357,11 +355,9 @@ def _in_unit(slot: Slot, component: str, unit: Optional[str]) -> Optional[float]
     v = _slot_number(slot, component)
     if v is None:
         return None
-    if slot.type != SlotType.duration or slot.unit == unit:
+    if slot.type != SlotType.duration:
         return v
-    if slot.unit in _TO_MINUTES and unit in _TO_MINUTES:
-        return v * _TO_MINUTES[slot.unit] / _TO_MINUTES[unit]
-    return None
+    return in_unit(v, slot.unit, unit)
 
 
 def _numeric_slots(f: Fact) -> list[Slot]:
@@ -436,9 +432,7 @@ def _restyle(slot: Slot, component: str, n: Union[int, float]) -> Optional[Slot]
         texts.append(fmt_num(n))
     for t in texts:
         got = parse_slots(t, slot.unit if slot.type == SlotType.money and slot.unit else "USD", bare_counts=True)
-        if len(got) == 1 and got[0].type == slot.type and _same_number(got[0].value, probe.value) \
-                and _same_number(got[0].value_max, probe.value_max) \
-                and (slot.type != SlotType.duration or got[0].unit == slot.unit):
+        if len(got) == 1 and got[0].key() == probe.key() and got[0].unit == probe.unit:
             return probe.model_copy(update={"text": t})
     return None
 
@@ -854,7 +848,8 @@ class VariantSpec:
         (keys and values alike) and price-scaled."""
         code = base.code
         scaled = code.scales_prices and self.scale_prices != 1
-        db = code.generate(pack, seed, self.db_values(base, base.facts), self.scale_prices if scaled else 1.0)
+        db = sandbox.run(base.path, "generate", pack, seed, self.db_values(base, base.facts),
+                         self.scale_prices if scaled else 1.0)
         db = self.renamer.tree(db)
         if self.scale_prices != 1 and not scaled:
             db = scale_prices(db, self.scale_prices, self.spec.database.price_fields)
@@ -863,7 +858,7 @@ class VariantSpec:
     def check_database(self, base: DomainPack, pack: DomainPack, db: dict[str, Any]) -> list[str]:
         """The base seed's own checks under the variant's values, plus: no base brand string
         left anywhere in the database (keys included)."""
-        problems = list(base.code.check(pack, db, self.db_values(base, base.facts)))
+        problems = list(sandbox.run(base.path, "check", pack, db, self.db_values(base, base.facts)))
         problems += brand_leaks_in_tree(db, self.terms)
         return problems
 
@@ -980,7 +975,7 @@ def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFe
             if Path(f.source.file).name != p.name and not str(p).endswith(f.source.file):
                 continue
             for s in f.slots:
-                if s.type == typ and _same_number(s.value, v) and _same_number(s.value_max, vmax):
+                if s.key() == value_key(typ, v, vmax, unit):
                     cands.append((f, s))
         if len(cands) > 1:
             cands = _by_column(cands, t, line_start, idx + len(sub)) or cands
@@ -991,15 +986,6 @@ def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFe
         if feed is not None:
             out[key] = feed
     return out
-
-
-def _same_number(a: Any, b: Any) -> bool:
-    if a is None or b is None:
-        return a is None and b is None
-    try:
-        return abs(float(a) - float(b)) < 1e-9
-    except (TypeError, ValueError):
-        return str(a).lower() == str(b).lower()
 
 
 def _by_column(cands: list[tuple[Fact, Slot]], text: str, line_start: int, end: int) -> list[tuple[Fact, Slot]]:
@@ -1054,21 +1040,7 @@ def variant_path(base: DomainPack, name: str) -> Path:
 
 
 def read_variant_file(path: Path) -> tuple[str, dict]:
-    text = path.read_text(encoding="utf-8")
-    if path.suffix == ".toml":
-        try:
-            return text, tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            msg = str(e).split(" (at line")[0]
-            raise FactforgeError(f"invalid TOML: {msg}", path, getattr(e, "lineno", None)) from None
-    import yaml  # noqa: PLC0415
-
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        mark = getattr(e, "problem_mark", None)
-        raise FactforgeError(f"invalid YAML: {getattr(e, 'problem', e)}", path,
-                             mark.line + 1 if mark is not None else None) from None
+    text, data = readers.load_toml(path) if path.suffix == ".toml" else readers.load_yaml(path)
     if not isinstance(data, dict):
         raise FactforgeError("a variant spec must be a mapping", path, 1)
     return text, data

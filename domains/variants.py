@@ -13,7 +13,7 @@ from typing import Any, Optional
 from facts.errors import FactforgeError
 from facts.models import FactSet
 
-from . import DomainPack, get_pack
+from . import DomainPack, check_name, get_pack
 
 VARIANT_SUFFIXES = (".toml", ".yaml", ".yml")
 
@@ -74,6 +74,7 @@ def resolve(key: str, extra_dirs: list[str | Path] | None = None) -> World:
     base = get_pack(name, extra_dirs)
     if not variant:
         return World(base)
+    check_name(variant, "variant name", base.variants_dir())
     if variant not in list_variants(base):
         raise FactforgeError(f"unknown variant {variant!r} of domain {name!r}; available: "
                              f"{', '.join(list_variants(base)) or 'none'}")

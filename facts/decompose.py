@@ -2,316 +2,42 @@
 
 Three passes over a file:
 
-1. blocks: headings, paragraphs, list items (with indentation), tables, code blocks and
-   markup-only lines; malformed structure (table rows with the wrong number of cells, an
-   unclosed code fence, invalid UTF-8) raises `FactforgeError` naming the file and line;
-2. candidates: each sentence of a paragraph, each list item (and each sentence of a long
-   item), each table cell; a paragraph or parent item ending with ':' gives its children
-   context, a short label line ("Cabin:") becomes a sub-section;
+1. blocks (`facts.markdown`): headings, paragraphs, list items, tables, code blocks,
+   comments; malformed structure and invalid UTF-8 raise `FactforgeError` naming the line;
+2. candidates: each sentence (`facts.sentences`) of a paragraph, each list item (and each
+   sentence of a long item), each table cell; a paragraph or parent item ending with ':'
+   gives its children context, a short label line ("Cabin:") becomes a sub-section;
 3. facts: per-tier statements are split into one fact per value, typed slots are parsed
-   (facts.values), kind, conditions, anchors, dependencies and stable ids are assigned.
+   (`facts.values`), kind (`facts.kinds`), conditions, anchors, dependencies and stable ids
+   are assigned.
 
 Lines that cannot become a fact are reported in `FactSet.unparsed` with a reason; blank
-lines, headings, table separators and code-fence markers are structure.
+lines, headings, table separators and code-fence markers are structure. A pack's files are
+decomposed together by `domains.decompose.decompose_pack`.
+
+Two silent surprises are errors instead: a section heading repeated under the same parent
+in one file (compared case-insensitively: its facts would be merged into one section, or
+doubled when the text is a copy; the error names both lines), and a pack whose policy
+states no facts at all (empty, or every line unparsed; checked by `decompose_pack`), which
+would build an empty bundle.
 """
 from __future__ import annotations
 
-import bisect
 import math
-import os
 import re
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from dataclasses import dataclass
+from typing import Optional
 
 from .errors import FactforgeError
-from .hashing import content_hash, sha256_hex
-from .models import (Condition, Fact, FactKind, FactSet, Slot, SlotType, SourceSpan, UnparsedLine,
+from .kinds import DEFINE_THERE, classify_kind
+from .markdown import Block, Text, clean_lines, decode_text, parse_blocks
+from .models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, SourceSpan, UnparsedLine,
                      make_fact_id)
+from .sentences import inline_enum, sentences
 from .surface import WORD_VALUES
 from .values import _scan, clean_inline, parse_slots
 
-if TYPE_CHECKING:  # pragma: no cover
-    from domains import DomainPack
-
-NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
-
-# --- text with bold spans -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _T:
-    """Cleaned text, the spans of its bold terms, and the source line of each character run."""
-
-    text: str
-    bold: tuple = ()
-    starts: tuple = (0,)   # offsets where each source line begins in `text`
-    lines: tuple = (1,)    # the line number of each start
-
-    def line_at(self, off: int) -> int:
-        return self.lines[max(0, bisect.bisect_right(self.starts, off) - 1)]
-
-    def cut(self, a: int, b: int) -> "_T":
-        # trim whitespace inside [a, b)
-        while a < b and self.text[a].isspace():
-            a += 1
-        while b > a and self.text[b - 1].isspace():
-            b -= 1
-        bold = tuple((x - a, y - a) for x, y in self.bold if x >= a and y <= b)
-        i = max(0, bisect.bisect_right(self.starts, a) - 1)
-        j = bisect.bisect_left(self.starts, b)
-        starts = tuple([0] + [s - a for s in self.starts[i + 1:j]])
-        return _T(self.text[a:b], bold, starts, self.lines[i:j] or (self.line_at(a),))
-
-    @property
-    def first_line(self) -> int:
-        return self.lines[0]
-
-    @property
-    def last_line(self) -> int:
-        return self.lines[-1]
-
-    def plus(self, other: "_T", sep: str = " ") -> "_T":
-        if not self.text:
-            return other
-        shift = len(self.text) + len(sep)
-        return _T(self.text + sep + other.text, self.bold + tuple((x + shift, y + shift) for x, y in other.bold),
-                  self.starts, self.lines)
-
-
-def _clean_lines(raw: list[tuple[int, str]]) -> _T:
-    parts, bold, starts, lines = [], [], [], []
-    off = 0
-    for lineno, line in raw:
-        text, b = clean_inline(" ".join(line.split()))
-        if parts:
-            off += 1
-        starts.append(off)
-        lines.append(lineno)
-        bold.extend((x + off, y + off) for x, y in b)
-        parts.append(text)
-        off += len(text)
-    return _T(" ".join(parts), tuple(bold), tuple(starts), tuple(lines))
-
-
-# --- pass 1: blocks -----------------------------------------------------------------------------
-_HEADING = re.compile(r"^ {0,3}(#{1,6})[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-_EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]*$")
-_FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-_HR = re.compile(r"^ {0,3}([-*_])(?:[ \t]*\1){2,}[ \t]*$")
-_ITEM = re.compile(r"^(\s*)([-*+•]|\d{1,3}[.)]|[a-h][.)](?=[ \t]+\S))[ \t]+(\S.*)$")
-_EMPTY_ITEM = re.compile(r"^\s*(?:[-*+•]|\d{1,3}[.)])[ \t]*$")
-_QUOTE = re.compile(r"^\s*>\s?")
-_TABLE_SEP = re.compile(r"^\s*\|?\s*:?-{2,}:?\s*(?:\|\s*:?-{2,}:?\s*)*\|?\s*$")
-_SETEXT_H1 = re.compile(r"^ {0,3}=+\s*$")
-_PIPE_SPLIT = re.compile(r"(?<!\\)\|")
-
-
-@dataclass
-class _Block:
-    kind: str                      # heading para item table code unparsed blank
-    start: int
-    end: int
-    indent: int = 0
-    raw: list = field(default_factory=list)   # [(lineno, text)]
-    level: int = 0
-    numbered: bool = False
-    header: list = field(default_factory=list)
-    rows: list = field(default_factory=list)  # [(lineno, cells)]
-    reason: str = ""
-
-
-def _split_row(line: str) -> list[str]:
-    s = line.strip()
-    if s.startswith("|"):
-        s = s[1:]
-    if s.endswith("|") and not s.endswith("\\|"):
-        s = s[:-1]
-    return [c.strip().replace("\\|", "|") for c in _PIPE_SPLIT.split(s)]
-
-
-def _is_para_line(line: str) -> bool:
-    return not (_HEADING.match(line) or _FENCE.match(line) or _HR.match(line) or _ITEM.match(line)
-                or _EMPTY_ITEM.match(line) or line.strip().startswith("|") or _EMPTY_HEADING.match(line))
-
-
-def _blocks(lines: list[str], file: str) -> list[_Block]:
-    out: list[_Block] = []
-    n = len(lines)
-    i = 0
-    while i < n:
-        line = lines[i]
-        s = line.strip()
-        no = i + 1
-        if not s:
-            out.append(_Block("blank", no, no))
-            i += 1
-            continue
-        if s.startswith("<!--"):
-            # HTML comment: authors' notes, structure rather than policy; unclosed is an error
-            j = i
-            while j < n and "-->" not in lines[j]:
-                j += 1
-            if j >= n:
-                raise FactforgeError("unclosed HTML comment (no closing -->)", file, no)
-            out.append(_Block("blank", no, j + 1))
-            i = j + 1
-            continue
-        fm = _FENCE.match(line)
-        if fm:
-            marker = fm.group(1)
-            j = i + 1
-            while j < n and not (lines[j].strip().startswith(marker[0] * len(marker))
-                                 and not lines[j].strip().strip(marker[0])):
-                j += 1
-            if j >= n:
-                raise FactforgeError("unclosed code fence (no closing " + marker + ")", file, no)
-            out.append(_Block("code", no, j + 1, raw=[(k + 1, lines[k]) for k in range(i + 1, j)]))
-            i = j + 1
-            continue
-        hm = _HEADING.match(line)
-        if hm:
-            out.append(_Block("heading", no, no, level=len(hm.group(1)), raw=[(no, hm.group(2))]))
-            i += 1
-            continue
-        if _EMPTY_HEADING.match(line):
-            out.append(_Block("unparsed", no, no, raw=[(no, line)], reason="empty heading"))
-            i += 1
-            continue
-        if _SETEXT_H1.match(line) and out and out[-1].kind == "para" and len(out[-1].raw) == 1:
-            prev = out.pop()
-            out.append(_Block("heading", prev.start, no, level=1, raw=prev.raw))
-            i += 1
-            continue
-        if "|" in s and i + 1 < n and _TABLE_SEP.match(lines[i + 1]) and "|" in s + lines[i + 1]:
-            header = _split_row(line)
-            sep = _split_row(lines[i + 1])
-            if len(sep) != len(header):
-                raise FactforgeError(f"table separator has {len(sep)} cells but the header has {len(header)}",
-                                     file, no + 1)
-            blk = _Block("table", no, no + 1, header=header)
-            j = i + 2
-            while j < n and lines[j].strip() and "|" in lines[j]:
-                cells = _split_row(lines[j])
-                if len(cells) != len(header):
-                    raise FactforgeError(f"table row has {len(cells)} cells but the header has {len(header)}",
-                                         file, j + 1)
-                blk.rows.append((j + 1, cells))
-                j += 1
-            blk.end = j
-            out.append(blk)
-            i = j
-            continue
-        if s.startswith("|") and s.count("|") >= 2:
-            raise FactforgeError("table row without a header separator line (| --- | --- |)", file, no)
-        if _HR.match(line):
-            out.append(_Block("unparsed", no, no, raw=[(no, line)], reason="markup only (horizontal rule)"))
-            i += 1
-            continue
-        if _EMPTY_ITEM.match(line):
-            out.append(_Block("unparsed", no, no, raw=[(no, line)], reason="empty list item"))
-            i += 1
-            continue
-        im = _ITEM.match(line)
-        if im:
-            blk = _Block("item", no, no, indent=len(im.group(1).expandtabs(4)), raw=[(no, im.group(3))],
-                         numbered=im.group(2)[0].isalnum())
-            j = i + 1
-            while j < n and lines[j].strip() and _is_para_line(lines[j]) and not _QUOTE.match(lines[j]) \
-                    and not ("|" in lines[j] and j + 1 < n and _TABLE_SEP.match(lines[j + 1])):
-                blk.raw.append((j + 1, lines[j]))
-                j += 1
-            blk.end = j
-            out.append(blk)
-            i = j
-            continue
-        # paragraph (block quotes are read as paragraphs)
-        blk = _Block("para", no, no, indent=len(line) - len(line.lstrip(" \t")))
-        j = i
-        while j < n and lines[j].strip() and _is_para_line(lines[j]) \
-                and not ("|" in lines[j] and j + 1 < n and _TABLE_SEP.match(lines[j + 1])) \
-                and not (j > i and _SETEXT_H1.match(lines[j])):
-            blk.raw.append((j + 1, _QUOTE.sub("", lines[j], count=1)))
-            j += 1
-        blk.end = j
-        out.append(blk)
-        i = j
-    return out
-
-
-# --- sentences ---------------------------------------------------------------------------------
-_SENT_END = re.compile(r"(?:[.!?]+)[\"'”’)\]]*\s+(?=[\"'“‘(\[]?[A-Z0-9$€£])")
-_ABBREV = frozenset("e.g i.e etc.al vs approx incl mr mrs ms dr st no nos jr sr inc ltd co corp fig est. dept "
-                    "min max avg approx. misc ref refs".split())
-_INITIALS = re.compile(r"(?:\b[A-Za-z]\.){2,}$")
-_NUMBER_LABEL = re.compile(r"[(\[]?[A-Za-z]?\d{1,3}(?:\.\d+)*[.)]|[A-Za-z][.)]")
-_INLINE_ENUM = re.compile(r"(?:(?<=^)|(?<=[\s:;,(]))(\d{1,2})\)\s+")
-
-
-_QUOTED = re.compile(r"(?<![\w])'[^'\n]{2,200}?'(?![\w])|\"[^\"\n]{2,200}?\"|“[^”\n]{2,200}?”")
-_SENT_END_LOWER = re.compile(r"(?:[.!?]+)\s+(?=[a-z])")
-
-
-def _sentences(t: _T) -> list[_T]:
-    text = t.text
-    if not any(ch in text for ch in ".!?"):
-        return [t] if text.strip() else []
-    quoted = [m.span() for m in _QUOTED.finditer(text)] if any(q in text for q in "'\"“") else []
-    ends = list(_SENT_END.finditer(text))
-    if t.bold:
-        starts = {a for a, _ in t.bold}
-        ends += [m for m in _SENT_END_LOWER.finditer(text) if m.end() in starts]
-        ends.sort(key=lambda m: m.start())
-    out, start = [], 0
-    for m in ends:
-        if m.start() < start or any(a < m.start() < b - 1 for a, b in quoted):
-            continue
-        if text[m.start()] == "?":
-            continue  # a question stays with its answer
-        head = text[start:m.start() + 1]
-        word = re.search(r"(\S+)$", text[start:m.start()])
-        w = (word.group(1) if word else "").lower().lstrip("(\"'")
-        if w in _ABBREV or _INITIALS.search(head) or re.search(r"\b[A-Z]$", head[:-1] if head else "") \
-                or _NUMBER_LABEL.fullmatch(head.strip()):
-            continue
-        end = m.end()
-        seg = t.cut(start, end)
-        if seg.text:
-            out.append(seg)
-        start = end
-    seg = t.cut(start, len(text))
-    if seg.text:
-        out.append(seg)
-    return out
-
-
-def _inline_enum(t: _T) -> Optional[tuple[_T, list[_T]]]:
-    """'Steps: 1) Verify identity, 2) Check eligibility' -> (lead, [items])."""
-    ms = list(_INLINE_ENUM.finditer(t.text))
-    if len(ms) < 2:
-        return None
-    seq = []
-    for m in ms:
-        k = int(m.group(1))
-        if (not seq and k == 1) or (seq and k == int(seq[-1].group(1)) + 1):
-            seq.append(m)
-        elif seq and k == 1:
-            break
-    if len(seq) < 2:
-        return None
-    lead = t.cut(0, seq[0].start())
-    items = []
-    for idx, m in enumerate(seq):
-        end = seq[idx + 1].start() if idx + 1 < len(seq) else len(t.text)
-        it = t.cut(m.end(), end)
-        s = it.text
-        trim = re.search(r"(?:[,;]\s*(?:and|or)?|\s+(?:and|or))\s*$", s)
-        if trim:
-            it = it.cut(0, trim.start())
-        if it.text:
-            items.append(it)
-    return lead, items
-
+NUMERIC = NUMERIC_TYPES
 
 # --- vocabulary and conditions -----------------------------------------------------------------
 _VOCAB_DEF = re.compile(
@@ -343,7 +69,7 @@ def _attr_name(a: str) -> str:
     return " ".join(words)
 
 
-def _vocab_from(t: _T) -> list[tuple[str, str]]:
+def _vocab_from(t: Text) -> list[tuple[str, str]]:
     m = _VOCAB_DEF.match(t.text)
     if not m or not t.bold and "'" not in m.group("list") and '"' not in m.group("list"):
         return []
@@ -356,24 +82,125 @@ def _vocab_from(t: _T) -> list[tuple[str, str]]:
     return [(attr, term.lower()) for term in terms if term and len(term.split()) <= 4]
 
 
-_COND_CUE = re.compile(r"\b(?:if|for|when|unless|only|with|whose)\b", re.IGNORECASE)
+# A condition is a vocabulary term in a restricting role: inside a conditional clause ("if
+# it is a gift card", "for each business passenger"), under a conditional list lead ("... if
+# any of the following is true:"), or qualifying the subject ("Basic economy flights cannot
+# ..."). Terms in a disjunction ("silver/gold member", "gift card or credit card") restrict
+# nothing a list of conditions (a conjunction) can say; a negated term is "not <term>".
+_COND_CUE = re.compile(r"\b(?:if|when|whenever|unless|for|whose|with|where|in\s+case\s+of)\b", re.IGNORECASE)
+_CLAUSE_END = re.compile(r"[,;:.!?]|\s+(?:but|so|then)\s|\s+and\s+(?:you|the\s+agent|we|it|they)\b")
+_COND_LEAD = re.compile(r"\b(?:if|when|unless)\b", re.IGNORECASE)
+_DISJUNCTION = re.compile(r"\bor\b|/|\beither\b", re.IGNORECASE)
+_NEGATION = re.compile(r"\b(?:not|no|never|other\s+than|except)\b|n't\b", re.IGNORECASE)
+_SUBJECT_DET = re.compile(r"(?:(?:the|a|an|all|any|each|every)\s+)?", re.IGNORECASE)
+_VERBISH = re.compile(r"\s+(?:is|are|was|were|has|have|had|will|would|can|cannot|could|must|should|may|might|does|"
+                      r"do|did|means|refers|stands|includes|consists|and|or)\b", re.IGNORECASE)
 
 
-def _vocab_conditions(text: str, vocab: list[tuple[str, str, re.Pattern]], taken: list[tuple[int, int]],
+def _regions(text: str, body_at: int, conditional_lead: bool) -> list[tuple[int, int, bool]]:
+    """(start, end, negated) spans of `text` where a vocabulary term restricts the fact."""
+    out = []
+    if conditional_lead:
+        out.append((body_at, len(text), False))
+    for m in _COND_CUE.finditer(text):
+        e = _CLAUSE_END.search(text, m.end())
+        out.append((m.start(), e.start() if e else len(text), m.group(0).lower() == "unless"))
+    return out
+
+
+def _attribute(attrs: list[str], text: str, end: int) -> str:
+    """The vocabulary a term belongs to here: the one named by the noun after it ("suspended
+    lines" -> line state), else the first that declared it."""
+    noun = re.match(r"\s+([a-z]+)", text[end:end + 30], re.IGNORECASE)
+    head = _singular(noun.group(1).lower()) if noun else ""
+    return next((a for a in attrs if head and head in a.split()), attrs[0])
+
+
+def _vocab_conditions(text: str, body_at: int, conditional_lead: bool,
+                      vocab: list[tuple[list[str], str, re.Pattern]], taken: list[tuple[int, int]],
                       skip_attrs: set[str]) -> list[Condition]:
-    out, spans = [], list(taken)
-    for attr, term, rx in vocab:
-        if attr in skip_attrs:
-            continue
+    regions = _regions(text, body_at, conditional_lead)
+    out: list[Condition] = []
+    spans = list(taken)
+    subj = _SUBJECT_DET.match(text, body_at).end()
+    for attrs, term, rx in vocab:
         for m in rx.finditer(text):
             a, b = m.span()
             if any(a < y and x < b for x, y in spans):
                 continue
             spans.append((a, b))
-            if not any(c.attribute == attr and c.value == term for c in out):
-                out.append(Condition(attribute=attr, value=term))
+            attr = _attribute(attrs, text, b)
+            if attr in skip_attrs or any(c.attribute == attr for c in out):
+                break  # a conjunction holds one value per attribute
+            region = next(((x, y, neg) for x, y, neg in regions if x <= a and b <= y), None)
+            if region is None and a == subj and not _VERBISH.match(text, b) and re.match(r"\s+[a-z]", text[b:b + 3]):
+                region = (a, b, False)  # "Basic economy flights ...": the subject's qualifier
+            if region is None:
+                continue
+            x, y, neg = region
+            clause = text[x:y]
+            if _DISJUNCTION.search(clause) or re.search(r"\)\s*$", text[max(x, a - 3):a]):
+                continue
+            negated = neg or bool(_NEGATION.search(text[x:a]))
+            out.append(Condition(attribute=attr, value=f"not {term}" if negated else term))
             break
     return out
+
+
+# --- compound limits and alternatives -----------------------------------------------------------
+_LIMIT_Q = re.compile(r"\b(?:at\s+most|at\s+least|up\s+to|no\s+more\s+than|no\s+fewer\s+than|no\s+less\s+than|"
+                      r"a\s+maximum\s+of|a\s+minimum\s+of)\s+", re.IGNORECASE)
+
+
+def _split_compound(text: str, currency: str) -> Optional[list[str]]:
+    """'Each reservation can use at most one travel certificate, at most one credit card, and
+    at most three gift cards' -> one statement per limit."""
+    text = text.rstrip(" .")
+    qs = list(_LIMIT_Q.finditer(text))
+    lead = text[:qs[0].start()] if qs else ""
+    if len(qs) < 2 or not lead.strip():
+        return None
+    out = []
+    for i, q in enumerate(qs):
+        seg = text[q.start():qs[i + 1].start() if i + 1 < len(qs) else len(text)]
+        if i + 1 < len(qs):
+            sep = re.search(r"(?:,\s*(?:and|or)?|\s+(?:and|or))\s*$", seg)
+            if not sep:
+                return None
+            seg = seg[:sep.start()]
+        if len([v for v in _scan(seg, currency) if v[0] in NUMERIC]) != 1:
+            return None
+        out.append(f"{lead}{seg.strip()}.")
+    return out
+
+
+_ALTERNATIVE = re.compile(r"^(?P<head>.*?\S)\s+(?P<cue>if|when)\s+(?P<cond>[^,;]+?)\s*[,;]\s*otherwise,?\s+"
+                          r"(?P<alt>.+?)[.!]?$", re.IGNORECASE)
+_CLAUSE_VERB = re.compile(r"\b(?:will|is|are|was|can|must|should|may|be|gets?|goes|go|has|have|takes?)\b", re.I)
+_AUX = re.compile(r"\s+(?:will|is|are|was|can|must|should|may|gets?|goes|takes?)\b", re.IGNORECASE)
+
+
+def _split_alternatives(text: str, currency: str) -> Optional[list[str]]:
+    """'X immediately if it is a gift card, otherwise in 5 to 7 business days' -> 'X immediately
+    if it is a gift card.' and 'X in 5 to 7 business days if it is not a gift card.', so each
+    value keeps the condition of its own alternative."""
+    m = _ALTERNATIVE.match(text.strip())
+    if not m or not any(v[0] in NUMERIC for v in _scan(m.group("alt"), currency)):
+        return None  # only a value of the alternative needs its own condition
+    head, cue, cond, alt = m.group("head"), m.group("cue").lower(), m.group("cond"), m.group("alt")
+    verb = re.search(r"\b(is|are|was|were|has|have|does|do)\b", cond)
+    neg = f"{cue} {cond[:verb.end()]} not{cond[verb.end():]}" if verb else f"unless {cond}"
+    if _CLAUSE_VERB.search(alt):
+        last = re.split(r",\s*(?:and\s+)?", head)[-1]
+        subj = _AUX.search(last)
+        pron = re.match(r"(?:it|they)\b", alt, re.IGNORECASE)
+        if pron and subj:
+            alt = last[:subj.start()] + alt[pron.end():]
+        second = f"{alt} {neg}."
+    else:
+        adv = re.search(r"\s+(?:immediately|instantly|right\s+away|at\s+once|now|today|\w+ly)$", head)
+        second = f"{head[:adv.start()] if adv else head} {alt} {neg}."
+    return [f"{head} {cue} {cond}.", second[:1].upper() + second[1:]]
 
 
 # --- per-tier splitting ------------------------------------------------------------------------
@@ -389,7 +216,7 @@ class _V:
     type: SlotType
 
 
-def _split_tiers(piece: _T, currency: str, vocab_terms: dict[str, str]) -> Optional[list[tuple[str, Condition]]]:
+def _split_tiers(piece: Text, currency: str, vocab_terms: dict[str, str]) -> Optional[list[tuple[str, Condition]]]:
     """'Gold members get 3 free bags, silver 2, regular 1' -> one (statement, condition) per value."""
     text = piece.text.rstrip(" .")
     if not (";" in text or ", " in text or " and " in text):
@@ -481,71 +308,6 @@ def _split_tiers(piece: _T, currency: str, vocab_terms: dict[str, str]) -> Optio
     return out
 
 
-# --- kinds --------------------------------------------------------------------------------------
-_PROHIBIT = re.compile(r"\b(?:must\s+not|mustn't|cannot|can\s*not|can't|never|not\s+(?:be\s+)?allowed|"
-                       r"not\s+permitted|do\s+not|don't|does\s+not\s+allow|may\s+not|should\s+not|shouldn't|"
-                       r"prohibited|forbidden|is\s+not\s+possible|are\s+not\s+possible|"
-                       r"no\s+\w+\s+(?:is|are)\s+allowed)\b",
-                       re.IGNORECASE)
-_ELIGIBLE = re.compile(r"\b(?:eligib\w*|only\s+if|only\s+when|only\s+(?:be\s+)?\w+ed\s+if|qualif(?:y|ies|ied)|"
-                       r"must\s+be|must\s+have|must\s+already|at\s+least\b.*\bto\b|required\s+to|requires?|"
-                       r"requirements?)\b", re.IGNORECASE)
-_DEFINE_THERE = re.compile(r"^there\s+(?:are|is)\b", re.IGNORECASE)
-_DEFINE = re.compile(r"^[^,;:]{1,80}?\b(?:is|are|means|mean|refers?\s+to|is\s+defined\s+as|consists?\s+of)\b",
-                     re.IGNORECASE)
-_MODAL = re.compile(r"\b(?:must|should|shall|may|might|can|could|will|would|need(?:s)?\s+to|have\s+to|has\s+to|"
-                    r"required)\b", re.IGNORECASE)
-_PROCEDURE_HEADING = re.compile(r"\b(?:procedure|steps?|process|how\s+to|workflow|instructions?|checklist|guide|"
-                                r"playbook|runbook|protocol)\b", re.IGNORECASE)
-_IMPERATIVE = frozenset("""verify check confirm ask use call collect obtain provide review ensure inform transfer open
-offer refund document escalate explain calculate compare create contact send submit select update record follow
-validate identify set add remove apply capture discuss authenticate invoke retrieve look locate notify remind tell
-determine process issue approve deny decline reject cancel modify book charge waive credit debit assess close advise
-direct gather note log place request reset unlock lock enter navigate click choose help make take get list read
-count let have be do run attach print sign complete schedule arrange deliver return replace mark flag search
-encourage keep save share configure establish prepare maintain monitor track report reverse investigate""".split())
-_LEADERS = re.compile(r"^(?:(?:then|first|next|finally|also|always|please|afterwards|now|second|third|lastly)"
-                      r"[,:]?\s+)+",
-                      re.IGNORECASE)
-
-
-_NOT_SUBJECT = frozenset("if when only unless that which who whom where once after before while since because "
-                         "it this".split())
-
-
-def _imperative(text: str) -> bool:
-    t = _LEADERS.sub("", text.strip())
-    m = re.match(r"([A-Za-z]+)", t)
-    return bool(m) and m.group(1).lower() in _IMPERATIVE and not re.match(r"[A-Za-z]+\s+(?:is|are|was|of)\b", t)
-
-
-def _kind(statement: str, child: str, numbered: bool, item: bool, section: list[str],
-          slots: list[Slot], table: bool, prefix_modal: bool = False) -> FactKind:
-    if table:
-        return FactKind.value if any(s.type in NUMERIC for s in slots) else FactKind.definition
-    if _PROHIBIT.search(statement):
-        return FactKind.prohibition
-    imperative = _imperative(child) and not (prefix_modal and not numbered)
-    if item and (imperative or (numbered and any(_PROCEDURE_HEADING.search(s) for s in section))):
-        return FactKind.procedure_step
-    if _ELIGIBLE.search(statement) or any("eligib" in s.lower() for s in section):
-        return FactKind.eligibility
-    if _DEFINE_THERE.match(child) or _DEFINE_THERE.match(statement):
-        return FactKind.definition
-    if any(s.type in NUMERIC for s in slots) and not _MODAL.search(statement):
-        return FactKind.value
-    if re.match(r"^[^,;:]{1,60}?\b(?:means|refers?\s+to|is\s+defined\s+as)\b", child, re.IGNORECASE):
-        return FactKind.definition
-    dm = _DEFINE.match(child)
-    if dm and not _MODAL.search(child) and not _imperative(child):
-        subject = dm.group(0).split()
-        after = child[dm.end():].split()
-        if len(subject) <= 6 and not (set(w.lower() for w in subject) & _NOT_SUBJECT) \
-                and not (after and (after[0].lower() in ("not", "being") or after[0].lower().endswith("ed"))):
-            return FactKind.definition
-    return FactKind.rule
-
-
 # --- anchors ------------------------------------------------------------------------------------
 _ANCHOR_STOP = frozenset("""a an the of to in on for and or nor is are was were be been being by with at as from that
 this these those it its per each any all every not no must may can could will would should shall than then there
@@ -577,23 +339,32 @@ def _content_tokens(text: str, slots: list[Slot]) -> list[str]:
 
 
 # --- pass 2/3 -----------------------------------------------------------------------------------
+# A sentence that opens with a bare pronoun and a verb ("This will change the status ...")
+# cannot stand alone; it is merged with the sentence (or the parent list item) it refers to.
+_CLAIMLESS = re.compile(r"^(?:if|when|whenever|unless|once|in\s+case|for)\b[^.!?]*:\s*$", re.IGNORECASE)
+_PRONOUN_LEAD = re.compile(
+    r"^(?:this|that|it|these|those|they)\s+(?:is|are|was|were|has|have|had|will|would|can|could|must|should|may|"
+    r"might|does|do|did|means|applies|apply|includes|requires|ensures|allows|prevents|changes|covers|costs|lasts|"
+    r"takes|gives|makes|helps|keeps|needs|depends|happens|works|counts|also|only|then)\b", re.IGNORECASE)
 @dataclass
 class _Piece:
     """A candidate statement: optional context prefix + the candidate text."""
 
-    body: _T
-    prefix: Optional[_T]
+    body: Text
+    prefix: Optional[Text]
     section: list[str]
     item: bool = False
     numbered: bool = False
     list_key: Optional[tuple] = None
     step_index: int = -1           # index of the numbered item within its list, else -1
     table: Optional[tuple] = None  # (row label, column header, first column header)
+    block: int = -1                # index of the source block
+    parent: Optional[int] = None   # block index of the parent list item
 
 
 _FUNCTION_END = frozenset("""when if to of for that include including includes containing contains are is the a an
 with by as following below these those and or any all was were be your our their following: than from in on at
-then such e.g i.e""".split())
+then such e.g i.e has have specifies specify lists requires covers needs offers provides shows""".split())
 
 
 def _label_like(text: str) -> bool:
@@ -608,7 +379,7 @@ def _label_like(text: str) -> bool:
     return bool(re.search(r"[A-Za-z]", t))
 
 
-def _markup_only(t: str) -> bool:
+def markup_only(t: str) -> bool:
     return not re.search(r"[A-Za-z0-9$€£%]", t)
 
 
@@ -628,15 +399,16 @@ class _Decomposer:
             self.unparsed.append(UnparsedLine(file=self.file, line=lineno, text=text, reason=reason))
 
     def collect(self) -> None:
-        blocks = _blocks(self.lines, self.file)
+        blocks = parse_blocks(self.lines, self.file)
         title: Optional[str] = None
         heads: list[tuple[int, str]] = []
         label: Optional[str] = None
         seen_heading = False
-        stack: list[tuple[int, Optional[_T], int]] = []   # (indent, context, block index)
-        base_ctx: Optional[_T] = None
+        stack: list[tuple[int, Optional[Text], int]] = []   # (indent, context, block index)
+        base_ctx: Optional[Text] = None
         base_key = 0
         step_counts: dict[tuple, int] = {}
+        heading_lines: dict[tuple[str, ...], int] = {}
         last_kind = ""
 
         def section() -> list[str]:
@@ -645,13 +417,13 @@ class _Decomposer:
                 sec.append(label)
             return sec or ([title] if title else ["General"])
 
-        def next_block(k: int) -> Optional[_Block]:
+        def next_block(k: int) -> Optional[Block]:
             k += 1
             while k < len(blocks) and blocks[k].kind == "blank":
                 k += 1
             return blocks[k] if k < len(blocks) else None
 
-        def prev_block(k: int) -> Optional[_Block]:
+        def prev_block(k: int) -> Optional[Block]:
             k -= 1
             while k >= 0 and blocks[k].kind == "blank":
                 k -= 1
@@ -661,8 +433,8 @@ class _Decomposer:
             if blk.kind == "blank":
                 continue
             if blk.kind == "heading":
-                htext = _clean_lines(blk.raw).text.strip().rstrip(":").strip()
-                if not htext or _markup_only(htext):
+                htext = clean_lines(blk.raw).text.strip().rstrip(":").strip()
+                if not htext or markup_only(htext):
                     self._unparsed(blk.start, "empty heading")
                     continue
                 if blk.level == 1 and title is None and not seen_heading:
@@ -671,6 +443,12 @@ class _Decomposer:
                     while heads and heads[-1][0] >= blk.level:
                         heads.pop()
                     heads.append((blk.level, htext))
+                    path = tuple(h.casefold() for _, h in heads)
+                    first = heading_lines.setdefault(path, blk.start)
+                    if first != blk.start:
+                        raise FactforgeError(f"duplicate section heading {htext!r} (first at line {first}); "
+                                             "merge the two sections or give them distinct headings",
+                                             self.file, blk.start)
                 seen_heading = True
                 label, stack, base_ctx = None, [], None
                 self.sections_seen.append(section())
@@ -690,8 +468,8 @@ class _Decomposer:
                 self._table(blk, section())
                 last_kind = "table"
                 continue
-            t = _clean_lines(blk.raw)
-            if not t.text.strip() or _markup_only(t.text):
+            t = clean_lines(blk.raw)
+            if not t.text.strip() or markup_only(t.text):
                 for lineno, _ in blk.raw:
                     self._unparsed(lineno, "markup only")
                 continue
@@ -700,13 +478,18 @@ class _Decomposer:
                 if in_list:
                     ctxs = [c for _, c, _ in stack[:-1] if c is not None]
                     prefix = _join_ctx(([base_ctx] if base_ctx else []) + ctxs)
-                    for s in _sentences(t):
-                        self._add(s, prefix, section(), item=False)
+                    for s in sentences(t):
+                        self._add(s, prefix, section(), item=False, block=bi, parent=stack[-1][2])
                     last_kind = "para-in-list"
                     continue
                 stack, base_ctx = [], None
                 last_kind = "para"
                 nb = next_block(bi)
+                if len(blk.raw) == 1 and t.bold and t.bold[0] == (0, len(t.text.rstrip(":"))) and nb is not None \
+                        and len(t.text.split()) <= 8:
+                    label = t.text.strip().rstrip(":").strip()  # "**Step 1: Data Saver**": a sub-heading
+                    self.sections_seen.append(section())
+                    continue
                 if (len(blk.raw) == 1 and nb is not None and nb.kind == "item" and nb.start == blk.end + 1
                         and not re.search(r"[.!?:;,]$", t.text.strip()) and _label_like(t.text)):
                     label = t.text.strip()
@@ -718,10 +501,10 @@ class _Decomposer:
                         label = t.text.strip().rstrip(":").strip()
                         self.sections_seen.append(section())
                         continue
-                    sents = _sentences(t)
+                    sents = sentences(t)
                     lead = sents[-1]
                     for s in sents[:-1]:
-                        self._add(s, None, section())
+                        self._add(s, None, section(), block=bi)
                     nb = next_block(bi)
                     if nb is not None and nb.kind == "item":
                         base_ctx = lead
@@ -730,10 +513,10 @@ class _Decomposer:
                         for ln in range(lead.first_line, lead.last_line + 1):
                             self._unparsed(ln, "introduces a code block")
                     else:
-                        self._add(lead, None, section())
+                        self._add(lead, None, section(), block=bi)
                     continue
-                for s in _sentences(t):
-                    self._add(s, None, section())
+                for s in sentences(t):
+                    self._add(s, None, section(), block=bi)
                 continue
             # list item
             while stack and stack[-1][0] >= blk.indent:
@@ -751,7 +534,7 @@ class _Decomposer:
                 pb = prev_block(bi)
                 in_list = any(b is not None and b.kind == "item" and b.indent == blk.indent for b in (pb, nb))
                 if (heads or label) and in_list:
-                    prefix = _T(sec[-1] + ":", (), (0,), (blk.start,))
+                    prefix = Text(sec[-1] + ":", (), (0,), (blk.start,))
             parent_id = stack[-1][2] if stack else -base_key - 1
             key = (parent_id, blk.indent)
             last_kind = "item"
@@ -763,7 +546,7 @@ class _Decomposer:
             if blk.numbered:
                 step = step_counts.get(key, 0)
                 step_counts[key] = step + 1
-            sents = _sentences(t)
+            sents = sentences(t)
             lab = re.match(r"^([^:]{1,60}):\s", sents[0].text) if len(sents) > 1 else None
             sub_prefix = None
             if lab and len(lab.group(1).split()) <= 6 and len(lab.group(1)) >= 3 \
@@ -774,15 +557,27 @@ class _Decomposer:
                 if si > 0 and sub_prefix is not None:
                     pre = _join_ctx(([prefix] if prefix else []) + [sub_prefix])
                 self._add(s, pre, section(), item=True, numbered=blk.numbered, list_key=key,
-                          step_index=step if si == 0 else -1)
+                          step_index=step if si == 0 else -1, block=bi,
+                          parent=stack[-2][2] if len(stack) > 1 else None)
 
-    def _add(self, body: _T, prefix: Optional[_T], section: list[str], **kw) -> None:
-        enum = _inline_enum(body)
+    def _add(self, body: Text, prefix: Optional[Text], section: list[str], **kw) -> None:
+        last = self.pieces[-1] if self.pieces else None
+        related = last is not None and last.block >= 0 and last.section == section and last.table is None and (
+            kw.get("block") == last.block or kw.get("parent") == last.block
+            or (kw.get("item") and last.item and kw.get("list_key") == last.list_key and prefix is None
+                and last.prefix is None))
+        if related and _PRONOUN_LEAD.match(body.text):
+            # "This has to be done even when ...": merged with the sentence it refers to
+            head = last.body.cut(0, len(last.body.text) - 1) if last.body.text.endswith(".") else last.body
+            tail = Text(body.text[:1].lower() + body.text[1:], body.bold, body.starts, body.lines)
+            last.body = head.plus(tail, sep="; ")
+            return
+        enum = inline_enum(body)
         if enum is not None:
             lead, items = enum
             pre = prefix
             if lead.text:
-                lead_t = lead if lead.text.endswith(":") else _T(lead.text + ":", lead.bold, lead.starts, lead.lines)
+                lead_t = lead if lead.text.endswith(":") else Text(lead.text + ":", lead.bold, lead.starts, lead.lines)
                 pre = _join_ctx(([prefix] if prefix else []) + [lead_t])
             key = ("inline", body.first_line, body.text[:20])
             for k, it in enumerate(items):
@@ -790,21 +585,21 @@ class _Decomposer:
             return
         self.pieces.append(_Piece(body, prefix, section, **kw))
 
-    def _table(self, blk: _Block, section: list[str]) -> None:
+    def _table(self, blk: Block, section: list[str]) -> None:
         header = [clean_inline(h)[0].strip() for h in blk.header]
         first_h = header[0] or "item"
         for lineno, cells in blk.rows:
             label = clean_inline(cells[0])[0].strip() or f"row {lineno}"
             made = False
             if len(cells) == 1:
-                t = _T(label, (), (0,), (lineno,))
+                t = Text(label, (), (0,), (lineno,))
                 self.pieces.append(_Piece(t, None, section, table=(label, first_h, first_h)))
                 continue
             for col, cell in enumerate(cells[1:], 1):
                 ctext, cbold = clean_inline(cell)
-                if not ctext.strip() or _markup_only(ctext):
+                if not ctext.strip() or markup_only(ctext):
                     continue
-                t = _T(ctext.strip(), tuple(cbold), (0,), (lineno,))
+                t = Text(ctext.strip(), tuple(cbold), (0,), (lineno,))
                 self.pieces.append(_Piece(t, None, section, table=(label, header[col] or f"column {col + 1}", first_h)))
                 made = True
             if not made:
@@ -813,34 +608,39 @@ class _Decomposer:
     # pass 3 -------------------------------------------------------------------------------
     def build(self) -> list[Fact]:
         vocab: dict[str, str] = {}
+        attrs_of: dict[str, list[str]] = {}   # a term several vocabularies share ("suspended")
         for p in self.pieces:
             for attr, term in _vocab_from(p.body):
                 vocab.setdefault(term, attr)
-        vocab_rx = [(attr, term, re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE))
-                    for term, attr in sorted(vocab.items(), key=lambda kv: (-len(kv[0]), kv[0]))]
-        drafts = []  # (piece, statement _T, conditions, child text)
+                if attr not in attrs_of.setdefault(term, []):
+                    attrs_of[term].append(attr)
+        vocab_rx = [(attrs_of[term], term, re.compile(rf"(?<![\w-]){re.escape(term)}(?![\w-])", re.IGNORECASE))
+                    for term in sorted(vocab, key=lambda t: (-len(t), t))]
+        drafts = []  # (piece, statement Text, conditions, child text)
         for p in self.pieces:
             if p.table is not None:
                 row, col, first_h = p.table
                 body = p.body.text.rstrip()
                 stmt_text = f"{row} — {col}: {body}" + ("" if body.endswith((".", "!", "?")) else ".")
                 shift = len(stmt_text) - len(body) - (0 if body.endswith((".", "!", "?")) else 1)
-                st = _T(stmt_text, tuple((x + shift, y + shift) for x, y in p.body.bold), (0,), p.body.lines)
+                st = Text(stmt_text, tuple((x + shift, y + shift) for x, y in p.body.bold), (0,), p.body.lines)
                 conds = [Condition(attribute=first_h, value=row), Condition(attribute="attribute", value=col)]
                 drafts.append((p, st, conds, body))
                 continue
             tiers = _split_tiers(p.body, self.currency, vocab) if len(p.body.text) < 400 else None
             if tiers:
                 for text, cond in tiers:
-                    bt = _T(text, (), (0,), (p.body.first_line,))
+                    bt = Text(text, (), (0,), (p.body.first_line,))
                     st = _finish(p.prefix.plus(bt) if p.prefix else bt)
                     drafts.append((p, st, [cond], text))
                 continue
             prefix = p.prefix
             if prefix is None and p.section and p.section[-1].endswith("?") and len(p.body.text.split()) <= 8:
-                prefix = _T(p.section[-1], (), (0,), p.body.lines)
-            st = _finish(prefix.plus(p.body) if prefix else p.body)
-            drafts.append((p, st, [], p.body.text))
+                prefix = Text(p.section[-1], (), (0,), p.body.lines)
+            parts = _split_alternatives(p.body.text, self.currency) or _split_compound(p.body.text, self.currency)
+            for body in ([Text(x, (), (0,), (p.body.first_line,)) for x in parts] if parts else [p.body]):
+                st = _finish(prefix.plus(body) if prefix else body)
+                drafts.append((p, st, [], body.text))
         facts: list[Fact] = []
         meta: list[_Piece] = []
         for p, st, conds, child in drafts:
@@ -855,17 +655,19 @@ class _Decomposer:
                     and len(child.split()) < 2 and not slots):
                 self._unparsed(p.body.first_line, f"too short to be a statement: {child!r}")
                 continue
-            has_num = any(s.type in NUMERIC for s in slots)
-            if vocab_rx and (has_num or p.prefix is not None) and p.table is None \
-                    and not _DEFINE_THERE.match(child):
+            if p.table is None and _CLAIMLESS.match(child):
+                self._unparsed(p.body.first_line, "a condition without a claim (nothing follows it)")
+                continue
+            prefix_text = p.prefix.text if p.prefix is not None else ""
+            if vocab_rx and p.table is None and not DEFINE_THERE.match(child) and not _vocab_from(p.body):
                 taken = [(st.text.find(s.text), st.text.find(s.text) + len(s.text)) for s in slots
                          if s.type != SlotType.enum and s.text in st.text]
-                cond_m = _COND_CUE.search(st.text)
-                if cond_m:
-                    taken.append((0, cond_m.start()))
-                    conds = conds + _vocab_conditions(st.text, vocab_rx, taken, {c.attribute for c in conds})
-            kind = _kind(st.text, child, p.numbered, p.item, p.section, slots, p.table is not None,
-                         bool(p.prefix is not None and _MODAL.search(p.prefix.text)))
+                body_at = len(prefix_text) + 1 if prefix_text and st.text.startswith(prefix_text) else 0
+                lead = bool(prefix_text and prefix_text.rstrip().endswith(":") and _COND_LEAD.search(prefix_text)
+                            and re.search(r"\bof\s+the\s+following\b", prefix_text, re.IGNORECASE))
+                conds = conds + _vocab_conditions(st.text, body_at, lead, vocab_rx, taken, {c.attribute for c in conds})
+            kind = classify_kind(st.text, child, prefix=prefix_text, numbered=p.numbered, item=p.item,
+                                 section=p.section, slots=slots, table=p.table is not None)
             end = max(p.body.last_line, p.body.first_line)
             fact = Fact(id="pending", domain=self.domain, section=list(p.section), kind=kind, statement=st.text,
                         slots=slots, conditions=conds,
@@ -953,8 +755,8 @@ _ABOVE_REF = re.compile(r"\b(?:listed|mentioned|described|outlined|shown|stated|
                         r"|\babove\b(?=\s*[.,;:)!]|\s*$)|\bthe\s+above\b")
 
 
-def _join_ctx(parts: list[_T]) -> Optional[_T]:
-    out: Optional[_T] = None
+def _join_ctx(parts: list[Text]) -> Optional[Text]:
+    out: Optional[Text] = None
     for p in parts:
         if p is None or not p.text:
             continue
@@ -962,76 +764,22 @@ def _join_ctx(parts: list[_T]) -> Optional[_T]:
     return out
 
 
-def _finish(t: _T) -> _T:
+def _finish(t: Text) -> Text:
     text = t.text.rstrip()
     first = re.match(r"[a-z][a-z]*(?=[\s,.;:]|$)", text)
     if first:
         text = text[:1].upper() + text[1:]
     if not text.endswith((".", "!", "?", ":", ".)", ".”", ".\"")):
-        return _T(text + ".", t.bold, t.starts, t.lines)
-    return _T(text, t.bold, t.starts, t.lines)
+        return Text(text + ".", t.bold, t.starts, t.lines)
+    return Text(text, t.bold, t.starts, t.lines)
 
-
-# --- public API ---------------------------------------------------------------------------------
-def _decode(data: bytes | str, file: str) -> str:
-    if isinstance(data, bytes):
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            line = data[:e.start].count(b"\n") + 1
-            raise FactforgeError(f"not valid UTF-8 (byte 0x{data[e.start]:02x})", file, line) from None
-    else:
-        text = data
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    bad = re.search(r"[\ud800-\udfff\x00]", text)
-    if bad:
-        line = text[:bad.start()].count("\n") + 1
-        raise FactforgeError("not valid UTF-8 text (undecodable or NUL character)", file, line)
-    return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
 def decompose_markdown(text: str | bytes, domain: str, file: str = "policy.md", currency: str = "USD",
                        _occurrences: Optional[dict] = None) -> FactSet:
     """Decompose one policy markdown text into a FactSet (document order, deterministic)."""
-    d = _Decomposer(_decode(text, file), domain, file, currency, _occurrences)
+    d = _Decomposer(decode_text(text, file), domain, file, currency, _occurrences)
     d.collect()
     facts = d.build()
     unparsed = sorted(d.unparsed, key=lambda u: (u.line, u.reason))
     return FactSet(domain=domain, source_file=file, facts=facts, unparsed=unparsed, decomposer="builtin")
-
-
-_CACHE: dict[str, FactSet] = {}
-
-
-def decompose_pack(pack: "DomainPack", decomposer: str = "builtin", model: Optional[str] = None,
-                   mock_response: Optional[str] = None) -> FactSet:
-    """Decompose every policy file of a pack (source paths relative to the pack folder).
-
-    Cached in-process by the content hash of the files, the decomposer and its model."""
-    if decomposer not in ("builtin", "llm"):
-        raise FactforgeError(f"unknown decomposer {decomposer!r}; available: builtin, llm")
-    files = pack.policy_files()
-    root = Path(pack.path)
-    datas = [(p.relative_to(root).as_posix(), p.read_bytes()) for p in files]
-    if decomposer == "llm":
-        model = model or os.environ.get("FACTFORGE_LLM_MODEL", "gpt-4o-mini")
-    key = content_hash({"domain": pack.name, "currency": pack.info.currency, "decomposer": decomposer,
-                        "model": model if decomposer == "llm" else None, "mock": mock_response,
-                        "files": [(rel, sha256_hex(data)) for rel, data in datas]})
-    if key not in _CACHE:
-        occ: dict = {}
-        facts, unparsed = [], []
-        for rel, data in datas:
-            if decomposer == "llm":
-                from .llm import decompose_markdown_llm  # noqa: PLC0415
-                fs = decompose_markdown_llm(_decode(data, rel), pack.name, rel, pack.info.currency, model=model,
-                                            mock_response=mock_response, _occurrences=occ)
-            else:
-                fs = decompose_markdown(data, pack.name, rel, pack.info.currency, _occurrences=occ)
-            facts.extend(fs.facts)
-            unparsed.extend(fs.unparsed)
-        source = datas[0][0] if len(datas) == 1 else "policy"
-        _CACHE[key] = FactSet(domain=pack.name, source_file=source, facts=facts, unparsed=unparsed,
-                              decomposer=decomposer)
-    return _CACHE[key].model_copy(deep=True)

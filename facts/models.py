@@ -60,8 +60,13 @@ class Slot(Strict):
     unit: Optional[str] = None
     qualifier: Optional[Literal["at_most", "at_least", "exactly", "up_to", "more_than", "less_than"]] = None
 
-    def key(self) -> str:
-        """Normalised, comparable form: '75 USD', '24 hour', '20 %', '2..4 passenger'."""
+    def key(self) -> tuple:
+        """The slot's value in comparable form (see `value_key`): two slots state the same
+        value exactly when their keys are equal."""
+        return value_key(self.type, self.value, self.value_max, self.unit)
+
+    def display(self) -> str:
+        """Readable normalised form for listings: '75 USD', '24 hour', '20 %', '2..4'."""
         v = _fmt_num(self.value)
         if self.value_max is not None:
             v = f"{v}..{_fmt_num(self.value_max)}"
@@ -72,6 +77,59 @@ def _fmt_num(v: Any) -> str:
     if isinstance(v, float) and v.is_integer():
         return str(int(v))
     return str(v)
+
+
+# Durations that convert exactly into one another (in minutes). Business days, months and
+# years do not convert into calendar time, so they only equal themselves.
+DURATION_MINUTES = {"second": 1 / 60, "minute": 1, "hour": 60, "day": 1440, "calendar_day": 1440, "week": 10080}
+NUMERIC_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+
+
+def value_key(typ: SlotType, value: Any, value_max: Any = None, unit: Optional[str] = None) -> tuple:
+    """The one definition of value equality, used by the decomposer, writers, planner,
+    variants and audits alike.
+
+    - money: amount and currency ("$75" == "75 dollars" == "USD 75.00"; $75 != EUR 75);
+    - durations: minutes, hours, days, calendar days and weeks in minutes ("24 hours" ==
+      "1 day", "2 weeks" == "14 days"); business days, months and years only equal
+      themselves;
+    - counts: the number, with a measurement unit when there is one ("2GB" == "2 GB",
+      "2GB" != "2 bags" == "two"); percents: the number;
+    - dates, enums and identifiers: their lower-cased text.
+    Numbers compare after rounding to 9 decimals, so 75 == 75.0."""
+    typ = SlotType(typ)
+    if typ in NUMERIC_TYPES:
+        try:
+            v = float(value)
+            vm = float(value_max) if value_max is not None else None
+        except (TypeError, ValueError):
+            return (typ.value, str(value).lower(), None, None)
+        u: Optional[str] = None
+        if typ == SlotType.money:
+            u = (unit or "USD").upper()
+        elif typ == SlotType.duration:
+            u = unit
+            if unit in DURATION_MINUTES:
+                f = DURATION_MINUTES[unit]
+                v, vm, u = v * f, (vm * f if vm is not None else None), "minute"
+        elif typ == SlotType.count and unit:
+            u = unit
+        return (typ.value, _num_key(v), None if vm is None else _num_key(vm), u)
+    return (typ.value, " ".join(str(value).lower().split()), None, None)
+
+
+def _num_key(v: float) -> float | int:
+    r = round(v, 9)
+    return int(r) if r.is_integer() else r
+
+
+def in_unit(value: float, unit: Optional[str], target: Optional[str]) -> Optional[float]:
+    """A duration `value` in `unit` expressed in `target` (None when they do not convert)."""
+    if unit == target:
+        return value
+    if unit in DURATION_MINUTES and target in DURATION_MINUTES:
+        return value * DURATION_MINUTES[unit] / DURATION_MINUTES[target]
+    return None
 
 
 class Condition(Strict):

@@ -72,7 +72,10 @@ def fmt_num(v: float | int) -> str:
 
 _CURRENCY_SYMBOL = {"USD": "$", "EUR": "€", "GBP": "£", "CAD": "$", "AUD": "$"}
 _CURRENCY_WORD = {"USD": "dollars", "EUR": "euros", "GBP": "pounds", "CAD": "dollars", "AUD": "dollars"}
-_UNIT_WORD = {"minute": "minutes", "hour": "hours", "day": "days", "business_day": "business days",
+_SIZE_WORD = {"KB": "kilobyte", "MB": "megabyte", "GB": "gigabyte", "TB": "terabyte"}
+FREQUENCY_WORDS = {"once": 1, "twice": 2, "thrice": 3, "one-time": 1, "one-off": 1}
+FREQUENCY_NAMES = {1: "once", 2: "twice"}
+_UNIT_WORD = {"second": "seconds", "minute": "minutes", "hour": "hours", "day": "days", "business_day": "business days",
               "week": "weeks", "month": "months", "year": "years", "calendar_day": "calendar days"}
 
 
@@ -119,6 +122,18 @@ def surface_forms(slot: Slot) -> list[str]:
             forms.append(f"{fmt_num(v)} to {fmt_num(vmax)} {uw}")
             if _is_int(v) and _is_int(vmax):
                 forms.append(f"{int_to_words(int(v))} to {int_to_words(int(vmax))} {uw}")
+    elif slot.type == SlotType.count and slot.unit == "time" and _is_int(v):
+        n = int(v)
+        forms += ([FREQUENCY_NAMES[n]] if n in FREQUENCY_NAMES else []) + [
+            f"{int_to_words(n)} time{'' if n == 1 else 's'}", f"{n} time{'' if n == 1 else 's'}"]
+    elif slot.type == SlotType.count and isinstance(v, (int, float)) and slot.unit:
+        forms.append(f"{fmt_num(v)}{slot.unit}")
+        if slot.unit != "G":  # "3G" is always written glued ("3 g" would be grams)
+            forms.append(f"{fmt_num(v)} {slot.unit}")
+        if slot.unit in _SIZE_WORD and _is_int(v) and v < 1000:
+            forms.append(f"{int_to_words(int(v))} {_SIZE_WORD[slot.unit]}{'' if v == 1 else 's'}")
+    elif slot.type == SlotType.count and slot.text.lower().endswith(" single"):
+        forms += ["one", "1"]
     elif slot.type == SlotType.count and isinstance(v, (int, float)):
         if vmax is None:
             forms.append(fmt_num(v))

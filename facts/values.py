@@ -18,8 +18,8 @@ import re
 from functools import lru_cache
 from typing import Optional, Union
 
-from .models import Slot, SlotType
-from .surface import WORD_VALUES, words_to_int
+from .models import Slot, SlotType, value_key
+from .surface import FREQUENCY_WORDS, WORD_VALUES, words_to_int
 
 Number = Union[int, float]
 Found = tuple  # (SlotType, value, value_max, unit, start, end)
@@ -58,6 +58,8 @@ _SCAN = re.compile(
         r"|\b[A-Za-z]{1,4}\d{3,}[A-Za-z0-9]*\b)",
         rf"(?P<msym>(?:US\$|C\$|A\$|[$€£])\s?{NUMD}(?:\s?(?:thousand|million|billion|k|m|bn)\b)?)",
         rf"(?P<mcode>\b(?:{_CODES})\s?{NUM})",
+        r"(?P<freq>\b(?:once|twice|thrice|one-time|one-off)\b)",
+        r"(?P<single>\b(?:a|one)\s+single\b)",
         rf"(?P<num>{NUMD}|(?=[zotfsen]){NUMW})",
     ]),
     re.IGNORECASE,
@@ -70,17 +72,37 @@ _SUFFIX = re.compile(
         rf"(?P<mpost>\s?(?:{_CODES})\b)",
         r"(?P<mword>(?:\s(?:thousand|million|billion))?[\s-](?:dollars?|euros?|pounds?|bucks)\b)",
         r"(?P<cents>\s?(?:cents?\b|¢))",
+        r"(?P<times>\s+times?\b)",
+        r"(?P<rate>\s?(?:[KMGkmg]bps)\b)",
+        r"(?P<size>\s?(?:[KMGT]B|[kmgt]b|(?:kilo|mega|giga|tera)bytes?|gigs?)\b)",
+        r"(?P<gen>[Gg]\b)",
         r"(?P<age>(?:\s|-)years?(?:\s|-)old\b|\s+years\s+of\s+age\b)",
         r"(?P<dur>(?:\s|-)?(?:(?P<dq>business|working|banking|calendar)(?:\s|-))?"
-        r"(?P<du>minute|min|hour|hr|day|week|wk|month|mo|year|yr)s?(?:\(s\))?\b)",
+        r"(?P<du>second|sec|minute|min|hour|hr|day|week|wk|month|mo|year|yr)s?(?:\(s\))?\b)",
         r"(?P<plus>\+)",
     ]),
     re.IGNORECASE,
 )
 _AND_CENTS = re.compile(rf"\s+(?:and\s+)?({NUMD}|{NUMW})\s+cents?\b", re.IGNORECASE)
 _COUNT_END = re.compile(r"[\w%$]|\.\d")
-_UNIT_MAP = {"minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
+_UNIT_MAP = {"second": "second", "sec": "second", "minute": "minute", "min": "minute", "hour": "hour", "hr": "hour", "day": "day",
              "week": "week", "wk": "week", "month": "month", "mo": "month", "year": "year", "yr": "year"}
+_SIZE_UNITS = {"k": "KB", "m": "MB", "g": "GB", "t": "TB"}
+_RATE_UNITS = {"k": "kbps", "m": "Mbps", "g": "Gbps"}
+_FREQ = FREQUENCY_WORDS
+# "once" is a count only where it quantifies ("called once", "once per order", "only once"),
+# never as the conjunction that opens a clause ("Once the user is verified, ...").
+_TIME_NOUN = r"(?:day|week|month|year|quarter|cycle|billing\s+cycle|lifetime|period|season|calendar\s+year|trip)"
+_ONCE_AFTER = re.compile(rf"\s*(?:[,.;:!?)|\n]|$|(?:per|every|each|more|only|again|within|during|and|or|in\s+(?:a|any|each|every)"
+                         rf"|(?:a|an)\s+{_TIME_NOUN})\b)", re.IGNORECASE)
+_ONCE_BEFORE = re.compile(r"\b(?:only|just|at\s+most|at\s+least|exactly|more\s+than|than|is|are|was|be|been)\s+$",
+                          re.IGNORECASE)
+# "a single" quantifies where something is provided, chosen or used ("provide a single gift card");
+# elsewhere it is emphasis ("a single reservation may hold ...").
+_SINGLE_BEFORE = re.compile(r"\b(?:provide|provides|choose|chooses|use|uses|select|selects|pick|designate|pay\s+with|"
+                            r"only|accept|accepts|allow|allows)\s+(?:\w+\s+){0,2}$", re.IGNORECASE)
+_SCORE_BEFORE = re.compile(r"\bscores?\b[^.;!?\n$]{0,30}$", re.IGNORECASE)
+_CLOCK_AFTER = re.compile(r"[\s-]*(?:based|clock|format|time\s+format)\b", re.IGNORECASE)
 _SCALE = {"thousand": 1000, "k": 1000, "million": 10**6, "m": 10**6, "billion": 10**9, "bn": 10**9}
 _DOLLAR_CURRENCIES = {"USD", "CAD", "AUD"}
 _MONEY_PREFIX = re.compile(r"^(?:US\$|C\$|A\$|[$€£])\s?|^(?:USD|EUR|GBP|CAD|AUD)\s?", re.IGNORECASE)
@@ -179,8 +201,16 @@ def _number_led(m: re.Match, text: str, currency: str) -> tuple[Optional[Found],
         kind = sfx.lastgroup if sfx else None
     if kind == "pct":
         return (SlotType.percent, v, vmax, "%", a, sfx.end()), sfx.end()
+    if kind == "times" and vmax is None:
+        return (SlotType.count, v, None, "time", a, sfx.end()), sfx.end()  # a frequency: "2 times" == "twice"
+    if kind in ("size", "gen", "rate") and vmax is None:
+        letter = sfx.group(0).strip()[0].lower()
+        unit = "G" if kind == "gen" else _SIZE_UNITS[letter] if kind == "size" else _RATE_UNITS[letter]
+        return (SlotType.count, v, None, unit, a, sfx.end()), sfx.end()
     if kind == "dur":
         base = _UNIT_MAP[sfx.group("du").lower()]
+        if base == "hour" and v in (12, 24) and vmax is None and _CLOCK_AFTER.match(text, sfx.end()):
+            return None, sfx.end()  # "24 hour based", "24-hour clock": a clock convention, not a duration
         q = (sfx.group("dq") or "").lower()
         unit = ("business_day" if q in ("business", "working", "banking") else
                 "calendar_day" if q == "calendar" else base) if base == "day" else base
@@ -224,6 +254,16 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         return ((SlotType.date, iso, None, None, a, b) if iso else None), b
     if kind == "time":
         return None, b
+    if kind == "freq":
+        w = s.lower()
+        if w == "once" and (not text[:a].strip() or re.search(r"\bat\s+$", text[max(0, a - 4):a], re.IGNORECASE)
+                            or not (_ONCE_BEFORE.search(text, max(0, a - 20), a) or _ONCE_AFTER.match(text, b))):
+            return None, b  # "Once the user ...", "at once", "once it is sent": not a count
+        return (SlotType.count, _FREQ.get(w, 1), None, "time", a, b), b
+    if kind == "single":
+        if not re.match(r"\s+[A-Za-z]", text[b:b + 3]) or not _SINGLE_BEFORE.search(text, max(0, a - 40), a):
+            return None, b
+        return (SlotType.count, 1, None, None, a, b), b
     if kind in ("phone", "hashid", "code"):
         return (SlotType.identifier, s.lower(), None, None, a, b), b
     body = _MONEY_PREFIX.sub("", s)
@@ -233,6 +273,8 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
         return None, b
     if sc:
         v = v * _SCALE[sc.group(1).lower()]
+    if kind == "msym" and _SCORE_BEFORE.search(text, max(0, a - 40), a):
+        return (SlotType.count, _norm(v), None, None, a, b), b  # "credit score: $720" is a score, not money
     return (SlotType.money, _norm(v), None, _money_unit(s, currency), a, b), b
 
 
@@ -290,8 +332,8 @@ _QUALIFIERS = [
     (re.compile(r"(?:\bat\s+most|\bno\s+more\s+than|\bnot\s+more\s+than|\bmaximum\s+(?:of\s+)?|\bmax\.?"
                 r"|\bnot\s+exceed(?:ing)?|\bcapped\s+at)\s*$", re.I), "at_most"),
     (re.compile(r"\bup\s+to\s*$", re.I), "up_to"),
-    (re.compile(r"(?:\bat\s+least|\bno\s+less\s+than|\bnot\s+less\s+than|\bminimum\s+(?:of\s+)?|\bmin\.?"
-                r"|\bno\s+fewer\s+than)\s*$", re.I), "at_least"),
+    (re.compile(r"(?:\bat\s+least(?:\s+an?)?|\bno\s+less\s+than|\bnot\s+less\s+than|\bminimum\s+(?:of\s+)?|\bmin\.?"
+                r"|\bno\s+fewer\s+than|\breach(?:ed|es)?)\s*$", re.I), "at_least"),
     (re.compile(r"(?:\bmore\s+than|\bgreater\s+than|\bover|\bexceeds?|\bexceeding|\babove"
                 r"|\bin\s+excess\s+of)\s*$", re.I), "more_than"),
     (re.compile(r"(?:\bless\s+than|\bfewer\s+than|\bunder|\bbelow)\s*$", re.I), "less_than"),
@@ -416,6 +458,9 @@ def _overlaps(a: int, b: int, spans: list[tuple[int, int]]) -> bool:
     return any(a < y and x < b for x, y in spans)
 
 
+# A bare number stated as a clause's value: "an annual fee of 0.", "the fee reflects 0 if ..."
+_STATED_NUMBER = re.compile(r"\b(?:of|is|are|was|be|becomes?|reflects?|equals?|to)\s+$", re.IGNORECASE)
+_CLAUSE_END_AFTER = re.compile(r"\s*(?:[.,;:!?)]|$|(?:if|when|unless|for|per|once)\b)", re.IGNORECASE)
 _DIAL_BEFORE = re.compile(r"\b(?:call|dial|text)\b(?:[^.,;:\d]{0,30}?\bat)?\s*$", re.I)
 _HYPHEN_NOUN = re.compile(r"-([A-Za-z]{2,})\b")
 _LABEL_VALUE_BEFORE = re.compile(r"[A-Za-z)][ \t]*[:=][ \t]*$")
@@ -437,7 +482,10 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
     stripped = text.strip()
     for typ, v, vmax, unit, a, b in _scan(text, currency):
         qual = _qualifier(text, a)
-        if typ == SlotType.count:
+        if typ == SlotType.count and (unit or text[a:b].lower() in _FREQ or text[a:b].lower().endswith(" single")
+                                      or _SCORE_BEFORE.search(text, max(0, a - 40), a)):
+            pass  # a measured amount (2GB, 3G), a frequency (once), "a single" or a score: always a value
+        elif typ == SlotType.count:
             raw = text[a:b]
             if raw.endswith("+"):
                 qual = qual or "at_least"
@@ -454,7 +502,8 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
             is_age = bool(re.match(r"[\s-]+years?[\s-]", text[b:b + 8], re.I))
             hyphen = _HYPHEN_NOUN.match(text, b)
             ok = (qual is not None or is_age or vmax is not None or raw.endswith("+") or hyphen is not None
-                  or _noun_after(text, b) is not None
+                  or _noun_after(text, b) is not None or _STATED_NUMBER.search(text, max(0, a - 14), a) is not None
+                  and _CLAUSE_END_AFTER.match(text, b) is not None
                   or (bare_counts and text[a:b] == stripped.rstrip("."))
                   or (_LABEL_VALUE_BEFORE.search(text, 0, a) is not None and _VALUE_END.match(text, b) is not None))
             if raw.lower() == "one" and qual is None and not _noun_after(text, b):
@@ -530,31 +579,11 @@ def clean_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
 
 
 # --- evidence side -----------------------------------------------------------------------------------
-_HOURS_PER = {"hour": 1, "day": 24}
-
-
-def _value_key(typ: SlotType, v, vmax, unit) -> Optional[tuple]:
-    """Comparable key of a value: hours and days share one scale (exact conversion only)."""
-    if typ in (SlotType.money, SlotType.percent, SlotType.count, SlotType.duration):
-        try:
-            fv = float(v)
-            fm = float(vmax) if vmax is not None else None
-        except (TypeError, ValueError):
-            return None
-        if typ == SlotType.duration and unit in _HOURS_PER:
-            k = _HOURS_PER[unit]
-            fv, fm, unit = fv * k, (fm * k if fm is not None else None), "hour"
-        if typ == SlotType.count:
-            unit = None
-        return (typ, round(fv, 9), None if fm is None else round(fm, 9), unit)
-    return (typ, str(v).lower(), None, None)
-
-
 def _build_index(text: str, currency: str) -> dict:
     index: dict = {}
     for typ, v, vmax, unit, a, b in _scan(text, currency):
-        key = _value_key(typ, v, vmax, unit)
-        if key is not None and key not in index:
+        key = value_key(typ, v, vmax, unit)
+        if key not in index:
             index[key] = (a, b)
     return index
 
@@ -586,8 +615,8 @@ def _literal_span(needle: str, text: str) -> Optional[tuple[int, int]]:
 def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
     """Span of a mention of the slot's value in `text`, or None.
 
-    Type-aware: a count 2 matches "2" or "two" (not "$2"); money compares amount and
-    currency; durations compare value and unit, converting hours and days only when exact.
+    Type-aware, by `facts.models.value_key`: a count 2 matches "2" or "two" (not "$2");
+    money compares amount and currency; durations convert between minutes and weeks.
     Enums and identifiers match their text case-insensitively (spaces, '-' and '_' alike)."""
     if slot.type in (SlotType.enum, SlotType.identifier):
         for needle in (slot.text, str(slot.value)):
@@ -596,10 +625,9 @@ def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
                 return span
         return None
     currency = slot.unit if slot.type == SlotType.money and slot.unit else "USD"
-    unit = (slot.unit or "USD") if slot.type == SlotType.money else "%" if slot.type == SlotType.percent else slot.unit
-    key = _value_key(slot.type, slot.value, slot.value_max, unit)
+    key = slot.key()
     index = _index_small(text, currency) if len(text) < 4000 else _index_large(text, currency)
-    if key is not None and key in index:
+    if key in index:
         return index[key]
     if slot.type == SlotType.date:
         return _literal_span(slot.text, text)

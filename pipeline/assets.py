@@ -14,7 +14,7 @@ import dagster as dg
 
 from audits import lints as lint
 from audits import recoverability as rec
-from domains import discover, variants
+from domains import NAME_RE, discover, variants
 from transforms.planner import EvidencePlan
 from transforms.registry import FAMILIES
 
@@ -26,7 +26,7 @@ def partition_keys() -> list[str]:
     keys = []
     for name, pack in sorted(discover(include_test=True).items()):
         keys.append(name)
-        keys += [f"{name}@{v}" for v in variants.list_variants(pack)]
+        keys += [f"{name}@{v}" for v in variants.list_variants(pack) if NAME_RE.match(v)]
     return keys
 
 
@@ -68,7 +68,7 @@ def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
     _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
 def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
     """The domain's seed database (variant: renamed and re-valued consistently)."""
-    sdb = steps.seed_database(_world(context, settings), settings.seed)
+    sdb = steps.seed_database(_world(context, settings), settings.seed, settings.seed_timeout)
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})
@@ -161,12 +161,13 @@ def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recove
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_leaks", "leak_scan", "Variant files carry no base-brand name, identifier or base value.")])
-def leak_scan(context: dg.AssetExecutionContext, atomic_facts, settings: BuildSettings, workspace: Workspace,
-              conversations, documents, tables, visuals, recordings):
+def leak_scan(context: dg.AssetExecutionContext, atomic_facts, seed_database, settings: BuildSettings,
+              workspace: Workspace, conversations, documents, tables, visuals, recordings):
     """Variants only (empty report for a base domain): no base brand, identifier or
     substituted base value in any delivered file, read with the same extractors."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir)
+    report = steps.leak_scan(_world(context, settings), atomic_facts, rendered, workspace.cache_dir,
+                             seed_database.tables)
     yield dg.Output(report, metadata={"hits": report["summary"]["hits"]})
     yield dg.AssetCheckResult(check_name="no_leaks", passed=report["summary"]["hits"] == 0,
                               metadata={"problems": [f"{x['file']}: {x['what']} {x['term']!r} ({x['extractor']}): "

@@ -7,13 +7,16 @@ facts and the artifacts that were meant to carry them).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
 
 import dagster as dg
 
+from domains.sandbox import time_limit
 from facts.errors import FactforgeError
+from outputs.bundle import remove_stale_temp
 
 from .resources import BuildSettings, Workspace, WriterResource
 
@@ -40,13 +43,17 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     from . import assets as A  # noqa: PLC0415  (partitions are discovered at import)
 
     if key not in A.domains_partitions.get_partition_keys():
+        from domains.variants import resolve  # noqa: PLC0415
+        resolve(key, settings.domains_dirs)  # a broken pack or variant says what is wrong with it
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
+    remove_stale_temp(workspace.out_dir)  # what a killed build left behind
     storage = Path(workspace.root) / "dagster_storage"
     resources = {"settings": settings, "workspace": workspace, "writer": writer or WriterResource(),
                  "io_manager": dg.FilesystemIOManager(base_dir=str(storage))}
-    result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
-                            instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
-                            run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
+    with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
+        result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key=key, resources=resources,
+                                instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
+                                run_config={"loggers": {"console": {"config": {"log_level": "CRITICAL"}}}})
     failed_checks = [e for e in result.get_asset_check_evaluations() if not e.passed]
     if failed_checks:
         lines = []
@@ -59,17 +66,38 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     if not result.success:
         for ev in result.all_events:
             if ev.is_failure and ev.step_failure_data is not None:
-                err = ev.step_failure_data.error
-                cause = err
-                while cause is not None and cause.cause is not None:
-                    cause = cause.cause
-                msg = (cause or err).message.strip().splitlines()[-1] if (cause or err) else "unknown error"
-                raise BuildFailed(f"step {ev.step_key} failed [{key}]: {msg}")
+                raise BuildFailed(f"{_failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
         raise BuildFailed(f"build of {key} failed")
     mats = result.asset_materializations_for_node("task_bundle")
     md = {k: _meta_value(v) for k, v in mats[-1].metadata.items()} if mats else {}
     return BuildResult(key=key, bundle=Path(md["path"]) if "path" in md else None,
                        version=md.get("bundle_version", ""), metadata=md)
+
+
+def _failure_line(err) -> str:
+    """One line for a failed step: a FactforgeError's own message (file:line: problem), any
+    other exception as `Type: first line of its message`."""
+    cause = err
+    while cause is not None and cause.cause is not None:
+        cause = cause.cause
+    info = cause or err
+    if info is None:
+        return "unknown error"
+    text = info.message.strip()
+    prefix = re.match(r"^[\w.]+: ", text)
+    if prefix and prefix.group(0).rstrip(": ").split(".")[-1] == info.cls_name:
+        text = text[prefix.end():]
+    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), "")
+    return first if info.cls_name in _user_error_names() else f"{info.cls_name}: {first}"
+
+
+def _user_error_names() -> set[str]:
+    names, todo = set(), [FactforgeError]
+    while todo:
+        c = todo.pop()
+        names.add(c.__name__)
+        todo += c.__subclasses__()
+    return names
 
 
 def configure_domains_dirs(dirs: list[str]) -> None:

@@ -39,24 +39,32 @@ def _dirs(d: Optional[List[Path]]) -> list[str]:
 def domains(domains_dir: Optional[List[Path]] = DomainsDir,
             test: bool = typer.Option(False, "--test", help="Also list test domains (names starting with _)."),
             as_json: bool = typer.Option(False, "--json")):
-    """List the domains found, with brand and fact counts."""
-    from domains import discover  # noqa: PLC0415
+    """List the domains found, with brand and fact counts; a pack that does not load is
+    listed as broken, one line each, and does not stop the others."""
+    from domains import scan  # noqa: PLC0415
     from domains.variants import list_variants  # noqa: PLC0415
 
-    rows = []
-    for name, pack in sorted(discover(_dirs(domains_dir), include_test=test).items()):
-        fs = pack.facts
+    packs, broken = scan(_dirs(domains_dir), include_test=test)
+    rows, bad = [], [{"name": b.path.name, "path": str(b.path), "error": b.error.render()} for b in broken]
+    for name, pack in sorted(packs.items()):
+        try:
+            fs = pack.facts
+        except FactforgeError as e:
+            bad.append({"name": name, "path": str(pack.path), "error": e.render()})
+            continue
         rows.append({"name": name, "brand": pack.brand.company, "business": pack.info.business,
                      "facts": len(fs.facts), "unparsed": len(fs.unparsed), "variants": list_variants(pack),
                      "path": str(pack.path)})
     if as_json:
-        print(json.dumps(rows, indent=2))
+        print(json.dumps(rows + [{**b, "broken": True} for b in bad], indent=2))
         return
     from rich.table import Table  # noqa: PLC0415
     t = Table("domain", "brand", "business", "facts", "unparsed", "variants")
     for r in rows:
         t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]))
     out.print(t)
+    for b in bad:
+        err.print(f"[red]broken[/red] {escape(b['name'])}: {escape(b['error'])}", highlight=False)
 
 
 def _print_factset(fs, as_json: bool) -> None:
@@ -66,7 +74,7 @@ def _print_factset(fs, as_json: bool) -> None:
         print(json.dumps(data, indent=2, ensure_ascii=False))
         return
     for f in fs.facts:
-        slots = "; ".join(f"{s.type.value}={s.key()}" for s in f.slots)
+        slots = "; ".join(f"{s.type.value}={s.display()}" for s in f.slots)
         cond = ", ".join(f"{c.attribute}={c.value}" for c in f.conditions)
         out.print(f"[bold]{f.id}[/bold] [dim]{f.kind.value} L{f.source.start_line}[/dim] {escape(f.statement)}"
                   + (f"  [cyan]{slots}[/cyan]" if slots else "") + (f"  [magenta]({escape(cond)})[/magenta]" if cond else ""),
@@ -112,20 +120,38 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           seed: int = typer.Option(0, "--seed"),
           workspace: Optional[Path] = typer.Option(None, "--workspace", help="Cache and Dagster storage (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
           profile: str = typer.Option("full", help="Modality profile: text-only, text+image, text+image+audio, full."),
-          carriers: int = typer.Option(1, help="Authoritative carriers per fact."),
+          carriers: int = typer.Option(1, help="Authoritative carriers per fact (1 to 5)."),
+          seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds the pack's seed.py may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
     """Materialize the asset graph in-process and write verified bundles."""
+    from transforms.planner import PROFILES, PlanConfig  # noqa: PLC0415
+    if profile not in PROFILES:
+        raise typer.BadParameter(f"{profile!r} is not a modality profile; choose one of {', '.join(PROFILES)}",
+                                 param_hint="'--profile'")
+    bounds = PlanConfig.model_fields["carriers_per_fact"].metadata
+    lo, hi = next(m.ge for m in bounds if hasattr(m, "ge")), next(m.le for m in bounds if hasattr(m, "le"))
+    if not lo <= carriers <= hi:
+        raise typer.BadParameter(f"{carriers} carriers per fact is out of range; use {lo} to {hi}",
+                                 param_hint="'--carriers'")
+    if seed_timeout is not None and not seed_timeout > 0:
+        raise typer.BadParameter(f"{seed_timeout:g} is not a positive number of seconds", param_hint="'--seed-timeout'")
     from .build import configure_domains_dirs  # noqa: PLC0415
     configure_domains_dirs(_dirs(domains_dir))
-    from domains import discover  # noqa: PLC0415
-    keys = list(domain or [p for p in sorted(discover()) if not p.startswith("_")])
+    from domains import scan  # noqa: PLC0415
+    packs, broken = scan()
+    keys = list(domain or [p for p in sorted(packs) if not p.startswith("_")])
+    if not domain:
+        for b in broken:
+            err.print(f"[yellow]skipping broken pack[/yellow] {escape(b.path.name)}: {escape(b.error.render())}",
+                      highlight=False)
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
     from .build import build_partition  # noqa: PLC0415
     from .resources import BuildSettings, Workspace, default_workspace  # noqa: PLC0415
     ws = Workspace(root=str((workspace or Path(default_workspace())).resolve()),
                    out=str(out_dir.resolve()) if out_dir else None)
-    settings = BuildSettings(seed=seed, profile=profile, carriers_per_fact=carriers, domains_dirs=_dirs(domains_dir))
+    settings = BuildSettings(seed=seed, profile=profile, carriers_per_fact=carriers, domains_dirs=_dirs(domains_dir),
+                             seed_timeout=seed_timeout)
     for key in keys:
         t0 = time.perf_counter()
         with err.status(f"building {key} (facts, plan, render, extract, verify)..."):
@@ -136,22 +162,30 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
 
 @app.command()
 def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (holding manifest.json).")):
-    """Recompute every hash of a bundle; non-zero exit on any changed, missing or extra file."""
-    from outputs.bundle import load_manifest, verify_bundle  # noqa: PLC0415
-    problems = verify_bundle(bundle_dir)
-    if problems:
-        for p in problems:
-            err.print(f"[red]{escape(p)}[/red]", highlight=False)
+    """Recompute every hash of a bundle; non-zero exit on any changed, missing, extra or
+    linked file, or a manifest whose fields do not match its content hash."""
+    from outputs.bundle import verify as verify_bundle  # noqa: PLC0415
+
+    red = sys.stderr.isatty()
+
+    def show(problem: str) -> None:  # plain writes: a million problems must not cost minutes of rich markup
+        sys.stderr.write(f"\x1b[31m{problem}\x1b[0m\n" if red else problem + "\n")
+
+    res = verify_bundle(bundle_dir, show)
+    sys.stderr.flush()
+    if res.problems:
         raise typer.Exit(1)
-    man = load_manifest(bundle_dir)
-    out.print(f"[green]ok[/green] {bundle_dir}: {len(man.files)} files verified, version {man.bundle_version}",
-              highlight=False)
+    out.print(f"[green]ok[/green] {escape(str(bundle_dir))}: {res.files} files verified, version "
+              f"{res.bundle_version}", highlight=False)
 
 
 # Commands that live with their package, mounted here: (module, attribute, command name, kind).
-# A feature adds one row; a module that fails to import fails loudly (no silent skip).
+# A feature adds one row; a module that fails to import fails loudly (no silent skip). A
+# command named "GROUP NAME" is added to a group mounted by an earlier row.
 MOUNTS: list[tuple[str, str, str, str]] = [
     ("audits.queue_cli", "app", "audit", "group"),
+    ("audits.desk.cli", "serve", "audit serve", "command"),
+    ("audits.desk.cli", "browse", "browse", "command"),
     ("domains.tau2", "import_tau2", "import-tau2", "command"),
     ("domains.scaffold", "new_domain", "new-domain", "command"),
     ("outputs.packs.cli", "app", "pack", "group"),
@@ -161,10 +195,15 @@ MOUNTS: list[tuple[str, str, str, str]] = [
 def _mount() -> None:
     import importlib  # noqa: PLC0415
 
+    groups: dict[str, typer.Typer] = {}
     for module, attr, name, kind in MOUNTS:
         obj = getattr(importlib.import_module(module), attr)
         if kind == "group":
             app.add_typer(obj, name=name, help=(obj.info.help or None))
+            groups[name] = obj
+        elif " " in name:
+            group, sub = name.split(" ", 1)
+            groups[group].command(sub)(obj)
         else:
             app.command(name)(obj)
 
@@ -172,23 +211,51 @@ def _mount() -> None:
 _mount()
 
 
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+
 def main() -> None:
+    """Entry point: user mistakes are one line on stderr. Usage errors (unknown option or
+    command, missing argument, a value of the wrong type or out of range) exit 2; input
+    errors (a bad file, pack, policy, bundle or database) exit 1; an unexpected internal
+    error is one line too (exit 70; FACTFORGE_DEBUG=1 shows its traceback)."""
+    from typer._click import exceptions as cx  # noqa: PLC0415  (typer's bundled click)
+
     try:
-        rc = app(standalone_mode=False)
+        rc = app(standalone_mode=False, prog_name="factforge")
         sys.exit(rc if isinstance(rc, int) else 0)
     except FactforgeError as e:
-        err.print(f"[red]error:[/red] {escape(e.render())}", highlight=False)
+        err.print(f"[red]error:[/red] {escape(_one_line(e.render()))}", highlight=False)
         sys.exit(1)
+    except cx.NoArgsIsHelpError:
+        sys.exit(2)  # the help text was printed
+    except cx.UsageError as e:
+        where = e.ctx.command_path if e.ctx is not None else "factforge"
+        err.print(f"[red]error:[/red] {escape(where)}: {escape(_one_line(e.format_message()))} "
+                  f"(see '{escape(where)} --help')", highlight=False)
+        sys.exit(2)
+    except cx.ClickException as e:
+        err.print(f"[red]error:[/red] {escape(_one_line(e.format_message()))}", highlight=False)
+        sys.exit(e.exit_code or 1)
     except typer.Exit as e:
         sys.exit(e.exit_code)
-    except typer.Abort:
+    except (typer.Abort, KeyboardInterrupt):
+        err.print("[red]interrupted[/red]", highlight=False)
         sys.exit(130)
-    except Exception as e:  # click usage errors
-        import click  # noqa: PLC0415
-        if isinstance(e, click.ClickException):
-            e.show()
-            sys.exit(e.exit_code)
-        raise
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(141)
+    except OSError as e:
+        where = f"{e.filename}: " if e.filename else ""
+        err.print(f"[red]error:[/red] {escape(_one_line(where + (e.strerror or str(e))))}", highlight=False)
+        sys.exit(1)
+    except Exception as e:  # noqa: BLE001
+        if os.environ.get("FACTFORGE_DEBUG"):
+            raise
+        err.print(f"[red]error:[/red] internal error: {escape(type(e).__name__)}: {escape(_one_line(str(e))[:300])} "
+                  "(a bug in factforge; FACTFORGE_DEBUG=1 shows the traceback)", highlight=False)
+        sys.exit(70)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from domains.sandbox import time_limit
 from domains.variants import World
 from facts import GENERATOR_VERSION
 from facts.hashing import content_hash
@@ -29,9 +30,10 @@ class SeedDB:
         return {k: len(v) for k, v in self.tables.items() if isinstance(v, (list, dict))}
 
 
-def seed_database(world: World, seed: int) -> SeedDB:
-    db = world.database(seed)
-    return SeedDB(db, world.check_database(db))
+def seed_database(world: World, seed: int, timeout: Optional[float] = None) -> SeedDB:
+    with time_limit(timeout):
+        db = world.database(seed)
+        return SeedDB(db, world.check_database(db))
 
 
 def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
@@ -56,11 +58,11 @@ def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet,
     return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render")
 
 
-def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path) -> dict:
+def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], cache_dir: Path, db: dict) -> dict:
     if world.spec is None:
         return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
     from audits.leaks import scan  # noqa: PLC0415
-    return scan(world, facts, rendered, cache_dir)
+    return scan(world, facts, rendered, cache_dir, db)
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],

@@ -60,3 +60,31 @@ def render_ctx(mock_pack, hand_facts, tmp_path):
     from transforms.writers import BuiltinWriter
     return RenderContext(pack=mock_pack, facts={f.id: f for f in hand_facts}, writer=BuiltinWriter(mock_pack),
                          db=mock_pack.database(0), workdir=tmp_path)
+
+
+@pytest.fixture(scope="session")
+def mock_full_build(tmp_path_factory):
+    """`_mock` built once per test run with the full profile (all 17 kinds, audio and video
+    included) through the real CLI: (bundle dir, workspace cache dir). The xdist workers of one
+    run share it: the first to get the lock builds, the others wait and reuse it."""
+    import fcntl
+    import json
+    import subprocess
+    import sys
+
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mock-full-build"
+    shared.mkdir(parents=True, exist_ok=True)
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = shared / "bundle.json"
+        if not done.exists():
+            r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--seed", "0",
+                                "--out", str(shared / "out"), "--workspace", str(shared / "ws")],
+                               capture_output=True, text=True, cwd=ROOT, timeout=1200,
+                               env={k: v for k, v in os.environ.items() if k != "FACTFORGE_AUDIT_DB"})
+            assert r.returncode == 0, r.stdout + r.stderr
+            (bundle,) = [p for p in (shared / "out" / "bundles" / "_mock").iterdir() if not p.name.startswith(".")]
+            done.write_text(json.dumps({"bundle": str(bundle)}))
+        bundle = Path(json.loads(done.read_text())["bundle"])
+    return bundle, shared / "ws" / "cache"

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from audits.match import TextIndex, match_fact, unhedged_mentions
+from audits.match import unhedged_mentions
+from facts.match import TextIndex, match_fact
 from audits.recoverability import check_recoverability, failures
 from facts.models import Slot, SlotType
 from transforms.base import ArtifactSpec, FactMention, RenderContext

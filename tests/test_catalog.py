@@ -8,7 +8,8 @@ import re
 
 import pytest
 
-from audits.match import TextIndex, match_fact, unhedged_mentions
+from audits.match import unhedged_mentions
+from facts.match import TextIndex, match_fact
 from domains.variants import resolve
 from facts.values import parse_slots
 from transforms import catalog as K

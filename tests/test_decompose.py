@@ -9,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from facts.decompose import decompose_markdown, decompose_pack
+from domains.decompose import decompose_pack
+from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
-from facts.models import Condition, FactKind, SlotType
+from facts.models import Condition, FactKind, Slot, SlotType
 
 from .conftest import SHARED
 
@@ -101,7 +102,8 @@ def test_lead_in_paragraph_is_context_for_its_list():
     assert [f.statement for f in fs.facts] == [
         "A flight can be cancelled if any of the following is true: The booking was made within the last 24 hrs.",
         "A flight can be cancelled if any of the following is true: It is a business flight."]
-    assert fs.facts[0].slots[0].key() == "24 hour"
+    assert fs.facts[0].slots[0].display() == "24 hour"
+    assert fs.facts[0].slots[0].key() == Slot(name="d", type=SlotType.duration, text="1 day", value=1, unit="day").key()
 
 
 def test_table_gives_one_fact_per_cell():
@@ -269,6 +271,7 @@ def _expected_values(text: str) -> list[tuple[int, float, str]]:
         if line.strip().startswith("The current time is"):
             continue  # the world clock, not a policy value
         body = re.sub(r"^\s*(?:[-*]\s+)?\d+[.)]\s", " ", line)  # list markers are not values
+        body = re.sub(r"\b(?:12|24)[- ]hour\s+(?:based|clock|format)\b", " ", body)  # a clock convention, not a value
         out += [(no, float(m.group(1).replace(",", "")), m.group(0)) for m in _NUM.finditer(body)
                 if not re.search(r"\bstep\s*$", body[:m.start()], re.IGNORECASE)]
         out += [(no, float(_WORDS[m.group(1).lower()]), m.group(0)) for m in _WORD_NUM.finditer(line)]
@@ -350,3 +353,101 @@ def test_every_discovered_pack_decomposes():
         assert len({f.id for f in fs.facts}) == len(fs.facts), name
         assert all(s.text in f.statement for f in fs.facts for s in f.slots), name
         assert all(d in {x.id for x in fs.facts} for f in fs.facts for d in f.depends_on), name
+
+
+# --- issue 16: kinds, conditions, thresholds, splits --------------------------------------------
+SHOP = """# Harbor Cycles Policy
+
+## Domain basics
+
+There are three payment types: **voucher**, **debit card**, **store credit**.
+
+Each rental has the following attributes:
+- rental ID
+- bike size
+
+## Tools
+
+- `find_rental(rental_id)`: Look up a rental by its id.
+- `close_rental(rental_id)`: Close a rental and stop the clock.
+
+## Payment
+
+- Each rental can use at most one voucher, at most two debit cards, and at most three store credits.
+- A refund reaches the customer immediately if it is store credit, otherwise within 3 to 5 business days.
+- Voucher rentals cannot be extended.
+- Helmets can be swapped once per rental, and a bike twice per season.
+- The rental app needs at least a 3G network connection and at most 2GB of storage.
+
+## Returns
+
+Late returns are billed per hour. <!-- draft: $9 per hour --> The late fee is $6 per hour.
+Inspect the bike on return.
+This helps us catch damage early.
+
+If the lock is jammed:
+If the lock works:
+- Return the key at the desk.
+"""
+
+
+def _shop():
+    return {f.statement: f for f in decompose_markdown(SHOP, "shop").facts}, decompose_markdown(SHOP, "shop")
+
+
+def test_schema_bullets_and_tool_descriptions_are_definitions():
+    facts, _ = _shop()
+    assert facts["Each rental has the following attributes: rental ID."].kind == FactKind.definition
+    assert facts["Each rental has the following attributes: bike size."].kind == FactKind.definition
+    assert facts["find_rental(rental_id): Look up a rental by its id."].kind == FactKind.definition
+    assert facts["close_rental(rental_id): Close a rental and stop the clock."].kind == FactKind.definition
+
+
+def test_compound_limits_split_into_one_fact_per_limit():
+    facts, _ = _shop()
+    for noun, n in (("one voucher", 1), ("two debit cards", 2), ("three store credits", 3)):
+        f = facts[f"Each rental can use at most {noun}."]
+        assert [(s.type, s.value, s.qualifier) for s in f.slots] == [(SlotType.count, n, "at_most")]
+        assert f.kind == FactKind.value and f.conditions == []
+
+
+def test_conditions_bind_to_their_own_alternative():
+    facts, _ = _shop()
+    now = facts["A refund reaches the customer immediately if it is store credit."]
+    later = facts["A refund reaches the customer within 3 to 5 business days if it is not store credit."]
+    assert now.slots == [] and now.conditions == [Condition(attribute="payment type", value="store credit")]
+    assert [(s.value, s.value_max, s.unit) for s in later.slots] == [(3, 5, "business_day")]
+    assert later.conditions == [Condition(attribute="payment type", value="not store credit")]
+    subject = facts["Voucher rentals cannot be extended."]
+    assert subject.kind == FactKind.prohibition
+    assert subject.conditions == [Condition(attribute="payment type", value="voucher")]
+
+
+def test_word_and_unit_thresholds_are_slots():
+    facts, _ = _shop()
+    f = facts["Helmets can be swapped once per rental, and a bike twice per season."]
+    assert [(s.text, s.value) for s in f.slots] == [("once", 1), ("twice", 2)]
+    g = facts["The rental app needs at least a 3G network connection."]
+    h = facts["The rental app needs at most 2GB of storage."]
+    assert [(s.text, s.value, s.unit, s.qualifier) for s in g.slots + h.slots] == [("3G", 3, "G", "at_least"),
+                                                                                  ("2GB", 2, "GB", "at_most")]
+    assert decompose_markdown("## A\n\nOnce the bike is back, close the rental.\n", "t").facts[0].slots == []
+
+
+def test_inline_comments_pronouns_and_claimless_conditions():
+    facts, fs = _shop()
+    assert "The late fee is $6 per hour." in facts
+    assert not any("draft" in s or "$9" in s for s in facts)
+    assert "Inspect the bike on return; this helps us catch damage early." in facts
+    assert not any(s.startswith("This") for s in facts)
+    assert "If the lock works: Return the key at the desk." in facts
+    assert not any(s.startswith("If the lock is jammed") for s in facts)
+    jammed = [u for u in fs.unparsed if u.text == "If the lock is jammed:"]
+    assert jammed and "without a claim" in jammed[0].reason
+
+
+def test_a_category_list_is_not_a_prohibition():
+    text = ("## Disputes\n\ndispute_category - Must be exactly one of:\n"
+            "- 'not_received': Paid but never received the item.\n- 'duplicate': Charged twice for one purchase.\n")
+    kinds = {f.statement: f.kind for f in decompose_markdown(text, "b").facts}
+    assert set(kinds.values()) == {FactKind.definition}, kinds

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from domains import BUILTIN_DIR, load_pack
-from domains.tau2 import DEFAULT_NOW, guess_business, import_tau2_domain, parse_now
+from domains.tau2 import DEFAULT_NOW, guess_business, harvest_customers, import_tau2_domain, parse_now
 from facts.errors import FactforgeError
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,6 +32,9 @@ The current time is 2025-07-01 08:30:00 PDT.
 """
 
 
+MULTIDOC = Path(__file__).resolve().parent / "fixtures" / "tau2_layouts" / "telecom_multidoc"
+
+
 def tau2_folder(name: str) -> Path:
     p = TAU2 / name
     if not p.is_dir():
@@ -41,7 +45,6 @@ def tau2_folder(name: str) -> Path:
 @pytest.fixture(scope="module")
 def imported(tmp_path_factory):
     """Each shared tau2 domain imported once (with fact counts), keyed by folder name."""
-    pytest.importorskip("facts.decompose")
     into = tmp_path_factory.mktemp("imported")
     cache = {}
 
@@ -174,7 +177,6 @@ def test_unknown_files_reported_and_customers_padded(tmp_path):
 
 
 def test_facts_counted_for_small_policy(tmp_path):
-    pytest.importorskip("facts.decompose")
     rep = import_tau2_domain(small_folder(tmp_path), "kayaks", tmp_path / "out")
     assert rep.facts >= 2 and rep.unparsed == 0
 
@@ -197,7 +199,7 @@ def test_errors_name_the_path(tmp_path):
     assert e.value.file == str(tmp_path / "missing")
     empty = tmp_path / "empty"
     empty.mkdir()
-    with pytest.raises(FactforgeError, match="no policy.md nor documents/") as e:
+    with pytest.raises(FactforgeError, match="no policy document .* and no documents/") as e:
         import_tau2_domain(empty, "kayaks", tmp_path / "out")
     assert e.value.file == str(empty.resolve())
     bad = small_folder(tmp_path)
@@ -259,3 +261,93 @@ def test_cli_import_and_error_line(tmp_path):
                        env=env, timeout=120)
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert f"{tmp_path / 'nope'}: not a folder" in " ".join(r.stderr.split())
+
+
+# --- the multi-document layout (db.toml, user_db.toml, several documents, .dot workflows) ---
+@pytest.fixture(scope="module")
+def multidoc(tmp_path_factory):
+    return import_tau2_domain(MULTIDOC, "wireless", tmp_path_factory.mktemp("multidoc"))
+
+
+def test_multidoc_keeps_every_document_and_the_workflows(multidoc):
+    rep = multidoc
+    assert rep.policy_documents == ["main_policy.md", "tech_support_manual.md", "tech_support_workflow.md"]
+    assert rep.workflows == ["workflows/data_top_up.dot", "workflows/no_service.dot"]
+    assert rep.policy_files == ["policy/0000-main-policy.md", "policy/0001-tech-support-manual.md",
+                                "policy/0002-tech-support-workflow.md", "policy/0003-workflow-data-top-up.md",
+                                "policy/0004-workflow-no-service.md"]
+    for dot in ("data_top_up.dot", "no_service.dot"):
+        assert (rep.path / "workflows" / dot).read_bytes() == (MULTIDOC / "workflows" / dot).read_bytes()
+    flow = (rep.path / "policy/0004-workflow-no-service.md").read_text()
+    assert flow.startswith("## Workflow: No service troubleshooting\n")
+    assert "2. Is airplane mode on?\n   - If yes, turn airplane mode off and wait 30 seconds (step 3).\n" \
+           "   - If no, go to step 4.\n" in flow
+    assert sorted(u.split(":")[0] for u in rep.unmapped) == ["README.md", "main_policy_solo.md", "split_tasks.json"]
+    assert any("solo-mode variant of main_policy.md" in u for u in rep.unmapped)
+
+
+def test_multidoc_sections_start_with_their_document(multidoc):
+    pack = load_pack(multidoc.path)
+    fs = pack.facts
+    by_file: dict[str, set] = {}
+    for f in fs.facts:
+        by_file.setdefault(Path(f.source.file).name, set()).add(f.section[0])
+    assert by_file == {"0000-main-policy.md": {"Wireless Care Agent Policy"},
+                       "0001-tech-support-manual.md": {"TECH SUPPORT MANUAL"},
+                       "0002-tech-support-workflow.md": {"Tech Support Workflow"},
+                       "0003-workflow-data-top-up.md": {"Workflow: Data top-up"},
+                       "0004-workflow-no-service.md": {"Workflow: No service troubleshooting"}}
+    kinds = {f.statement: f.kind.value for f in fs.facts}
+    assert kinds["Each plan specifies: top-up price per GB."] == "definition"
+    assert kinds["toggle_data_saver(): Switch the Data Saver restriction on or off."] == "definition"
+    steps = [f for f in fs.facts if f.section == ["Workflow: No service troubleshooting"]]
+    assert sum(f.kind.value == "procedure_step" for f in steps) >= 7
+    assert multidoc.facts == len(fs.facts) and multidoc.unparsed == len(fs.unparsed) == 1
+
+
+def test_multidoc_database_user_database_names_and_clock(multidoc):
+    pack = load_pack(multidoc.path)
+    db = pack.database()
+    assert [c["full_name"] for c in db["customers"]] == ["Odile Fairbanks", "Tomasz Wrenfield"]
+    assert db["customers"][0]["date_of_birth"] == "1987-04-12" and db["customers"][0]["created_at"] == "2024-02-01T10:15:00"
+    assert multidoc.db_source == "db.toml" and multidoc.db_tables == {"plans": 2, "customers": 2, "lines": 3, "bills": 2}
+    user_db = json.loads((multidoc.path / "user_db.json").read_text())
+    assert user_db["device"]["network_mode"] == "3g_only" and multidoc.user_db_tables == {"device": 4, "surroundings": 2}
+    assert pack.brand.customers[:2] == ["Odile Fairbanks", "Tomasz Wrenfield"] and multidoc.customers_from_db == 2
+    assert pack.info.business == "telecom" and pack.info.now.isoformat() == "2025-03-10T09:30:00-05:00"
+    assert json.loads((multidoc.path / "tasks.json").read_text())[0]["id"] == "slow_data_0"
+
+
+def test_multidoc_import_is_deterministic(tmp_path):
+    a = import_tau2_domain(MULTIDOC, "wireless", tmp_path / "a", decompose=False)
+    b = import_tau2_domain(MULTIDOC, "wireless", tmp_path / "b", decompose=False)
+    assert tree_bytes(a.path) == tree_bytes(b.path)
+
+
+def test_bad_toml_dot_and_utf8_name_file_and_line(tmp_path):
+    def copy() -> Path:
+        dst = tmp_path / "src" / f"telecom_{len(list((tmp_path).glob('src/*')))}"
+        shutil.copytree(MULTIDOC, dst)
+        return dst
+    src = copy()
+    (src / "db.toml").write_text("[[plans]]\nplan_id = \"P\"\nprice = oops\n")
+    with pytest.raises(FactforgeError, match="invalid TOML") as e:
+        import_tau2_domain(src, "wireless", tmp_path / "out")
+    assert e.value.file.endswith("db.toml") and e.value.line == 3
+    src = copy()
+    (src / "workflows" / "no_service.dot").write_text("digraph g {\n  a -> b;\n  c -> ;\n}\n")
+    with pytest.raises(FactforgeError, match="DOT syntax") as e:
+        import_tau2_domain(src, "wireless", tmp_path / "out")
+    assert e.value.file.endswith("no_service.dot") and e.value.line == 3
+    src = copy()
+    (src / "tech_support_manual.md").write_bytes(b"# Manual\n\nFine line.\nBad \xff byte.\n")
+    with pytest.raises(FactforgeError, match="UTF-8") as e:
+        import_tau2_domain(src, "wireless", tmp_path / "out")
+    assert e.value.file.endswith("tech_support_manual.md") and e.value.line == 4
+    assert not (tmp_path / "out").exists() or not any((tmp_path / "out").iterdir())
+
+
+def test_person_names_from_every_field_style():
+    db = {"customers": [{"full_name": "Ada  Lovelace"}, {"name": {"first_name": "Alan", "last_name": "Turing"}},
+                        {"first_name": "Grace", "last_name": "Hopper"}, {"name": "Edsger Dijkstra"}, {"id": 5}]}
+    assert harvest_customers(db) == ["Ada Lovelace", "Alan Turing", "Grace Hopper", "Edsger Dijkstra"]

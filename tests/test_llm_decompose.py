@@ -5,7 +5,8 @@ import json
 
 import pytest
 
-from facts.decompose import decompose_markdown, decompose_pack
+from domains.decompose import decompose_pack
+from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
 from facts.llm import _chunks, decompose_markdown_llm
 from facts.models import FactKind, SlotType

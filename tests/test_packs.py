@@ -156,7 +156,7 @@ def test_withholding_edits_only_the_files_that_carried_the_fact(tmp_path):
 
 
 def test_presence_attributes_a_shared_value_to_the_fact_that_owns_the_context():
-    from audits.match import TextIndex
+    from facts.match import TextIndex
     from outputs.packs.presence import json_presence, present_as, rivals_of
     _, fs, by_id = _mock_plan()
     fee = by_id["_mock.late-returns.251f50901f"]      # late fee $12 per started hour

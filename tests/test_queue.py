@@ -370,3 +370,21 @@ def test_concurrent_reviewers_in_separate_processes(tmp_path, hand_facts, ids):
     assert st["complete"] == n_items and st["open"] == 0 and st["leases"] == 0
     assert sum(st["reviewers"].values()) == n_items * 3
     assert sum(len(res["done"]) > 0 for res in results.values()) >= 3   # the work really was shared
+
+
+def test_reviewer_names_are_normalised(queue, bundle):
+    from audits.queue import normalise_reviewer
+
+    assert normalise_reviewer("  ALICE  ") == normalise_reviewer("alice") == "alice"
+    assert normalise_reviewer("Mary   Ann\tLee") == "mary ann lee"
+    queue.enqueue(bundle)
+    item = queue.next_item("ALICE")
+    assert queue.next_item(" alice ").id == item.id      # one reviewer: the same lease comes back
+    queue.submit(item.id, "Alice", all_present(item), True)
+    with pytest.raises(FactforgeError, match="alice has already reviewed"):
+        queue.submit(item.id, "ALICE", all_present(item), True)
+    assert queue.next_item("aLiCe").id != item.id
+    assert queue.release(queue.next_item("bob").id, "BOB")
+    assert queue.status()["reviewers"] == {"alice": 1}
+    with pytest.raises(FactforgeError, match="reviewer name is empty"):
+        queue.next_item("   ")

@@ -90,7 +90,6 @@ def test_value_facts_point_at_the_policy(pack):
 
 
 def test_variant_example_in_readme_works(pack):
-    pytest.importorskip("domains.variant_spec")
     from domains.variants import resolve
 
     readme = (pack.path / "variants" / "README.md").read_text()
@@ -108,7 +107,6 @@ def test_variant_example_in_readme_works(pack):
 
 
 def test_policy_decomposes_without_unparsed_lines(pack):
-    pytest.importorskip("facts.decompose")
     fs = pack.facts
     assert fs.unparsed == [], [u.text for u in fs.unparsed]
     assert len(fs.facts) >= 12

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from audits.match import TextIndex, slot_key
+from facts.match import TextIndex
 from facts.surface import surface_forms
 
 
@@ -20,6 +20,6 @@ def test_surface_forms_round_trip(domain):
             for form in surface_forms(s):
                 n += 1
                 idx = TextIndex(f"The figure is {form} today.")
-                if not idx.spans.get(slot_key(s)):
+                if not idx.spans.get(s.key()):
                     bad.append((f.id, s.text, form))
     assert n > 100 and not bad, bad[:20]

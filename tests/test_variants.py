@@ -342,7 +342,7 @@ def test_leak_scan_clean_variant_and_caught_leak(world, mock_pack, tmp_path):
                          variant=world.variant)
     rendered = _render(world, facts.by_id(), plan.artifacts, tmp_path)
     rep = scan(world, facts, rendered, tmp_path)
-    assert rep["schema_version"] == "1.0" and rep["variant"] == "_mock@spokewell"
+    assert rep["schema_version"] == "1.1" and rep["variant"] == "_mock@spokewell"
     assert rep["summary"]["files_scanned"] == len(rendered) >= 4
     assert rep["summary"]["hits"] == 0, rep["leaks"]
     assert rep["summary"]["values_watched"] == 4

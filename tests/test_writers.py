@@ -31,7 +31,7 @@ def test_voiced_never_shares_a_six_word_run_on_a_real_domain(name):
     """Every fact the realiser can voice is voiced with no 6-word run of its statement and
     stays recoverable by the matcher; the few it cannot are refused with a clear error (the
     planner keeps those canonical), and they are few."""
-    from audits.match import TextIndex, match_fact
+    from facts.match import TextIndex, match_fact
     from domains import get_pack
     from facts.errors import FactforgeError
     pack = get_pack(name)

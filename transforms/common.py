@@ -1,8 +1,9 @@
 """Pieces every renderer family shares, defined once.
 
 - content: the facts an artifact carries paired with the wrong/old mentions that must precede
-  them (`items`), worded by the writer (`plan_content`, `authoritative`, `hedged`), and
-  `tidy` for the punctuation seams where phrases meet;
+  them (`items`), worded by the writer (`plan_content`, `authoritative`, `hedged`), each
+  authoritative sentence checked against the audits' matcher as it is written
+  (`recoverable`), and `tidy` for the punctuation seams where phrases meet;
 - the record clock: dates derived from `spec.date` in the pack's timezone (nothing here reads
   the wall clock; every random choice comes from an rng the caller seeded with `spec.rng()`);
 - people and records drawn from the seed database, brand identifier prefixes;
@@ -21,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from facts.errors import FactforgeError
+from facts.match import matches
 from facts.surface import surface_forms
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -132,9 +134,11 @@ def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
         it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role, register=register, context=context)))
                      for d in it.distractors]
         if any(d.role in correct for d in it.distractors):
-            it.text = tidy(w.correction(it.fact, rng, it.rendition, register=register, context=context))
+            it.text = recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
+                                                                  context=context)), "To correct that: ")
         else:
-            it.text = tidy(w.statement(it.fact, it.rendition, rng, register=register, context=context))
+            it.text = recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
+                                                                 context=context)))
         it.label, it.value = split_bullet(w.bullet(it.fact), it.fact)
     return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role, register=register, context=context)))
                          for f, d in orphans])
@@ -162,14 +166,28 @@ def tidy(text: str) -> str:
     return _LEAD_CAP.sub(lambda m: m.group(1) + m.group(2).lower(), text)
 
 
+def recoverable(ctx: "RenderContext", fact: "Fact", text: str, lead: str = "") -> str:
+    """`text` if the audits' own matcher (facts.match) recovers `fact` from it, else the fact's
+    statement (after `lead`), which it always recovers. Every authoritative sentence passes
+    here as it is written, so a paraphrase the audits would reject ("every line has these
+    attributes: line ID" for "Each line has the following attributes: line ID.") is
+    re-phrased before it is rendered, not found after the build. A file whose extraction
+    still loses the fact (OCR, speech recognition) fails the build as before."""
+    if matches(fact, text, ctx.pack.info.currency):
+        return text
+    return tidy(lead + (ctx.writer.lower_first(fact.statement) if lead else fact.statement))
+
+
 def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
                   register: Optional[str] = None, context: Optional["Context"] = None) -> str:
     """The fact stated as current, in `register`; after a wrong/old mention it reads as the
-    correction."""
+    correction. Either passes `recoverable`."""
     w = ctx.writer
     if not after_wrong:
-        return tidy(w.statement(it.fact, it.rendition, rng, register=register, context=context))
-    return tidy(w.correction(it.fact, rng, it.rendition, register=register, context=context))
+        return recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
+                                                          context=context)))
+    return recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
+                                                       context=context)), "To correct that: ")
 
 
 def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Random, role: str = "customer",

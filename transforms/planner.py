@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from facts.hashing import content_hash
 from facts.models import Fact, FactSet, Slot, SlotType
-from facts.surface import fmt_num, unit_words
+from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
 
 from . import registry
 from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention
@@ -166,6 +166,10 @@ def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
         return f"{fmt_num(w)}%"
     if slot.type == SlotType.duration:
         return f"{fmt_num(w)} {unit_words(slot.unit, w)}"
+    if slot.unit == "time":  # a frequency: "once" -> "twice", "3 times"
+        return FREQUENCY_NAMES.get(w, f"{fmt_num(w)} times")
+    if slot.unit:  # a measured count: "3G" -> "4G", "2GB" -> "3 GB"
+        return f"{fmt_num(w)}{slot.unit}" if slot.unit == "G" else f"{fmt_num(w)} {slot.unit}"
     return fmt_num(w)
 
 
@@ -174,10 +178,14 @@ SPEECH_MODALITIES = {"wav", "mp4"}
 
 def _speakable(f: Fact) -> bool:
     """Short, not a catalog cell, and every value a multi-word spoken phrase (money, percent,
-    duration): bare counts ("two") are what speech recognition confuses ("too", "to")."""
+    duration): bare counts ("two") are what speech recognition confuses ("too", "to"), and
+    "seconds" came back as "san can" and "sentence" in voicemail (measured on the imported
+    multi-document fixture) and "within one hour" as "inside someone" in a retail call, so
+    durations in seconds and values of one stay off speech kinds too."""
     numeric = [s for s in f.slots if s.type not in (SlotType.enum, SlotType.identifier)]
     return (len(f.statement) <= 120 and " — " not in f.statement and bool(numeric) and
-            all(s.type in (SlotType.money, SlotType.percent, SlotType.duration) for s in numeric))
+            all(s.type in (SlotType.money, SlotType.percent, SlotType.duration) and s.unit != "second"
+                and not (s.value == 1 and s.value_max is None) for s in numeric))
 
 
 def _numeric_slot(f: Fact) -> Optional[Slot]:
@@ -245,8 +253,10 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
             start_i = i
             live = [k for k in turn if left[k.key()] > 0]
             if not live:
-                live = kinds  # rounding left a few facts: any kind takes them
-                for k in kinds:
+                # rounding left a few facts: any kind takes them, but a speech kind only what
+                # it can carry (those were handed out above)
+                live = [k for k in kinds if k.modality not in SPEECH_MODALITIES] or kinds
+                for k in live:
                     left[k.key()] = max(left[k.key()], 1)
             rng.shuffle(live)
             for k in live:
@@ -268,11 +278,17 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
 
     # Small domains: a kind the split left empty still gets one artifact, carrying a fact
     # (an extra carrier), so every enabled kind is exercised and checked.
+    # A speech kind only takes a fact speech recognition can carry; without one it still gets
+    # an artifact, carrying no fact.
     used = {k.key() for k, _ in assignments}
     spare = [f for f in stream if _numeric_slot(f)] or stream
+    speakable = [f for f in full_stream if _speakable(f)]
     for j, k in enumerate(k for k in kinds if k.key() not in used):
-        if spare:
-            assignments.append((k, spare[(j * 7) % len(spare):(j * 7) % len(spare) + 1]))
+        pool = speakable if k.modality in SPEECH_MODALITIES else spare
+        if pool:
+            assignments.append((k, pool[(j * 7) % len(pool):(j * 7) % len(pool) + 1]))
+        elif k.modality in SPEECH_MODALITIES:
+            assignments.append((k, []))
 
     # Noise artifacts, spread over kinds by weight (cheap kinds first).
     n_noise = int(round(len(assignments) * config.noise_ratio))
@@ -325,7 +341,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                         config=config, artifacts=artifacts)
 
 
-def _same_value(text: str, own_keys: set[str], slot: Slot) -> bool:
+def _same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
     from facts.values import parse_slots  # noqa: PLC0415
 
     try:

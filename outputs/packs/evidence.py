@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional
 
-from audits.match import TextIndex, match_fact
 from audits.recoverability import SPEECH_MODALITIES, candidates_for, domain_spoken_values, extract_cached
 from facts.errors import FactforgeError
+from facts.match import TextIndex, match_fact
 from facts.models import Fact, FactSet
 from transforms import registry
 from transforms.base import ExtractContext, RenderContext

@@ -2,7 +2,7 @@
 
 A held fact is absent from a file when the file, read with the same extractors as
 recoverability, does not state it. "State it" uses recoverability's own rule
-(`audits.match`): one of the fact's values (any equivalent surface form), its other values
+(`facts.match`): one of the fact's values (any equivalent surface form), its other values
 and enough of its anchor terms inside one window. A bare number is not the fact ("$12"
 next to nothing), and neither is another fact that happens to share the value: an
 occurrence is attributed to a *rival* (a fact the file may legitimately state, with the
@@ -19,7 +19,7 @@ import math
 import re
 from typing import Any, Iterable, Optional
 
-from audits.match import NUMERIC, WINDOW, TextIndex, _anchor_re, match_fact, slot_key
+from facts.match import NUMERIC, WINDOW, TextIndex, anchor_re, match_fact
 from facts.models import Fact, Slot
 
 
@@ -42,8 +42,8 @@ def rivals_of(fact: Fact, others: Iterable[Fact]) -> list[Fact]:
     num = _numeric(fact)
     if not num:
         return []
-    key = slot_key(num[0])
-    return [g for g in others if g.id != fact.id and any(slot_key(s) == key for s in _numeric(g))]
+    key = num[0].key()
+    return [g for g in others if g.id != fact.id and any(s.key() == key for s in _numeric(g))]
 
 
 def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = False) -> Optional[str]:
@@ -75,7 +75,7 @@ def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = Fa
 
 
 def _stems(fact: Fact) -> list[re.Pattern]:
-    return [_anchor_re(a) for a in _anchors(fact) if len(a) >= 3]
+    return [anchor_re(a) for a in _anchors(fact) if len(a) >= 3]
 
 
 def json_presence(fact: Fact, data: Any) -> Optional[str]:

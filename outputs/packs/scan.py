@@ -25,7 +25,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Optional
 
-from audits.match import TextIndex
+from facts.match import TextIndex
 from facts.models import Fact
 
 from .presence import json_presence, present_as

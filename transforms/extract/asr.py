@@ -150,17 +150,17 @@ def _to_log10(logmath, value: int) -> float:
 
 
 def arpa_bigram(phrases: list[str], background: Iterable[str] = (), n_frequent: int = 3000,
-                p_phrase: float = 0.3, candidate_rank: int = 50) -> str:
+                p_phrase: float = 0.3, candidate_rank: int = 50, plain: Iterable[str] = ()) -> str:
     """A bigram LM (ARPA text) over the `n_frequent` most probable words of the bundled model
     (with their own unigram probabilities), the `background` list and the candidate
     phrases' words. Every candidate word gets the unigram probability of the
     `candidate_rank`-th most frequent word (no value is favoured over another); each word
     pair inside a phrase gets a bigram of probability `p_phrase`; every other pair backs off
-    to the unigrams. (Measured: flat unigrams or a floor at rank 300 lost more values, e.g.
+    to the unigrams; `plain` words get the candidate unigram and no bigram. (Measured: flat unigrams or a floor at rank 300 lost more values, e.g.
     "is twelve" -> "it's will"; p_phrase 0.6 changed nothing.)"""
     known = dictionary_words()
     freq = dict(frequent_words(n_frequent)) if n_frequent else {}
-    cand = {w for p in phrases for w in p.split()}
+    cand = {w for p in phrases for w in p.split()} | set(plain)
     vocab = sorted(set(freq) | {w for w in background if w in known} | cand)
     common = sorted(freq.values(), reverse=True)
     floor = common[min(len(common) - 1, candidate_rank)] if common else math.log10(1.0 / (len(vocab) + 1))
@@ -237,19 +237,22 @@ def _decode(decoder, segments: list[bytes]) -> str:
     return "\n".join(lines)
 
 
-def transcribe(path: str | Path, candidates: list[str]) -> str:
+def transcribe(path: str | Path, candidates: list[str], plain: Iterable[str] = ()) -> str:
     """Transcript of the audio recognised against the candidate phrases (see module doc).
-    Without candidates, the free transcription."""
+    Without candidates, the free transcription. `plain` phrases join the vocabulary word by
+    word, with a candidate's unigram probability but no phrase bonus: they can be heard, but
+    are not favoured as a whole (the leak scan's stricter pass uses this for base terms)."""
     phrases = phrases_in_dictionary(list(candidates))
     if not phrases:
         return transcribe_free(path)
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
+    extra = [w for p in phrases_in_dictionary(list(plain)) for w in p.split()]
     from pocketsphinx import Decoder  # noqa: PLC0415
 
     segments = speech_segments(load_pcm(path))
     with tempfile.TemporaryDirectory() as tmp:
         lm = Path(tmp) / "candidates.arpa"
-        lm.write_text(arpa_bigram(phrases, _BACKGROUND), encoding="utf-8")
+        lm.write_text(arpa_bigram(phrases, [*_BACKGROUND, *extra], plain=extra), encoding="utf-8")
         decoder = Decoder(lm=str(lm), samprate=RATE, loglevel="FATAL")
     words = {w for p in phrases for w in p.split()}
     for word, phones in ALT_PRONUNCIATIONS.items():

@@ -40,8 +40,8 @@ def _noun_after(statement: str, slot: Slot) -> str:
 
 
 def typed_value(slot: Slot, statement: str = "") -> tuple[Any, str, str]:
-    """(cell value, number format, unit/basis label) for a slot. Ranges and non-numeric
-    values stay text, exactly as the policy wrote them."""
+    """(cell value, number format, unit/basis label) for a slot. Ranges, counts with a unit
+    and non-numeric values stay text, exactly as the policy wrote them."""
     v, vmax = slot.value, slot.value_max
     numeric = isinstance(v, (int, float)) and not isinstance(v, bool) and vmax is None
     qual = _QUAL.get(slot.qualifier or "", "")
@@ -50,7 +50,7 @@ def typed_value(slot: Slot, statement: str = "") -> tuple[Any, str, str]:
     if slot.type == SlotType.percent and numeric:
         fmt = "0%" if float(v).is_integer() else "0.0##%"
         return float(v) / 100.0, fmt, qual or "Percent"
-    if slot.type == SlotType.count and numeric:
+    if slot.type == SlotType.count and numeric and not slot.unit:  # "2GB", "once" keep their unit as text
         label = f"{qual} {_noun_after(statement, slot)}".strip()
         return (int(v) if float(v).is_integer() else float(v)), "#,##0", label or "Count"
     if slot.type == SlotType.duration and numeric:
