@@ -10,7 +10,7 @@ made), then checked for:
   next word's sound ("a extra bag"); not on speech-recognition transcripts, whose free words
   are the recogniser's guesses (values are what it is sure of);
 - `product_case`: a product or brand name with its capitalisation lost ("credit Builder
-  Card");
+  Card"; a product or the company all in lower case);
 - `heading_in_speech`: a policy heading of four words or more, a fact id, or a catalog cell
   ("Row — Column: value") pasted into what a person says;
 - `duplicated_bullet`: the same line of four words or more printed twice within a few lines;
@@ -97,14 +97,30 @@ def agreement(text: str) -> list[str]:
     return out
 
 
-def product_case(text: str, names: Iterable[str]) -> list[str]:
+def _caps(words: list[str]) -> set[int]:
+    return {i for i, w in enumerate(words) if w[:1].isupper()}
+
+
+def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) -> list[str]:
+    """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
+    name (the company, a product) written all in lower case. Lower-case words of a name may
+    be written either way ("Reserve card" or "Reserve Card"), and a label in sentence case
+    (only its first word capitalised: a catalog row such as "Canceled recurring charge") is
+    ordinary words mid-sentence."""
+    strict = set(strict)
     out = []
     for name in names:
         if " " not in name:
             continue
+        caps = _caps(name.split())
+        if caps <= {0} and name not in strict:
+            continue
         for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
             seen = m.group(0)
-            if seen == name or seen.isupper():
+            if seen.isupper():
+                continue
+            kept = caps & _caps(seen.split())
+            if kept == caps or (not kept and name not in strict):
                 continue
             out.append(_snip(text, m.start(), m.end()))
     return out
@@ -169,7 +185,7 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 
 # --- one file ---------------------------------------------------------------------------------
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
-              facts: Optional[list[Fact]] = None, path: str = "") -> list[Hit]:
+              facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = ()) -> list[Hit]:
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -183,7 +199,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("aside_in_controlled", asides(body))
     if not heard:
         add("agreement", agreement(body))
-        add("product_case", product_case(body, names))
+        add("product_case", product_case(body, names, strict))
     if family in SPEECH_FAMILIES and not heard:
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
@@ -207,6 +223,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path
 
     by_id = factset.by_id()
     names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
+    strict = {pack.brand.company, *pack.brand.products.values()} | ({pack.brand.short_name} if pack.brand.short_name else set())
     headings = sorted({s for f in factset.facts for s in f.section})
     dvalues = domain_spoken_values(factset)
     hits: list[Hit] = []
@@ -228,7 +245,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, files: dict[str, tuple[Path
         ex = extracted[spec.id]
         carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
         hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
-                          path=spec.path)
+                          path=spec.path, strict=strict)
         distinct.add(L.units(ex.text, t.modality, running.get(spec.kind, frozenset())))
         canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical"]
         for m in spec.facts:

@@ -29,6 +29,16 @@ def test_product_name_losing_its_capitalisation():
                                     "html", names=names)
     assert "product_case" not in _lints("You can apply for the Credit Builder Card online. CREDIT BUILDER CARD",
                                         "documents/kb_article", "html", names=names)
+    assert "product_case" in _lints("Apply for the credit builder card online.", "documents/kb_article", "html",
+                                    names=names, strict=names)  # a product all in lower case
+    # catalog row labels in sentence case are ordinary words mid-sentence; a lower-case word of
+    # a name may take a capital
+    labels = ["Canceled recurring charge", "Metal Private Client Reserve card", "Vehicle Loan"]
+    assert "product_case" not in _lints("Can a canceled recurring charge be disputed? The Metal Private Client "
+                                        "Reserve Card is replaced for free. I'll update the vehicle loan article.",
+                                        "conversations/chat_transcript", "text", names=labels)
+    assert "product_case" in _lints("The metal Private client Reserve card is replaced for free.",
+                                    "conversations/chat_transcript", "text", names=labels)
 
 
 def test_headings_ids_and_cells_pasted_into_speech():

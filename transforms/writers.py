@@ -90,7 +90,7 @@ _LEAD_CUSTOMER = ["{Sure|Right|Okay|Yes|Good question}, <first>{ —|:|,} ", "Lo
                   "{So|Right}, for <thing>, ", "<first>, ", "From what I can see on <thing>, ", "In your case, <first>, ",
                   "{I've checked|I checked} <thing>{ for you|}, and ", "{Okay|Right}, here's how it works{ for <thing>|}: ",
                   "Happy to explain{, <first>|}: "]
-_LEAD_STAFF = ["To answer <names>'s question, ", "{For the record|For everyone's notes}, ", "Confirmed with <owner>: ",
+_LEAD_STAFF = ["To answer <question>, ", "{For the record|For everyone's notes}, ", "Confirmed with <owner>: ",
                "{Quick answer|Short answer}{, <names>|}: ", "{Per|As per} the <wday> review, ", "<names>, ",
                "{Checked|Double-checked} the policy doc{ on <wday>|}: ", "{So|Right}, {to be clear|for clarity}, "]
 _CORRECT_CUSTOMER = ["{Not quite|That's not right|Close, but not quite}{, <first>|}{ —|:} ", "{No|Ah, no}{, <first>|}{ —"
@@ -365,9 +365,10 @@ class BuiltinWriter(Writer):
         first = context.customer.first if context and context.customer else ""
         thing = _thing(context)
         pool = _LEAD_CUSTOMER if reg.to_customer else _LEAD_STAFF
-        lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "thing": thing,
-                                                      "names": (context.speaker_name.split()[0]
-                                                                if context and context.speaker_name else "all"),
+        names = context.speaker_name.split()[0] if context and context.speaker_name else "all"
+        lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "thing": thing, "names": names,
+                                                      "question": f"{names}'s question" if names != "all" else
+                                                      "the question",
                                                       "owner": self.person(rng, "manager"), "wday": rng.choice(
                                                           _RULES["wday"])}, {}), capital=True)
         if "<" in lead or (not first and "there" in lead):
@@ -475,6 +476,8 @@ class BuiltinWriter(Writer):
         first = context.customer.first if context and context.customer else ""
         names = context.speaker_name.split()[0] if context and context.speaker_name else "all"
         lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "names": names,
+                                                      "question": f"{names}'s question" if names != "all" else
+                                                      "the question",
                                                       "owner": self.person(rng, "manager"),
                                                       "wday": rng.choice(_RULES["wday"])}, {}))
         if reg.controlled:

@@ -26,7 +26,7 @@ _AGENDA = ["{Today|This session} I want to go through <n> questions {the team ke
            "We're here to settle <n> open questions{ on <topic>|} so the {knowledge base|macros} can be updated "
            "{by <next>|this week|today}."]
 _ASKS = ["{First question|First one|Next one|Another one} {from the floor|from <first>'s queue|on <topic>}{.|:} <q>",
-         "{<q>|{Okay, <owner_first>|So} — <q>}",
+         "{<q>|{Okay|So}, <owner_first>. <q>}",
          "{Customers ask this a lot|This came up {three times|twice|again} {yesterday|this week|on <wday>}}{.|:} <q>"]
 _SUPERSEDED = ["For context, {this is|here's} what the {earlier|first} draft said{ on <topic>|}. <old>",
                "Let me read out the {old|previous} version{ so <first> has it|}. <old>",
