@@ -131,7 +131,7 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
     heads = [h for h in headings if len(h.split()) >= 4 and h.lower() not in statements]
     for s in sentences:
         low = s.lower()
-        if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: \S", s):
+        if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: [$\u20ac\u00a3]?\d", s):
             out.append(s)
             continue
         for h in heads:
@@ -143,11 +143,13 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
 
 def duplicated_lines(text: str, window: int = 12) -> list[str]:
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
-    numbers and running footers differ by their number, so they are not duplicates)."""
+    numbers and running footers differ by their number, so they are not duplicates; a line
+    on three pages or more of a file is its running chrome, not a bullet)."""
     lines = [" ".join(x.lower().split()) for x in text.split("\n")]
+    chrome = {a for a, n in Counter(lines).items() if n >= 3}
     out = []
     for i, a in enumerate(lines):
-        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a):
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome:
             continue
         if a in lines[i + 1:i + 1 + window]:
             out.append(text.split("\n")[i].strip())

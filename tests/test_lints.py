@@ -51,11 +51,15 @@ def test_headings_ids_and_cells_pasted_into_speech():
     assert "heading_in_speech" in _lints(fid, "conversations/chat_transcript", "text")
     good = "[10:00:01] Ana Ruiz: I cancelled reservation LKM4WZK on Tuesday, how much comes back to my card?"
     assert "heading_in_speech" not in _lints(good, "conversations/chat_transcript", "text", headings=heads)
+    route = "[10:00:12] Ana Ruiz: I'm booked from Chicago to New York \u2014 I wanted to ask: can I add a passenger?"
+    assert "heading_in_speech" not in _lints(route, "conversations/chat_transcript", "text")
 
 
 def test_slides_printing_a_bullet_twice():
     slide = "Refund rules\nRefunds go back to the original card first\nRefunds go back to the original card first\n"
     assert "duplicated_bullet" in _lints(slide, "visuals/slide_deck", "png")
+    chrome = "".join(f"Slide {i}\nLarkspur Airways Internal - do not forward\n" for i in range(4))
+    assert "duplicated_bullet" not in _lints(chrome, "visuals/slide_deck", "png")  # a running footer
     footer = "Internal - do not forward 1\nNext slide body text here\nInternal - do not forward 2\n"
     assert "duplicated_bullet" not in _lints(footer, "visuals/slide_deck", "png")
 

@@ -132,7 +132,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
                 used += h
             if cur:
                 pages.append(_page(cur, facts))
-    for title, blocks in pages:
+    for k, (title, blocks) in enumerate(pages):
+        if k and pages[k - 1][0] == title:  # a section spread over two slides
+            title = f"{title} (continued)"
         s = Image.new("RGB", (SW, SH), WHITE)
         d = ImageDraw.Draw(s)
         d.text((PAD, 56), title, font=font(40, True), fill=INK)
@@ -169,13 +171,13 @@ def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
 
 def _head(it: Item) -> str:
     """Bullet head: 'label: value' above the sentence; none when the sentence already opens
-    with the label (a bullet is never printed twice), for a catalog cell the attribute alone,
-    and for a fact without values, none (the statement itself is the bullet)."""
+    with the label (a bullet is never printed twice) or for a catalog cell (cells of one column
+    would repeat their column's name), and for a fact without values, none (the statement
+    itself is the bullet)."""
     if not it.value:
         return ""
-    cell = read(it.fact).cell
-    if cell:
-        return cell["col"]
+    if read(it.fact).cell:  # a catalog cell: its sentence names row and column; no head to repeat
+        return ""
     if " ".join(it.label.lower().split()) in " ".join(it.text.lower().split()):
         return ""
     return f"{it.label}: {it.value}"
