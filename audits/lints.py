@@ -101,18 +101,28 @@ def _caps(words: list[str]) -> set[int]:
     return {i for i, w in enumerate(words) if w[:1].isupper()}
 
 
+_GENERIC = {"account", "accounts", "card", "cards", "loan", "loans", "plan", "plans", "checking", "savings",
+            "certificate", "mortgage", "program", "programme", "pass", "membership"}
+
+
 def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) -> list[str]:
     """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
     name (the company, a product) written all in lower case. Lower-case words of a name may
-    be written either way ("Reserve card" or "Reserve Card"), and a label in sentence case
-    (only its first word capitalised: a catalog row such as "Canceled recurring charge") is
-    ordinary words mid-sentence."""
+    be written either way ("Reserve card" or "Reserve Card"), so may a trailing generic noun
+    ("Everyday Savings account"); a label in sentence case (only its first word capitalised:
+    a catalog row such as "Canceled recurring charge") is ordinary words mid-sentence; a
+    longer name written exactly ("Metal Private Client Reserve card") is not checked against
+    the shorter one inside it."""
     strict = set(strict)
+    names = sorted({n for n in names if " " in n}, key=len, reverse=True)
+    for name in names:  # longer names written exactly are not re-read as shorter ones
+        text = text.replace(name, " " * len(name))
     out = []
     for name in names:
-        if " " not in name:
-            continue
-        caps = _caps(name.split())
+        words = name.split()
+        caps = _caps(words)
+        if words[-1].lower() in _GENERIC:
+            caps.discard(len(words) - 1)
         if caps <= {0} and name not in strict:
             continue
         for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
@@ -144,15 +154,17 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
 def duplicated_lines(text: str, window: int = 12) -> list[str]:
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
     numbers and running footers differ by their number, so they are not duplicates; a line
-    on three pages or more of a file is its running chrome, not a bullet)."""
+    on three pages or more of a file is its running chrome, not a bullet, and a wordmark in
+    capitals is not a bullet)."""
     lines = [" ".join(x.lower().split()) for x in text.split("\n")]
     chrome = {a for a, n in Counter(lines).items() if n >= 3}
     out = []
     for i, a in enumerate(lines):
-        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome:
+        raw = text.split("\n")[i].strip()
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper():
             continue
         if a in lines[i + 1:i + 1 + window]:
-            out.append(text.split("\n")[i].strip())
+            out.append(raw)
     return out
 
 

@@ -132,7 +132,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         sec = noise_title
     else:
         sec = secs[0] if secs else "Policies"
-    title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=sec.lower()))
+    title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec)))
     author = w.person(rng, "agent")
     art_id = rng.randint(100000, 999999)
     updated = date - dt.timedelta(days=rng.randint(0, 6))
@@ -158,7 +158,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         body.append("<h2>Step by step</h2><ol>" + "".join(f"<li>{_e(s)}</li>" for s in noise_steps) + "</ol>")
         faq = [generic(q, a) for q, a in rng.sample(_FAQ_GENERIC, 2)]
     else:
-        intro_sec = " and ".join(s.lower() for s in secs[:2])
+        intro_sec = " and ".join(w.lower_first(s) for s in secs[:2])
         body.append(f"<p>{_e(rng.choice(_INTROS).format(sec_l=intro_sec, company=company))}</p>")
         faq_items = [it for it in items if it.rumours]
         others = [it for it in items if not it.rumours]

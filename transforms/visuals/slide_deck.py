@@ -58,7 +58,7 @@ def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark) -> None:
     brand = ctx.pack.brand
     d.line((PAD, SH - 58, SW - PAD, SH - 58), fill=(222, 226, 232), width=1)
     d.text((PAD, SH - 34), brand.company, font=font(16, True), fill=MUTED, anchor="lm")
-    d.text((SW // 2, SH - 34), "Internal - do not forward", font=font(15), fill=MUTED, anchor="mm")
+    d.text((SW // 2, SH - 34), f"Internal - slide {num} - do not forward", font=font(15), fill=MUTED, anchor="mm")
     d.text((SW - PAD, SH - 34), str(num), font=font(18, True), fill=dark, anchor="rm")
 
 
