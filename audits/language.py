@@ -231,8 +231,14 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    t = tokens(text)
-    return {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+    """Runs of `n` words; a run never crosses a table cell boundary (" | " in extracted
+    spreadsheets, exports and HTML tables): a header cell followed by the next row's label is
+    not a phrase anybody wrote."""
+    out: set[tuple[str, ...]] = set()
+    for part in text.split(" | "):
+        t = tokens(part)
+        out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+    return out
 
 
 def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = ()) -> list[str]:

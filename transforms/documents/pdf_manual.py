@@ -458,7 +458,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
             if rng.random() < 0.45 and notes:
                 story.append(callout("Note", [notes.pop().format(email=email)], "info"))
         if content.orphans:
-            story.append(callout("Common misconceptions", [h.text for h in content.orphans], "warn"))
+            story.append(callout("Common misconceptions", [f"\u201c{h.text}\u201d" for h in content.orphans], "warn"))
 
     # --- revision history -------------------------------------------------------------------
     n += 1
