@@ -7,7 +7,9 @@ All measures read the text the kind's extractor returns (never the renderer's in
   Fixed document furniture is left out: e-mail headers, attribution lines and signatures,
   chat-transcript header and footer blocks and system lines, speaker/time prefixes, "Label:
   value" metadata lines, running PDF headers and footers (a line on at least half of a PDF's
-  pages) and page numbers, and spreadsheet/export cells that are data rather than prose
+  pages) and page numbers, site furniture of knowledge-base pages and memos (a line on at
+  least half of a domain's pages of that kind, at least three: navigation, footer,
+  letterhead), and spreadsheet/export cells that are data rather than prose
   (fewer than four words without sentence punctuation). **Quoted copies count once**: lines
   quoted in an e-mail reply ("> ...") are copies of a message that is counted where it was
   written, so they are dropped; so are forwarded-message blocks.
@@ -126,9 +128,26 @@ def _pdf_lines(text: str) -> list[str]:
     return out
 
 
-def units(text: str, modality: str) -> list[str]:
+SITE_MODALITIES = ("html", "docx")
+
+
+def running_lines(texts: list[str], share: float = 0.5, min_files: int = 3) -> set[str]:
+    """Site furniture: (masked) lines that occur in at least `share` of a set of pages of one
+    kind, when there are at least `min_files` of them: a knowledge base's navigation, footer
+    and feedback box, a memo template's letterhead and confidentiality line. The pages' own
+    text differs from page to page; these lines are the template around it."""
+    if len(texts) < min_files:
+        return set()
+    seen: Counter = Counter()
+    for t in texts:
+        seen.update({mask(line) for line in t.split("\n") if line.strip()})
+    return {k for k, n in seen.items() if k and n >= max(min_files, share * len(texts))}
+
+
+def units(text: str, modality: str, running: frozenset | set = frozenset()) -> list[str]:
     """The sentences of an extracted text that count for the language measures (furniture
-    and quoted copies left out; see the module docstring)."""
+    and quoted copies left out; see the module docstring). `running`: masked lines that are
+    site furniture for this file's kind (`running_lines`)."""
     if modality == "eml":
         lines = _eml_lines(text)
     elif modality == "text":
@@ -141,6 +160,7 @@ def units(text: str, modality: str) -> list[str]:
     for raw in lines:
         line = raw.strip()
         if not line or _PAGE.match(line) or line.startswith("== Sheet:") or line.startswith("#") or \
+                (running and mask(line) in running) or \
                 (modality in ("eml", "docx") and _SALUTATION.match(line)):
             continue
         m = _EXPORT_LINE.match(line) or (_SPEAKER.match(line) if modality in ("vtt", "json", "text") else None)
@@ -211,8 +231,14 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    t = tokens(text)
-    return {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+    """Runs of `n` words; a run never crosses a table cell boundary (" | " in extracted
+    spreadsheets, exports and HTML tables): a header cell followed by the next row's label is
+    not a phrase anybody wrote."""
+    out: set[tuple[str, ...]] = set()
+    for part in text.split(" | "):
+        t = tokens(part)
+        out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+    return out
 
 
 def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = ()) -> list[str]:

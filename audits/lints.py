@@ -10,7 +10,7 @@ made), then checked for:
   next word's sound ("a extra bag"); not on speech-recognition transcripts, whose free words
   are the recogniser's guesses (values are what it is sure of);
 - `product_case`: a product or brand name with its capitalisation lost ("credit Builder
-  Card");
+  Card"; a product or the company all in lower case);
 - `heading_in_speech`: a policy heading of four words or more, a fact id, or a catalog cell
   ("Row — Column: value") pasted into what a person says;
 - `duplicated_bullet`: the same line of four words or more printed twice within a few lines;
@@ -97,14 +97,40 @@ def agreement(text: str) -> list[str]:
     return out
 
 
-def product_case(text: str, names: Iterable[str]) -> list[str]:
+def _caps(words: list[str]) -> set[int]:
+    return {i for i, w in enumerate(words) if w[:1].isupper()}
+
+
+_GENERIC = {"account", "accounts", "card", "cards", "loan", "loans", "plan", "plans", "checking", "savings",
+            "certificate", "mortgage", "program", "programme", "pass", "membership"}
+
+
+def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) -> list[str]:
+    """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
+    name (the company, a product) written all in lower case. Lower-case words of a name may
+    be written either way ("Reserve card" or "Reserve Card"), so may a trailing generic noun
+    ("Everyday Savings account"); a label in sentence case (only its first word capitalised:
+    a catalog row such as "Canceled recurring charge") is ordinary words mid-sentence; a
+    longer name written exactly ("Metal Private Client Reserve card") is not checked against
+    the shorter one inside it."""
+    strict = set(strict)
+    names = sorted({n for n in names if " " in n}, key=len, reverse=True)
+    for name in names:  # longer names written exactly are not re-read as shorter ones
+        text = text.replace(name, " " * len(name))
     out = []
     for name in names:
-        if " " not in name:
+        words = name.split()
+        caps = _caps(words)
+        if words[-1].lower() in _GENERIC:
+            caps.discard(len(words) - 1)
+        if caps <= {0} and name not in strict:
             continue
         for m in re.finditer(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text, re.I):
             seen = m.group(0)
-            if seen == name or seen.isupper():
+            if seen.isupper():
+                continue
+            kept = caps & _caps(seen.split())
+            if kept == caps or (not kept and name not in strict):
                 continue
             out.append(_snip(text, m.start(), m.end()))
     return out
@@ -115,7 +141,7 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
     heads = [h for h in headings if len(h.split()) >= 4 and h.lower() not in statements]
     for s in sentences:
         low = s.lower()
-        if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: \S", s):
+        if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: [$\u20ac\u00a3]?\d", s):
             out.append(s)
             continue
         for h in heads:
@@ -127,14 +153,18 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
 
 def duplicated_lines(text: str, window: int = 12) -> list[str]:
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
-    numbers and running footers differ by their number, so they are not duplicates)."""
+    numbers and running footers differ by their number, so they are not duplicates; a line
+    on three pages or more of a file is its running chrome, not a bullet, and a wordmark in
+    capitals is not a bullet)."""
     lines = [" ".join(x.lower().split()) for x in text.split("\n")]
+    chrome = {a for a, n in Counter(lines).items() if n >= 3}
     out = []
     for i, a in enumerate(lines):
-        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a):
+        raw = text.split("\n")[i].strip()
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper():
             continue
         if a in lines[i + 1:i + 1 + window]:
-            out.append(text.split("\n")[i].strip())
+            out.append(raw)
     return out
 
 
@@ -169,7 +199,7 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 
 # --- one file ---------------------------------------------------------------------------------
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
-              facts: Optional[list[Fact]] = None, path: str = "") -> list[Hit]:
+              facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = ()) -> list[Hit]:
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -183,7 +213,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("aside_in_controlled", asides(body))
     if not heard:
         add("agreement", agreement(body))
-        add("product_case", product_case(body, names))
+        add("product_case", product_case(body, names, strict))
     if family in SPEECH_FAMILIES and not heard:
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
@@ -205,19 +235,22 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
 
     by_id = factset.by_id()
     names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
+    strict = {pack.brand.company, *pack.brand.products.values()} | ({pack.brand.short_name} if pack.brand.short_name else set())
     headings = sorted({s for f in factset.facts for s in f.section})
     hits: list[Hit] = []
     distinct = L.Distinct()
     leads: Counter = Counter()
     fact_sentences = 0
     voiced_total, voiced_runs = 0, []
+    running = {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
+               for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
         ex = extractions[spec.id]
         carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
         hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
-                          path=spec.path)
-        distinct.add(L.units(ex.text, t.modality))
+                          path=spec.path, strict=strict)
+        distinct.add(L.units(ex.text, t.modality, running.get(spec.kind, frozenset())))
         canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical"]
         for m in spec.facts:
             f = by_id.get(m.fact_id)

@@ -185,14 +185,16 @@ def test_pdf_manual_scales_to_hundreds_of_facts(mock_pack, tmp_path):
         if i % 9 == 0:
             sec.append("Overdraft")
         amt = 7 + 3 * i
+        cell = i % 6 == 2 and i % 5 != 0  # a catalog cell, worded as the decomposer writes one
         f = Fact(id="tmp", domain="_mock", section=sec, kind=FactKind.prohibition if i % 13 == 0 else FactKind.value,
-                 statement=f"The {sec[1].lower()} charge for service code Q{i:03d} is ${amt} per cycle.",
+                 statement=(f"Card {i % 3} \u2014 Service code Q{i:03d}: ${amt}." if cell else
+                            f"The {sec[1].lower()} charge for service code Q{i:03d} is ${amt} per cycle."),
                  slots=[Slot(name="fee", type=SlotType.money, text=f"${amt}", value=amt, unit="USD")],
                  conditions=([Condition(attribute="tier", value="Gold")] if i % 5 == 0 else
                              [Condition(attribute="card product", value=f"Card {i % 3}"),
                               Condition(attribute="attribute", value=f"Service code Q{i:03d}")] if i % 6 == 2 else []),
                  source=SourceSpan(file="policy.md", start_line=i + 1, end_line=i + 1),
-                 anchors=[sec[1].lower(), "charge", f"q{i:03d}"])
+                 anchors=[f"card {i % 3}", "service code", f"q{i:03d}"] if cell else [sec[1].lower(), "charge", f"q{i:03d}"])
         f.id = make_fact_id("_mock", sec, f.template() + f"Q{i:03d}", f.conditions)
         facts.append(f)
     ctx = RenderContext(pack=mock_pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(mock_pack))

@@ -88,7 +88,19 @@ def test_ticket_meeting_and_case_note(airline):
     people = ["Beatriz Calloway", "Aiko Brandt", "Grace Nwosu"]
     turns = H.meeting_item(airline, rng, people)
     assert turns[0].who == people[0] and len(turns) >= 3
+    notes = [H.case_entry(airline, rng, open_ok=i % 2 == 0) for i in range(40)]
     assert H.case_note(airline, rng).endswith(".")
+    grounded_notes = 0
+    for i, n in enumerate(notes):
+        assert n.text.endswith("."), n.text
+        assert n.status in (("Resolved", "Closed", "Open", "Pending") if i % 2 == 0 else ("Resolved", "Closed"))
+        rec = n.record
+        grounded = [n.customer.name, n.customer.first, n.customer.email, n.customer.last] + \
+            ([rec.id, rec.route.split(" to ")[0]] if rec is not None and rec.id else [])
+        grounded_notes += any(g and g in n.text for g in grounded)
+    assert grounded_notes >= 0.75 * len(notes)  # most name the customer or their own record
+    assert len({n.text for n in notes}) == len(notes)
+    assert len({n.scenario for n in notes}) >= 6
 
 
 @pytest.mark.parametrize("name", ["_mock", "telecom"])

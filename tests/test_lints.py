@@ -29,6 +29,16 @@ def test_product_name_losing_its_capitalisation():
                                     "html", names=names)
     assert "product_case" not in _lints("You can apply for the Credit Builder Card online. CREDIT BUILDER CARD",
                                         "documents/kb_article", "html", names=names)
+    assert "product_case" in _lints("Apply for the credit builder card online.", "documents/kb_article", "html",
+                                    names=names, strict=names)  # a product all in lower case
+    # catalog row labels in sentence case are ordinary words mid-sentence; a lower-case word of
+    # a name may take a capital
+    labels = ["Canceled recurring charge", "Metal Private Client Reserve card", "Vehicle Loan"]
+    assert "product_case" not in _lints("Can a canceled recurring charge be disputed? The Metal Private Client "
+                                        "Reserve Card is replaced for free. I'll update the vehicle loan article.",
+                                        "conversations/chat_transcript", "text", names=labels)
+    assert "product_case" in _lints("The metal Private client Reserve card is replaced for free.",
+                                    "conversations/chat_transcript", "text", names=labels)
 
 
 def test_headings_ids_and_cells_pasted_into_speech():
@@ -41,11 +51,15 @@ def test_headings_ids_and_cells_pasted_into_speech():
     assert "heading_in_speech" in _lints(fid, "conversations/chat_transcript", "text")
     good = "[10:00:01] Ana Ruiz: I cancelled reservation LKM4WZK on Tuesday, how much comes back to my card?"
     assert "heading_in_speech" not in _lints(good, "conversations/chat_transcript", "text", headings=heads)
+    route = "[10:00:12] Ana Ruiz: I'm booked from Chicago to New York \u2014 I wanted to ask: can I add a passenger?"
+    assert "heading_in_speech" not in _lints(route, "conversations/chat_transcript", "text")
 
 
 def test_slides_printing_a_bullet_twice():
     slide = "Refund rules\nRefunds go back to the original card first\nRefunds go back to the original card first\n"
     assert "duplicated_bullet" in _lints(slide, "visuals/slide_deck", "png")
+    chrome = "".join(f"Slide {i}\nLarkspur Airways Internal - do not forward\n" for i in range(4))
+    assert "duplicated_bullet" not in _lints(chrome, "visuals/slide_deck", "png")  # a running footer
     footer = "Internal - do not forward 1\nNext slide body text here\nInternal - do not forward 2\n"
     assert "duplicated_bullet" not in _lints(footer, "visuals/slide_deck", "png")
 
@@ -72,3 +86,20 @@ def test_voiced_runs_fail_the_gate():
     report = {"hits": [], "voiced_runs": [{"path": "evidence/x.txt", "fact_id": "f.1", "run": "a b c d e f"}]}
     assert L.failures(report) and "f.1" in L.failures(report)[0]
     assert L.failures({"hits": [], "voiced_runs": []}) == []
+
+
+def test_site_furniture_left_out_of_the_distinct_measure():
+    from audits import language as L
+
+    nav = "Getting started Account Billing Policies Contact\nWas this article helpful?\nStill need help? Call us or chat.\n"
+    own = [("Lockers open when you scan your boarding pass.", "The north team empties them every night."),
+           ("Pets travel in the cabin in a soft carrier.", "Book the pet seat before you check in."),
+           ("Lost property is kept for thirty days.", "Ask at the desk beside baggage claim."),
+           ("Wheelchairs can be booked up to the day before.", "Staff meet you at the kerb.")]
+    pages = [nav + f"{a}\n{b}\n" for a, b in own]
+    running = L.running_lines(pages)
+    assert L.mask("Was this article helpful?") in running
+    assert not any("locker" in k or "pet" in k for k in running)  # the pages' own text stays
+    kept = [u for p in pages for u in L.units(p, "html", running)]
+    assert len(kept) == 8 and not any("helpful" in u for u in kept)
+    assert L.running_lines(pages[:2]) == set()  # two pages are not a site

@@ -81,3 +81,22 @@ def test_slide_deck_packs_three_facts_per_slide(render_ctx, hand_facts, tmp_path
     with Image.open(out) as im:
         # title + 2 content slides (3 + 2 facts) + questions: 4 slides of 720 px and 3 gaps
         assert im.height == 4 * 720 + 3 * 16
+
+
+def test_slide_bullets_are_not_printed_twice(render_ctx, hand_facts):
+    """A bullet's head never repeats the sentence under it (canonical renditions used to print
+    'label: value' and then the same statement)."""
+    import random
+
+    from transforms.common import plan_content
+    from transforms.visuals.slide_deck import _head
+
+    spec = make_spec("visuals/slide_deck", hand_facts)
+    content = plan_content(spec, render_ctx, random.Random(1), role="colleague", register="slide")
+    assert any(it.rendition == "canonical" and it.value for it in content.items)
+    for it in content.items:
+        head = _head(it)
+        body = " ".join(it.text.lower().split())
+        assert not head or " ".join(head.lower().split()) not in body, (head, it.text)
+        if it.rendition == "canonical" and it.value:
+            assert head == "", (head, it.text)  # the statement itself is the bullet

@@ -65,6 +65,31 @@ def test_llm_writer_rejects_a_draft_that_loses_the_value(mock_pack, hand_facts):
     assert "$50" in out and w.fallbacks == 1
 
 
+def test_llm_writer_rejects_a_voiced_draft_that_keeps_a_six_word_run(mock_pack, hand_facts):
+    f = next(x for x in hand_facts if "late fee" in x.statement)
+    # keeps the value and the anchors (it would pass the recovery rule) but copies the policy's
+    # words "for each started hour after the": not a paraphrase
+    draft = "Heads up: a late fee of $12 applies for each started hour after the bike was due back."
+    assert shares_run(draft, f.statement)
+    w = LLMWriter(mock_pack, model="gpt-4o-mini", mock_response=draft)
+    out = w.statement(f, "voiced", random.Random(0))
+    assert out != draft and w.calls == 1 and w.fallbacks == 1
+    assert not shares_run(out, f.statement) and "12" in out  # the built-in voiced wording instead
+    # the same draft is fine as a canonical rendition: only voiced renditions must depart
+    w2 = LLMWriter(mock_pack, model="gpt-4o-mini", mock_response=draft)
+    assert w2.statement(f, "canonical", random.Random(0)) == draft and w2.fallbacks == 0
+
+
+def test_llm_writer_rejects_asides_in_a_controlled_document(mock_pack, hand_facts):
+    f = next(x for x in hand_facts if "deposit" in x.statement)
+    draft = "Every bike needs a security deposit of fifty dollars, as far as I know."
+    w = LLMWriter(mock_pack, model="gpt-4o-mini", mock_response=draft)
+    assert w.statement(f, "voiced", random.Random(0), register="chat") == draft
+    w2 = LLMWriter(mock_pack, model="gpt-4o-mini", mock_response=draft)
+    out = w2.statement(f, "voiced", random.Random(0), register="manual")
+    assert out != draft and w2.fallbacks == 1 and "as far as i know" not in out.lower()
+
+
 def test_build_with_llm_writer_switched_on(tmp_path):
     from pipeline.build import build_partition
     from pipeline.resources import BuildSettings, Workspace, WriterResource

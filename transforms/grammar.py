@@ -203,6 +203,11 @@ def finish(text: str, capital: bool = True) -> str:
 
 
 def say(template: str, rng: random.Random, slots: Mapping[str, str] | None = None,
-        rules: Mapping[str, Sequence[str]] | None = None) -> str:
-    """`expand` then `finish`."""
-    return finish(expand(template, rng, slots, rules))
+        rules: Mapping[str, Sequence[str]] | None = None, raw: Mapping[str, str] | None = None) -> str:
+    """`expand` then `finish`. `raw` slots (a fact's wording, a question) are put in after
+    `finish`, untouched: tidying never edits a fact's words or values."""
+    marks = {k: f"\x00{i}\x00" for i, k in enumerate(raw or {})}
+    out = finish(expand(template, rng, {**(slots or {}), **marks}, rules))
+    for k, m in marks.items():
+        out = out.replace(m, raw[k])
+    return out

@@ -19,7 +19,8 @@ the same file mentions elsewhere, so a routine amount never reads as an unhedged
 - `meeting_item(ctx, rng, people)` -> list of `Turn`: one agenda item of a team meeting,
   spoken;
 - `ticket(ctx, rng)` -> `Ticket`: a helpdesk/issue-tracker record with comments;
-- `case_note(ctx, rng)` -> str: one line of a case log.
+- `case_note(ctx, rng)` -> str: one line of a case log; `case_entry` -> `CaseNote`: the
+  whole row (category, status, note, customer, record).
 
 Nothing here states a rule, a fee or a time limit: amounts, dates and statuses come from the
 database records being discussed (which obey the policy), so the haystack never contradicts
@@ -498,11 +499,9 @@ def _contact_slot(c: Customer, rng: random.Random) -> str:
     return c.phone or c.name
 
 
-def customer_exchange(ctx: "RenderContext", rng: random.Random, *, channel: str = "chat",
-                      customer: Optional[Customer] = None, agent: Optional[str] = None,
-                      record: Optional[Rec] = None, scenario: Optional[str] = None,
-                      avoid: Iterable[str] = ()) -> Exchange:
-    """A support conversation with one customer about one of their records (see module doc)."""
+def _customer_scene(ctx: "RenderContext", rng: random.Random, channel: str, customer: Optional[Customer],
+                    agent: Optional[str], record: Optional[Rec], avoid: Iterable[str]):
+    """A scene about one customer and one of their records, its slots filled from the database."""
     v = view(ctx.db)
     cust = customer or v.customer(rng, lambda c: bool(c.records)) or v.customer(rng) or _brand_customer(ctx, rng)
     rec = record if record is not None else (rng.choice(cust.records) if cust.records else None)
@@ -517,7 +516,15 @@ def customer_exchange(ctx: "RenderContext", rng: random.Random, *, channel: str 
              "contact_kind": "email address" if "@" in contact else "phone number",
              "route": rec.route if rec else "", "rid_or": ""}
     slots.update(_rec_slots(rec, cust, rng))
-    s = Scene(ctx, rng, avoid, channel, **slots)
+    return Scene(ctx, rng, avoid, channel, **slots), cust, rec, agent
+
+
+def customer_exchange(ctx: "RenderContext", rng: random.Random, *, channel: str = "chat",
+                      customer: Optional[Customer] = None, agent: Optional[str] = None,
+                      record: Optional[Rec] = None, scenario: Optional[str] = None,
+                      avoid: Iterable[str] = ()) -> Exchange:
+    """A support conversation with one customer about one of their records (see module doc)."""
+    s, cust, rec, agent = _customer_scene(ctx, rng, channel, customer, agent, record, avoid)
     scenarios = _cust_scenarios()
     name = scenario or rng.choice([n for n in sorted(scenarios) if _suits(n, cust, rec)])
     subject = s.text(scenarios[name](s, cust, rec))
@@ -847,13 +854,121 @@ def ticket(ctx: "RenderContext", rng: random.Random, *, people: Optional[list[st
                   else "Task", status, th.turns[0].who, th.turns[-1].who, th.turns[0].text, th.scenario, th.turns[1:])
 
 
+@dataclass
+class CaseNote:
+    category: str
+    status: str
+    text: str
+    customer: Customer
+    record: Optional[Rec]
+    scenario: str
+
+
+# A case log's resolution note per scenario: (category, notes when the case is closed, notes
+# when it is still open). Written in the clipped style of a CRM note, every one grounded in
+# the customer's record and with several choice points.
+_NOTE_SUBJ = "{Cust|Customer|<cfirst>|<cname>}"
+_CASE_NOTES: dict[str, tuple[str, list[str], list[str]]] = {
+    "receipt": ("Billing", [
+        _NOTE_SUBJ + " {asked for|requested|needed} {a receipt|an itemised receipt|a copy of the receipt|an invoice} for "
+        "<ref>{ (<amount>)|}{, {for|as it's for} {an expense claim|their accountant|work|their records}|}; {re-sent|"
+        "emailed|sent} to <email>{ and confirmed received| while on the line|, told them about the download on <website>|}.",
+        "{Receipt|Invoice|Copy of the receipt} for <ref>{ (<amount>)|} {re-sent|emailed} to <email>{ at "
+        "<cfirst>'s request|; {original|first one} {never arrived|went to an old address|was deleted}|}."], [
+        _NOTE_SUBJ + " says the receipt for <ref> {never arrived|is blank}; {re-sent|sent again} to <email>, {waiting|"
+        "will check} {for confirmation|<soon>|on <wday>}."]),
+    "status": ("General", [
+        _NOTE_SUBJ + " {wanted|asked for|chased} an update on <ref>{ after no email since <rdate_or_wday>|}; {status is|"
+        "showing as|it's} <status>{, nothing outstanding|, customer happy|, no action needed|}.",
+        "{Status check|Update request} on <ref> {from|for} <cfirst>{: |; }{<status>|shows <status>}{, {explained|"
+        "confirmed} {by {phone|chat}|in reply}|}."], [
+        _NOTE_SUBJ + " chasing <ref>{ (<status>)|}; {flagged|noted} for {the team|follow-up} and {promised|will send} an "
+        "update by <wday>."]),
+    "contact": ("Account", [
+        _NOTE_SUBJ + " {updated|changed} {the|their} <contact_field> on the {account|profile}{ after {verifying|checking} "
+        "<contact_kind>| ({verified by <contact_kind>})|}; {confirmation sent|new details read back|done while on the "
+        "line}.",
+        "<Contact_field> on <cname>'s {profile|account} {changed|updated}{ — {moved|new job|old one closed}|}; "
+        "{verified via <contact_kind>|ID checked first}{, <ref_short> updated too|}."], [
+        _NOTE_SUBJ + " {wants|asked} to change the <contact_field>; {verification pending|waiting for the "
+        "confirmation link to be clicked|sent a verification code to <contact>}."]),
+    "charge": ("Billing", [
+        _NOTE_SUBJ + " {queried|didn't recognise|asked about} <amount>{ on <pay>|}{ from <rdate_or_wday>| in "
+        "<rmonth_or_month>|}; {it's|matched it to|explained it is} the payment for <ref>{, customer {agreed|remembered}|, "
+        "no dispute raised|}.",
+        "{Query on|Unrecognised} charge of <amount>{ (<rmonth_or_month>)|}: {matched to|belongs to|is} <ref>{; <cfirst> "
+        "{happy|satisfied} with that|; closed, no dispute|}."], [
+        _NOTE_SUBJ + " {disputes|queries} <amount>{ on <pay>|} for <ref>; {asked the payment team to confirm|waiting "
+        "for the processor's report|to review with a team lead on <wday>}."]),
+    "details": ("General", [
+        _NOTE_SUBJ + " {asked us to confirm|wanted to double-check|needed} the details of <ref>{ for a form| for "
+        "their <rel>| before <wday>|}; {read back|confirmed|went through} {and all matched|over {chat|the phone}|, "
+        "nothing to change}.",
+        "{Details|Booking details|Record} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
+        "correct|; no changes|}."], []),
+    "login": ("Technical", [
+        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| in the app|} {since <ago>|}; {sent|issued} "
+        "a {reset link|one-time code|new sign-in link} to <contact>{, confirmed working|, customer back in|}.",
+        "{Sign-in|Log-in|Password} {trouble|issue|problem} for <cname>{ (<contact>)|}: {reset link|code} {sent|"
+        "issued}{ and used|, works now|}."], [
+        _NOTE_SUBJ + " still can't {log in|sign in} after {a reset|the reset link}{ (<contact>)|}; {passed to|raised "
+        "with} {tech support|the app team} {on <wday>|today}."]),
+    "name": ("Account", [
+        _NOTE_SUBJ + " {reported|flagged} {a typo in|the wrong spelling of} {their|the} {surname|last name} on <ref> "
+        "(<wrong>); {corrected|fixed|changed} to <clast>{ after ID check| and re-issued the confirmation|}.",
+        "{Surname|Name} on <ref> {corrected|fixed} from <wrong> to <clast>{ at <cfirst>'s request|; verified "
+        "{first|via <contact_kind>}|}."], []),
+    "payment": ("Billing", [
+        _NOTE_SUBJ + " {replaced|updated} <old> with a new card{ via the secure link| (link sent to <email>)|}{; "
+        "old card removed|; nothing due on <ref_short>|}.",
+        "{Card on file|Payment card} {updated|replaced} for <cname>{ — <old> {expired|lost|reissued by the bank}|}"
+        "{, secure link used|}."], [
+        _NOTE_SUBJ + " {needs|wants} to replace <old>; secure link sent to <email>, {not used yet|waiting for "
+        "them to complete it}."]),
+    "compliment": ("Feedback", [
+        _NOTE_SUBJ + " {called|wrote in|chatted} to thank <colleague_full> for {help|their help} with <ref_short>"
+        "{ <ago>|}; {passed on|forwarded} to <colleague>{'s team lead| and the team lead|}.",
+        "{Compliment|Thank-you note|Positive feedback} for <colleague_full>{ re <ref>| from <cname>}{; shared "
+        "{with the team|at the huddle|with their lead}|}."], []),
+    "callback": ("General", [
+        _NOTE_SUBJ + " {asked for|requested} a callback about <ref_short>{ on <cb>|}; {called|rang} {back|<phone>} "
+        "{and sorted it|as agreed|after lunch}{, no further action|}.",
+        "Callback {done|made} to <cname>{ on <phone>|} about <ref>{; {query answered|all resolved}|}."], [
+        _NOTE_SUBJ + " {wants|asked for} a call back about <ref_short> on <cb>{ after lunch| afternoon|}; "
+        "{booked|scheduled}{ — <phone>|}, {no answer yet|voicemail left once|will retry}."]),
+    "notifications": ("Account", [
+        _NOTE_SUBJ + " {asked to stop|wanted fewer|was getting too many} {marketing|reminder|update} {texts|emails|"
+        "notifications}{ about <ref_short>|}; {switched off|opted out}{, confirmations still go to <email>|}.",
+        "{Notification settings|Messages|Reminders} for <cname> {changed|reduced}{ at their request|}{; receipts "
+        "still {sent|go} to <email>|}."], []),
+    "copy": ("General", [
+        _NOTE_SUBJ + " {needed|asked for|requested} {a copy|a PDF|paperwork} of <ref>{ for a {visa|mortgage|"
+        "insurance} application| for their <rel>| by <wday>|}; emailed to <email>.",
+        "{Copy|PDF|Summary} of <ref> {sent|emailed} to <email>{ for <cfirst>'s records| at their request|}."], []),
+}
+
+
 def case_note(ctx: "RenderContext", rng: random.Random, *, customer: Optional[Customer] = None,
               avoid: Iterable[str] = ()) -> str:
-    """One line of a case log ("Called Amara re: receipt for order #JR4672073; resent to
-    email.")."""
-    ex = customer_exchange(ctx, rng, customer=customer, avoid=avoid)
-    s = Scene(ctx, rng, avoid, cfirst=ex.customer.first, cname=ex.customer.name, subject=ex.subject,
-              ref=(ex.record.ref() if ex.record else "account"))
-    return s.text("{Cust|Customer} <cfirst> {called|wrote in|chatted} re: {<subject>|<ref>}; {resolved on first contact|"
-                  "done, no follow-up needed|sorted and noted on file|closed after confirming with the customer}.")
+    """One line of a case log, closed ("Cust asked for a receipt for order #JR4672073
+    ($234.50); re-sent to amara.lee@example.com."); see `case_entry` for the whole row."""
+    return case_entry(ctx, rng, customer=customer, open_ok=False, avoid=avoid).text
 
+
+def case_entry(ctx: "RenderContext", rng: random.Random, *, customer: Optional[Customer] = None,
+               open_ok: bool = True, avoid: Iterable[str] = ()) -> CaseNote:
+    """One row of a case log: a category, a status ("Open"/"Pending" only when `open_ok`) and
+    the agent's resolution note, about one of the customer's own records."""
+    s, cust, rec, _agent = _customer_scene(ctx, rng, "ticket", customer, None, None, avoid)
+    name = rng.choice([n for n in sorted(_CASE_NOTES) if _suits(n, cust, rec)])
+    cat, done, pending = _CASE_NOTES[name]
+    field_ = s.pick(["email address", "phone number", "postal address"])
+    s.slots.update({"contact_field": field_, "Contact_field": field_.capitalize(), "wrong": _misspelt(cust.last, rng),
+                    "old": s.slots.get("pay") or "the old card", "cb": s.pick(_WEEKDAYS),
+                    "phone": cust.phone or "the number on file"})
+    if rec is None:
+        s.slots.update({"ref": "the account", "ref_short": "the account"})
+    if pending and open_ok and rng.random() < 0.4 and (name != "status" or rec is not None and rec.waiting):
+        return CaseNote(cat, rng.choice(["Open", "Pending"]), s.text(s.pick(pending)), cust, rec, name)
+    status = "Closed" if cat in ("Feedback", "General") and rng.random() < 0.5 else "Resolved"
+    return CaseNote(cat, status, s.text(s.pick(done)), cust, rec, name)

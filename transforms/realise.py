@@ -641,7 +641,7 @@ class Realiser:
                 text = self._polish(d.text, reg)
                 text = self._break_runs(fact, text, rng, reg, value_text)
                 tried.append(text)
-                if text and not shares_run(text, fact.statement) and \
+                if text and not shares_run(text, fact.statement) and not _ROUND_TRIP.search(text) and \
                         (value_text or recoverable(fact, text)):
                     return text
         raise RealiseError(f"fact {fact.id}: no voiced wording without a 6-word run of the statement "
@@ -741,9 +741,11 @@ class Realiser:
             row = self.lower(row)
         elif re.search(r"(product|card|loan|account|plan|certificate|mortgage|top-up|pass)", c["row_attr"], re.I):
             row = self._the(row)
-        if _property_like(c["col"]):
-            return self.lower(c["col"]), row
         col = c["col"]
+        if col.lower().endswith(" within"):  # "Provisional credit issued within" -> a time limit
+            return f"time limit for {self.lower(col[:-7])}", row
+        if _property_like(col) or re.search(r"\b(before|deadline|time|delivery|validity|entries|cards)\b", col, re.I):
+            return self.lower(col), row
         whom = f"{row} and {col}" if len(col.split()) == 1 else f"{row} with a {self.lower(col)}"
         what = self._measure_np(r)
         if re.search(r"(fees|charges|rates|limits|amounts)$", what):
@@ -1330,6 +1332,14 @@ def tokens(text: str) -> list[str]:
 def _grams(statement: str, n: int = 6) -> frozenset:
     t = tokens(statement)
     return frozenset(tuple(t[i:i + n]) for i in range(len(t) - n + 1))
+
+
+# a value form that reads wrong next to its own unit ("24 hours a day" re-worded as "one day a
+# day", "60 minutes an hour" as "one hour an hour"), a word doubled or a rate that lost its
+# article when a run was broken ("one day day", "seven days week")
+_ROUND_TRIP = re.compile(r"\b(day|days) (a|per|each) day\b|\b(hour|hours) (an|per|each) hour\b|"
+                         r"\b(week|weeks) (a|per|each) week\b|\b(?P<w>[a-z]+) (?P=w)\b|"
+                         r"\b(days|hours|minutes|times) (day|week|month|year|hour)\b", re.I)
 
 
 def shares_run(text: str, statement: str, n: int = 6) -> bool:

@@ -12,21 +12,40 @@ from transforms.registry import register
 
 from transforms import common as C
 from transforms import haystack as H
-from transforms.smalltalk import MEETING_OPENERS, MEETING_SMALLTALK
+from transforms.grammar import say
+from transforms.smalltalk import meeting_chatter, meeting_opener, spoken_topic
 
-_OPEN = ["Okay, let's get started, thanks everyone for joining.", "Right, I think we have everyone. Let's start.",
-         "Thanks for making time. Let's kick off."]
-_AGENDA = ["Today I want to go through {n} questions the team keeps getting from customers.",
-           "Agenda is short: {n} questions from the floor, then any other business.",
-           "We're here to settle {n} open questions so the knowledge base can be updated."]
-_ASKS = ["First question from the floor. {q}", "Next one. {q}", "{q}", "Customers ask this a lot. {q}"]
-_SUPERSEDED = ["For context, this is what the earlier draft said. {old}", "Let me read out the old version. {old}",
-               "Just so we have it on the record, the working notes had this. {old}"]
-_OWNER_LEADS = ["So, to be clear for everyone.", "Okay, here's the decision.", "Let me state it so it goes in the notes.",
-                "This is the one to use with customers."]
-_ACTIONS = ["I'll update the knowledge base article this afternoon.", "I'll send the notes and the recording link after this.",
-            "Can someone update the macros by Friday?", "Let's check in on this at the next team meeting."]
-_CLOSE = ["Great, thanks everyone. Talk soon.", "That's everything, thanks all.", "Okay, I'll let you go. Thanks!"]
+# Meeting wording is a grammar ({a|b} choices, <slot> names: owner/first names, topic, day),
+# so one domain's meetings do not repeat each other; a fact's own words are never edited.
+_OPEN = ["{Okay|Right|Alright}, let's {get started|kick off|begin}{, thanks {everyone|all} for joining| — thanks for "
+         "making time on a <wday>|}.", "{Right|Okay}, I think we have everyone{ except <first>|}. Let's {start|begin}.",
+         "Thanks for making time{, everyone|, all}{ — <first> will join late|}. Let's kick off."]
+_AGENDA = ["{Today|This session} I want to go through <n> questions {the team keeps getting|that keep coming up} "
+           "{from customers|on <topic>|in the queue}.",
+           "Agenda is short: <n> questions {from the floor|on <topic>}, then {any other business|AOB|a quick round}.",
+           "We're here to settle <n> open questions{ on <topic>|} so the {knowledge base|macros} can be updated "
+           "{by <next>|this week|today}."]
+_ASKS = ["{First question|First one|Next one|Another one} {from the floor|from <first>'s queue|on <topic>}{.|:} <q>",
+         "{<q>|{Okay|So}, <owner_first>. <q>}",
+         "{Customers ask this a lot|This came up {three times|twice|again} {yesterday|this week|on <wday>}}{.|:} <q>"]
+_SUPERSEDED = ["For context, {this is|here's} what the {earlier|first} draft said{ on <topic>|}. <old>",
+               "Let me read out the {old|previous} version{ so <first> has it|}. <old>",
+               "Just so we have it on the record, the {working notes|notes from the review} had this. <old>"]
+_OWNER_LEADS = ["{So|Okay}, to be clear for {everyone|the team|<first> and everyone}.",
+                "{Okay|Right}, here's the decision{ on this one|}.",
+                "Let me state it so it goes in the {notes|minutes}{, <first>|}.",
+                "This is the one to use with customers{ from today| from <next>|}."]
+_ACKS = ["{Okay|Right}, that's clear{, thanks <owner_first>|}.", "Got it{, <owner_first>|}.",
+         "Makes sense{, thanks|, I'll tell the team|}.", "{Perfect|Great}{, that settles it for <topic>|}."]
+_ACTIONS = ["I'll update the {knowledge base article|<topic> article} {this afternoon|before <next>|today}.",
+            "I'll send the notes{ and the recording link|} {after this|by end of day}{, <first>|}.",
+            "{Can someone|<first>, can you} update the macros by <next>?",
+            "Let's {check in on|revisit} {this|<topic>} at the {next team meeting|<next> huddle}."]
+_CLOSE = ["{Great|Okay}, thanks {everyone|all}. {Talk soon|Speak <next>|Have a good <wday>}.",
+          "That's everything{ for today|}, thanks {all|everyone}{ — <first>, stay on a sec|}.",
+          "{Okay|Right}, I'll let you go. Thanks{, everyone|}!"]
+_HOLD = ["{Let's not quote that|Please don't quote that to customers} until I've checked{, <first>|}. "
+         "I'll come back to you{ by <next>|}."]
 
 
 def _ts(seconds: float) -> str:
@@ -66,15 +85,25 @@ class MeetingTranscript(Transformer):
         def talk(who: str, text: str) -> None:
             lines.append((who, text))
 
+        nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
+
+        def slots() -> dict[str, str]:
+            return {"first": C.first(rng.choice(staff)), "owner_first": C.first(owner), "wday": f"{day:%A}",
+                    "next": nxt, "topic": spoken_topic(rng.choice(topics)) if topics else "the queue",
+                    "time": rng.choice(["eleven", "two o'clock", "half past three", "noon"])}
+
+        def line(pool: list[str], **raw: str) -> str:
+            return say(rng.choice(pool), rng, slots(), raw=raw)
+
         def chatter(n: int) -> None:
-            for text in rng.sample(MEETING_SMALLTALK, n):
+            for text in meeting_chatter(rng, slots(), n):
                 talk(rng.choice(staff), text)
 
-        talk(rng.choice(staff), rng.choice(MEETING_OPENERS))
-        talk(owner, rng.choice(_OPEN))
+        talk(rng.choice(staff), meeting_opener(rng, slots()))
+        talk(owner, line(_OPEN))
         if its:
             n = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(len(its), str(len(its)))
-            talk(owner, rng.choice(_AGENDA).format(n=n))
+            talk(owner, line(_AGENDA, n=n))
             chatter(1)
         else:
             for _ in range(4):
@@ -83,26 +112,26 @@ class MeetingTranscript(Transformer):
                 chatter(1)
         for it in its:
             asker = rng.choice(staff)
-            talk(asker, rng.choice(_ASKS).format(q=w.question(it.fact, rng, register="meeting")))
+            talk(asker, line(_ASKS, q=w.question(it.fact, rng, register="meeting")))
             for d in it.wrong:
                 talk(rng.choice([s for s in staff if s != asker] or staff),
                      C.hedged(ctx, it.fact, d, rng, role="colleague", register="meeting"))
             for d in it.superseded:
-                talk(owner, rng.choice(_SUPERSEDED).format(old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
-                                                                        register="meeting")))
+                talk(owner, line(_SUPERSEDED, old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
+                                                           register="meeting")))
             if rng.random() < 0.4:
                 chatter(1)
-            lead = rng.choice(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
+            lead = line(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
             talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
             if rng.random() < 0.6:
-                talk(asker, rng.choice(["Okay, that's clear.", "Got it.", "Makes sense, thanks.", "Perfect."]))
+                talk(asker, line(_ACKS))
         for fact, d in orphans:
             talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=C.earlier_day(d, day, rng),
                                             register="meeting"))
-            talk(owner, "Let's not quote that until I've checked. I'll come back to you.")
-        talk(owner, rng.choice(_ACTIONS))
+            talk(owner, line(_HOLD))
+        talk(owner, line(_ACTIONS))
         chatter(1)
-        talk(owner, rng.choice(_CLOSE))
+        talk(owner, line(_CLOSE))
 
         t = rng.uniform(1.0, 4.0)
         cues = []

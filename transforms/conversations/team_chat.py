@@ -17,20 +17,38 @@ from facts.hashing import sha256_hex
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_chat_export
 from transforms.registry import register
+from transforms.grammar import say
+from transforms.situations import view
+from transforms.smalltalk import spoken_topic
 
 from transforms import common as C
 from transforms import haystack as H
 
-_ASK = ["Quick policy check for a customer on hold: {q}", "Customer asking right now: {q}",
-        "Can a policy owner confirm? {q}", "{q} Want to make sure the macro is right.",
-        "Getting this a lot today: {q}"]
-_DRAFT_INTRO = ["Posting the draft so everyone can comment before the review.",
-                "For discussion on Thursday, nothing is live yet.",
-                "Working notes from the pricing review, comments welcome."]
-_DRAFT_REPLIES = ["Looks reasonable from the floor.", "Can we check this against last quarter's numbers?",
-                  "Ops might push back on this one.", "Thanks, will read before Thursday."]
-_THANKS = ["Perfect, thanks!", "Great, updating the macro now.", "Thanks, that's what I needed.",
-           "Got it, passing it on to the customer.", "Thank you!"]
+# Thread wording is a grammar ({a|b} choices, <slot> names: people, the customer waiting, the
+# topic, days), so one domain's channels do not repeat each other; a fact's words are put in
+# untouched (`raw`).
+_ASK = ["{Quick policy check|Quick one|Policy question|Sanity check}{ for a customer on hold| for <cust> on the line| "
+        "— <cust> is waiting on chat| before I reply to <cust>|}: <q>",
+        "{Customer|<cust>} {asking right now|on chat right now|wants to know}{ about <topic>|}: <q>",
+        "{Can a policy owner confirm|Can someone confirm|<owner_first>, can you confirm}{ for <cust>|}? <q>",
+        "<q> {Want|Need} to {make sure the macro is right|get <topic> right for <cust>|be sure before I answer <cust>}.",
+        "{Getting this a lot today|Third one this {morning|week}|Another <topic> question}: <q>"]
+_DRAFT_INTRO = ["{Posting|Sharing|Dropping} the {draft|working draft|proposal}{ on <topic>|} so {everyone can "
+                "comment|you can all comment|people can weigh in} before {the review|<next>'s review}.",
+                "For discussion {on <next>|at the review}{ — nothing is live yet|, nothing is live yet}.",
+                "{Working notes|Notes} from the {pricing|policy} review{ on <topic>|}, comments {welcome|by <next> "
+                "please}."]
+_DRAFT_REPLIES = ["{Looks reasonable|Seems fine} from the floor{, <owner_first>|}.",
+                  "Can we check this against {last quarter's numbers|what <topic> cases looked like last month}?",
+                  "{Ops|Finance|The team leads} might push back on this one{ before <next>|}.",
+                  "Thanks{, <owner_first>|}, will read before <next>."]
+_LOOKING = ["{Checking|Pulling up|Looking at} {the policy doc|the <topic> section|the manual}{, one sec| now|}"
+            "{, <asker_first>|}.", "{Looking|On it}{, <asker_first>|}."]
+_THANKS = ["{Perfect|Great|Brilliant|Lovely|Thanks|Thank you}{, <owner_first>|}{!|.} {Updating the {macro|<topic> "
+           "macro} now|Passing it on to <cust>|That's what I needed{ for <cust>|}|Telling <cust> now|I'll note it "
+           "on the case{ for <cust>|}}{.|!}", "Thank you{, <owner_first>|}!"]
+_HOLD = ["{Let's not quote anything on that|Please don't quote that to customers|Hold off on quoting that} until "
+         "{the review|I've checked|<next>}{, I'll confirm| — I'll confirm in this thread|}."]
 _REACT = ["white_check_mark", "+1", "pray", "eyes", "raised_hands", "100"]
 
 
@@ -80,35 +98,45 @@ class TeamChat(Transformer):
             msgs = [(t.who, t.text) for t in th.turns if t.who in uid]
             threads.append((C.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
 
+        nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
+        who_waits = [c.first for c in view(ctx.db).customers] or ["the customer"]
+
+        def line(pool: list[str], asker: str = "", fact=None, **raw: str) -> str:
+            slots = {"owner_first": C.first(owner), "asker_first": C.first(asker or rng.choice(agents)),
+                     "cust": rng.choice(who_waits), "next": nxt,
+                     "topic": spoken_topic(C.section_of(fact)) if fact is not None else "this"}
+            return say(rng.choice(pool), rng, slots, raw=raw)
+
         for fact, d in drafts:
             on = sup_days[id(d)]
-            msgs = [(owner, rng.choice(_DRAFT_INTRO) + " " + C.hedged(ctx, fact, d, rng, on=on, register="team_chat"))]
-            for r in rng.sample(_DRAFT_REPLIES, rng.randint(1, 2)):
-                msgs.append((rng.choice(agents + others), r))
+            msgs = [(owner, line(_DRAFT_INTRO, fact=fact) + " " + C.hedged(ctx, fact, d, rng, on=on,
+                                                                          register="team_chat"))]
+            for _ in range(rng.randint(1, 2)):
+                msgs.append((rng.choice(agents + others), line(_DRAFT_REPLIES, fact=fact)))
             threads.append((C.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
         groups = C.split_groups(its, rng, 1, 1) if rng.random() < 0.5 else C.split_groups(its, rng, 1, 2)
         for g in groups:
             back = rng.randint(0, 1) if len(groups) > 2 and not any(it.superseded for it in g) else 0
             on = day - dt.timedelta(days=back)
             asker = rng.choice(agents)
-            msgs = [(asker, rng.choice(_ASK).format(q=" ".join(w.question(it.fact, rng, register="team_chat")
-                                                                for it in g)))]
+            msgs = [(asker, line(_ASK, asker, g[0].fact,
+                                 q=" ".join(w.question(it.fact, rng, register="team_chat") for it in g)))]
             for it in g:
                 for d in it.wrong:
                     msgs.append((rng.choice([p for p in agents + others if p != asker]),
                                  C.hedged(ctx, it.fact, d, rng, role="colleague", register="team_chat")))
             if rng.random() < 0.5:
-                msgs.append((owner, rng.choice(["Checking the policy doc, one sec.", "Looking.", "On it."])))
+                msgs.append((owner, line(_LOOKING, asker, g[0].fact)))
             answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
                               for it in g)
             msgs.append((owner, answer))
-            msgs.append((asker, rng.choice(_THANKS)))
+            msgs.append((asker, line(_THANKS, asker, g[0].fact)))
             threads.append((C.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
         for fact, d in [(f, d) for f, d in orphans if d.role != "superseded"]:
             asker = rng.choice(agents)
             threads.append((C.office_time(pack, day, rng, 9, 17),
                             [(asker, C.hedged(ctx, fact, d, rng, role="colleague", register="team_chat")),
-                             (owner, "Let's not quote anything on that until the review, I'll confirm.")], ["eyes"]))
+                             (owner, line(_HOLD, asker, fact))], ["eyes"]))
         for _ in range(rng.randint(4, 8) + (6 if not its else 0)):
             noise_thread(first_day + dt.timedelta(days=rng.randint(0, span)))
 

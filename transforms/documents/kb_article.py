@@ -14,7 +14,9 @@ from html import escape
 from pathlib import Path
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from .. import catalog as K
 from ..extract.html import html_text
+from ..grammar import say
 from ..registry import register
 from transforms.common import Content, check_capacity, fmt_date, plan_content, spec_date
 
@@ -42,9 +44,17 @@ _NOISE = [("How to reset your password",
            ["Download the app from your device's app store and sign in with your usual details.",
             "Turn on notifications to hear about bookings, receipts and service updates.",
             "You can manage most requests in the app without calling us."])]
-_FAQ_GENERIC = [("Where can I find my receipt?", "Receipts are in the Account area under History, and we email a "
-                 "copy after every transaction."),
-                ("Can I talk to a person?", "Yes. Use the chat button on this page or call us during opening hours.")]
+# Generic questions every help page ends with, worded from a grammar with the brand's own
+# site and phone line (`say` with the page's slots).
+_FAQ_GENERIC = [("{Where can I find|How do I get|Can I download} {my receipt|a copy of my receipt|an invoice}{ for "
+                 "<thing>|}?", "{Receipts are|Every receipt is} in the Account area{ on <website>|} under History, "
+                 "and we {email a copy|send a copy to your inbox} after every {transaction|payment}."),
+                ("{Can I talk to a person|How do I reach a real person|Is there a phone number}{ about <thing>|}?",
+                 "{Yes|Of course}. Use the chat button on this page or call <phone> during opening hours{, "
+                 "<hours>|}."),
+                ("{What if|What should I do if} {my question is not answered here|this page does not cover my case}?",
+                 "{Message|Contact} {our team|us} {from your account|through the chat button}{ and quote the "
+                 "article number|}; {we reply|someone replies} <reply>.")]
 
 _CSS = """
 *{box-sizing:border-box}body{margin:0;font-family:-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
@@ -92,6 +102,25 @@ def _e(text: str) -> str:
     return escape(text, quote=True)
 
 
+def _grids(items) -> list[str]:
+    """Catalog cells as tables: attributes down the side, products across (a few per table),
+    as a help page prints a product comparison (`transforms.catalog`)."""
+    grids, _ = K.grids([(it.fact, it.fact.slots[0], False) for it in items], min_cells=1)
+    out = []
+    for g in grids:
+        for caption, block in g.blocks(width=3, height=6):
+            head = "".join(f"<th>{_e(p)}</th>" for p in block.products)
+            rows = "".join(f"<tr><td>{_e(a)}</td>" + "".join(
+                f"<td>{_e(c.slot.text) if (c := block.cell(a, p)) else ''}</td>" for p in block.products) + "</tr>"
+                for a in block.attributes)
+            out.append(f"<table><caption>{_e(caption)}</caption><thead><tr><th>{_e(g.dimension)}</th>{head}</tr>"
+                       f"</thead><tbody>{rows}</tbody></table>")
+        notes = g.footnotes()
+        if notes:
+            out.append(f'<p class="small">{_e(" ".join(notes))}</p>')
+    return out
+
+
 def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> str:
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
@@ -103,12 +132,19 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         sec = noise_title
     else:
         sec = secs[0] if secs else "Policies"
-    title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=sec.lower()))
+    title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec)))
     author = w.person(rng, "agent")
     art_id = rng.randint(100000, 999999)
     updated = date - dt.timedelta(days=rng.randint(0, 6))
     cats = ["Getting started", "Account", "Billing", "Policies", "Contact"]
     body: list[str] = []
+    fslots = {"website": brand.website or f"www.{brand.email_domain}", "phone": brand.phone or "our support line",
+              "thing": rng.choice(["a booking", "an order", "my account", "a payment", "a recent purchase"]),
+              "hours": rng.choice(["weekdays 8am to 8pm", "every day from 7am to 10pm", "Monday to Saturday"]),
+              "reply": rng.choice(["within one working day", "the same day", "within a few hours"])}
+
+    def generic(q: str, a: str) -> tuple[str, str]:
+        return say(q, rng, fslots), say(a, rng, fslots)
 
     # Notice of earlier values: dated, before the body.
     sup = [h for it in items for h in it.superseded_hedges] + [h for h in content.orphans if h.distractor.role == "superseded"]
@@ -120,9 +156,9 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     if spec.noise:
         body.append(f"<p>This article walks you through {_e(sec[:1].lower() + sec[1:])} at {_e(company)}.</p>")
         body.append("<h2>Step by step</h2><ol>" + "".join(f"<li>{_e(s)}</li>" for s in noise_steps) + "</ol>")
-        faq = list(_FAQ_GENERIC)
+        faq = [generic(q, a) for q, a in rng.sample(_FAQ_GENERIC, 2)]
     else:
-        intro_sec = " and ".join(s.lower() for s in secs[:2])
+        intro_sec = " and ".join(w.lower_first(s) for s in secs[:2])
         body.append(f"<p>{_e(rng.choice(_INTROS).format(sec_l=intro_sec, company=company))}</p>")
         faq_items = [it for it in items if it.rumours]
         others = [it for it in items if not it.rumours]
@@ -135,11 +171,15 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             if not group:
                 continue
             body.append(f"<h2>{_e(s)}</h2>")
+            gridded = [it for it in group if it.rendition == "canonical" and K.is_cell(it.fact)]
             for it in group:
+                if it in gridded:
+                    continue
                 special = it.fact.conditions and all(c.attribute != "attribute" for c in it.fact.conditions)
                 cls = ' class="callout"' if special else ""
                 body.append(f"<p{cls}>{_e(it.text)}</p>")
-            valued = [it for it in group if it.value]
+            body += _grids(gridded)
+            valued = [it for it in group if it.value and not K.is_cell(it.fact)]
             if len(valued) >= 3:
                 rows = "".join(f"<tr><td>{_e(it.label)}</td><td>{_e(it.value)}</td></tr>" for it in valued)
                 body.append(f"<table><thead><tr><th>At a glance</th><th>Current rule</th></tr></thead>"
@@ -155,7 +195,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             if h.distractor.role != "superseded":
                 faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",
                             "No. Please check the current rules above or ask our team."))
-        faq.append(rng.choice(_FAQ_GENERIC))
+        faq.append(generic(*rng.choice(_FAQ_GENERIC)))
 
     faq_html = "".join(f"<details open><summary>{_e(q)}</summary><p>{_e(a)}</p></details>" for q, a in faq)
     body.append(f'<section class="faq"><h2>Frequently asked questions</h2>{faq_html}</section>')

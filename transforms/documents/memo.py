@@ -114,7 +114,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         re_line, noise_paras = rng.choice(_NOISE)
         sec_l = re_line.lower()
     else:
-        sec_l = " and ".join(s.lower() for s in secs[:2]) or "policy"
+        sec_l = " and ".join(ctx.writer.lower_first(s) for s in secs[:2]) or "policy"
         re_line = spec.title or w.subject([it.fact for it in items], rng)
     ref = doc_number(ctx, rng, "MEMO")
 
@@ -162,7 +162,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     if hedges:
         d.add_paragraph("For the record, these are the points that caused confusion:")
         for h in hedges:
-            d.add_paragraph(h.text, style="List Bullet")
+            d.add_paragraph(f"\u201c{h.text}\u201d", style="List Bullet")  # what people said, quoted
 
     if spec.noise:
         d.add_heading("Plan", level=2)
@@ -180,7 +180,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     tbl.style = "Light Grid Accent 1"
     for cell, h in zip(tbl.rows[0].cells, ("#", "Action", "Owner", "Due")):
         cell.paragraphs[0].add_run(h).bold = True
-    topics = list(dict.fromkeys(s.lower() for s in secs)) or ["the new process", "the schedule", "the checklist"]
+    topics = list(dict.fromkeys(ctx.writer.lower_first(s) for s in secs)) or ["the new process", "the schedule", "the checklist"]
     actions = rng.sample(_ACTIONS, min(len(_ACTIONS), max(2, min(5, len(topics) + 1))))
     for i, a in enumerate(actions, 1):
         cells = tbl.add_row().cells

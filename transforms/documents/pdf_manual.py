@@ -19,9 +19,11 @@ from xml.sax.saxutils import escape
 from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from .. import catalog as K
 from ..common import (Content, Item, check_capacity, doc_number, fmt_date, font_file, plan_content, protect,
                       spec_date)
 from ..extract.pdf import pdf_text
+from ..grammar import say
 from ..registry import register
 
 _FONTS = {"FFSans": ("sans", False), "FFSans-Bold": ("sans", True),
@@ -50,24 +52,43 @@ _TITLES = ["{sec} Standard Operating Procedure", "{sec} Policy Manual", "{compan
            "{sec} Procedures and Controls", "Operations Manual: {sec}"]
 _NOISE_TITLES = ["Workplace Conduct Guidelines", "Records Management Procedure", "Office Safety Handbook",
                  "Information Security Awareness Standard", "Travel and Expenses Procedure"]
+# Front matter: the same parts every controlled manual has, worded from this manual's own
+# topic, sections, owner and approver (so two manuals of one company do not repeat each other).
 _PURPOSE = [
-    "This document sets out the rules and procedures {company} staff apply when handling {topic}. "
-    "It is the reference for front-line staff, team leads and quality reviewers.",
-    "The purpose of this manual is to give everyone at {company} one consistent reference for {topic}. "
-    "Where this manual and an older guide disagree, this manual prevails.",
-    "This procedure documents how {company} handles {topic}, so that customers receive the same "
-    "answer whichever channel they use.",
+    "{This document|This manual|This procedure} {sets out|describes|records} {the rules and procedures|how} <company> "
+    "staff {apply|follow|use} {when handling|for} <topic>{, from <sec_a> to <sec_b>|, including <sec_a>|}.",
+    "The purpose of this {manual|document} is to give {everyone at <company>|<company> teams|staff in every channel} "
+    "one {consistent|shared|current} reference for <topic>{, in particular <sec_a>|}.",
+    "{This procedure|This manual} documents how <company> handles <topic>{, covering <sec_a> and <sec_b>|}, so that "
+    "customers {receive|get} the same answer whichever channel they use.",
 ]
 _SCOPE = [
-    "It applies to all customer-facing employees, contractors and partners acting on behalf of {company}.",
-    "The manual covers every channel: phone, chat, email and in-person service.",
-    "Staff must read this manual during onboarding and after every revision.",
+    "It applies to {all|every} {customer-facing employee, contractor and partner|employee, contractor and partner "
+    "who deals with customers} {acting on behalf of <company>|working on these cases}.",
+    "{It|The manual} covers {every channel|all channels}: {phone, chat, email and in-person service|calls, chat, "
+    "email and the service desks}.",
+    "{Staff|Everyone who handles these cases} {must read|reads} {it|this manual} during onboarding and {after every "
+    "revision|again whenever <owner> publishes a new version}.",
+    "Where {it|this manual} and an older guide {disagree|differ}, {this manual|the manual} {prevails|"
+    "wins}{; report the conflict to <owner>|}.",
 ]
 _RESPONSIBILITIES = [
-    ("Policy owner", "Maintains this document, approves changes and runs the annual review."),
-    ("Team leads", "Make sure their teams work from the current version and escalate exceptions."),
-    ("Front-line staff", "Apply the rules as written and record any exception in the customer file."),
-    ("Quality assurance", "Sample interactions monthly and report deviations to the policy owner."),
+    ("Policy owner", "<owner> {maintains|keeps} this {manual|document}{ up to date|}, {approves|signs off} "
+                     "{changes|amendments} to <topic> and {runs|leads} the {annual|yearly} review due <review>."),
+    ("Approver", "<approver> {approves|signs off} each {version|release} before it {is published|takes effect} "
+                 "and {decides|rules on} exceptions {the owner refers|referred by <owner_first>}."),
+    ("Team leads", "{Make sure|Check that} their teams {work|answer} from the current version{ of <doc_id>|} and "
+                   "{escalate|refer} exceptions {on <sec_a>|} to <owner_first>."),
+    ("Front-line staff", "{Apply|Follow} the {rules|clauses} {as written|as published} and {record|note} any "
+                         "exception{ on <sec_b>|} in the customer file."),
+    ("Quality assurance", "{Sample|Review} <qa_sample> interactions {each month|monthly}{ on <topic>|} and "
+                          "{report|send} deviations to <owner_first>."),
+]
+_TERMS = [
+    ("Exception", "{Any|A} decision on <topic> that departs from a clause of this manual; it needs written "
+                  "approval from {a team lead|<approver_first> or a team lead} {before the customer is told|first}."),
+    ("Customer file", "The record of every interaction with a customer, kept in the <short> service system"
+                      "{, where staff note the clause applied| with the clause number applied|}."),
 ]
 _INTROS = ["This section covers {sec}.", "The following rules apply to {sec}.",
            "Staff apply the clauses below when handling {sec}.", "Rules for {sec} are set out below.",
@@ -132,24 +153,13 @@ def _styles():
 
 def _schedule_row(it: Item) -> bool:
     """Catalog cells (a value per product and attribute, stated canonically, no rumour to
-    correct) go in a schedule table instead of a clause paragraph."""
-    return (it.rendition == "canonical" and not it.rumours and bool(it.value)
-            and any(c.attribute == "attribute" for c in it.fact.conditions)
-            and any(c.attribute != "attribute" for c in it.fact.conditions))
+    correct) go in a schedule grid (`transforms.catalog`) instead of a clause paragraph."""
+    return it.rendition == "canonical" and not it.rumours and bool(it.value) and K.is_cell(it.fact)
 
 
 def _applies(it: Item, names: bool = True) -> str:
     return "; ".join(f"{c.attribute}: {c.value}" if names else c.value
                      for c in it.fact.conditions if c.attribute != "attribute")
-
-
-def _item(it: Item) -> str:
-    return "; ".join(c.value for c in it.fact.conditions if c.attribute == "attribute")
-
-
-def _scope(it: Item) -> str:
-    attrs = [c.attribute for c in it.fact.conditions if c.attribute != "attribute"]
-    return attrs[0].lower() if attrs else "item"
 
 
 def _tree(items: list[Item]) -> "OrderedDict":
@@ -222,6 +232,14 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     approver = w.person(rng, "manager")
     if approver == owner:
         approver = w.person(random.Random(rng.random()), "agent")
+    subs = list(dict.fromkeys(it.fact.section[-1] for it in items if it.fact.section)) or [topic]
+    sec_a, sec_b = (rng.sample(subs, 2) if len(subs) > 1 else subs * 2)
+    review = date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29) else date + dt.timedelta(days=365)
+    fm = {"company": brand.company, "topic": topic.lower(), "sec_a": sec_a, "sec_b": sec_b, "owner": owner,
+          "owner_first": owner.split()[0], "approver": approver, "approver_first": approver.split()[0],
+          "doc_id": doc_id, "review": fmt_date(review), "short": brand.short_name or brand.company,
+          "qa_sample": rng.choice(["a sample of", "ten", "twenty", "a random set of", "at least fifteen"]),
+          "version": version}
     grey = colors.HexColor("#5b6475")
     rule = colors.HexColor("#c9d1de")
 
@@ -324,8 +342,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     story += [Paragraph(escape(title), S["title"])]
     meta = [["Document ID", doc_id], ["Version", version], ["Effective date", fmt_date(date)],
             ["Document owner", owner], ["Approved by", approver],
-            ["Next review", fmt_date(date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29)
-                                     else date + dt.timedelta(days=365))],
+            ["Next review", fmt_date(review)],
             ["Classification", "Internal"]]
     mt = Table([[Paragraph(escape(k), S["cellhead"]), Paragraph(escape(v), S["cell"])] for k, v in meta],
                colWidths=[1.6 * inch, 3.6 * inch], hAlign="LEFT")
@@ -333,9 +350,11 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                             ("TOPPADDING", (0, 0), (-1, -1), 4), ("BOTTOMPADDING", (0, 0), (-1, -1), 5)]))
     story += [mt, Spacer(1, 2.2 * inch)]
     contact = f"{w.email(owner)}" + (f"  |  {brand.phone}" if brand.phone else "")
-    story.append(Paragraph(escape(f"Owner contact: {contact}. This document is controlled; the current version is "
-                                  f"published on the intranet. Do not distribute outside {brand.company}."),
-                           S["small"]))
+    story.append(Paragraph(escape(f"Owner contact: {contact}. " + say(
+        "{This document is controlled|<doc_id> is a controlled document}; {the current version is published on the "
+        "intranet|only the intranet copy is current|<owner_first> publishes each new version on the intranet}. "
+        "{Do not distribute|Not for distribution|Do not share it} outside <company>{ without <approver_first>'s "
+        "approval|}.", rng, fm)), S["small"]))
     story += [NextPageTemplate("body"), PageBreak()]
 
     # --- contents ---------------------------------------------------------------------------
@@ -348,19 +367,16 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     # --- fixed front sections ---------------------------------------------------------------
     n = 1
     story.append(heading(f"{n} Purpose and scope", 0))
-    story.append(P(rng.choice(_PURPOSE).format(company=brand.company, topic=topic.lower())))
-    story.append(P(" ".join(rng.sample(_SCOPE, 2)).format(company=brand.company)))
+    story.append(P(say(rng.choice(_PURPOSE), rng, fm)))
+    story.append(P(" ".join(say(t, rng, fm) for t in rng.sample(_SCOPE, 2))))
     n += 1
     story.append(heading(f"{n} Roles and responsibilities", 0))
     rows = [[Paragraph("Role", S["cellhead"]), Paragraph("Responsibility", S["cellhead"])]]
-    rows += [[P(r, "cell"), P(d, "cell")] for r, d in _RESPONSIBILITIES]
+    rows += [[P(r, "cell"), P(say(d, rng, fm), "cell")] for r, d in _RESPONSIBILITIES]
     story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
     terms = [(d.fact.statement.split(" is ")[0], d.fact.statement) for d in items
              if d.fact.kind == FactKind.definition and " is " in d.fact.statement and d.rendition == "canonical"][:6]
-    terms.append(("Exception", "Any decision that departs from a clause of this manual. Exceptions need "
-                               "written approval from a team lead."))
-    terms.append(("Customer file", f"The record of every interaction with a customer, kept in the "
-                                   f"{brand.short_name or brand.company} service system."))
+    terms += [(t, say(d, rng, fm)) for t, d in _TERMS]
     n += 1
     story.append(heading(f"{n} Definitions", 0))
     rows = [[Paragraph("Term", S["cellhead"]), Paragraph("Meaning", S["cellhead"])]]
@@ -397,23 +413,30 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                         block.append(Paragraph(text, S["clause"]))
                     story.append(KeepTogether(block))
                 if rows_in:
-                    first = len(clauses) + 1
-                    cap = Paragraph(escape(f"Schedule {num}.{first}: values by {_scope(rows_in[0])} "
-                                           f"(clauses {num}.{first} to {num}.{len(leaf_items)})"), S["cellhead"])
-                    rows = [[cap, "", "", ""]]
-                    attrs = {tuple(c.attribute for c in it.fact.conditions if c.attribute != "attribute")
-                             for it in rows_in}
-                    same = len(attrs) == 1 and len(next(iter(attrs))) == 1
-                    first_col = next(iter(attrs))[0] if same else "Applies to"
-                    rows.append([Paragraph(escape(h[:1].upper() + h[1:]), S["cellhead"])
-                                 for h in (first_col, "Item", "Value", "Clause")])
-                    for i, it in enumerate(rows_in, first):
-                        who = _applies(it, names=not same)
-                        rows.append([P(who, "cell"), P(_item(it), "cell"), P(it.value, "cell"),
-                                     P(f"{num}.{i}", "cell")])
-                    t = table(rows, [1.9 * inch, doc.width - 3.9 * inch, 1.2 * inch, 0.8 * inch], header_rows=2)
-                    story.extend([Spacer(1, 4), t, Spacer(1, 6)])
-                conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions]
+                    grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded_hedges)) for it in rows_in],
+                                            min_cells=1)
+                    k = len(clauses)
+                    for g in grids:
+                        for caption, block in g.blocks(width=4, height=8):
+                            k += 1
+                            head = Paragraph(escape(f"Schedule {num}.{k}: {caption.lower()} by "
+                                                    f"{g.dimension.lower()}"), S["cellhead"])
+                            rows = [[head] + [""] * len(block.products)]
+                            rows.append([Paragraph(escape(h), S["cellhead"]) for h in [g.dimension] + block.products])
+                            for attr in block.attributes:
+                                cells = [block.cell(attr, p) for p in block.products]
+                                mark = " *" if any(c is not None and c.changed for c in cells) else ""
+                                rows.append([P(attr + mark, "cell")] + [P(c.slot.text if c else "", "cell")
+                                                                        for c in cells])
+                            side = 2.1 * inch
+                            t = table(rows, [side] + [(doc.width - side) / len(block.products)] * len(block.products),
+                                      header_rows=2)
+                            story.extend([Spacer(1, 4), t])
+                        for note in g.footnotes():
+                            star = note.startswith("Changed in this version")
+                            story.append(P(("* " if star else "Note: ") + note, "small"))
+                        story.append(Spacer(1, 6))
+                conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions and not K.is_cell(it.fact)]
                 if conditioned:
                     rows = [[Paragraph(h, S["cellhead"]) for h in ("Applies to", "Rule", "Value", "Clause")]]
                     for i, it in conditioned:
@@ -435,22 +458,25 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
             if rng.random() < 0.45 and notes:
                 story.append(callout("Note", [notes.pop().format(email=email)], "info"))
         if content.orphans:
-            story.append(callout("Common misconceptions", [h.text for h in content.orphans], "warn"))
+            story.append(callout("Common misconceptions", [f"\u201c{h.text}\u201d" for h in content.orphans], "warn"))
 
     # --- revision history -------------------------------------------------------------------
     n += 1
     story.append(heading(f"{n} Revision history", 0))
-    intro = P("Older versions are withdrawn. Values listed against earlier versions are no longer valid.")
+    intro = P(say("{Older versions|Versions before <version>|Earlier versions of <doc_id>} {are withdrawn|have been "
+                  "withdrawn|are no longer in force}{.|;} {Values listed against {them|earlier versions} are no longer "
+                  "valid|Figures in older copies must not be quoted to customers|Only the current version's values "
+                  "apply to <topic>}.", rng, fm))
     intro.keepWithNext = 1
     story.append(intro)
-    story.append(_revision_table(spec, ctx, content, rng, date, major, minor, owner, P, S, table, doc.width))
+    story.append(_revision_table(spec, ctx, content, rng, date, major, minor, fm, P, S, table, doc.width))
     story += [Spacer(1, 14), Paragraph(escape(f"End of document {doc_id}."), S["center"])]
 
     doc.multiBuild(story, canvasmaker=NumberedCanvas)
     return buf.getvalue()
 
 
-def _revision_table(spec, ctx, content: Content, rng, date, major, minor, owner, P, S, table, width):
+def _revision_table(spec, ctx, content: Content, rng, date, major, minor, fm, P, S, table, width):
     from reportlab.lib.units import inch  # noqa: PLC0415
     from reportlab.platypus import Paragraph  # noqa: PLC0415
 
@@ -484,6 +510,8 @@ def _revision_table(spec, ctx, content: Content, rng, date, major, minor, owner,
         minors[mj] = minors.get(mj, -1) + 1
         v = f"{mj}.{minors[mj]}"
         rows.append([P(v, "cell"), P(d.isoformat(), "cell"), P(who, "cell"), P(change, "cell")])
-    rows.append([P(f"{major}.{minor}", "cell"), P(date.isoformat(), "cell"), P(owner, "cell"),
-                 P("Current version. Supersedes all previous versions.", "cell")])
+    rows.append([P(f"{major}.{minor}", "cell"), P(date.isoformat(), "cell"), P(fm["owner"], "cell"),
+                 P(say("Current version{, approved by <approver>|, signed off by <approver_first>|}. {Supersedes all "
+                       "previous versions|Replaces every earlier version|Earlier versions withdrawn}{ for <topic>|}.",
+                       rng, fm), "cell")])
     return table(rows, [0.7 * inch, 0.95 * inch, 1.3 * inch, width - 2.95 * inch])

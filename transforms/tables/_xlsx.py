@@ -118,6 +118,43 @@ def table(ws, header: list[str], rows: list[list[Any]], formats: dict[tuple[int,
         ws.auto_filter.ref = f"A{start_row}:{get_column_letter(len(header))}{start_row + len(rows)}"
 
 
+def grid_sheet(ws, grid, heading: str, stamp: str) -> None:
+    """A catalog grid (`transforms.catalog.Grid`) as a printable schedule: a heading and
+    version line, then blocks (fees, rates, limits; a few products each) with attributes down
+    the side and one column per product, typed money and percent cells (counts and durations
+    as the policy wrote them, unit words included), footnotes below."""
+    from openpyxl.styles import Font  # noqa: PLC0415
+
+    ws.cell(row=1, column=1, value=heading).font = Font(bold=True, size=12)
+    ws.cell(row=2, column=1, value=stamp)
+    r = 4
+    for caption, block in grid.blocks():
+        ws.cell(row=r, column=1, value=caption).font = Font(bold=True)
+        rows, formats = [], {}
+        for i, attr in enumerate(block.attributes):
+            mark = " *" if any(c.changed for p in block.products if (c := block.cell(attr, p))) else ""
+            row: list[Any] = [attr + mark]
+            for j, prod in enumerate(block.products, 1):
+                c = block.cell(attr, prod)
+                if c is None:
+                    row.append("")
+                elif c.slot.type in (SlotType.money, SlotType.percent) and c.slot.value_max is None:
+                    value, fmt, _unit = typed_value(c.slot)
+                    row.append(value)
+                    formats[(i, j)] = fmt
+                else:
+                    row.append(c.slot.text)
+            rows.append(row)
+        table(ws, [grid.dimension] + block.products, rows, formats=formats, start_row=r + 1, freeze=False,
+              autofilter=False)
+        r += len(rows) + 3
+    notes = grid.footnotes()
+    for k, note in enumerate(notes, 1):
+        changed = k == len(notes) and note.startswith("Changed in this version")
+        ws.cell(row=r + k - 1, column=1, value=("* " if changed else f"{k}. ") + note)
+    fit_columns(ws, {1: 40}, cap=28)
+
+
 _CORE_DATE = re.compile(rb"(<dcterms:(created|modified)[^>]*>)[^<]*(</dcterms:\2>)")
 
 

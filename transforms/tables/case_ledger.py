@@ -6,7 +6,8 @@ reference and the agent.
 Fact-bearing cases carry the fact in the resolution note (with the amount in its own column
 when the fact is about money) and cite the policy section. Cases where a customer quoted a
 wrong value, or that were handled under an old rule, are dated earlier. Most rows are
-ordinary cases (contact changes, receipts, duplicates, log-in trouble)."""
+ordinary cases (contact changes, receipts, duplicates, log-in trouble), their notes written by
+`transforms.haystack.case_entry` from the customer's own records."""
 from __future__ import annotations
 
 import csv
@@ -17,25 +18,11 @@ from pathlib import Path
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms import common as C
+from transforms import haystack as H
 from transforms.extract.text import extract_csv
+from transforms.grammar import say
 from transforms.registry import register
 
-_NOISE = [("Account", "Customer updated contact email; verified via confirmation link.", "Resolved"),
-          ("Account", "Name spelling corrected on profile at customer's request.", "Resolved"),
-          ("Billing", "Receipt for {ref} re-sent to the email on file.", "Resolved"),
-          ("Billing", "Customer asked for an itemised invoice for {ref}; sent as PDF.", "Resolved"),
-          ("Technical", "App kept logging out; advised update to the latest version. Confirmed fixed.", "Resolved"),
-          ("Technical", "Password reset link expired; sent a new one.", "Resolved"),
-          ("General", "Asked about opening hours; pointed to the locations page.", "Closed"),
-          ("General", "Duplicate of {dup}; merged and closed.", "Closed"),
-          ("Feedback", "Compliment for staff at pickup; forwarded to the team lead.", "Closed"),
-          ("Feedback", "Complaint about wait time on the phone line; apologised, no further action requested.", "Closed"),
-          ("Account", "Second contact added to the account after verification.", "Resolved"),
-          ("General", "Callback requested; no answer, voicemail left. Will retry tomorrow.", "Open"),
-          ("Billing", "Card on file updated for {ref}.", "Resolved"),
-          ("Technical", "Confirmation email landed in spam; whitelisting steps sent.", "Resolved"),
-          ("Billing", "Customer reports a double charge on {ref}; waiting for the payment provider's report.", "Pending"),
-          ("Account", "Customer wants to merge two profiles; identity documents requested.", "Pending")]
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
 _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
 
@@ -98,14 +85,18 @@ class CaseLedger(Transformer):
             case(when, C.section_of(fact), "Open",
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
+        avoid = tuple(d.text for d in spec.distractors)
         n_noise = rng.randint(18, 30) + (10 if not its else 0) + len(its)
         for _ in range(n_noise):
-            who = C.pick_customer(ctx, rng)
-            ref, _kind = C.record_ref(ctx, rng, who)
             opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
             recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open
-            cat, note, status = rng.choice([n for n in _NOISE if recent or n[2] not in ("Open", "Pending")])
-            case(opened, cat, status, note.format(ref=ref, dup="{dup}"), who=who)
+            if rows and rng.random() < 0.05:
+                case(opened, "General", "Closed", say("{Duplicate of|Same request as|Already raised in} <dup>{; merged "
+                                                      "and closed|, closing this one|; customer wrote in twice|}.", rng,
+                                                      {"dup": "{dup}"}))
+                continue
+            cn = H.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
+            case(opened, cn.category, cn.status, cn.text, who=C.Person(cn.customer.name, cn.customer.id))
         rows.sort(key=lambda r: r["opened"])
         prefix = C.id_prefix(pack, "case", "ticket")
         n, ids = rng.randint(20000, 80000), []

@@ -1,7 +1,9 @@
 """Rate sheet (.xlsx): the controlled workbook a business keeps for its fees, rates and limits.
 Sheets: Summary (document control), Changelog (revision history: superseded values and
 rejected review comments, dated before the current release), Fees (money and percentages),
-Limits (counts, durations, dates), Rules (facts without a number), Notes.
+Limits (counts, durations, dates), Rules (facts without a number), Notes. Catalog cells
+(a value per product and attribute) are not rows of their own: each catalog is one schedule
+sheet, attributes down the side and products across (`transforms.catalog`), with footnotes.
 
 One row per fact: reference, section, item, conditions ("Applies to"), a typed value cell
 (money/percent/count with real number formats), its unit or basis, the statement in words
@@ -16,24 +18,37 @@ from pathlib import Path
 
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import catalog as K
 from transforms import common as C
 from transforms.extract.text import extract_xlsx
+from transforms.grammar import say
 from transforms.registry import register
 
 from . import _xlsx as X
 
 _FEES = {SlotType.money, SlotType.percent}
 _LIMITS = {SlotType.count, SlotType.duration, SlotType.date}
-_FILLER_CHANGES = ["Initial release.", "Added the 'Applies to' column for conditional values.",
-                   "Moved procedural rules to the Rules tab.", "Corrected typos in item names.",
-                   "Re-ordered rows by section.", "Added references to the policy register.",
-                   "Split limits into their own tab.", "Annual review: no value changes."]
-_NOTES = ["This workbook is maintained by {owner} and republished after each policy review.",
-          "Do not edit values here; raise a change request on the {short} service desk.",
-          "Where a row lists conditions under 'Applies to', the value applies only when all of them hold.",
-          "Refs (F-, L-, R-) are stable between versions; quote them in tickets.",
-          "Older versions are archived on the shared drive; the Changelog tab summarises what changed.",
-          "Questions about this workbook: {email}."]
+# Changelog entries and workbook notes are worded from a grammar with this workbook's owner,
+# approver, sections and service desk, so two workbooks of one business do not repeat each
+# other.
+_FILLER_CHANGES = ["{Initial release|First issue}{ by <owner_first>|}{ for <area>|}.",
+                   "Added the 'Applies to' column{ for conditional values| to the <area> rows|}.",
+                   "{Moved|Split} procedural rules {to|into} the Rules tab{ at <approver_first>'s request|}.",
+                   "Corrected typos in item names{ in <area>|}.", "Re-ordered rows by section{ after the <area> review|}.",
+                   "Added references to the policy register{ for <area>|}.",
+                   "Split limits into their own tab{ for <area>|}.",
+                   "{Annual|Yearly} review{ of <area>|}: no value changes."]
+_NOTES = ["This workbook is maintained by <owner>{ and republished after each policy review| (<area>) and reissued "
+          "whenever a value changes|}.",
+          "{Do not edit values here|Values are locked}; raise a change request on the <short> service desk"
+          "{ and copy <owner_first>|}.",
+          "Where a row lists conditions under 'Applies to', the value applies only when {all of them hold|every one "
+          "of them is met}{, for <area> as elsewhere|}.",
+          "Refs (F-, L-, R-) {are stable|do not change} between versions; {quote them in tickets|use them when you "
+          "cite a value{ to <approver_first>|}}.",
+          "{Older versions are archived on the shared drive|Earlier issues of <doc> are kept on the shared "
+          "drive}; the Changelog tab {summarises|lists} what changed{ since <since>|}.",
+          "Questions about {this workbook|<area>}: <email>{, or <approver_first> when <owner_first> is away|}."]
 _SUPPLIES = [("Printer paper A4, box of 5 reams", "Office Depot", "box", 38.90, 10),
              ("Toner cartridge, black", "Office Depot", "each", 64.50, 4),
              ("USB headset with noise cancelling", "TechSupply Co", "each", 41.95, 6),
@@ -84,7 +99,15 @@ class RateSheet(Transformer):
         n_old = rng.randint(3, 5)
         old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
         history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
-        changes = [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)
+        areas = sorted({C.section_of(it.fact) for it in its}) or ["the price list"]
+        slots = {"owner": owner, "owner_first": C.first(owner), "approver_first": C.first(approver), "doc": "this workbook",
+                 "short": C.brand_short(pack), "email": w.email(owner),
+                 "since": f"{min(old_days):%B %Y}" if old_days else "last year"}
+
+        def say_(template: str) -> str:
+            return say(template, rng, {**slots, "area": rng.choice(areas)})
+
+        changes = [say_(t) for t in [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)]
         for d0, change in zip(old_days, changes):
             history.append((d0, "All", change, "Released", owner))
         for it in its:
@@ -93,14 +116,15 @@ class RateSheet(Transformer):
                 history.append((on, C.section_of(it.fact), C.hedged(ctx, it.fact, d, rng, on=on), "Superseded", owner))
             for d in it.wrong:
                 history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_of(it.fact),
-                                "Review comment: " + C.hedged(ctx, it.fact, d, rng, role="colleague"),
+                                "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
                                 "Rejected", rng.choice(pack.brand.agents or [approver])))
         for fact, d in orphans:
             on = C.earlier_day(d, day, rng, 1, 6)
             if d.role == "superseded":
                 history.append((on, C.section_of(fact), C.hedged(ctx, fact, d, rng, on=on), "Superseded", owner))
             else:
-                history.append((on, C.section_of(fact), "Review comment: " + C.hedged(ctx, fact, d, rng, role="colleague"),
+                history.append((on, C.section_of(fact), "Review comment: \u201c" +
+                                C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
                                 "Open - not in this release", approver))
         history.sort(key=lambda h: (h[0], h[3] != "Released"))
         versions, major, minor = [], 1, 0
@@ -119,26 +143,33 @@ class RateSheet(Transformer):
         ws.title = "Summary"
         title = spec.title or ("Rates, Fees & Limits" if its else "Supplies & Equipment Price List")
         doc_id = f"RC-{pre}-{day:%Y}-{rng.randint(1, 40):02d}"
+        slots["doc"] = doc_id
         ws["A1"] = pack.brand.company
         ws["A1"].font = Font(bold=True, size=14)
         ws["A2"] = title
         ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
+        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its if K.is_cell(it.fact)])
+        in_grid = {c.fact.id for g in grids for c in g.cells.values()}
         cats = {"Fees": [], "Limits": [], "Rules": []}
         for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):
-            cats[_category(it.fact)].append(it)
+            if it.fact.id not in in_grid:
+                cats[_category(it.fact)].append(it)
         meta = [("Document", doc_id), ("Version", current), ("Effective date", dt.datetime(day.year, day.month, day.day)),
                 ("Owner", f"{owner}, Operations"), ("Approved by", approver),
                 ("Classification", "Internal - staff use"), ("Currency", pack.info.currency)]
         if its:
-            meta.append(("Contents", "; ".join(f"{k}: {len(v)} items" for k, v in cats.items() if v) + "; Changelog; Notes"))
+            meta.append(("Contents", "; ".join([f"{K.title(g.section)} schedule" for g in grids] +
+                                               [f"{k}: {len(v)} items" for k, v in cats.items() if v]) +
+                         "; Changelog; Notes"))
         for r, (k, v) in enumerate(meta, 4):
             ws.cell(row=r, column=1, value=k).font = Font(bold=True)
             cell = ws.cell(row=r, column=2, value=v)
             if isinstance(v, dt.datetime):
                 cell.number_format = "yyyy-mm-dd"
         r = 4 + len(meta) + 1
-        ws.cell(row=r, column=1, value="Values in this workbook are the approved figures for the version above. "
-                                       "Earlier values appear in the Changelog tab for audit only.")
+        ws.cell(row=r, column=1, value=say_("{Values in this workbook|The values in <doc>} are the approved figures "
+                                            "for the version above{, signed off by <approver_first>|}. Earlier values "
+                                            "appear in the Changelog tab{ for audit only| and nowhere else|}."))
         X.fit_columns(ws, {1: 18, 2: 60})
 
         ch = wb.create_sheet("Changelog")
@@ -149,14 +180,17 @@ class RateSheet(Transformer):
         X.fit_columns(ch, {4: 80})
 
         eff_pool = [d0 for d0 in old_days] + [day]
-        if its:
+        stamp = f"{doc_id}, version {current}, effective {day.isoformat()}. Approved by {approver}."
+        for g in grids:
+            name = K.title(g.section, 31)
+            X.grid_sheet(wb.create_sheet(name if name not in wb.sheetnames else name[:28] + " 2"), g,
+                         f"{K.title(g.section)}: schedule by {g.dimension.lower()}", stamp)
+        if any(cats.values()):
             self._fact_sheets(wb, ctx, rng, cats, day, eff_pool, owner, Comment)
-        else:
+        elif not its:
             self._price_list(wb, rng, pack.info.currency, [d.text for d in spec.distractors])
         notes = wb.create_sheet("Notes")
-        X.table(notes, ["#", "Note"], [[i + 1, t.format(owner=owner, short=C.brand_short(pack),
-                                                        email=w.email(owner))] for i, t in enumerate(_NOTES)],
-                autofilter=False)
+        X.table(notes, ["#", "Note"], [[i + 1, say_(t)] for i, t in enumerate(_NOTES)], autofilter=False)
         X.fit_columns(notes, {2: 100})
         wb.properties.creator = owner
         wb.properties.lastModifiedBy = approver

@@ -17,15 +17,24 @@ from transforms import common as C
 from transforms import haystack as H
 from transforms.extract.text import extract_json_strings
 from transforms.registry import register
+from transforms.grammar import say
+from transforms.smalltalk import spoken_topic
 
 _PRIORITY = ["Low", "Medium", "Medium", "High"]
-_ASK = ["Frontline keeps getting this and the knowledge base is unclear. Please confirm:",
-        "Need an authoritative answer for the macros. Questions:",
-        "Customers are escalating on this; can the policy owner confirm the current rule?"]
-_RESOLVE_LEAD = ["Resolution:", "Answer from policy owner:", "Confirmed with compliance."]
-_DRAFT_LEAD = ["Draft for discussion, not approved yet:", "Working notes from the review:"]
-_AFTER = ["Knowledge base article updated, closing.", "Macros updated to match. Closing this ticket.",
-          "Thanks, shared with the team in the morning huddle."]
+# Ticket wording is a grammar with the ticket's own people, topic and days (`say`).
+_ASK = ["{Frontline|The <queue> queue} keeps getting this and the knowledge base is unclear{ on <topic>|}. "
+        "{Please confirm|Can <owner_first> confirm}:",
+        "Need an authoritative answer for the {macros|<topic> macros}{ before <next>|}. Questions:",
+        "Customers are escalating on {this|<topic>}; can the policy owner confirm the current rule{ by <next>|}?"]
+_RESOLVE_LEAD = ["Resolution{ for <reporter_first>|}:", "Answer from {the policy owner|<owner_first>}:",
+                 "Confirmed with compliance{ on <wday>|}."]
+_DRAFT_LEAD = ["Draft for discussion{ on <topic>|}, not approved yet:", "Working notes from the {review|<wday> review}:"]
+_AFTER = ["{Knowledge base article|The <topic> article} updated, closing.",
+          "Macros updated to match{, thanks <owner_first>|}. Closing this ticket.",
+          "Thanks{, <owner_first>|}, shared with the team {in the morning huddle|at <wday>'s huddle|on the <queue> "
+          "channel}."]
+_SUMMARY = ["{Clarify|Confirm|Need a ruling on} <topic> {rules|wording} for {frontline|the <queue> queue}",
+            "{Conflicting|Unclear} answers on <topic>{ in the <queue> queue|}"]
 
 
 def _iso(t: dt.datetime) -> str:
@@ -55,12 +64,20 @@ class TicketExport(Transformer):
         def comment(author: str, when: dt.datetime, body: str) -> dict:
             return {"id": "", "author": author, "created": _iso(when), "body": body}
 
+        nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
+
+        def line(pool: list[str], reporter: str, fact) -> str:
+            return say(rng.choice(pool), rng, {"owner_first": C.first(owner), "reporter_first": C.first(reporter),
+                                                "topic": spoken_topic(C.section_of(fact)), "next": nxt,
+                                                "wday": f"{day:%A}", "queue": rng.choice(["chat", "phone", "email"])})
+
         for group in C.split_groups(its, rng, 1, 4):
             reporter = rng.choice(agents)
             sup = [(it, d, C.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
             created = C.office_time(pack, min([day - dt.timedelta(days=rng.randint(1, 6))] +
                                               [s[2] - dt.timedelta(days=rng.randint(1, 3)) for s in sup]), rng, 8, 12)
-            desc = "\n".join([rng.choice(_ASK)] + [f"- {w.question(it.fact, rng, register='ticket')}" for it in group])
+            desc = "\n".join([line(_ASK, reporter, group[0].fact)] +
+                              [f"- {w.question(it.fact, rng, register='ticket')}" for it in group])
             comments, t = [], created
             for it in group:
                 for d in it.wrong:
@@ -69,14 +86,16 @@ class TicketExport(Transformer):
                                             C.hedged(ctx, it.fact, d, rng, role="colleague")))
             for it, d, sday in sorted(sup, key=lambda s: s[2]):
                 t = max(t + dt.timedelta(minutes=5), C.office_time(pack, sday, rng, 9, 17))
-                comments.append(comment(owner, t, f"{rng.choice(_DRAFT_LEAD)} {C.hedged(ctx, it.fact, d, rng, on=sday)}"))
+                comments.append(comment(owner, t, f"{line(_DRAFT_LEAD, reporter, it.fact)} "
+                                                  f"{C.hedged(ctx, it.fact, d, rng, on=sday)}"))
             final = max(t + dt.timedelta(minutes=10), C.office_time(pack, day, rng, 9, 15))
-            body = "\n".join([rng.choice(_RESOLVE_LEAD)] +
+            body = "\n".join([line(_RESOLVE_LEAD, reporter, group[0].fact)] +
                              [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="ticket") for it in group])
             comments.append(comment(owner, final, body))
-            comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)), rng.choice(_AFTER)))
+            comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)),
+                                    line(_AFTER, reporter, group[0].fact)))
             topic = C.section_of(group[0].fact)
-            tickets.append({"type": "Policy clarification", "summary": f"Clarify {topic.lower()} rules for frontline",
+            tickets.append({"type": "Policy clarification", "summary": line(_SUMMARY, reporter, group[0].fact),
                             "status": "Resolved", "resolution": "Answered", "priority": rng.choice(_PRIORITY),
                             "reporter": reporter, "assignee": owner, "created": created,
                             "updated": comments[-1]["created"],

@@ -14,6 +14,8 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
+from facts.models import FactKind
+
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, check_capacity, doc_number, plan_content, protect, spec_date
 from ..registry import register
@@ -128,7 +130,12 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 q = f"{key[0][:1].upper() + key[0][1:]}: {key[1]}?"
                 elems.append(("cond", (q, rng.choice(_SIDE))))
             prev = key
-            elems.append(("step", (it.label, protect(it.text, facts), key)))
+            if it.fact.kind != FactKind.procedure_step and it.value:
+                # a box is an action: what to apply, not the policy sentence
+                elems.append(("step", ("", protect(f"{rng.choice(['Apply', 'Quote', 'Use'])} {it.label}: {it.value}",
+                                                   facts), key)))
+            else:
+                elems.append(("step", (it.label, protect(it.text, facts), key)))
     elems.append(("end", rng.choice(_ENDS)))
 
     def step_h(label: str, text: str) -> int:

@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, spec_date
+from ..realise import read
 from ..registry import register
 from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
 
@@ -57,7 +58,7 @@ def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark) -> None:
     brand = ctx.pack.brand
     d.line((PAD, SH - 58, SW - PAD, SH - 58), fill=(222, 226, 232), width=1)
     d.text((PAD, SH - 34), brand.company, font=font(16, True), fill=MUTED, anchor="lm")
-    d.text((SW // 2, SH - 34), "Internal - do not forward", font=font(15), fill=MUTED, anchor="mm")
+    d.text((SW // 2, SH - 34), f"Internal - slide {num} - do not forward", font=font(15), fill=MUTED, anchor="mm")
     d.text((SW - PAD, SH - 34), str(num), font=font(18, True), fill=dark, anchor="rm")
 
 
@@ -131,7 +132,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
                 used += h
             if cur:
                 pages.append(_page(cur, facts))
-    for title, blocks in pages:
+    for k, (title, blocks) in enumerate(pages):
+        if k and pages[k - 1][0] == title:  # a section spread over two slides
+            title = f"{title} (continued)"
         s = Image.new("RGB", (SW, SH), WHITE)
         d = ImageDraw.Draw(s)
         d.text((PAD, 56), title, font=font(40, True), fill=INK)
@@ -167,5 +170,14 @@ def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
 
 
 def _head(it: Item) -> str:
-    """Bullet head: 'label: value'; for a fact without values, the statement itself."""
-    return f"{it.label}: {it.value}" if it.value else ""
+    """Bullet head: 'label: value' above the sentence; none when the sentence already opens
+    with the label (a bullet is never printed twice) or for a catalog cell (cells of one column
+    would repeat their column's name), and for a fact without values, none (the statement
+    itself is the bullet)."""
+    if not it.value:
+        return ""
+    if read(it.fact).cell:  # a catalog cell: its sentence names row and column; no head to repeat
+        return ""
+    if " ".join(it.label.lower().split()) in " ".join(it.text.lower().split()):
+        return ""
+    return f"{it.label}: {it.value}"

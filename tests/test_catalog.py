@@ -1,0 +1,85 @@
+"""Catalog cells as real tables: banking's catalog cells in a rate sheet and a PDF manual come
+out as product-by-attribute schedules with footnotes, never as one "Product — Attribute:
+value" line per cell, and every cell stays recoverable from the delivered file."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from audits.match import unhedged_mentions
+from facts.match import TextIndex, match_fact
+from domains.variants import resolve
+from facts.values import parse_slots
+from transforms import catalog as K
+from transforms import registry
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.realise import voiceable
+from transforms.writers import make_writer
+
+
+@pytest.fixture(scope="module")
+def banking():
+    w = resolve("banking", [])
+    facts = w.factset().facts
+    ctx = RenderContext(pack=w.pack, facts={f.id: f for f in facts}, writer=make_writer(w.pack), db=w.database(0))
+    cells = [f for f in facts if K.is_cell(f) and f.section[0] in ("Personal checking catalog", "Home loan catalog")]
+    return ctx, random.Random(7).sample(cells, 60)
+
+
+def _spec(kind: str, facts) -> ArtifactSpec:
+    t = registry.get(kind)
+    old = facts[0]
+    return ArtifactSpec(
+        id="cat-0001", kind=kind, path=f"evidence/x{t.ext}", seed=5, date="2026-02-14",
+        facts=[FactMention(fact_id=f.id, rendition="voiced" if i % 2 and voiceable(f) else "canonical")
+               for i, f in enumerate(facts)],
+        distractors=[Distractor(fact_id=old.id, slot=old.slots[0].name, text="$777", role="superseded",
+                                date="2026-01-05")])
+
+
+def _dumps(text: str, facts) -> list[str]:
+    """Lines that state a cell the way the policy's table was decomposed."""
+    heads = {f.statement.split(":")[0] for f in facts}
+    return [ln for ln in text.splitlines() if any(h in ln for h in heads)]
+
+
+@pytest.mark.parametrize("kind", ["tables/rate_sheet", "documents/pdf_manual"])
+def test_catalog_cells_print_as_schedules(banking, kind, tmp_path):
+    ctx, facts = banking
+    t = registry.get(kind)
+    out = tmp_path / f"cat{t.ext}"
+    t.render(_spec(kind, facts), ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    idx = TextIndex(text)
+    missing = [f.statement for f in facts if not match_fact(f, idx).recovered]
+    assert not missing, missing
+    assert not _dumps(text, facts)  # no "Product — Attribute" line anywhere
+    grids, _ = K.grids([(f, f.slots[0], False) for f in facts])
+    assert {g.dimension for g in grids} == {"Checking product", "Home loan"}
+    flat = " ".join(text.split())
+    for g in grids:  # products across a header row under a schedule caption
+        assert re.search(rf"schedule[^|]{{0,40}} by {g.dimension.lower()}", flat, re.I)
+        if kind == "tables/rate_sheet":
+            heads = [ln.split(" | ") for ln in text.splitlines() if ln.startswith(g.dimension + " | ")]
+            assert heads and all(set(h[1:]) <= set(g.products) and len(h) <= 5 for h in heads)
+            assert {p for h in heads for p in h[1:]} == set(g.products)
+    assert "blank cell" in text.lower() and re.search(r"AP[RY]: annual percentage (rate|yield)", text)  # footnotes
+    assert "Changed in this version" in text  # the superseded cell is marked; its old value only hedged
+    old = parse_slots("$777")[0]
+    assert idx.occurrences(old) and not unhedged_mentions(old, idx)
+
+
+def test_grid_blocks_keep_values_beside_their_names(banking):
+    _ctx, facts = banking
+    grids, left = K.grids([(f, f.slots[0], False) for f in facts])
+    assert not left and sum(len(g.cells) for g in grids) == len(facts)
+    for g in grids:
+        seen = set()
+        for _caption, block in g.blocks(width=4, height=6):
+            assert len(block.products) <= 4 and len(block.attributes) <= 6
+            assert all(any(block.cell(a, p) for p in block.products) for a in block.attributes)
+            seen |= set(block.cells)
+            assert {g.group(a) for a in block.attributes} == {_caption}
+        assert seen == set(g.cells)
