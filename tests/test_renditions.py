@@ -48,23 +48,32 @@ def test_every_authoritative_rendition_is_recovered_by_the_matcher(packs):
         seeds = (0,) if len(facts) > 1000 else (0, 1, 2)
         for f in facts:
             for seed in seeds:
-                for rendition in ("canonical", "voiced"):
+                # the planner voices only what the realiser can voice (realise.voiceable); the
+                # others stay canonical
+                voiceable = ctx.writer.voiceable(f)
+                for rendition in ("canonical", "voiced") if voiceable else ("canonical",):
                     for after_wrong in (False, True):
                         it = C.Item(f, rendition)
                         text = C.authoritative(ctx, it, random.Random(f"{seed}:{f.id}"), after_wrong)
                         assert matches(f, text, pack.info.currency), (name, f.statement, text)
-                raw = ctx.writer.statement(f, "voiced", random.Random(f"{seed}:{f.id}"))
-                rephrased += not matches(f, raw, pack.info.currency)
-    # the check is exercised: some of the writer's own paraphrases were rejected and re-phrased
-    assert rephrased > 0
+                if voiceable:
+                    raw = ctx.writer.statement(f, "voiced", random.Random(f"{seed}:{f.id}"))
+                    rephrased += not matches(f, raw, pack.info.currency)
+
+    # the realiser checks recoverability itself (transforms.realise.recoverable) before it returns
+    # a voiced wording, so no raw paraphrase needs the safety net of common.recoverable any more
+    assert rephrased == 0
 
 
-def test_the_writer_alone_would_have_failed_the_multidoc_schema_fact(packs):
+def test_the_multidoc_schema_fact_is_voiced_recoverably(packs):
+    """The fact the issue found ("every line has these attributes: line ID" was rejected by the
+    matcher after the build): the realiser's own voiced wordings now carry it, and so does what
+    the renderers get through common.authoritative."""
     pack = packs["wireless"]
     f = next(x for x in pack.facts.facts if x.statement == "Each line has the following attributes: line ID.")
     ctx = _ctx(pack)
     raws = [ctx.writer.statement(f, "voiced", random.Random(s)) for s in range(20)]
-    assert any(not matches(f, r) for r in raws), raws
+    assert all(matches(f, r) for r in raws), raws
     for s in range(20):
         assert matches(f, C.authoritative(ctx, C.Item(f, "voiced"), random.Random(s), False))
 

@@ -32,6 +32,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
 from .grammar import finish, expand
+from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
                       fix_agreement, read, recoverable, shares_run, voiceable)
 
@@ -362,6 +363,11 @@ class BuiltinWriter(Writer):
                         return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
                     except RealiseError as e:
                         last = e
+        if len(realise_tokens(fact.statement)) < 6:
+            # a statement of fewer than six words shares no 6-word run with itself: when no
+            # re-wording stays recoverable ("Customer reports no service." -> "You report no
+            # service." loses "customer"), the statement is its own voiced wording
+            return fact.statement
         raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
                              f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
 
