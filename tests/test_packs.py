@@ -424,12 +424,12 @@ def test_suite_cache_gives_the_same_suite_and_recomputes_a_bad_entry(tmp_path):
 def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
     import dagster as dg
     from pipeline import assets as A
-    from pipeline.resources import BuildSettings, Workspace, WriterResource
+    from pipeline.resources import BuildSettings, Execution, Workspace, WriterResource
     from outputs.packs.build import CHECKS
     from outputs.packs.store import verify_pack
     out = tmp_path / "out"
     resources = {"settings": BuildSettings(profile="text-only"),
-                 "workspace": Workspace(root=str(ws), out=str(out)), "writer": WriterResource(),
+                 "workspace": Workspace(root=str(ws), out=str(out)), "writer": WriterResource(), "execution": Execution(),
                  "io_manager": dg.FilesystemIOManager(base_dir=str(tmp_path / "storage"))}
     result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], partition_key="_mock", resources=resources,
                             instance=dg.DagsterInstance.ephemeral(), raise_on_error=False)
