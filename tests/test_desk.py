@@ -404,3 +404,21 @@ def test_audit_serve_and_browse_commands(mock_full_build, tmp_path):
                          capture_output=True, text=True, cwd=ROOT, env=env, timeout=60)
     assert bad.returncode == 1 and bad.stderr.strip().startswith("error:") and "Traceback" not in bad.stderr
     assert len(bad.stderr.strip().splitlines()) == 1
+
+
+def test_ctrl_c_exits_130_even_when_started_with_sigint_ignored(tmp_path):
+    """A process manager (or a test runner's worker) may start the desk with SIGINT ignored;
+    uvicorn then only shuts down gracefully and returns. The CLI still exits 130."""
+    env = dict(os.environ, FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"), FACTFORGE_WORKSPACE=str(tmp_path))
+    p = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "audit", "serve", "--port", "0"],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT, env=env,
+                         preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            line = p.stdout.readline()
+            if not line or line.startswith("Ctrl-C"):
+                break
+        time.sleep(0.5)
+    finally:
+        _stop(p)

@@ -40,8 +40,14 @@ def _config(app: FastAPI) -> uvicorn.Config:
 
 
 def serve_forever(app: FastAPI, sock: socket.socket) -> None:
-    """Serve until interrupted (Ctrl-C stops it cleanly)."""
-    uvicorn.Server(_config(app)).run(sockets=[sock])
+    """Serve until interrupted (Ctrl-C stops it cleanly, exit 130 from the CLI). uvicorn
+    re-raises the signal it caught after its graceful shutdown, but a process started with
+    SIGINT ignored (as under some process managers and test runners) would then just return:
+    the caught signal is turned into KeyboardInterrupt here, so the exit is the same."""
+    server = uvicorn.Server(_config(app))
+    server.run(sockets=[sock])
+    if getattr(server, "_captured_signals", None):
+        raise KeyboardInterrupt
 
 
 class ServerThread:
