@@ -108,3 +108,26 @@ def test_whole_mock_suite_without_a_pack(deployment):
     assert [c.reward for c in res["null"].tests] == [0.0] * len(ctx.tests)
     assert {c.id for c in res["naive"].tests if c.reward == 1.0} == {t.id for t in ctx.tests if t.naive_passes}
     assert res["oracle"].run.deployment == deployment
+
+
+def test_busy_agent_is_stopped_by_the_cpu_limit_and_scored_as_its_failure(pack):
+    """A busy-looping agent passes the conversation's CPU budget long before the step's wall
+    clock limit: the sandbox is stopped, the conversation scores 0 as the agent's error, and
+    nothing is counted as an infrastructure error."""
+    from outputs.evaluator.engine import TaskContext
+    tests = [t.id for t in TaskContext.load(pack, TASK).tests][:2]
+    r = _run(pack, AGENTS / "busy_agent.py", tests=tests, cpu_seconds=1.0, step_timeout_s=90.0)
+    assert [c.id for c in r.tests] == tests
+    for c in r.tests:
+        assert c.reward == 0.0 and c.end == "agent_error" and c.infra_error is None
+        assert "CPU limit" in c.error and c.seconds < 60
+    assert r.summary.agent_errors == len(tests) and r.summary.infra_errors == 0
+    assert r.run.limits["cpu_seconds"] == 1.0
+
+
+def test_cpu_budget_defaults_to_the_tasks_cpus_for_one_reply(pack):
+    r = _run(pack, "null", step_timeout_s=30.0)
+    from outputs.packs.store import Pack
+    cpus = Pack(pack).json(TASK, "sealed", "task.json")["spec"]["sandbox"]["cpus"]
+    assert r.run.limits == {"cpu_seconds": cpus * 30.0, "step_timeout_s": 30.0,
+                            "memory_gb": Pack(pack).json(TASK, "sealed", "task.json")["spec"]["sandbox"]["memory_gb"]}

@@ -36,8 +36,9 @@ def run_dir(tmp_path, pack):
     return tmp_path
 
 
-def _host(run_dir, module, timeout=30.0, fresh=False):
-    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log")
+def _host(run_dir, module, timeout=30.0, fresh=False, cpu_seconds=None):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 cpu_seconds=cpu_seconds)
     assert sb.isolation == "sandbox"
     return SandboxHost(sb, module, timeout, fresh=fresh)
 
@@ -142,5 +143,42 @@ def test_fresh_sandbox_per_conversation_keeps_trials_independent(run_dir, fresh,
         assert h.step("marker") == "new"
         h.start(None)
         assert h.step("marker") == second
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("message", ["spin", "spin children"])
+def test_cpu_limit_stops_a_busy_agent_as_the_agents_failure(run_dir, message):
+    """A busy loop (or two forked busy children while the agent waits for them, which no
+    per-process limit would see) is stopped once the conversation's CPU time passes the
+    budget, long before the step's wall-clock limit; the next conversation starts fresh."""
+    import time
+    h = _host(run_dir, "misbehaving_agent", timeout=90.0, cpu_seconds=1.5)
+    try:
+        h.start(None)
+        t0 = time.monotonic()
+        with pytest.raises(AgentError, match=r"CPU limit") as e:
+            h.step(message)
+        assert time.monotonic() - t0 < 60
+        assert "over its limit of 1.5 s" in str(e.value)
+        assert h.sandbox.proc is None
+        assert h.sandbox.conversation_cpu() > 1.5        # measured when it was stopped
+        h.start(None)
+        assert h.step("hi") == "echo hi 0"
+        assert h.cpu_seconds() < 1.5
+    finally:
+        h.close()
+
+
+def test_kernel_cpu_limit_backs_up_the_evaluators_poll(run_dir, monkeypatch):
+    """With the evaluator's poll out of the way, the kernel's RLIMIT_CPU (inherited through
+    bubblewrap) ends the busy agent with SIGXCPU: still the agent's failure."""
+    import outputs.evaluator.sandbox as sbmod
+    monkeypatch.setattr(sbmod, "CPU_POLL_S", 3600.0)
+    h = _host(run_dir, "misbehaving_agent", timeout=90.0, cpu_seconds=1.0)
+    try:
+        h.start(None)
+        with pytest.raises(AgentError, match=r"SIGXCPU, CPU limit"):
+            h.step("spin")
     finally:
         h.close()

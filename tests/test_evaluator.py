@@ -240,3 +240,32 @@ def test_evaluator_imports_no_dagster_and_no_media_library():
                        timeout=120)
     assert p.returncode == 0, p.stderr
     assert p.stdout.strip() == "[]"
+
+
+def test_kit_agent_contract_states_what_the_evaluator_enforces(pack):
+    """The kit's AGENT_CONTRACT.md (what a developer agent reads) names the limits and rules
+    the evaluator applies: interpreter, mounts, sockets, fresh process per conversation, step
+    timeout, CPU and memory limits from the task, the gateway's refusals with their codes."""
+    import inspect
+
+    from outputs.evaluator import gateway, sandbox
+    from outputs.evaluator.engine import EvalConfig
+    from outputs.packs.store import Pack
+    p = Pack(pack)
+    for t in MOCK_TASKS:
+        text = " ".join(p.read(t, "kit", "AGENT_CONTRACT.md").decode("utf-8").split())
+        limits = p.json(t, "sealed", "task.json")["spec"]["sandbox"]
+        cfg = EvalConfig(pack=pack, task=t, agent="null")
+        for phrase in ("python3 -S", "`/workspace`", "`/kit`", "`/tmp`", "http+unix://", "new process",
+                       "create_agent()` (no argument)", "JSON-serialisable",
+                       f"{cfg.step_timeout_s:g} seconds",
+                       f"{int(limits['cpus'] * cfg.step_timeout_s)} CPU-seconds per conversation",
+                       f"{limits['memory_gb']:g} GB"):
+            assert phrase in text, (t, phrase)
+        for status, code in ((403, "model_not_allowed"), (429, "call_limit"), (422, "invalid_argument"),
+                             (422, "context_window_exceeded")):
+            assert f"{status} `{code}`" in text
+            assert f'_err({status}, "{code}"' in inspect.getsource(gateway)     # the gateway really answers so
+    env = sandbox.Sandbox._env(None, "/kit", "/workspace", "/run/factforge", "/opt/factforge")
+    assert env["FACTFORGE_KIT"] == "/kit" and env["HOME"] == "/tmp" and env["PYTHONPATH"].startswith("/workspace:/kit/sdk")
+    assert sandbox.PYTHON.endswith("python3")

@@ -24,6 +24,7 @@ def eval_command(
     test: Optional[List[str]] = typer.Option(None, "--test", help="Only these test ids; repeatable."),
     max_steps: int = typer.Option(30, "--max-steps", help="Messages per conversation (user and agent) before it is cut."),
     step_timeout: float = typer.Option(120.0, "--step-timeout", help="Seconds the agent may take for one reply (then the conversation fails and its sandbox is restarted)."),
+    cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", help="CPU time one conversation may use, all the agent's processes together (then it fails). Default: the task's sandbox CPUs x --step-timeout."),
     deployment: Optional[str] = typer.Option(None, "--deployment", help="Evaluate under another deployment of the domain: an id of its deployments/ folder, a TOML file, or clean."),
     isolation: str = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
@@ -45,6 +46,7 @@ def eval_command(
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,  # type: ignore[arg-type]
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
                      split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,  # type: ignore[arg-type]
+                     cpu_seconds=cpu_seconds,
                      isolation=isolation, deployment=deployment, seed=seed)  # type: ignore[arg-type]
     results = run_eval(cfg)
     path = write_results(results, out)

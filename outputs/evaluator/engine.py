@@ -51,6 +51,7 @@ class EvalConfig:
     tests: Optional[list[str]] = None
     max_steps: int = 30
     step_timeout_s: float = 120.0
+    cpu_seconds: Optional[float] = None  # CPU time per conversation; None: the task's cpus x step_timeout_s
     isolation: Isolation = "sandbox"
     deployment: Optional[str] = None     # evaluate under another deployment of the domain (id or TOML path)
     gateway_mock_response: Any = None
@@ -137,6 +138,10 @@ class TaskContext:
     def memory_gb(self) -> float:
         return float(self.sealed["spec"]["sandbox"]["memory_gb"])
 
+    @property
+    def cpus(self) -> int:
+        return int(self.sealed["spec"]["sandbox"]["cpus"])
+
     def menu(self):
         """The task's menu from the kit, checked against the sha256 the sealed task pins."""
         from facts.hashing import sha256_hex  # noqa: PLC0415
@@ -186,6 +191,10 @@ class SuiteContext(TaskContext):
     @property
     def memory_gb(self) -> float:
         return 4.0
+
+    @property
+    def cpus(self) -> int:
+        return 2
 
     def menu(self):
         return self._menu.menu
@@ -414,6 +423,12 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
         by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))
 
 
+def cpu_budget(cfg: EvalConfig, ctx: TaskContext) -> float:
+    """CPU seconds a conversation may use, all the agent's processes together: `--cpu-seconds`,
+    else the task's sandbox CPUs busy for one reply's whole time limit."""
+    return cfg.cpu_seconds if cfg.cpu_seconds is not None else ctx.cpus * cfg.step_timeout_s
+
+
 def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
     """The agent's sandbox: the kit materialized read-only, the agent's directory (an empty
     one for a reference agent, whose module is mounted by the sandbox)."""
@@ -425,7 +440,7 @@ def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
         workspace, module = resolve_agent(cfg.agent)
     kit = ctx.materialize_kit(run_dir / "kit")
     sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
-                      reference=reference, memory_gb=ctx.memory_gb,
+                      reference=reference, memory_gb=ctx.memory_gb, cpu_seconds=cpu_budget(cfg, ctx),
                       isolation=cfg.isolation)
     return SandboxHost(sandbox, module, cfg.step_timeout_s, fresh=not reference)
 
@@ -438,6 +453,8 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
 
     if cfg.trials < 1:
         raise FactforgeError("--trials must be at least 1")
+    if cfg.cpu_seconds is not None and cfg.cpu_seconds <= 0:
+        raise FactforgeError("--cpu-seconds must be positive")
     if cfg.agent not in REFERENCE_AGENTS:
         resolve_agent(cfg.agent)
     if cfg.user == "llm" and not cfg.user_model:
@@ -479,7 +496,9 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
     run = RunInfo(pack=str(Path(cfg.pack).resolve()) if ctx.pack is not None else ctx.task_id,
                   pack_version=ctx.pack_version, task=cfg.task, domain=ctx.domain, agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
                   deployment=ctx.deployment_id, isolation=isolation, judge=cfg.judge, seed=cfg.seed,
-                  started=started, seconds=round(time.perf_counter() - t0, 3))
+                  started=started, seconds=round(time.perf_counter() - t0, 3),
+                  limits={"cpu_seconds": cpu_budget(cfg, ctx), "step_timeout_s": cfg.step_timeout_s,
+                          "memory_gb": ctx.memory_gb})
     return Results(run=run, summary=summarise(convs, ctx.budget, cfg.trials, cfg.seed), tests=convs)
 
 

@@ -2,7 +2,8 @@
 
 ```
 {"schema_version", "run": {pack, pack_version, task, domain, agent, user, trials, split,
-  deployment, isolation, started, seconds, budget, judge},
+  deployment, isolation, started, seconds, budget, judge, limits {cpu_seconds, step_timeout_s,
+  memory_gb}},
  "summary": {final_score, mean_reward, penalty, pass_hat_k {k: value}, ci {low, high, level,
    resamples}, credits_mean, budget {tier: credits}, infra_errors, agent_errors,
    conversations, tests, pass_rate, by_trap, by_fact},
@@ -108,6 +109,7 @@ class RunInfo(_Strict):
     seed: int
     started: str
     seconds: float
+    limits: dict[str, float] = Field(default_factory=dict)   # cpu_seconds (per conversation), step_timeout_s, memory_gb
 
 
 class Results(_Strict):

@@ -1,5 +1,7 @@
 """An agent that misbehaves on request (the message says how): crash, hang, print on stdout,
-return a state that is not JSON, return a non-string reply, exit, leave a file in /tmp."""
+return a state that is not JSON, return a non-string reply, exit, leave a file in /tmp, busy-loop
+(alone, or in forked children while it waits for them)."""
+import os
 import sys
 import time
 
@@ -13,6 +15,16 @@ class Agent:
             raise ValueError("boom")
         if message == "hang":
             time.sleep(60)
+        if message == "spin":
+            while True:
+                pass
+        if message == "spin children":
+            for _ in range(2):
+                if os.fork() == 0:
+                    while True:
+                        pass
+            while True:
+                os.wait()
         if message == "read stdin":
             return repr(sys.stdin.read()), state
         if message == "print":
@@ -24,7 +36,6 @@ class Agent:
         if message == "bad reply":
             return 42, state
         if message == "marker":
-            import os
             seen = os.path.exists("/tmp/marker")
             open("/tmp/marker", "w").close()
             return ("seen" if seen else "new"), state
