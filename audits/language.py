@@ -38,7 +38,9 @@ _EXPORT_LINE = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2} ([^:]{1,60}):\s?(.*)$
 _SPEAKER = re.compile(r"^([A-Z][\w.'-]*(?: [A-Z][\w.'-]*){0,3}):\s+(.*)$")
 _ATTRIBUTION = re.compile(r"^On .{6,120} wrote:\s*$")
 _FORWARD = re.compile(r"^-{2,}\s*(Forwarded|Original) message\s*-{2,}", re.I)
-_SPLIT = re.compile(r"(?<=[.!?])[\"”')\]]*\s+(?=[\"“(\[]?[A-Z0-9])")
+# a sentence keeps its closing quote or bracket ("...I think?” 4.2 The fee" splits after the
+# quote): a quotation cut from its closing mark would read as the document's own words
+_SPLIT = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”')\]])|(?<=[.!?][\"”')\]]{2}))\s+(?=[\"“(\[]?[A-Z0-9])")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 

@@ -84,10 +84,22 @@ _AGREE_RX = [re.compile(rf"\b{_PLURAL_SUBJ} (?:has|is|does|was|needs|gets|pays|r
 _ART = re.compile(r"(?<![\w'-])(a|an|A|An) ([A-Za-z0-9$][\w'-]*)")
 
 
+_PREPOSITIONS = {"for", "of", "to", "with", "by", "from", "at", "on", "in", "than", "about", "among", "between",
+                 "like", "per", "under", "over", "into", "after", "before", "without", "within"}
+
+
+def _object_of_preposition(text: str, start: int) -> bool:
+    """Whether the noun at `start` sits in a prepositional phrase ("the daily limit for
+    Premier clients is"): then it is not the verb's subject. Looks back over the clause's
+    last three words."""
+    clause = re.split(r"[.,;:!?\u2014()]", text[:start])[-1]
+    return any(w.lower() in _PREPOSITIONS for w in clause.split()[-3:])
+
+
 def agreement(text: str) -> list[str]:
     out = []
     for rx in _AGREE_RX:
-        out += [_snip(text, m.start(), m.end()) for m in rx.finditer(text)]
+        out += [_snip(text, m.start(), m.end()) for m in rx.finditer(text) if not _object_of_preposition(text, m.start())]
     for m in _ART.finditer(text):
         art, word = m.group(1).lower(), m.group(2)
         if word.lower() in ("per", "few", "lot", "bit", "couple"):

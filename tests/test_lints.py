@@ -14,6 +14,12 @@ def test_aside_in_a_controlled_manual():
     assert "aside_in_controlled" not in _lints(bad, "conversations/chat_transcript", "text")
     quoted = "Common misconception. Heard on the floor: \u201cI think the fee is $40.\u201d"
     assert "aside_in_controlled" not in _lints(quoted, "documents/pdf_manual", "pdf")
+    # the quotation keeps its closing mark where the next clause starts on the same line
+    callout = ("Common misconception\nHeard on the floor: \u201cSomeone said the fee is $40; not\ncorrect, I think?\u201d "
+               "4.2 The fee is $50.\n")
+    assert "aside_in_controlled" not in _lints(callout, "documents/pdf_manual", "pdf")
+    slide = "Since the last version\nSomeone said the fee is $40; not correct, I think?\nRefunds\n"
+    assert "aside_in_controlled" in _lints(slide, "visuals/slide_deck", "png")
 
 
 def test_agreement_errors():
@@ -21,6 +27,14 @@ def test_agreement_errors():
     assert "agreement" in _lints("Each passenger may bring a extra bag on board.", "documents/memo", "docx")
     good = "Agents have to confirm an hour before departure whether a one-way trip is booked."
     assert "agreement" not in _lints(good, "documents/memo", "docx")
+    # capitals said as a word take "a" ("a SIM"), spelt-out ones by their letter ("an SMS")
+    assert "agreement" not in _lints("A SIM locks after 3 wrong PIN entries. Send an SMS.", "visuals/app_screenshot",
+                                     "png")
+    assert "agreement" in _lints("Order an SIM card for the customer.", "visuals/app_screenshot", "png")
+    # a plural noun inside a prepositional phrase is not the verb's subject
+    assert "agreement" not in _lints("For mobile deposits, the daily limit for Premier clients is $25,000.",
+                                     "documents/kb_article", "html")
+    assert "agreement" in _lints("Premier clients is eligible for a waiver.", "documents/kb_article", "html")
 
 
 def test_product_name_losing_its_capitalisation():

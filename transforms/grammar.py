@@ -127,11 +127,16 @@ def refs(template: str) -> set[str]:
 _AN_EXCEPT = re.compile(r"^(?:uni(?![mn]|nf)|use|usu|eu|one|once|ur[aeiou]|u[bcfhjkqrstvwxz][aeiou])", re.I)
 _AN_SILENT_H = re.compile(r"^(?:hour|honest|honou?r|heir)", re.I)
 _LETTER_AN = set("AEFHILMNORSX")
+# Capitals said as a word, not letter by letter ("a SIM", "a FICO score"; "an SMS" is spelt
+# out): only those whose first letter, spelt, would take "an" need naming here.
+_SAID_AS_WORD = {"SIM", "SIMS", "FICO", "HELOC", "HELOCS", "NATO", "NASA", "NASDAQ", "LAN", "RAM", "ROM", "SWIFT",
+                 "SEPA", "SOFR", "LIBOR", "FEMA", "HIPAA", "FAFSA", "MIDI", "SCUBA", "LASIK", "RAID", "SAAS", "SARS"}
 
 
 def needs_an(word: str) -> bool:
     """Whether "an" (not "a") goes before `word`: by sound, for ordinary words, acronyms
-    ("an SMS", "a PDF") and digits ("an 8-day", "an 11%")."""
+    ("an SMS", "a PDF", but "a SIM": capitals said as a word) and digits ("an 8-day",
+    "an 11%")."""
     w = word.strip("\"'(“‘$")
     if not w:
         return False
@@ -139,6 +144,8 @@ def needs_an(word: str) -> bool:
         digits = re.match(r"[\d,]+", w).group(0).replace(",", "")
         return int_to_words(int(digits[:12]))[:1] in "ae" if digits else False
     if len(w) > 1 and w[:2].isupper() and w.isalpha() and not w.lower() in ("us",):
+        if w.upper() in _SAID_AS_WORD or re.sub(r"S$", "", w) in _SAID_AS_WORD:
+            return False
         return w[0] in _LETTER_AN
     if _AN_SILENT_H.match(w):
         return True
