@@ -14,7 +14,7 @@ made), then checked for:
 - `heading_in_speech`: a policy heading of four words or more, a fact id, or a catalog cell
   ("Row — Column: value") pasted into what a person says;
 - `duplicated_bullet`: the same line of four words or more printed twice within a few lines;
-- `fact_steps`: a flowchart whose boxes are fact sentences rather than steps;
+- `fact_steps`: a flowchart whose boxes are fact sentences (values, rules) rather than steps;
 - `contradicting_replies`: two canned replies in one conversation that cannot both be true;
 - `brand_internals`: the brand map's internals shown to readers ("the name used in customer
   communications for our base tier").
@@ -32,7 +32,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from facts.models import Fact, FactSet
+from facts.models import Fact, FactKind, FactSet
 from transforms import registry
 from transforms.base import Extraction
 from transforms.grammar import needs_an
@@ -181,7 +181,11 @@ def duplicated_lines(text: str, window: int = 12) -> list[str]:
 
 
 def fact_steps(sentences: list[str], facts: list[Fact]) -> list[str]:
+    """Boxes that state facts (a catalog value, a rule) as sentences: a flowchart's boxes
+    are actions and decisions. A procedure step's own words in a box are a step, so only
+    facts of other kinds count."""
     out = []
+    facts = [f for f in facts if f.kind != FactKind.procedure_step]
     for s in sentences:
         if len(s.split()) < 9:
             continue

@@ -83,6 +83,10 @@ def test_flowchart_whose_steps_are_fact_sentences(hand_facts):
     assert "fact_steps" in _lints(steps, "visuals/flowchart", "png", facts=hand_facts)
     assert "fact_steps" not in _lints("Start\nIs the bike late?\nCharge the late fee\nEnd", "visuals/flowchart", "png",
                                       facts=hand_facts)
+    # a procedure step's own words in its box are a step (hand_facts[4] is one)
+    step = hand_facts[4]
+    boxes = f"Start: Case opened\n1 {step.statement}\n2 {step.statement.replace('5', '7')}\nEnd: Close the case"
+    assert "fact_steps" not in _lints(boxes, "visuals/flowchart", "png", facts=[step])
 
 
 def test_contradicting_canned_replies():

@@ -109,6 +109,17 @@ class Transformer(ABC):
     min_facts: ClassVar[int] = 1
     weight: ClassVar[float] = 1.0  # relative share of carriers the planner gives this kind
     supports_distractors: ClassVar[bool] = True
+    # A wrong value said as someone's belief or a rumour ("I heard the fee is $40") belongs
+    # where people talk or are quoted; a kind that states only current rules in its own voice
+    # (a slide, a process map) sets this False and the planner gives the wrong value to a
+    # conversation instead. Superseded values (dated, overridden) it may still show.
+    rumours: ClassVar[bool] = True
+    # Kinds of fact (FactKind values) the kind can carry, None for any: a process map shows
+    # procedure steps (decisions and actions), not catalog values.
+    fact_kinds: ClassVar[Optional[frozenset[str]]] = None
+    # Whether the kind words a fact in its own way (a "voiced" rendition); a process map
+    # quotes the procedure.
+    voices: ClassVar[bool] = True
     description: ClassVar[str] = ""
 
     @classmethod

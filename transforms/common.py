@@ -148,6 +148,19 @@ def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
                          for f, d in orphans])
 
 
+def condition_values(fact: "Fact") -> list[str]:
+    """What the fact's conditions name, written as its statement writes them ("credit class
+    B", not the decomposer's lower-cased "credit class b"); a catalog cell's column (its
+    "attribute" condition) is what the fact is about, not a condition."""
+    out = []
+    for c in fact.conditions:
+        if c.attribute == "attribute":
+            continue
+        m = re.search(rf"(?<![\w-]){re.escape(c.value)}(?![\w-])", fact.statement, re.I)
+        out.append(m.group(0) if m else c.value)
+    return out
+
+
 def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
     """'Security deposit bike: $50' -> ('Security deposit bike', '$50'). A fact without
     values gets its section name as label (its bullet would repeat the whole statement)."""

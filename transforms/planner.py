@@ -241,6 +241,30 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         stream = [f for f in stream if f.id not in taken]
         n = len(stream)
 
+    # Kinds that carry only some kinds of fact (a process map: procedure steps) take theirs
+    # next, a section's steps together and in order; those leave the stream too.
+    for k in kinds:
+        if k.fact_kinds is None or k.modality in SPEECH_MODALITIES:
+            continue
+        own: dict[tuple, list[Fact]] = {}
+        for f in stream:
+            if f.kind.value in k.fact_kinds:
+                own.setdefault(tuple(f.section), []).append(f)
+        taken = set()
+        for steps in own.values():
+            parts = -(-len(steps) // k.max_facts)
+            size = -(-len(steps) // parts)
+            for j in range(0, len(steps), size):
+                if left[k.key()] <= 0:
+                    break
+                chunk = steps[j:j + size]
+                assignments.append((k, chunk))
+                taken |= {f.id for f in chunk}
+                left[k.key()] -= len(chunk)
+        left[k.key()] = 0
+        stream = [f for f in stream if f.id not in taken]
+        n = len(stream)
+
     # Each carrier round rotates the stream; kinds take chunks up to max_facts.
     for c in range(carriers):
         base = stream if c == 0 else full_stream
@@ -253,9 +277,10 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
             start_i = i
             live = [k for k in turn if left[k.key()] > 0]
             if not live:
-                # rounding left a few facts: any kind takes them, but a speech kind only what
-                # it can carry (those were handed out above)
-                live = [k for k in kinds if k.modality not in SPEECH_MODALITIES] or kinds
+                # rounding left a few facts: any kind takes them, but a speech kind or a kind of
+                # some facts only what it can carry (those were handed out above)
+                live = [k for k in kinds if k.modality not in SPEECH_MODALITIES and k.fact_kinds is None] or \
+                    [k for k in kinds if k.modality not in SPEECH_MODALITIES] or kinds
                 for k in live:
                     left[k.key()] = max(left[k.key()], 1)
             rng.shuffle(live)
@@ -280,14 +305,16 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     # (an extra carrier), so every enabled kind is exercised and checked.
     # A speech kind only takes a fact speech recognition can carry; without one it still gets
     # an artifact, carrying no fact.
+    # A kind of some facts (a process map) takes one of those, else carries no fact either.
     used = {k.key() for k, _ in assignments}
     spare = [f for f in stream if _numeric_slot(f)] or stream
     speakable = [f for f in full_stream if _speakable(f)]
     for j, k in enumerate(k for k in kinds if k.key() not in used):
-        pool = speakable if k.modality in SPEECH_MODALITIES else spare
+        pool = speakable if k.modality in SPEECH_MODALITIES else \
+            [f for f in full_stream if f.kind.value in k.fact_kinds] if k.fact_kinds is not None else spare
         if pool:
             assignments.append((k, pool[(j * 7) % len(pool):(j * 7) % len(pool) + 1]))
-        elif k.modality in SPEECH_MODALITIES:
+        elif k.modality in SPEECH_MODALITIES or k.fact_kinds is not None:
             assignments.append((k, []))
 
     # Noise artifacts, spread over kinds by weight (cheap kinds first).
@@ -298,6 +325,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
 
     counters: dict[str, int] = {}
     artifacts: list[ArtifactSpec] = []
+    displaced: list[tuple[Fact, Distractor]] = []  # rumours planned for kinds that do not say them
     fact_ids_with_num = [f for f in facts if _numeric_slot(f)]
     start = now.date() - dt.timedelta(days=config.history_days)
     for k, chunk in assignments:
@@ -306,7 +334,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         art_rng = random.Random(f"{seed}:{aid}")
         day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
         mentions = [FactMention(fact_id=f.id, rendition="voiced" if art_rng.random() < config.voiced_rate
-                                and voiceable(f) else "canonical") for f in chunk]
+                                and k.voices and voiceable(f) else "canonical") for f in chunk]
         own_values = {s.key() for f in chunk for s in f.slots}
         distractors: list[Distractor] = []
         if k.supports_distractors:
@@ -323,12 +351,16 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                 if wv is None or _same_value(wv, own_values, slot):
                     continue
                 d_date = (day - dt.timedelta(days=art_rng.randint(20, 120))).isoformat() if role == "superseded" else None
-                distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=d_date))
+                d = Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=d_date)
+                if role == "distractor" and not k.rumours:
+                    displaced.append((f, d))
+                else:
+                    distractors.append(d)
             if not chunk and fact_ids_with_num and art_rng.random() < config.stray_distractor_rate:
                 f = art_rng.choice(fact_ids_with_num)
                 slot = _numeric_slot(f)
                 wv = wrong_value(slot, art_rng)
-                if wv is not None:
+                if wv is not None and k.rumours:
                     distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
         round_ = config.reseed.get(aid, 0)
         artifacts.append(ArtifactSpec(
@@ -336,9 +368,38 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
             seed=artifact_seed(seed, aid, round_), date=day.isoformat(),
             title=" / ".join(chunk[0].section) if chunk else "", facts=mentions,
             distractors=distractors, noise=not chunk))
+    _route_rumours(displaced, artifacts, seed, {f.id: f for f in facts})
     artifacts.sort(key=lambda a: (a.kind, a.id))
     return EvidencePlan(domain=factset.domain, variant=variant, seed=seed, facts_hash=factset.hash,
                         config=config, artifacts=artifacts)
+
+
+def _route_rumours(displaced: list[tuple[Fact, Distractor]], artifacts: list[ArtifactSpec], seed: int,
+                   by_id: dict[str, Fact]) -> None:
+    """A wrong value planned for a kind that does not say rumours goes to a written
+    conversation (chat, e-mail, team chat, meeting), where people say such things: one that
+    carries the fact (it is corrected there) and has no wrong value of it yet, else a
+    fact-free one (a stray belief), else any; never one stating that value as current.
+    Without a conversation kind in the plan it is dropped."""
+    talk = []
+    for a in artifacts:
+        cls = registry.get(a.kind)
+        if cls.family == "conversations" and cls.rumours and cls.supports_distractors and \
+                cls.modality not in SPEECH_MODALITIES:
+            talk.append(a)
+    for f, d in displaced:
+        slot = next((s for s in f.slots if s.name == d.slot), None)
+        ok = [a for a in talk if slot is None or not _same_value(d.text, _values_of(a, by_id), slot)]
+        tiers = ([a for a in ok if f.id in a.fact_ids and not any(x.fact_id == f.id for x in a.distractors)],
+                 [a for a in ok if a.noise], ok)
+        pool = next((t for t in tiers if t), [])
+        if pool:
+            random.Random(f"{seed}:rumour:{f.id}:{d.text}").choice(pool).distractors.append(d)
+
+
+def _values_of(a: ArtifactSpec, by_id: dict[str, Fact]) -> set[tuple]:
+    """Value keys of every fact an artifact states as current."""
+    return {s.key() for fid in a.fact_ids if fid in by_id for s in by_id[fid].slots}
 
 
 def _same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:

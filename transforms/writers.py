@@ -31,6 +31,7 @@ from facts.hashing import content_hash
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
+from .common import condition_values
 from .grammar import finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
@@ -185,8 +186,8 @@ class Writer:
     def topic(self, fact: Fact) -> str:
         """A short noun phrase for what the fact is about: its label, narrowed by its
         conditions ("checked bag allowance (Premier, Navigator)"), else its section."""
-        lab = self.label(fact)
-        cond = ", ".join(c.value for c in fact.conditions)
+        lab = self.label(fact) or next((c.value for c in fact.conditions if c.attribute == "attribute"), "")
+        cond = ", ".join(self.condition_values(fact))
         if lab:
             lab = self.lower_first(lab)
             return f"{lab} ({cond})" if cond else lab
@@ -196,6 +197,8 @@ class Writer:
         sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip() or "this"
         sec = self.lower_first(sec)
         return f"{sec} ({cond})" if cond else sec
+
+    condition_values = staticmethod(condition_values)
 
     def lower_first(self, text: str) -> str:
         """Lower-case the first word when it is an ordinary word (seen in lower case in the
@@ -265,7 +268,9 @@ class Writer:
         for s in fact.slots:
             i = fact.statement.find(s.text)
             if s.text and i >= 0:
-                tail = re.split(r"[,.;:()]| if | when | unless | for each | per ", fact.statement[i + len(s.text):])[0]
+                tail = re.split(r"[,.;:()]| if | when | unless | for each | per | and | or | but | then | so | which "
+                                r"| that | who | is | are | was | were | must | may | can | will | should ",
+                                fact.statement[i + len(s.text):])[0]
                 tail = " ".join(tail.split()[:6])
                 if tail and covers(tail):
                     return tail[:1].upper() + tail[1:]
@@ -308,7 +313,7 @@ class Writer:
         no short label keeps the fact identifiable."""
         vals = ", ".join(s.text for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
         lab = self.label(fact)
-        cond = ", ".join(c.value for c in fact.conditions)
+        cond = ", ".join(self.condition_values(fact))
         if vals and lab:
             return f"{lab}{f' ({cond})' if cond else ''}: {vals}"
         return fact.statement.rstrip(".")

@@ -20,8 +20,8 @@ from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, Item, check_capacity, doc_number, fmt_date, font_file, plan_content, protect,
-                      spec_date)
+from ..common import (Content, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
+                      protect, spec_date)
 from ..extract.pdf import pdf_text
 from ..grammar import say
 from ..registry import register
@@ -158,8 +158,25 @@ def _schedule_row(it: Item) -> bool:
 
 
 def _applies(it: Item, names: bool = True) -> str:
-    return "; ".join(f"{c.attribute}: {c.value}" if names else c.value
-                     for c in it.fact.conditions if c.attribute != "attribute")
+    conds = [c for c in it.fact.conditions if c.attribute != "attribute"]
+    values = condition_values(it.fact)  # as the statement writes them
+    return "; ".join(f"{c.attribute}: {v}" if names else v for c, v in zip(conds, values))
+
+
+def _rule_rows(conditioned: list[tuple[int, Item]]) -> list[tuple[str, str, str, str]]:
+    """(applies to, rule, value, clause) rows of the conditions table: the rule without the
+    condition the first column names, and written once for a run of rows that share it (as
+    a merged cell would be), not repeated line after line."""
+    out, last = [], None
+    for i, it in conditioned:
+        applies = _applies(it)
+        rule = it.label
+        shown = ", ".join(condition_values(it.fact))
+        if shown and rule.endswith(f" ({shown})"):
+            rule = rule[:-len(shown) - 3]
+        out.append((applies or "-", "" if rule == last else rule, it.value or "see clause", str(i)))
+        last = rule
+    return out
 
 
 def _tree(items: list[Item]) -> "OrderedDict":
@@ -235,7 +252,8 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     subs = list(dict.fromkeys(it.fact.section[-1] for it in items if it.fact.section)) or [topic]
     sec_a, sec_b = (rng.sample(subs, 2) if len(subs) > 1 else subs * 2)
     review = date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29) else date + dt.timedelta(days=365)
-    fm = {"company": brand.company, "topic": topic.lower(), "sec_a": sec_a, "sec_b": sec_b, "owner": owner,
+    topic_l = " and ".join(w.lower_first(t) for t in top) if 0 < len(top) <= 2 else topic.lower()
+    fm = {"company": brand.company, "topic": topic_l, "sec_a": sec_a, "sec_b": sec_b, "owner": owner,
           "owner_first": owner.split()[0], "approver": approver, "approver_first": approver.split()[0],
           "doc_id": doc_id, "review": fmt_date(review), "short": brand.short_name or brand.company,
           "qa_sample": rng.choice(["a sample of", "ten", "twenty", "a random set of", "at least fifteen"]),
@@ -398,7 +416,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
         def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
             leaf_items: list[Item] = node.get(None, [])
             if leaf_items:
-                story.append(P(rng.choice(_INTROS).format(sec=path[-1].lower())))
+                story.append(P(rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))))
                 clauses = [it for it in leaf_items if not _schedule_row(it)]
                 rows_in = [it for it in leaf_items if _schedule_row(it)]
                 for i, it in enumerate(clauses, 1):
@@ -439,9 +457,8 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                 conditioned = [(i, it) for i, it in enumerate(clauses, 1) if it.fact.conditions and not K.is_cell(it.fact)]
                 if conditioned:
                     rows = [[Paragraph(h, S["cellhead"]) for h in ("Applies to", "Rule", "Value", "Clause")]]
-                    for i, it in conditioned:
-                        rows.append([P(_applies(it) or "-", "cell"), P(it.label, "cell"),
-                                     P(it.value or "see clause", "cell"), P(f"{num}.{i}", "cell")])
+                    for applies, rule, value, i in _rule_rows(conditioned):
+                        rows.append([P(applies, "cell"), P(rule, "cell"), P(value, "cell"), P(f"{num}.{i}", "cell")])
                     story.extend([Spacer(1, 2), table(rows, [1.7 * inch, doc.width - 3.9 * inch, 1.4 * inch,
                                                              0.8 * inch]), Spacer(1, 6)])
             sub = [(k, v) for k, v in node.items() if k is not None]

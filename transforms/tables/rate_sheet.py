@@ -148,7 +148,10 @@ class RateSheet(Transformer):
         ws["A1"].font = Font(bold=True, size=14)
         ws["A2"] = title
         ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
-        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its if K.is_cell(it.fact)])
+        # a schedule quotes its rows and columns: only canonical cells go into a grid (a voiced
+        # one is worded in its category sheet, as the PDF manual does)
+        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its
+                                 if K.is_cell(it.fact) and it.rendition == "canonical"])
         in_grid = {c.fact.id for g in grids for c in g.cells.values()}
         cats = {"Fees": [], "Limits": [], "Rules": []}
         for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):
@@ -207,7 +210,8 @@ class RateSheet(Transformer):
             rows, formats = [], {}
             for i, it in enumerate(rows_its):
                 f = it.fact
-                applies = "; ".join(f"{c.attribute}: {c.value}" for c in f.conditions) or "All"
+                conds = [c for c in f.conditions if c.attribute != "attribute"]  # a cell's column is its item
+                applies = "; ".join(f"{c.attribute}: {v}" for c, v in zip(conds, C.condition_values(f))) or "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")

@@ -120,7 +120,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
 
     y = top + 28
     d.text((PAD, y), f"Hi {customer},", font=font(28, True), fill=INK)
-    sub = (f"Here's what to know about {secs[0].lower()}." if secs else "Everything is in order today.")
+    sub = (f"Here's what to know about {ctx.writer.lower_first(secs[0])}." if secs else "Everything is in order today.")
     d.text((PAD, y + 44), sub, font=font(20), fill=MUTED)
     y += 100
 

@@ -1,15 +1,21 @@
 """visuals/flowchart: a process map (PNG, 1400 px wide, drawn with Pillow at 2x and
 downsampled for smooth edges).
 
-Title and document line, legend, a change note (earlier values, dated, above the flow),
-then Start -> identity check (decision) -> one step box per fact (decision diamonds in
-front of steps that only apply under a condition, with the "No" branch to the side) -> End.
-Statements sit inside the boxes, dark on white or pale fills, >= 22 px. Recovered by OCR.
+Title and document line, legend, a change note (earlier values of a step, dated, above the
+flow), then Start -> the procedure -> End. A procedure step is drawn as what it is: its
+action in a numbered box (numbered as in the procedure, so "go to step 4" points at box 4),
+each "if ..." of it as a decision diamond whose "Yes" outcome sits to the side and whose
+"No" continues down ("otherwise ..." as the next box), a remark after ";" as a note in the
+box. The planner gives this kind procedure steps only (values belong in tables) and no
+rumours (a wrong value someone believes does not belong in a controlled diagram); a fact of
+another kind handed to it directly becomes a box stating what to apply. Text is dark on
+white or pale fills, >= 20 px. Recovered by OCR.
 """
 from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -20,14 +26,16 @@ from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Tran
 from transforms.common import Content, check_capacity, doc_number, plan_content, protect, spec_date
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png,
-                      text_block)
+                      text_block, wrap)
 
 S = 2                      # supersampling factor
 W = 1400
 CX = 560                   # main column centre
 BOX_W = 660
-SIDE_X = 1010              # side branch box left edge
-SIDE_W = 330
+OUT_W = 520                # a decision's outcome box, below the diamond
+OUT_GAP = 48
+BYPASS_X = CX + BOX_W // 2 + 90  # the other answer's arrow, right of the main column
+TEXT_W = BOX_W - 120       # text width inside a step box (clear of its border for OCR)
 _TRIGGERS = ["Customer request received", "Case opened", "Customer contacts support", "Request logged",
              "Ticket assigned"]
 _ENDS = ["Close the case", "Confirm with customer and close", "Update the record and close", "End of process"]
@@ -46,7 +54,10 @@ class Flowchart(Transformer):
     modality = "png"
     max_facts = 5
     weight = 0.8
-    description = "Process map: start, decision diamonds, step boxes carrying the rules, end (OCR)."
+    rumours = False
+    fact_kinds = frozenset({FactKind.procedure_step.value})
+    voices = False
+    description = "Process map: start, the procedure's actions and decision diamonds, end (OCR)."
 
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
         check_capacity(spec, self.max_facts)
@@ -56,6 +67,104 @@ class Flowchart(Transformer):
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+
+
+# --- a procedure step read into a flow ---------------------------------------------------------
+_IF = re.compile(r"^(?:if|when)\s+(?P<c>[^,:;]{3,}?)[,:]\s+(?P<rest>.+)$", re.I)
+_ASKED = re.compile(r"^(?P<q>[A-Z][^?]{4,}\?)\s+If (?P<yn>yes|no),\s+(?P<rest>.+)$")
+_TRAIL_IF = re.compile(r"^(?P<a>[A-Z][^;]{6,}?) if (?P<c>[^,;]{6,})$")
+
+
+def _cap(text: str) -> str:
+    return text[:1].upper() + text[1:] if text else text
+
+
+def question(cond: str) -> str:
+    """A decision diamond's question from a condition clause: "the line is suspended for
+    non-payment" -> "Is the line suspended for non-payment?"; "the reporting deadline has
+    passed" -> "Has the reporting deadline passed?"; else the clause itself, asked ("Phone
+    shows 0 bars?"). Every word of the clause is kept but a leading "the"."""
+    words = cond.strip().rstrip(",.").split()
+    for i in range(1, min(len(words), 7)):
+        w = words[i].lower()
+        nxt = words[i + 1].lower() if i + 1 < len(words) else ""
+        if w in ("is", "are") or (w in ("has", "have") and re.fullmatch(r"[a-z]+(?:ed|en|ne|wn)", nxt)):
+            subj = words[:i]
+            if subj[0][:1].isupper() and subj[0].lower() in ("the", "a", "an", "it", "there", "this", "that"):
+                subj = [subj[0].lower()] + subj[1:]
+            return f"{_cap(w)} {' '.join(subj)} {' '.join(words[i + 1:])}".rstrip() + "?"
+        if w in ("and", "or", "but", "with", "that", "who", "which"):
+            break
+    if words and words[0].lower() == "the" and len(words) > 1:
+        words = words[1:]
+    return _cap(" ".join(words)) + "?"
+
+
+def _outcomes(rest: str) -> list[tuple[str, str, str]]:
+    """'B, otherwise D' / 'B, and if C2, B2' after an "if C," -> [(question, yes, no)] with
+    the first question left empty (the caller knows it)."""
+    out = []
+    q = ""
+    while True:
+        m = re.match(r"^(?P<yes>.+?),? and if (?P<c>[^,]{3,}?), (?P<rest>.+)$", rest)
+        if m:
+            out.append((q, m.group("yes"), ""))
+            q, rest = question(m.group("c")), m.group("rest")
+            continue
+        yes, _, no = rest.partition(", otherwise ")
+        out.append((q, yes, no))
+        return out
+
+
+def procedure(statement: str) -> list[tuple[str, tuple]]:
+    """A procedure step as flow elements: ("act", (text, note)) for its action (the first
+    one carries the step's number), ("decide", (question, outcome, "Yes" or "No")) for each
+    condition with the outcome drawn to its side, ("act", (text, "")) for what happens
+    otherwise. Every word of the statement stays
+    in the drawing (the step is recovered from it), in the procedure's order."""
+    text = statement.strip()
+    text = text[:-1] if text.endswith(".") else text
+    els: list[tuple[str, tuple]] = []
+
+    def decisions(q: str, rest: str) -> None:
+        for q2, yes, no in _outcomes(rest):
+            els.append(("decide", (q2 or q, _cap(yes), "Yes")))
+            if no:
+                els.append(("act", (_cap(no), "")))
+
+    m = _ASKED.match(text)
+    if m:
+        els.append(("decide", (m.group("q"), _cap(m.group("rest")), _cap(m.group("yn").lower()))))
+        return els
+    head, sep, tail = text.partition("; ")
+    cond = _IF.match(tail) if sep else None
+    note = _cap(tail) + "." if sep and not cond else ""
+    m = _IF.match(head)
+    if m and not cond:
+        decisions(question(m.group("c")), m.group("rest"))
+        if note:  # a remark on the outcome ("...; it must be rerun after every change")
+            q, side, side_label = els[-1][1] if els[-1][0] == "decide" else ("", "", "")
+            if els[-1][0] == "decide":
+                els[-1] = ("decide", (q, f"{side}. {note}", side_label))
+            else:
+                els[-1] = ("act", (els[-1][1][0], note))
+        return els
+    t = _TRAIL_IF.match(head) if not sep else None
+    if t:
+        els.append(("decide", (question(t.group("c")), _cap(t.group("a")), "Yes")))
+        return els
+    els.append(("act", (head + ("" if cond or note else "."), note)))
+    if cond:
+        decisions(question(cond.group("c")), cond.group("rest"))
+    return els
+
+
+def _number(fact, ctx: RenderContext) -> int:
+    """The step's number in its procedure (its section's steps in policy order)."""
+    steps = sorted((f for f in ctx.facts.values() if f.kind == FactKind.procedure_step and f.section == fact.section),
+                   key=lambda f: (f.source.file, f.source.start_line, f.id))
+    ids = [f.id for f in steps]
+    return ids.index(fact.id) + 1 if fact.id in ids else 0
 
 
 class _TextLater:
@@ -89,6 +198,17 @@ def _tb(draw, x, y, text, size, fill, width, bold=False, spacing=1.3, align="lef
     return h // S
 
 
+def _balanced(text: str, size: int, width: int, bold: bool = True) -> int:
+    """The narrowest width that wraps `text` into as few lines as `width` does: lines of
+    even length (a lone short last line in a diamond is what OCR drops)."""
+    f = _f(size, bold)
+    n = len(wrap(text, f, width * S))
+    w = width
+    while w > 120 and len(wrap(text, f, (w - 10) * S)) == n:
+        w -= 10
+    return w
+
+
 def _arrow(d: ImageDraw.ImageDraw, pts: list[tuple[int, int]], col=(70, 80, 96), label: str = "") -> None:
     sp = [(x * S, y * S) for x, y in pts]
     d.line(sp, fill=col, width=3 * S, joint="curve")
@@ -103,7 +223,72 @@ def _arrow(d: ImageDraw.ImageDraw, pts: list[tuple[int, int]], col=(70, 80, 96),
     d.polygon(head, fill=col)
     if label:
         lx, ly = pts[0]
-        d.text(((lx + 10) * S, (ly + 4) * S), label, font=_f(18, True), fill=MUTED)
+        horizontal = pts[0][1] == pts[1][1]
+        # above a horizontal arrow, beside a vertical one: never touching a box's text
+        d.text(((lx + 16) * S, (ly - 28 if horizontal else ly + 4) * S), label, font=_f(18, True), fill=MUTED)
+
+
+def _elements(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> list[tuple[str, object]]:
+    """The main column: start, the procedure (or a noise process), end. Payloads: start/end
+    text; check (question, side outcome); step (label, text, note, number or 0, group);
+    decide (question, side outcome, side label, group)."""
+    facts = [it.fact for it in content.items]
+    check_q, check_no = rng.choice(_CHECKS)
+    elems: list[tuple[str, object]] = [("start", rng.choice(_TRIGGERS))]
+    if spec.noise:
+        elems.append(("check", (check_q, check_no)))
+        for i in sorted(rng.sample(range(len(_NOISE_STEPS)), 3)):
+            elems.append(("step", ("", _NOISE_STEPS[i], "", 0, None)))
+        elems.append(("end", rng.choice(_ENDS)))
+        return elems
+    prev = None
+    for it in content.items:
+        conds = [c for c in it.fact.conditions if c.attribute != "attribute"]
+        key = (conds[0].attribute, conds[0].value) if conds else None
+        if key is not None and key != prev:
+            elems.append(("decide", (f"{key[0][:1].upper() + key[0][1:]}: {key[1]}?", rng.choice(_SIDE), "No",
+                                     key)))
+        prev = key
+        if it.fact.kind != FactKind.procedure_step:
+            # not a step (the planner never sends one): a box stating what to apply, not the
+            # policy sentence
+            text = f"{rng.choice(['Apply', 'Quote', 'Use'])} {it.label}: {it.value}" if it.value else it.text
+            elems.append(("step", ("", protect(text, facts), "", 0, key)))
+            continue
+        number = _number(it.fact, ctx)
+        first = True
+        for kind, p in procedure(it.fact.statement):
+            if kind == "act":
+                text, note = p
+                elems.append(("step", ("", protect(text, facts), protect(note, facts), number if first else 0, key)))
+            else:
+                q, side, side_label = p
+                last = elems[-1]
+                if last[0] == "decide" and last[1][0] == q and last[1][2] != side_label:
+                    # the other branch of the question just asked: the box below its diamond
+                    elems.append(("step", ("", protect(side, facts), "", 0, key)))
+                else:
+                    elems.append(("decide", (q, protect(side, facts), side_label, key)))
+            first = False
+    elems.append(("end", rng.choice(_ENDS)))
+    return elems
+
+
+def _change_notes(content: Content, ctx: RenderContext) -> list[str]:
+    """A revision line per superseded value of a step ("Step 3 until 2025-10-20: 20 seconds
+    (no longer the case)"), and the superseded mentions of facts not drawn here. Rumours are
+    not drawn: a wrong value someone believes has no place in a controlled diagram (the
+    planner gives this kind none)."""
+    out = []
+    for it in content.items:
+        n = _number(it.fact, ctx) if it.fact.kind == FactKind.procedure_step else 0
+        for h in it.superseded_hedges:
+            d = h.distractor
+            where = f"Step {n}" if n else (it.label or "This map")
+            out.append(f"{where} until {d.date or 'the last revision'}: {d.text} (no longer the case)." if d.text
+                       else h.text)
+    out += [h.text for h in content.orphans if h.distractor.role == "superseded"]
+    return out
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
@@ -111,48 +296,35 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     dark, tint = brand_colors(brand.company)
     date = spec_date(spec)
     items = content.items
-    facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Process") for it in items))
     title = spec.title or (f"{secs[0]} process map" if secs else "Request handling process map")
-    check_q, check_no = rng.choice(_CHECKS)
+    elems = _elements(spec, ctx, content, rng)
 
-    # Elements of the main column: (kind, payload)
-    elems: list[tuple[str, object]] = [("start", rng.choice(_TRIGGERS)), ("check", (check_q, check_no))]
-    if spec.noise:
-        for i in sorted(rng.sample(range(len(_NOISE_STEPS)), 3)):
-            elems.append(("step", ("", _NOISE_STEPS[i], None)))
-    else:
-        prev = None
-        for it in items:
-            conds = [c for c in it.fact.conditions if c.attribute != "attribute"]
-            key = (conds[0].attribute, conds[0].value) if conds else None
-            if key is not None and key != prev:
-                q = f"{key[0][:1].upper() + key[0][1:]}: {key[1]}?"
-                elems.append(("cond", (q, rng.choice(_SIDE))))
-            prev = key
-            if it.fact.kind != FactKind.procedure_step and it.value:
-                # a box is an action: what to apply, not the policy sentence
-                elems.append(("step", ("", protect(f"{rng.choice(['Apply', 'Quote', 'Use'])} {it.label}: {it.value}",
-                                                   facts), key)))
-            else:
-                elems.append(("step", (it.label, protect(it.text, facts), key)))
-    elems.append(("end", rng.choice(_ENDS)))
-
-    def step_h(label: str, text: str) -> int:
+    def step_h(p) -> int:
+        label, text, note = p[0], p[1], p[2]
         h = 22
         if label:
-            h += _tb(None, 0, 0, label, 22, None, BOX_W - 90, bold=True, spacing=1.25) + 6
-        return h + _tb(None, 0, 0, text, 22, None, BOX_W - 90) + 22
+            h += _tb(None, 0, 0, label, 22, None, TEXT_W, bold=True, spacing=1.25) + 6
+        h += _tb(None, 0, 0, text, 22, None, TEXT_W)
+        if note:
+            h += 8 + _tb(None, 0, 0, note, 20, None, TEXT_W)
+        return max(h + 22, 78)
+
+    def outcome_h(text: str) -> int:
+        return _tb(None, 0, 0, text, 20, None, OUT_W - 48) + 36
+
+    def diamond_h(q: str) -> int:
+        return max(150, _tb(None, 0, 0, q, 22, None, 300, bold=True) * 2 + 40)
 
     heights = []
     for kind, p in elems:
         if kind in ("start", "end"):
             heights.append(64)
-        elif kind in ("check", "cond"):
-            heights.append(150)
+        elif kind in ("check", "decide"):
+            heights.append(diamond_h(p[0]) + OUT_GAP + outcome_h(p[1]))
         else:
-            heights.append(step_h(p[0], p[1]))
-    notes = [h.text for h in content.hedges]
+            heights.append(step_h(p))
+    notes = _change_notes(content, ctx)
     note_h = (sum(_tb(None, 0, 0, n, 22, None, W - 160) + 8 for n in notes) + 64) if notes else 0
     top = 160 + note_h
     gap = 56
@@ -188,50 +360,55 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             ny += _tb(d, 80, ny, n, 22, INK, W - 160) + 8
 
     y = top
-    step_no = 0
-    rejoin: int | None = None  # bottom of a condition's side box, waiting to rejoin the main line
     for idx, ((kind, p), h) in enumerate(zip(elems, heights)):
+        bypass = ""  # a decision's other branch: an arrow round its outcome, to the next element
         if kind in ("start", "end"):
             label = ("Start: " if kind == "start" else "End: ") + str(p)
             bw = max(420, int(_f(22, True).getlength(label) / S) + 80)
             d.rounded_rectangle(((CX - bw // 2) * S, y * S, (CX + bw // 2) * S, (y + h) * S), radius=32 * S,
                                 fill=tint, outline=dark, width=2 * S)
             d.text((CX * S, (y + h // 2) * S), label, font=_f(22, True), fill=INK, anchor="mm")
-        elif kind in ("check", "cond"):
-            q, no = p
-            hw, hh = 230, h // 2
-            cy = y + hh
-            d.polygon([(CX * S, y * S), ((CX + hw) * S, cy * S), (CX * S, (y + h) * S), ((CX - hw) * S, cy * S)],
+        elif kind in ("check", "decide"):
+            # the diamond; the outcome of one answer right below it (the main column, so OCR
+            # reads question and outcome together); the other answer bypasses it on the right
+            q, side = p[0], p[1]
+            side_label = p[2] if kind == "decide" else "No"
+            bypass = "No" if side_label == "Yes" else "Yes"
+            dh = diamond_h(q)
+            qw = _balanced(q, 22, 300)
+            qh = _tb(None, 0, 0, q, 22, None, qw, bold=True)
+            hw = 230 if dh <= 150 else 270
+            cy = y + dh // 2
+            d.polygon([(CX * S, y * S), ((CX + hw) * S, cy * S), (CX * S, (y + dh) * S), ((CX - hw) * S, cy * S)],
                       fill=(250, 251, 253), outline=dark, width=2 * S)
-            _tb(d, CX - 150, cy - 16 if len(q) < 24 else cy - 30, q, 22, INK, 300, bold=True, align="center")
-            sy = cy - 36
-            d.rounded_rectangle((SIDE_X * S, sy * S, (SIDE_X + SIDE_W) * S, (sy + 72) * S), radius=8 * S,
-                                fill=(248, 249, 251), outline=(150, 158, 170), width=2 * S)
-            _tb(d, SIDE_X + 16, sy + 22, no, 20, (60, 68, 80), SIDE_W - 32, align="center")
-            _arrow(d, [(CX + hw, cy), (SIDE_X, cy)], label="No")
-            if kind == "cond":
-                rejoin = sy + 72
+            _tb(d, CX - qw // 2, cy - qh // 2 - 2, q, 22, INK, qw, bold=True, align="center")
+            oy = y + dh + OUT_GAP
+            _arrow(d, [(CX, y + dh), (CX, oy)], label=side_label)
+            d.rounded_rectangle(((CX - OUT_W // 2) * S, oy * S, (CX + OUT_W // 2) * S, (y + h) * S), radius=10 * S,
+                                fill=(246, 248, 251), outline=(150, 158, 170), width=2 * S)
+            _tb(d, CX - OUT_W // 2 + 24, oy + 18, side, 20, (60, 68, 80), OUT_W - 48, align="center")
+            if idx < len(elems) - 1:
+                mid = y + h + gap // 2
+                d.line([((CX + hw) * S, cy * S), (BYPASS_X * S, cy * S), (BYPASS_X * S, mid * S),
+                        ((CX + 6) * S, mid * S)], fill=(70, 80, 96), width=3 * S, joint="curve")
+                d.text(((CX + hw + 16) * S, (cy - 28) * S), bypass, font=_f(18, True), fill=MUTED)
+                _arrow(d, [(CX, mid), (CX, y + h + gap)])
         else:
-            label, text, group = p
-            step_no += 1
+            label, text, note, number, group = p
             x0 = CX - BOX_W // 2
             d.rectangle(((x0 + 4) * S, (y + 5) * S, (x0 + BOX_W + 4) * S, (y + h + 5) * S), fill=(228, 232, 238))
             d.rectangle((x0 * S, y * S, (x0 + BOX_W) * S, (y + h) * S), fill=WHITE, outline=dark, width=2 * S)
-            d.ellipse(((x0 + 18) * S, (y + 20) * S, (x0 + 56) * S, (y + 58) * S), fill=dark)
-            d.text(((x0 + 37) * S, (y + 39) * S), str(step_no), font=_f(20, True), fill=WHITE, anchor="mm")
+            if number:
+                d.ellipse(((x0 + 18) * S, (y + 20) * S, (x0 + 56) * S, (y + 58) * S), fill=dark)
+                d.text(((x0 + 37) * S, (y + 39) * S), str(number), font=_f(20, True), fill=WHITE, anchor="mm")
             ty = y + 22
             if label:
-                ty += _tb(d, x0 + 72, ty, label, 22, INK, BOX_W - 90, bold=True, spacing=1.25) + 6
-            _tb(d, x0 + 72, ty, text, 22, (40, 46, 58), BOX_W - 90)
-        if idx < len(elems) - 1:
-            lab = "Yes" if kind in ("check", "cond") else ""
-            _arrow(d, [(CX, y + h), (CX, y + h + gap)], label=lab)
-            nxt_group = elems[idx + 1][1][2] if elems[idx + 1][0] == "step" else None
-            if kind == "step" and rejoin is not None and (nxt_group != p[2] or nxt_group is None):
-                mid = y + h + gap // 2
-                sx = SIDE_X + SIDE_W // 2
-                _arrow(d, [(sx, rejoin), (sx, mid), (CX + 6, mid)])
-                rejoin = None
+                ty += _tb(d, x0 + 72, ty, label, 22, INK, TEXT_W, bold=True, spacing=1.25) + 6
+            ty += _tb(d, x0 + 72, ty, text, 22, (40, 46, 58), TEXT_W)
+            if note:
+                _tb(d, x0 + 72, ty + 8, note, 20, MUTED, TEXT_W)
+        if idx < len(elems) - 1 and not bypass:
+            _arrow(d, [(CX, y + h), (CX, y + h + gap)])
         y += h + gap
 
     d.text((60 * S, (H - 50) * S), f"Printed from the {brand.short_name or brand.company} process library. "

@@ -37,6 +37,7 @@ class SlideDeck(Transformer):
     ext = ".png"
     modality = "png"
     max_facts = 9
+    rumours = False  # a slide states the current rules; wrong values people believe go to conversations
     weight = 0.8
     description = "Briefing deck as one PNG of stacked 16:9 slides: title, content slides, Questions? (OCR)."
 

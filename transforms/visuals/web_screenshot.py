@@ -52,7 +52,7 @@ class WebScreenshot(Transformer):
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
-    brand = ctx.pack.brand
+    brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
     date = spec_date(spec)
     items = content.items
@@ -60,7 +60,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
     sec = secs[0] if secs else "Our service"
     title = spec.title or (rng.choice(["Why ride with us", "About our service", "What we offer"]) if spec.noise
-                           else rng.choice(_TITLES).format(sec=sec, sec_l=sec.lower(), company=brand.short_name
+                           else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec), company=brand.short_name
                                                            or brand.company))
 
     if spec.noise:
@@ -119,7 +119,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     d.text((MARGIN, y + 36), f"Home  /  {rng.choice(['Pricing', 'Help', 'Policies'])}  /  {sec}", font=font(17),
            fill=MUTED)
     d.text((MARGIN, y + 76), title, font=font(46, True), fill=INK)
-    sub = brand.tagline or f"Everything you need to know about {sec.lower()}."
+    sub = brand.tagline or f"Everything you need to know about {w.lower_first(sec)}."
     d.text((MARGIN, y + 148), sub, font=font(24), fill=MUTED)
     upd = date - dt.timedelta(days=rng.randint(0, 10))
     d.text((MARGIN, y + 192), f"Last updated {fmt_date(upd)}", font=font(18), fill=MUTED)
