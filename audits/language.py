@@ -234,10 +234,23 @@ def tokens(text: str) -> list[str]:
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     """Runs of `n` words; a run never crosses a table cell boundary (" | " in extracted
-    spreadsheets, exports and HTML tables): a header cell followed by the next row's label is
-    not a phrase anybody wrote."""
+    spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
+    the next cell, or the header row's last cell followed by the next row's label, is not a
+    phrase anybody wrote. Lines of prose between tables join (a sentence wraps)."""
+    parts: list[str] = []
+    prose: list[str] = []
+    for line in text.split("\n"):
+        if " | " in line:  # a table row: its cells stand alone
+            if prose:
+                parts.append(" ".join(prose))
+                prose = []
+            parts += line.split(" | ")
+        else:
+            prose.append(line)
+    if prose:
+        parts.append(" ".join(prose))
     out: set[tuple[str, ...]] = set()
-    for part in text.split(" | "):
+    for part in parts:
         t = tokens(part)
         out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
     return out

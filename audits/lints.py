@@ -163,17 +163,20 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
     return out
 
 
-def duplicated_lines(text: str, window: int = 12) -> list[str]:
+def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> list[str]:
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
     numbers and running footers differ by their number, so they are not duplicates; a line
-    on three pages or more of a file is its running chrome, not a bullet, and a wordmark in
-    capitals is not a bullet)."""
+    on three pages or more of a file is its running chrome, not a bullet, a wordmark in
+    capitals is not a bullet, and neither is a line that is only a name: a product heading
+    each block of a schedule's columns)."""
     lines = [" ".join(x.lower().split()) for x in text.split("\n")]
     chrome = {a for a, n in Counter(lines).items() if n >= 3}
+    only_name = {" ".join(n.lower().split()) for n in names}
     out = []
     for i, a in enumerate(lines):
         raw = text.split("\n")[i].strip()
-        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper():
+        if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper() or \
+                a in only_name:
             continue
         if a in lines[i + 1:i + 1 + window]:
             out.append(raw)
@@ -235,7 +238,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
         add("contradicting_replies", contradictions(body))
     if modality in ("png", "pdf"):
-        add("duplicated_bullet", duplicated_lines(text))
+        add("duplicated_bullet", duplicated_lines(text, names=names))
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))
     add("brand_internals", brand_internals(text))

@@ -76,6 +76,13 @@ def test_slides_printing_a_bullet_twice():
     assert "duplicated_bullet" not in _lints(chrome, "visuals/slide_deck", "png")  # a running footer
     footer = "Internal - do not forward 1\nNext slide body text here\nInternal - do not forward 2\n"
     assert "duplicated_bullet" not in _lints(footer, "visuals/slide_deck", "png")
+    # two blocks of one schedule, each headed by its products' names
+    names = ["Business Premier Money Market", "Business Sweep Account"]
+    schedule = "".join(f"Schedule 4.{k}: {g} by business account\nBusiness account\n{names[0]}\n{names[1]}\n"
+                       f"{a}\n$32\n$100\n" for k, g, a in ((11, "fees", "Overdraft fee"), (12, "limits", "Daily limit")))
+    assert "duplicated_bullet" not in _lints(schedule, "documents/pdf_manual", "pdf", names=names)
+    assert "duplicated_bullet" in _lints(schedule + "Refunds go back to the original card\n" * 2,
+                                         "documents/pdf_manual", "pdf", names=names)
 
 
 def test_flowchart_whose_steps_are_fact_sentences(hand_facts):
@@ -104,6 +111,16 @@ def test_voiced_runs_fail_the_gate():
     report = {"hits": [], "voiced_runs": [{"path": "evidence/x.txt", "fact_id": "f.1", "run": "a b c d e f"}]}
     assert L.failures(report) and "f.1" in L.failures(report)[0]
     assert L.failures({"hits": [], "voiced_runs": []}) == []
+
+
+def test_voiced_runs_are_phrases_not_table_layout():
+    from audits import language as La
+
+    statement = "Corporate Purchasing Card \u2014 Free employee cards: 250 cards."
+    grid = "Business card | Business Travel Elite Card | Corporate Purchasing Card\nFree employee cards | 50 | 250\n"
+    assert La.shared_runs(statement, grid) == []  # a header row's last cell, then the next row's label
+    wrapped = "Staff note: the Corporate Purchasing Card\nfree employee cards allowance is 250.\n"
+    assert La.shared_runs(statement, grid + wrapped) == ["corporate purchasing card free employee cards"]
 
 
 def test_site_furniture_left_out_of_the_distinct_measure():

@@ -151,6 +151,14 @@ class Reading:
     text: str = ""                           # the statement without its final stop
 
 
+def _number_words(noun: str) -> dict[str, str]:
+    """Words that agree with `noun` in a frame: {is}, {comes}, {applies}, {it}, and the
+    article {a} ("a " for a singular noun, none for a plural: "free employee cards")."""
+    if _is_plural(noun):
+        return {"is": "are", "comes": "come", "applies": "apply", "it": "they", "a": ""}
+    return {"is": "is", "comes": "comes", "applies": "applies", "it": "it", "a": "a "}
+
+
 def _is_plural(subj: str) -> bool:
     s = subj.strip().lower()
     if not s:
@@ -159,12 +167,13 @@ def _is_plural(subj: str) -> bool:
         return True
     if re.search(r"\band\b", s) and not re.match(r"^(each|every|any)\b", s):
         return True
-    head = re.split(r"\b(?:of|with|in|on|for|that|who|which|from|under|to|by|at|made|paid|sent|held|bought|[a-z]+ed)\b",
-                    s)[0].strip().split()
+    first, _, rest = s.partition(" ")  # a participle first is an adjective ("financed devices")
+    head = (first + " " + re.split(r"\b(?:of|with|in|on|for|that|who|which|from|under|to|by|at|made|paid|sent|held|"
+                                   r"bought|[a-z]+ed)\b", rest)[0]).strip().split()
     if not head:
         return False
     w = head[-1]
-    if re.match(r"^(each|every|any|a|an|one)\b", s):
+    if re.match(r"^(each|every|any|a|an|one)\b(?!-)", s):
         return False
     return w.endswith("s") and not w.endswith(("ss", "us", "is", "'s")) and w not in ("this", "plus", "news", "series",
                                                                                         "gas", "bus", "class")
@@ -755,42 +764,44 @@ class Realiser:
     def _cell_plain(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
-        t = rng.choice(["the {what} for {whom} is {val}", "for {whom}, the {what} is {val}",
-                        "the {what} on {whom} comes to {val}", "{whom} carries a {what} of {val}",
-                        "the {what} that applies to {whom} is {val}"])
-        return Draft(t.format(what=what, whom=whom, val=val), "cell_plain")
+        t = rng.choice(["the {what} for {whom} {is} {val}", "for {whom}, the {what} {is} {val}",
+                        "the {what} on {whom} {comes} to {val}", "{whom} carries {a}{what} of {val}",
+                        "the {what} that {applies} to {whom} {is} {val}"])
+        return Draft(t.format(what=what, whom=whom, val=val, **_number_words(what)), "cell_plain")
 
     def _cell_have(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
-        t = rng.choice(["{Whom} has a {what} of {val}", "with {whom}, you are looking at a {what} of {val}",
-                        "{Whom} comes with a {what} of {val}", "{Whom}: {what} of {val}"])
+        t = rng.choice(["{Whom} has {a}{what} of {val}", "with {whom}, you are looking at {a}{what} of {val}",
+                        "{Whom} comes with {a}{what} of {val}", "{Whom}: {what} of {val}"])
         if reg.controlled:
-            t = rng.choice(["{Whom} has a {what} of {val}", "{Whom}: {what} of {val}",
-                            "{Whom} carries a {what} of {val}"])
-        return Draft(t.format(what=what, whom=whom, Whom=capitalise(whom), val=val), "cell_have")
+            t = rng.choice(["{Whom} has {a}{what} of {val}", "{Whom}: {what} of {val}",
+                            "{Whom} carries {a}{what} of {val}"])
+        return Draft(t.format(what=what, whom=whom, Whom=capitalise(whom), val=val, **_number_words(what)),
+                     "cell_have")
 
     def _cell_value_first(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
         t = rng.choice(["{val} is the {what} for {whom}", "{val} — that is the {what} for {whom}",
-                        "{val} is what the {what} comes to for {whom}"])
-        return Draft(t.format(what=what, whom=whom, val=val), "cell_value_first")
+                        "{val} is what the {what} {comes} to for {whom}"])
+        return Draft(t.format(what=what, whom=whom, val=val, **_number_words(what)), "cell_value_first")
 
     def _cell_qa(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
-        q = rng.choice(["What is the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
-        a = rng.choice(["{val}.", "It is {val}.", "That one is {val}."])
-        return Draft(q.format(what=what, whom=whom) + " " + capitalise(a.format(val=val)), "cell_qa")
+        q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
+        a = rng.choice(["{val}.", "{it} {is} {val}.", "That one is {val}." if not _is_plural(what) else "{val}, then."])
+        n = _number_words(what)
+        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
         name = ctx.customer.first if ctx and ctx.customer else ""
-        t = rng.choice(["{name}, for {whom} the {what} is {val}", "in your case, with {whom}, the {what} is {val}",
-                        "for you, {name} — {whom} — the {what} comes to {val}"])
-        return Draft(t.format(what=what, whom=whom, val=val, name=name), "cell_yours")
+        t = rng.choice(["{name}, for {whom} the {what} {is} {val}", "in your case, with {whom}, the {what} {is} {val}",
+                        "for you, {name} — {whom} — the {what} {comes} to {val}"])
+        return Draft(t.format(what=what, whom=whom, val=val, name=name, **_number_words(what)), "cell_yours")
 
     # prose
     def _clause(self, c: Clause, rng: random.Random, reg: Register, vt, fact: Fact, lower: bool = False) -> str:
@@ -1117,6 +1128,9 @@ class Realiser:
                 if not ok:
                     continue
                 for m in rx.finditer(seg):
+                    at = s + m.start()
+                    if m.group(0)[:1].isupper() and at > 0 and not re.search(r"(^|[.!?:]\s+)$", text[:at]):
+                        continue  # a capital mid-sentence is part of a name ("Merrowgate Online")
                     alt = ok[rng.randrange(len(ok))]
                     rep = _keep_case(m.group(0), m.expand(alt) if "\\" in alt else alt)
                     cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])

@@ -439,16 +439,19 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                             k += 1
                             head = Paragraph(escape(f"Schedule {num}.{k}: {caption.lower()} by "
                                                     f"{g.dimension.lower()}"), S["cellhead"])
-                            rows = [[head] + [""] * len(block.products)]
-                            rows.append([Paragraph(escape(h), S["cellhead"]) for h in [g.dimension] + block.products])
-                            for attr in block.attributes:
+                            # items numbered as a schedule's are (the number also keeps the
+                            # header row's last product apart from the first item in the text layer)
+                            rows = [[head] + [""] * (len(block.products) + 1)]
+                            rows.append([Paragraph(escape(h), S["cellhead"])
+                                         for h in ["Item", g.dimension] + block.products])
+                            for r, attr in enumerate(block.attributes, 1):
                                 cells = [block.cell(attr, p) for p in block.products]
                                 mark = " *" if any(c is not None and c.changed for c in cells) else ""
-                                rows.append([P(attr + mark, "cell")] + [P(c.slot.text if c else "", "cell")
-                                                                        for c in cells])
-                            side = 2.1 * inch
-                            t = table(rows, [side] + [(doc.width - side) / len(block.products)] * len(block.products),
-                                      header_rows=2)
+                                rows.append([P(f"{num}.{k}.{r}", "cell"), P(attr + mark, "cell")] +
+                                            [P(c.slot.text if c else "", "cell") for c in cells])
+                            ref, side = 0.62 * inch, 1.9 * inch
+                            t = table(rows, [ref, side] + [(doc.width - ref - side) / len(block.products)] *
+                                      len(block.products), header_rows=2)
                             story.extend([Spacer(1, 4), t])
                         for note in g.footnotes():
                             star = note.startswith("Changed in this version")
@@ -493,18 +496,22 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     return buf.getvalue()
 
 
+_NOW = ["Replaced in version {v}: now {value}.", "Version {v} sets it at {value}.", "Current figure since {v}: {value}.",
+        "Now {value} (version {v})."]
+
+
 def _revision_table(spec, ctx, content: Content, rng, date, major, minor, fm, P, S, table, width):
     from reportlab.lib.units import inch  # noqa: PLC0415
     from reportlab.platypus import Paragraph  # noqa: PLC0415
 
     w = ctx.writer
-    entries: list[tuple[dt.date, str, str]] = []  # (date, author, change)
+    entries: list[tuple[dt.date, str, str, bool]] = []  # (date, author, change, a superseded value)
     start = date - dt.timedelta(days=rng.randint(700, 1400))
-    entries.append((start, w.person(rng, "manager"), _REVISION_NOTES[0]))
+    entries.append((start, w.person(rng, "manager"), _REVISION_NOTES[0], False))
     for k, note in enumerate(rng.sample(_REVISION_NOTES[1:], rng.randint(1, 3))):
         d = start + dt.timedelta(days=(k + 1) * rng.randint(120, 200))
         if d < date:
-            entries.append((d, w.person(rng, "agent"), note))
+            entries.append((d, w.person(rng, "agent"), note, False))
     for it in content.items:
         for h in it.superseded_hedges:
             try:
@@ -513,16 +520,19 @@ def _revision_table(spec, ctx, content: Content, rng, date, major, minor, fm, P,
                 d = date - dt.timedelta(days=rng.randint(60, 300))
             if d >= date:
                 d = date - dt.timedelta(days=1)
-            now = f" Replaced in version {major}.{minor}: now {it.value}." if it.value else ""
-            entries.append((d, w.person(rng, "manager"), h.text + now))
+            # the current value, worded differently entry by entry (one phrase down a column of
+            # changes reads as a template)
+            now = " " + _NOW[sum(1 for e in entries if e[3]) % len(_NOW)].format(v=f"{major}.{minor}", value=it.value) \
+                if it.value else ""
+            entries.append((d, w.person(rng, "manager"), h.text + now, True))
     for h in content.orphans:
         if h.distractor.role == "superseded":
-            entries.append((date - dt.timedelta(days=rng.randint(60, 300)), w.person(rng, "manager"), h.text))
+            entries.append((date - dt.timedelta(days=rng.randint(60, 300)), w.person(rng, "manager"), h.text, True))
     entries.sort(key=lambda e: e[0])
     older = len(entries)
     rows = [[Paragraph(h, S["cellhead"]) for h in ("Version", "Date", "Author", "Change")]]
     minors: dict[int, int] = {}
-    for i, (d, who, change) in enumerate(entries):
+    for i, (d, who, change, _old) in enumerate(entries):
         mj = 1 + (i * (major - 1)) // older
         minors[mj] = minors.get(mj, -1) + 1
         v = f"{mj}.{minors[mj]}"

@@ -79,6 +79,7 @@ class RateSheet(Transformer):
     ext = ".xlsx"
     modality = "xlsx"
     max_facts = 200
+    voices = False  # a controlled workbook quotes the approved wording; its schedules quote rows and columns
     weight = 1.0
     description = "Controlled rate/fee/limit workbook (xlsx): typed value cells, changelog of superseded values."
 
@@ -148,10 +149,7 @@ class RateSheet(Transformer):
         ws["A1"].font = Font(bold=True, size=14)
         ws["A2"] = title
         ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
-        # a schedule quotes its rows and columns: only canonical cells go into a grid (a voiced
-        # one is worded in its category sheet, as the PDF manual does)
-        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its
-                                 if K.is_cell(it.fact) and it.rendition == "canonical"])
+        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its if K.is_cell(it.fact)])
         in_grid = {c.fact.id for g in grids for c in g.cells.values()}
         cats = {"Fees": [], "Limits": [], "Rules": []}
         for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):

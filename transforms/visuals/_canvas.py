@@ -89,9 +89,16 @@ _BAR_I = re.compile(r"(?<![\w|])\|(?=(?:\s+(?:thought|heard|was|read|am|have|had
                     r"can|will|just|also|did|do|understand|see)\b|'[a-z]))")
 
 
+# A capital O standing alone before a unit, or after a currency sign, is the digit zero (DejaVu
+# Sans draws them alike: "O days", "$O"); no English word reads that way.
+_ZERO = re.compile(r"(?<![\w.,'])O(?=(?:\.\d+)?(?:%|\s+(?:business\s+)?(?:days?|hours?|minutes?|seconds?|weeks?|"
+                   r"months?|years?|dollars?|percent|miles?|GB|MB|lines?|times)\b))|(?<=[$\u20ac\u00a3])O(?![\w])")
+
+
 def ocr_text(path: Path, psm: int = 3) -> str:
-    """OCR of a rendered visual plus one standard post-correction: a lone '|' before a
-    lower-case word is the pronoun 'I' (DejaVu Sans draws 'I' as a plain bar)."""
+    """OCR of a rendered visual plus two standard post-corrections: a lone '|' before a
+    lower-case word is the pronoun 'I' (DejaVu Sans draws 'I' as a plain bar), and a lone
+    'O' before a unit is the digit zero."""
     from transforms.extract.ocr import ocr_png  # noqa: PLC0415
 
-    return _BAR_I.sub("I", ocr_png(path, psm=psm))
+    return _ZERO.sub("0", _BAR_I.sub("I", ocr_png(path, psm=psm)))

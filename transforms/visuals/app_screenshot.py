@@ -16,6 +16,7 @@ from PIL import Image, ImageDraw
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import (Content, check_capacity, first_records, plan_content, protect, record_id,
                                   spec_date)
+from ..realise import read
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
                       text_block)
@@ -90,22 +91,31 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     card_w = W - 2 * PAD
     inner = card_w - 2 * 24 - 56
     if spec.noise:
-        cards = [(t, "", b) for t, b in rng.sample(_NOISE, 3)]
+        cards = [("", t, "", b) for t, b in rng.sample(_NOISE, 3)]
     else:
-        cards = [(it.label, it.value, protect(it.text, facts)) for it in items]
+        # a catalog cell's card is titled by its column, under its row named once (cards of one
+        # product do not each repeat the product's name)
+        cards = []
+        for it in items:
+            row, sep, col = it.label.partition(" \u2014 ")
+            group, label = (row, col) if sep and read(it.fact).cell else ("", it.label)
+            if not it.value and label in it.fact.section:
+                label = ""  # a section's name on every card without a value: the screen names it
+            cards.append((group, label, it.value, protect(it.text, facts)))
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d Here is the current rule." for h in content.hedges]
 
     def card_h(c) -> int:
-        label, value, body = c
-        h = 24 + text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 6
+        _group, label, value, body = c
+        h = 24 + (text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 6 if label else 0)
         if value:
             h += line_height(f_value, 1.2) + 4
         return h + text_block(None, 0, 0, body, f_body, None, inner) + 24
 
     note_h = (sum(text_block(None, 0, 0, n, f_body, None, card_w - 48) + 10 for n in notices) + 70) if notices else 0
     top = 54 + 100
-    body_h = 120 + (110 if rec else 0) + note_h + sum(card_h(c) + 20 for c in cards) + 40
+    groups = sum(1 for i, c in enumerate(cards) if c[0] and (i == 0 or cards[i - 1][0] != c[0]))
+    body_h = 120 + (110 if rec else 0) + note_h + sum(card_h(c) + 20 for c in cards) + 44 * groups + 40
     H = max(H_MIN, top + body_h + 130)
     img = Image.new("RGB", (W, H), (242, 244, 247))
     d = ImageDraw.Draw(img)
@@ -143,14 +153,18 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             ny += text_block(d, PAD + 24, ny, n, f_body, INK, card_w - 48) + 10
         y += note_h
 
-    for c in cards:
-        label, value, body = c
+    for i, c in enumerate(cards):
+        group, label, value, body = c
+        if group and (i == 0 or cards[i - 1][0] != group):
+            d.text((PAD + 8, y + 4), group, font=font(24, True), fill=dark)
+            y += 44
         h = card_h(c)
         d.rounded_rectangle((PAD, y, W - PAD, y + h), radius=18, fill=WHITE, outline=LINE)
         d.ellipse((PAD + 20, y + 24, PAD + 60, y + 64), fill=tint)
         d.text((PAD + 40, y + 44), "i", font=font(22, True), fill=dark, anchor="mm")
         cx, cy = PAD + 24 + 56, y + 24
-        cy += text_block(d, cx, cy, label, f_label, INK, inner, 1.25) + 6
+        if label:
+            cy += text_block(d, cx, cy, label, f_label, INK, inner, 1.25) + 6
         if value:
             d.text((cx, cy), value, font=f_value, fill=INK)
             cy += line_height(f_value, 1.2) + 4

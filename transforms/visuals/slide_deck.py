@@ -78,8 +78,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policy") for it in items))
     presenter = w.person(rng, "manager")
-    deck = spec.title or (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise
-                          else rng.choice(_DECK).format(sec=" & ".join(secs[:2])))
+    # the deck is named for its topic, never just the section name its first slide carries
+    deck = (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise and not spec.title
+            else rng.choice(_DECK).format(sec=spec.title or " & ".join(secs[:2])))
     slides: list[Image.Image] = []
 
     # Title slide
@@ -89,7 +90,10 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     d.ellipse((SW - 260, SH - 250, SW + 140, SH + 150), fill=tint)
     d.ellipse((SW - 170, SH - 330, SW - 80, SH - 240), fill=tint)
     d.text((PAD, 70), brand.company.upper(), font=font(20, True), fill=dark)
-    y = 120 + text_block(d, PAD, 120, deck, font(54, True), INK, SW - 2 * PAD, 1.15)
+    size = 54  # the title on one line where it can be (a wrapped title's first line would read as
+    while size > 38 and font(size, True).getlength(deck) > SW - 2 * PAD:  # a slide's own title)
+        size -= 2
+    y = 120 + text_block(d, PAD, 120, deck, font(size, True), INK, SW - 2 * PAD, 1.15)
     d.text((PAD, y + 16), f"{presenter}  |  {fmt_date(date)}", font=font(24), fill=MUTED)
     y += 80
     hedges = [h.text for h in content.hedges]
@@ -133,9 +137,15 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
                 used += h
             if cur:
                 pages.append(_page(cur, facts))
+    titles = [t for t, _ in pages]
     for k, (title, blocks) in enumerate(pages):
-        if k and pages[k - 1][0] == title:  # a section spread over two slides
-            title = f"{title} (continued)"
+        j, n = k, k  # a section spread over several slides: "(2 of 3)", never one title twice
+        while j > 0 and titles[j - 1] == title:
+            j -= 1
+        while n + 1 < len(titles) and titles[n + 1] == title:
+            n += 1
+        if n > j:
+            title = f"{title} ({k - j + 1} of {n - j + 1})"
         s = Image.new("RGB", (SW, SH), WHITE)
         d = ImageDraw.Draw(s)
         d.text((PAD, 56), title, font=font(40, True), fill=INK)

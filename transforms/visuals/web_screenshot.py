@@ -66,7 +66,10 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     if spec.noise:
         cards = [(h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
     else:
-        cards = [(it.label, it.value, protect(it.text, facts)) for it in items]
+        # a card without a value has no title: its label would be the section's name, already
+        # the page's title, printed again on every such card
+        cards = [(it.label if it.value or it.label not in it.fact.section else "", it.value, protect(it.text, facts))
+                 for it in items]
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
 
@@ -76,7 +79,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
 
     def card_h(c) -> int:
         label, value, body = c
-        h = 28 + text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 10
+        h = 28 + (text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 10 if label else 0)
         if value:
             h += line_height(f_value, 1.2) + 6
         return h + text_block(None, 0, 0, body, f_body, None, inner) + 30
@@ -143,7 +146,8 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             shadow_box(img, (x0, y, x0 + col_w, y + h))
             d.rounded_rectangle((x0, y, x0 + col_w, y + 8), radius=4, fill=dark)
             cy = y + 28
-            cy += text_block(d, x0 + 28, cy, label, f_label, INK, inner, 1.25) + 10
+            if label:
+                cy += text_block(d, x0 + 28, cy, label, f_label, INK, inner, 1.25) + 10
             if value:
                 d.text((x0 + 28, cy), value, font=f_value, fill=INK)
                 cy += line_height(f_value, 1.2) + 6
@@ -161,8 +165,8 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     contact = "  |  ".join(p for p in (brand.phone, f"support@{brand.email_domain}") if p)
     d.text((MARGIN, y + 72), contact, font=font(16), fill=(170, 180, 195))
     fx = W - MARGIN
-    for link in reversed(["Privacy", "Terms", "Accessibility", "Careers"]):
-        fx -= int(font(16).getlength(link))
-        d.text((fx, y + 40), link, font=font(16), fill=(170, 180, 195))
+    for link in reversed(["Privacy", "Terms", "Accessibility", "Careers"]):  # legible to OCR too
+        fx -= int(font(17).getlength(link))
+        d.text((fx, y + 40), link, font=font(17), fill=(214, 220, 230))
         fx -= 28
     return img
