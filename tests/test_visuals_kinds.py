@@ -25,8 +25,11 @@ def test_round_trip_through_ocr(kind, render_ctx, hand_facts, tmp_path):
     t = registry.get(kind)
     facts = hand_facts[: t.max_facts]
     deposit = facts[1]
+    # a kind that says no rumours (slides, process maps: the planner gives their wrong values to
+    # conversations) shows an earlier value instead, dated and overridden
+    role = "distractor" if t.rumours else "superseded"
     spec = make_spec(kind, facts, distractors=[Distractor(fact_id=deposit.id, slot="deposit", text="$40",
-                                                          role="distractor")])
+                                                          role=role, date="2026-01-10" if not t.rumours else None)])
     out = tmp_path / "a.png"
     t.render(spec, render_ctx, out)
     data = out.read_bytes()
@@ -46,6 +49,54 @@ def test_round_trip_through_ocr(kind, render_ctx, hand_facts, tmp_path):
     other = tmp_path / "c.png"
     t.render(spec.model_copy(update={"seed": 8}), render_ctx, other)
     assert other.read_bytes() != data
+
+
+@pytest.mark.parametrize("kind", sorted(k for k in VIS_KINDS if not registry.get(k).rumours))
+def test_controlled_visuals_draw_no_rumours(kind, render_ctx, hand_facts, tmp_path):
+    """A wrong value someone believes is not drawn on a slide or a process map (the planner
+    never plans one there; one handed over anyway stays out of the picture)."""
+    t = registry.get(kind)
+    facts = hand_facts[: t.max_facts]
+    spec = make_spec(kind, facts, distractors=[Distractor(fact_id=facts[1].id, slot="deposit", text="$40",
+                                                          role="distractor")])
+    out = tmp_path / "r.png"
+    t.render(spec, render_ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert "$40" not in text and "I think" not in text
+    assert_recovered(text, facts)
+
+
+def test_flowchart_draws_a_procedure_as_actions_and_decisions(tmp_path):
+    """Telecom's 'No service' steps: each action in a box numbered as in the procedure, each
+    'if' a question with its outcome, 'otherwise' the next box; every step recovered from the
+    OCR, with no lint hit."""
+    from audits import lints as L
+    from domains import get_pack
+    from facts.match import TextIndex, match_fact
+    from transforms.base import ArtifactSpec, FactMention, RenderContext
+    from transforms.visuals.flowchart import procedure, question
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack("telecom")
+    fs = pack.factset()
+    steps = [f for f in fs.facts if f.section[-1] == "No service" and f.kind.value == "procedure_step"][2:6]
+    assert procedure(steps[1].statement) == [
+        ("act", ("Restart the phone, keeping it powered off for at least 30 seconds", "")),
+        ("decide", ("Service comes back?", "Close the ticket", "Yes")), ("act", ("Go to step 4", ""))]
+    assert question("the line is suspended for non-payment") == "Is the line suspended for non-payment?"
+    assert question("the reporting deadline has passed") == "Has the reporting deadline passed?"
+    ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(0),
+                        workdir=tmp_path)
+    spec = ArtifactSpec(id="flowchart-0001", kind="visuals/flowchart", path="evidence/x.png", seed=3,
+                        date="2026-02-14", title="No service", facts=[FactMention(fact_id=f.id) for f in steps])
+    t = registry.get("visuals/flowchart")
+    out = tmp_path / "p.png"
+    t.render(spec, ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    idx = TextIndex(text)
+    assert all(match_fact(f, idx).recovered for f in steps), text
+    assert "Service comes back?" in text and "Go to step 4" in text
+    assert not L.lint_text(text, t.key(), "png", facts=steps)
 
 
 def test_superseded_value_is_dated_before_the_current_one(render_ctx, hand_facts, tmp_path):

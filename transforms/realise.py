@@ -163,7 +163,7 @@ def _is_plural(subj: str) -> bool:
     s = subj.strip().lower()
     if not s:
         return True
-    if s in ("we", "you", "they"):
+    if s in ("we", "you", "they") or s.split()[-1] in ("we", "you", "they"):  # "to collect a bill you"
         return True
     if re.search(r"\band\b", s) and not re.match(r"^(each|every|any)\b", s):
         return True
@@ -819,8 +819,9 @@ class Realiser:
         elif reg.to_customer and re.match(r"^(the|a|an)\s+(reservation|booking|order|account|card|line|loan|policy|"
                                           r"device|plan|return|refund)\b", subj, re.I) and rng.random() < 0.5:
             subj = re.sub(r"^(the|a|an)\b", "your", subj, count=1, flags=re.I)
-        if reg.to_customer:
-            pred = _you_object(pred)
+        if reg.to_customer:  # an instruction list after a colon stays the staff's own
+            head, colon, tail = pred.partition(": ")
+            pred = _you_object(head) + colon + tail
         if c.aux:
             verb = modal(c.aux, plural, rng, person=person)
             text = f"{subj} {verb} {pred}".strip()
@@ -1237,7 +1238,8 @@ def telegraph(text: str, reg: Register) -> str:
     t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", text)
     t = re.sub(r"^(?:The|A|An)\s+", "", t)
     t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
-    t = re.sub(r"(?<!who )(?<!that )(?<!which )\b(is|are) (not )?(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
+    t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
+               r"(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
     t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
     if not reg.controlled:
         t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")

@@ -1,9 +1,10 @@
 """visuals/slide_deck: a training / briefing deck exported as one PNG of stacked 1280x720
 slides (thin dark gap between slides, like a slide sorter export).
 
-Title slide (with a "since the last version" box naming earlier values and rumours), content
-slides with at most three facts each (bullet "label: value" and the full statement), and a
-closing "Questions?" slide; slide numbers and footer on every slide. Fact-bearing text is
+Title slide (with a "since the last version" box naming earlier values; rumours are never drawn:
+the planner gives them to conversations), content slides with at most three facts each (bullet
+"label: value" and the full statement), and a closing "Questions?" slide; slide numbers and
+footer on every slide. Fact-bearing text is
 dark on white, >= 24 px. Up to 9 facts: 3 content slides, 5 slides in all. Recovered by OCR.
 """
 from __future__ import annotations
@@ -96,7 +97,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     y = 120 + text_block(d, PAD, 120, deck, font(size, True), INK, SW - 2 * PAD, 1.15)
     d.text((PAD, y + 16), f"{presenter}  |  {fmt_date(date)}", font=font(24), fill=MUTED)
     y += 80
-    hedges = [h.text for h in content.hedges]
+    # earlier values only: a rumour has no place on a slide (the planner gives none; see rumours)
+    hedges = [h.text for h in content.hedges if h.distractor.role == "superseded"]
     if not hedges and len(secs) > 0:
         d.text((PAD, y + 10), "Agenda", font=font(24, True), fill=INK)
         for i, sname in enumerate(secs[:4]):
