@@ -15,12 +15,14 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, check_capacity, fmt_date, plan_content, protect, spec_date
+from ..realise import read
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
                       text_block)
 
 W = 1280
 MARGIN = 64
+GUTTER = 64  # between the two card columns: wide enough that OCR never reads across it
 _TITLES = ["{sec} at {company}", "Pricing and policies", "{sec}: the details", "Good to know before you book",
            "Fees and rules", "How {sec_l} work"]
 _NOISE_CARDS = [("Friendly support", "Our team answers chat and email seven days a week."),
@@ -64,29 +66,41 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                                                            or brand.company))
 
     if spec.noise:
-        cards = [(h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
+        cards = [("", h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
     else:
-        # a card without a value has no title: its label would be the section's name, already
-        # the page's title, printed again on every such card
-        cards = [(it.label if it.value or it.label not in it.fact.section else "", it.value, protect(it.text, facts))
-                 for it in items]
+        # a catalog cell's card is titled by its column, under its row named once; a card
+        # without a value has no title (its label would be the section's name, already the
+        # page's title, printed again on every such card)
+        cards = []
+        for it in items:
+            row, sep, col = it.label.partition(" \u2014 ")
+            group, label = (row, col) if sep and read(it.fact).cell else ("", it.label)
+            if not it.value and label in it.fact.section:
+                label = ""
+            cards.append((group, label, it.value, protect(it.text, facts)))
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
 
     f_label, f_value, f_body = font(26, True), font(40, True), font(22)
-    col_w = (W - 2 * MARGIN - 32) // 2 if len(cards) > 1 else W - 2 * MARGIN
+    col_w = (W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 else W - 2 * MARGIN
     inner = col_w - 56
 
     def card_h(c) -> int:
-        label, value, body = c
+        _group, label, value, body = c
         h = 28 + (text_block(None, 0, 0, label, f_label, None, inner, 1.25) + 10 if label else 0)
         if value:
             h += line_height(f_value, 1.2) + 6
         return h + text_block(None, 0, 0, body, f_body, None, inner) + 30
 
-    rows = [cards[i:i + 2] if col_w < W - 2 * MARGIN else cards[i:i + 1]
-            for i in range(0, len(cards), 2 if col_w < W - 2 * MARGIN else 1)]
-    row_h = [max(card_h(c) for c in r) for r in rows]
+    per_row = 2 if col_w < W - 2 * MARGIN else 1
+    rows: list[list] = []  # cards side by side, a row never mixing two groups
+    for c in cards:
+        if rows and len(rows[-1]) < per_row and rows[-1][-1][0] == c[0]:
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    heads = [r[0][0] if r[0][0] and (i == 0 or rows[i - 1][0][0] != r[0][0]) else "" for i, r in enumerate(rows)]
+    row_h = [max(card_h(c) for c in r) + (48 if hd else 0) for r, hd in zip(rows, heads)]
     f_note = font(22)
     note_h = sum(text_block(None, 0, 0, n, f_note, None, W - 2 * MARGIN - 80) + 14 for n in notices)
     note_h = note_h + 60 if notices else 0
@@ -140,9 +154,13 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         y += note_h + 10
 
     # Cards
-    for r, h in zip(rows, row_h):
-        for i, (label, value, body) in enumerate(r):
-            x0 = MARGIN + i * (col_w + 32)
+    for r, h, hd in zip(rows, row_h, heads):
+        if hd:
+            d.text((MARGIN, y + 2), hd, font=font(28, True), fill=dark)
+            y += 48
+            h -= 48
+        for i, (_group, label, value, body) in enumerate(r):
+            x0 = MARGIN + i * (col_w + GUTTER)
             shadow_box(img, (x0, y, x0 + col_w, y + h))
             d.rounded_rectangle((x0, y, x0 + col_w, y + 8), radius=4, fill=dark)
             cy = y + 28
