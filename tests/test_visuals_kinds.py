@@ -151,3 +151,28 @@ def test_slide_bullets_are_not_printed_twice(render_ctx, hand_facts):
         assert not head or " ".join(head.lower().split()) not in body, (head, it.text)
         if it.rendition == "canonical" and it.value:
             assert head == "", (head, it.text)  # the statement itself is the bullet
+
+
+def test_cards_name_a_catalog_row_or_column_once():
+    """Cells of two tiers and two columns: grouped under the column (whose name is the longer
+    one), each card titled by its tier, so no title of four words comes back a few cards on."""
+    import random
+
+    from domains import get_pack
+    from transforms.base import ArtifactSpec, FactMention, RenderContext
+    from transforms.common import card_titles, grouped, plan_content
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack("airline")
+    fs = pack.factset()
+    cells = [f for f in fs.facts if f.statement.startswith(("Navigator \u2014", "Pinnacle \u2014")) and
+             ("Qualifying delay" in f.statement or "Flight cancelled by" in f.statement)]
+    assert len(cells) == 4
+    ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db={})
+    spec = ArtifactSpec(id="web_screenshot-0001", kind="visuals/web_screenshot", path="evidence/x.png", seed=1,
+                        date="2026-02-14", facts=[FactMention(fact_id=f.id) for f in cells])
+    items = plan_content(spec, ctx, random.Random(1), register="kb").items
+    titles = grouped(card_titles(items))
+    assert [g for g, _ in titles] == ["Qualifying delay", "Qualifying delay", "Flight cancelled by Larkspur",
+                                      "Flight cancelled by Larkspur"]
+    assert {t for _, t in titles} == {"Navigator", "Pinnacle"}

@@ -172,6 +172,50 @@ def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
     return bullet, ""
 
 
+def card_titles(items: list[Item]) -> list[tuple[str, str]]:
+    """(group heading, card title) per item for screens that show facts as cards. Catalog
+    cells of one row (or one column) go under that name, said once, each card titled by the
+    other name: whichever way repeats shorter titles from group to group (a title of four
+    words or more printed again a few cards later reads as a duplicated line); when both
+    would, cards keep their full "Row — Column" label. Other cards keep their label, or none
+    when it is only their section's name (the screen's own title)."""
+    from .realise import read  # noqa: PLC0415
+
+    cells = {}
+    for i, it in enumerate(items):
+        row, sep, col = it.label.partition(" \u2014 ")
+        if sep and read(it.fact).cell:
+            cells[i] = (row, col)
+
+    def repeated(pairs: dict[int, tuple[str, str]]) -> int:
+        seen: dict[str, set[str]] = {}
+        for g, t in pairs.values():
+            seen.setdefault(t, set()).add(g)
+        return max((len(t.split()) for t, gs in seen.items() if len(gs) > 1), default=0)
+
+    by_row = {i: (r, c) for i, (r, c) in cells.items()}
+    by_col = {i: (c, r) for i, (r, c) in cells.items()}
+    best = min((by_row, by_col), key=repeated)  # ties: by row (a product and its terms)
+    out = []
+    for i, it in enumerate(items):
+        if i in cells and repeated(best) < 4:
+            out.append(best[i])
+        elif not it.value and it.label in it.fact.section:
+            out.append(("", ""))
+        else:
+            out.append(("", it.label))
+    return out
+
+
+def grouped(cards: list[tuple]) -> list[tuple]:
+    """Cards whose first field is a group heading, each group's cards together (in the order
+    the groups first appear), ungrouped cards where they were."""
+    first: dict[str, int] = {}
+    for i, c in enumerate(cards):
+        first.setdefault(c[0], i)
+    return [c for _, c in sorted(enumerate(cards), key=lambda p: (first[p[1][0]] if p[1][0] else p[0], p[0]))]
+
+
 _LEAD_CAP = re.compile(r"([\w)],\s)(The|A|An|This|These|Each|Every|All|Any|Our|Your)(?= )")
 
 

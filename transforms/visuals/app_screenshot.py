@@ -14,9 +14,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, check_capacity, first_records, plan_content, protect, record_id,
-                                  spec_date)
-from ..realise import read
+from transforms.common import (Content, card_titles, check_capacity, first_records, grouped, plan_content,
+                               protect, record_id, spec_date)
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
                       text_block)
@@ -93,15 +92,10 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     if spec.noise:
         cards = [("", t, "", b) for t, b in rng.sample(_NOISE, 3)]
     else:
-        # a catalog cell's card is titled by its column, under its row named once (cards of one
-        # product do not each repeat the product's name)
-        cards = []
-        for it in items:
-            row, sep, col = it.label.partition(" \u2014 ")
-            group, label = (row, col) if sep and read(it.fact).cell else ("", it.label)
-            if not it.value and label in it.fact.section:
-                label = ""  # a section's name on every card without a value: the screen names it
-            cards.append((group, label, it.value, protect(it.text, facts)))
+        # catalog cells under their row (or column) named once (cards of one product do not each
+        # repeat the product's name)
+        cards = grouped([(group, label, it.value, protect(it.text, facts))
+                         for (group, label), it in zip(card_titles(items), items)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d Here is the current rule." for h in content.hedges]
 

@@ -14,15 +14,15 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, check_capacity, fmt_date, plan_content, protect, spec_date
-from ..realise import read
+from transforms.common import (Content, card_titles, check_capacity, fmt_date, grouped, plan_content, protect,
+                               spec_date)
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
                       text_block)
 
 W = 1280
 MARGIN = 64
-GUTTER = 64  # between the two card columns: wide enough that OCR never reads across it
+GUTTER = 32  # between the two card columns
 _TITLES = ["{sec} at {company}", "Pricing and policies", "{sec}: the details", "Good to know before you book",
            "Fees and rules", "How {sec_l} work"]
 _NOISE_CARDS = [("Friendly support", "Our team answers chat and email seven days a week."),
@@ -68,21 +68,17 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     if spec.noise:
         cards = [("", h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
     else:
-        # a catalog cell's card is titled by its column, under its row named once; a card
-        # without a value has no title (its label would be the section's name, already the
-        # page's title, printed again on every such card)
-        cards = []
-        for it in items:
-            row, sep, col = it.label.partition(" \u2014 ")
-            group, label = (row, col) if sep and read(it.fact).cell else ("", it.label)
-            if not it.value and label in it.fact.section:
-                label = ""
-            cards.append((group, label, it.value, protect(it.text, facts)))
+        # catalog cells under their row (or column) named once; a card without a value has no
+        # title (its label would be the section's name, the page's own title)
+        cards = grouped([(group, label, it.value, protect(it.text, facts))
+                         for (group, label), it in zip(card_titles(items), items)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
 
     f_label, f_value, f_body = font(26, True), font(40, True), font(22)
-    col_w = (W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 else W - 2 * MARGIN
+    # cards side by side, except under group headings (a product's terms read down one column;
+    # OCR reads two columns' aligned titles as one line)
+    col_w = (W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 and not any(c[0] for c in cards) else W - 2 * MARGIN
     inner = col_w - 56
 
     def card_h(c) -> int:
