@@ -160,8 +160,12 @@ def procedure(statement: str) -> list[tuple[str, tuple]]:
 
 
 def _number(fact, ctx: RenderContext) -> int:
-    """The step's number in its procedure (its section's steps in policy order)."""
-    steps = sorted((f for f in ctx.facts.values() if f.kind == FactKind.procedure_step and f.section == fact.section),
+    """The step's number in its procedure (its section's steps in policy order). Only the
+    facts whose id names the same section are read (an id carries its section's slug), so an
+    edit elsewhere in the policy does not re-render this map."""
+    sec = fact.id.rsplit(".", 2)[-2] if fact.id.count(".") >= 2 else None
+    same = [ctx.facts[k] for k in ctx.facts.keys() if sec is None or k.rsplit(".", 2)[-2:-1] == [sec]]
+    steps = sorted((f for f in same if f.kind == FactKind.procedure_step and f.section == fact.section),
                    key=lambda f: (f.source.file, f.source.start_line, f.id))
     ids = [f.id for f in steps]
     return ids.index(fact.id) + 1 if fact.id in ids else 0
