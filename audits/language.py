@@ -233,8 +233,8 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    """Runs of `n` words; a run never crosses a table cell boundary (" | " in extracted
-    spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
+    """Runs of `n` words; a run never crosses a sentence's end, a table cell boundary (" | " in
+    extracted spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
     the next cell, or the header row's last cell followed by the next row's label, is not a
     phrase anybody wrote. Lines of prose between tables join (a sentence wraps)."""
     parts: list[str] = []
@@ -251,9 +251,15 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
         parts.append(" ".join(prose))
     out: set[tuple[str, ...]] = set()
     for part in parts:
-        t = tokens(part)
-        out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+        # nor a sentence's end: the last words of one sentence and the first of the next are
+        # no phrase either (a list of rules, one per line, joins into one prose part)
+        for sentence in _SENTENCE_END.split(part):
+            t = tokens(sentence)
+            out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
     return out
+
+
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
 
 
 def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = ()) -> list[str]:

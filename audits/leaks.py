@@ -83,13 +83,14 @@ def _count_noun(slot: Slot) -> Optional[re.Pattern]:
 
 
 def _context(low: str, s: int, e: int) -> tuple[int, int]:
-    """The text a reader would take as stating the value at s..e: its sentence, the line
-    before it (a question, a table label, a wrapped line) and, when the sentence runs on
-    past a line break, the next line."""
+    """The text a reader would take as stating the value at s..e: its sentence, the two lines
+    before it (a question and a "let me check" turn before a bare answer, a table label, a
+    wrapped line) and, when the sentence runs on past a line break, the next line."""
     lo = max(low.rfind(ch, 0, s) for ch in ".!?\n") + 1
     line_start = low.rfind("\n", 0, s) + 1
     lo = min(lo, line_start)
-    lo = low.rfind("\n", 0, max(lo - 1, 0)) + 1 if lo > 0 else 0
+    for _ in range(2):
+        lo = low.rfind("\n", 0, max(lo - 1, 0)) + 1 if lo > 0 else 0
     ends = [i for i in (low.find(ch, e) for ch in ".!?") if i != -1]
     nl = low.find("\n", e)
     hi = min(ends) + 1 if ends else len(low)

@@ -1,28 +1,59 @@
-"""Recoverability: every planted fact must be readable from the delivered file itself.
+"""Recoverability: every planted fact must be readable from the delivered files themselves.
 
 Each rendered file goes through its kind's extractor (text layer, parser, OCR for pixels,
-speech recognition for audio; never the text the renderer was given), then every fact the
-plan says the file carries is matched against the extraction (audits.match). Distractor
-and superseded values must only appear hedged. The report has a `summary` (facts_total,
-facts_recovered, per-family and per-kind figures) plus per-fact and per-artifact detail.
+speech recognition for audio; never the text the renderer was given), then:
 
-The text comes from `audits.extraction` (cached, parallel); this module only matches.
+- every fact the plan says a file carries authoritatively (role "carrier") is matched against
+  that file's extraction (`facts.match`): the gate;
+- a fact without a carrier is recovered through its multi-hop route (`Route`): the key file
+  must show the route's code next to the fact's own terms, the table file a line with the code
+  and the fact's value; both proven on the delivered files, and the composed value is the
+  fact's value;
+- echoes, partial mentions and cases are matched too and reported (they are not the fact's
+  record of reference, so they do not gate);
+- every wrong or old value must be present where the plan put it and resolved the way the plan
+  says, proven from the files: "hedge" and "correction" (a hedge marker in its sentence, or the
+  current value later in the same file: `audits.match.unhedged_mentions`); "date" and
+  "version" (the file's own date is visible in it; every file that states the current value is
+  dated after it, and at least one of them shows that later date); "authority" (a carrier of the fact shows an owner's
+  approval); "none" (contested: recorded, nothing to prove).
+
+The report has a `summary` (facts_total, facts_recovered, per-family and per-kind figures)
+plus per-fact, per-artifact and per-route detail. The text comes from `audits.extraction`
+(cached, parallel); this module only matches.
 """
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 from collections import defaultdict
 from pathlib import Path
 
-from facts.match import TextIndex, match_fact
-from facts.models import FactSet
+from facts.match import WINDOW, TextIndex, match_fact
+from facts.models import FactSet, SlotType
+from facts.surface import surface_forms
+from facts.values import parse_slots
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 
 from .match import unhedged_mentions
 
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "2.0"
+APPROVAL = re.compile(r"\b(approved by|approved figures|signed off|approved:|policy owner)\b", re.I)
+VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+
+
+def date_forms(day: dt.date) -> list[str]:
+    """How renderers print a record's date (ISO, "March 4, 2026", "Mar 4, 2026", "4 Mar 2026",
+    "4 March 2026", e-mail's "Wed, 4 Mar 2026")."""
+    return [day.isoformat(), f"{day:%B} {day.day}, {day.year}", f"{day:%b} {day.day}, {day.year}",
+            f"{day.day} {day:%b} {day.year}", f"{day.day} {day:%B} {day.year}"]
+
+
+def date_visible(text: str, day: dt.date) -> bool:
+    return any(f in text for f in date_forms(day))
 
 
 def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
@@ -30,42 +61,68 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
     """extractions: artifact id -> the text extracted from the delivered file
     (audits.extraction). Returns the report dict."""
     by_id = factset.by_id()
+    specs = {a.id: a for a in plan.artifacts}
+    idx = {a.id: TextIndex(extractions[a.id].text, currency=currency) for a in plan.artifacts}
     fact_rows: dict[str, list[dict]] = defaultdict(list)
+    mention_rows: dict[str, list[dict]] = defaultdict(list)
+    current_in: dict[str, list[str]] = defaultdict(list)  # files that state the current value in full
+    for a in plan.artifacts:
+        for m in a.facts:
+            if m.role in ("carrier", "echo"):
+                current_in[m.fact_id].append(a.id)
+
     artifacts = []
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
         ex = extractions[spec.id]
-        idx = TextIndex(ex.text, currency=currency)
+        ix = idx[spec.id]
+        speech = t.modality == "wav"
         recovered, missing = [], []
         for m in spec.facts:
-            res = match_fact(by_id[m.fact_id], idx, speech=t.modality == "wav")
-            fact_rows[m.fact_id].append({"artifact_id": spec.id, "path": spec.path, "kind": spec.kind,
-                                         "extractor": ex.extractor, "recovered": res.recovered,
-                                         "matched_text": res.matched_text,
-                                         "anchors": f"{res.anchors_found}/{res.anchors_needed}",
-                                         "missing_values": list(res.missing_values)})
-            (recovered if res.recovered else missing).append(m.fact_id)
+            if m.role == "hop":
+                continue
+            res = match_fact(by_id[m.fact_id], ix, speech=speech)
+            row = {"artifact_id": spec.id, "path": spec.path, "kind": spec.kind, "role": m.role,
+                   "extractor": ex.extractor, "recovered": res.recovered, "matched_text": res.matched_text,
+                   "anchors": f"{res.anchors_found}/{res.anchors_needed}", "missing_values": list(res.missing_values)}
+            if m.role == "carrier":
+                fact_rows[m.fact_id].append(row)
+                (recovered if res.recovered else missing).append(m.fact_id)
+            else:
+                mention_rows[m.fact_id].append(row)
         violations = []
-        carried = set(spec.fact_ids)
+        current_here = {m.fact_id for m in spec.facts if m.role in ("carrier", "echo")}
         for d in spec.distractors:
-            from facts.values import parse_slots  # noqa: PLC0415
-            current = [sl for sl in by_id[d.fact_id].slots if sl.name == d.slot] if d.fact_id in carried else []
-            for s in parse_slots(d.text):
-                for sentence in unhedged_mentions(s, idx, corrected_by=current):
-                    violations.append({"fact_id": d.fact_id, "value": d.text, "role": d.role, "text": sentence})
+            current = [sl for sl in by_id[d.fact_id].slots if sl.name == d.slot] if d.fact_id in current_here else []
+            for problem in _resolution_problems(d, spec, current, ix, idx, specs, current_in, extractions, currency):
+                violations.append({"fact_id": d.fact_id, "value": d.text, "role": d.role,
+                                   "resolution": d.resolution, "text": problem})
         artifacts.append({"artifact_id": spec.id, "path": spec.path, "kind": spec.kind,
                           "family": t.family, "modality": t.modality, "extractor": ex.extractor,
-                          "facts_planned": len(spec.facts), "facts_recovered": len(recovered),
+                          "facts_planned": len(spec.fact_ids), "facts_recovered": len(recovered),
+                          "mentions_planned": len(spec.facts) - len(spec.fact_ids),
                           "missing": missing, "distractor_violations": violations,
                           "extracted_chars": len(ex.text), "extracted_tokens": len(ex.text.split())})
+
+    routes_out = []
+    route_ok: dict[str, bool] = {}
+    for r in plan.routes:
+        res = prove_route(r, by_id[r.fact_id], idx, specs, currency)
+        routes_out.append(res)
+        route_ok[r.fact_id] = route_ok.get(r.fact_id, False) or res["recovered"]
 
     facts_out = []
     for f in factset.facts:
         rows = fact_rows.get(f.id, [])
-        ok = any(r["recovered"] for r in rows)
-        facts_out.append({"fact_id": f.id, "statement": f.statement, "recovered": ok,
-                          "extractors": sorted({r["extractor"] for r in rows if r["recovered"]}),
-                          "carriers": rows})
+        direct = any(r["recovered"] for r in rows)
+        routed = route_ok.get(f.id, False)
+        extractors = sorted({r["extractor"] for r in rows if r["recovered"]})
+        if routed:
+            extractors = sorted(set(extractors) | {"route"})
+        facts_out.append({"fact_id": f.id, "statement": f.statement, "recovered": direct or routed,
+                          "via": "carrier" if direct else "route" if routed else "none",
+                          "extractors": extractors, "carriers": rows,
+                          "mentions": mention_rows.get(f.id, [])})
 
     def agg(key: str) -> dict:
         out: dict[str, dict] = {}
@@ -82,10 +139,16 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
         return dict(sorted(out.items()))
 
     n_rec = sum(1 for f in facts_out if f["recovered"])
+    echo_rows = [r for rows in mention_rows.values() for r in rows if r["role"] == "echo"]
     summary = {
         "facts_total": len(facts_out),
         "facts_recovered": n_rec,
         "facts_unrecovered": [f["fact_id"] for f in facts_out if not f["recovered"]],
+        "facts_via_route": sum(1 for f in facts_out if f["via"] == "route"),
+        "routes": len(routes_out),
+        "routes_proven": sum(1 for r in routes_out if r["recovered"]),
+        "echoes": len(echo_rows),
+        "echoes_recovered": sum(1 for r in echo_rows if r["recovered"]),
         "artifacts_total": len(artifacts),
         "distractor_violations": sum(len(a["distractor_violations"]) for a in artifacts),
         "by_family": agg("family"),
@@ -93,22 +156,110 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
         "by_modality": agg("modality"),
     }
     return {"schema_version": REPORT_SCHEMA_VERSION, "domain": plan.domain, "variant": plan.variant,
-            "plan_hash": plan.hash, "summary": summary, "facts": facts_out, "artifacts": artifacts}
+            "plan_hash": plan.hash, "summary": summary, "facts": facts_out, "artifacts": artifacts,
+            "routes": routes_out}
+
+
+def _day(spec) -> dt.date:
+    return dt.date.fromisoformat(spec.date[:10])
+
+
+def _resolution_problems(d, spec, current, ix: TextIndex, idx: dict, specs: dict, current_in: dict,
+                         extractions: dict, currency: str) -> list[str]:
+    """Why the wrong/old value `d` in `spec` is not resolved the way the plan says (empty when
+    it is)."""
+    slots = parse_slots(d.text, currency=currency)
+    if d.resolution in ("hedge", "correction"):
+        return [s for sl in slots for s in unhedged_mentions(sl, ix, corrected_by=current)]
+    out = []
+    if not any(ix.occurrences(sl) for sl in slots):
+        out.append(f"the {d.role} value {d.text} is not in the file")
+    if d.resolution in ("date", "version"):
+        day = _day(spec)
+        text = extractions[spec.id].text
+        if not date_visible(text, day):
+            out.append(f"the file's date {day.isoformat()} is not visible in it")
+        later_visible = False
+        for aid in current_in.get(d.fact_id, []):
+            other = specs[aid]
+            if _day(other) <= day:
+                out.append(f"{other.path} states the current value but is dated {other.date}, not after {day}")
+            elif date_visible(extractions[aid].text, _day(other)):
+                later_visible = True
+        if current_in.get(d.fact_id) and not later_visible:
+            out.append("no file that states the current value shows a date after this file's")
+    elif d.resolution == "authority":
+        approved = [aid for aid in current_in.get(d.fact_id, [])
+                    if any(m.fact_id == d.fact_id and m.role == "carrier" for m in specs[aid].facts)
+                    and APPROVAL.search(extractions[aid].text)]
+        if not approved:
+            out.append("no carrier of the fact shows an owner's approval")
+    return out
+
+
+def prove_route(r, fact, idx: dict, specs: dict, currency: str) -> dict:
+    """Both hops on the delivered files: the key file shows the code within a window of at
+    least half of the fact's terms (those the table's label does not supply); the table file
+    has a line with the code and one of the value's surface forms."""
+    key_id = next((h.artifact_id for h in r.hops if h.part == "key"), "")
+    table_id = next((h.artifact_id for h in r.hops if h.part == "table"), "")
+    slot = next((s for s in fact.slots if s.type in VALUE_TYPES), None)
+    out = {"route_id": r.id, "fact_id": r.fact_id, "code": r.code, "key": specs[key_id].path if key_id in specs else "",
+           "table": specs[table_id].path if table_id in specs else "", "key_ok": False, "table_ok": False,
+           "value": slot.text if slot else "", "recovered": False}
+    label = r.label.lower()
+    anchors = [a.lower() for a in fact.anchors if a.strip() and a.lower()[:5] not in label]
+    need = max(1, (len(anchors) + 1) // 2) if anchors else 0
+    code_re = re.compile(r"(?<![A-Z0-9-])" + re.escape(r.code) + r"(?![0-9])")
+    if key_id in idx:
+        ix = idx[key_id]
+        for m in code_re.finditer(ix.text):
+            lo, hi = max(0, m.start() - WINDOW), m.end() + WINDOW
+            if ix.anchors_in(anchors, lo, hi) >= need:
+                out["key_ok"] = True
+                break
+    if table_id in idx and slot is not None:
+        ix = idx[table_id]
+        forms = [f.lower() for f in surface_forms(slot)]
+        for line in ix.text.lower().splitlines():
+            if code_re.search(line.upper()) and any(_form_in(f, line) for f in forms) and \
+                    (not label or label[:5] in line):
+                out["table_ok"] = True
+                break
+    out["recovered"] = out["key_ok"] and out["table_ok"]
+    return out
+
+
+def _form_in(form: str, line: str) -> bool:
+    return re.search(r"(?<![\w$.,])" + re.escape(form) + r"(?![\w%]|[.,]\d)", line) is not None
 
 
 def failures(report: dict) -> list[str]:
     """Human-readable reasons a report fails the gate (empty when it passes)."""
     out = []
-    carriers = {f["fact_id"]: f for f in report["facts"]}
+    facts = {f["fact_id"]: f for f in report["facts"]}
+    routes = defaultdict(list)
+    for r in report.get("routes", []):
+        routes[r["fact_id"]].append(r)
     for fid in report["summary"]["facts_unrecovered"]:
-        rows = carriers[fid]["carriers"]
+        rows = facts[fid]["carriers"]
         where = ", ".join(f"{r['path']} ({r['extractor']}; values missing: {r['missing_values'] or '-'}; "
-                          f"anchors {r['anchors']})" for r in rows) or "no artifact planned"
-        out.append(f"fact {fid} not recoverable: {carriers[fid]['statement']!r}; meant to be carried by {where}")
+                          f"anchors {r['anchors']})" for r in rows)
+        for r in routes.get(fid, []):
+            where += (", " if where else "") + (f"route {r['code']}: key {r['key']} "
+                                                f"{'ok' if r['key_ok'] else 'does not show the code with the fact'}, "
+                                                f"table {r['table']} "
+                                                f"{'ok' if r['table_ok'] else 'has no line with the code and ' + r['value']}")
+        out.append(f"fact {fid} not recoverable: {facts[fid]['statement']!r}; meant to be carried by "
+                   f"{where or 'no artifact planned'}")
     for a in report["artifacts"]:
         for v in a["distractor_violations"]:
-            out.append(f"{a['path']}: {v['role']} value {v['value']} of fact {v['fact_id']} presented as current: "
-                       f"{v['text']!r}")
+            if v.get("resolution") in ("hedge", "correction", None):
+                out.append(f"{a['path']}: {v['role']} value {v['value']} of fact {v['fact_id']} presented as current: "
+                           f"{v['text']!r}")
+            else:
+                out.append(f"{a['path']}: {v['role']} value {v['value']} of fact {v['fact_id']} is not resolved by "
+                           f"{v['resolution']}: {v['text']}")
     return out
 
 

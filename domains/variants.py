@@ -43,6 +43,15 @@ class World:
         fs = self.base.factset(decomposer)
         return self.spec.apply_facts(fs) if self.spec is not None else fs
 
+    def base_values(self) -> dict[str, set]:
+        """For a variant: fact id -> the base domain's value keys of that fact (matched by the
+        id's hash, which a renamed section keeps), so the planner never uses an original
+        figure as a wrong or old value in the rebrand; {} for a base domain."""
+        if self.spec is None:
+            return {}
+        base = {f.id.rsplit(".", 1)[-1]: {s.key() for s in f.slots} for f in self.base.factset().facts}
+        return {f.id: base[f.id.rsplit(".", 1)[-1]] for f in self.factset().facts if f.id.rsplit(".", 1)[-1] in base}
+
     def values(self) -> Optional[dict]:
         return self.spec.db_values(self.base, self.base.factset()) if self.spec is not None else None
 

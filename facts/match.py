@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -28,6 +29,7 @@ class Match:
     anchors_found: int = 0
     anchors_needed: int = 0
     missing_values: tuple[str, ...] = ()
+    span: tuple[int, int] = (0, 0)  # where in the (normalised) text the match sits
 
 
 def normalise_text(text: str) -> str:
@@ -44,7 +46,8 @@ def anchor_re(anchor: str) -> re.Pattern:
 
 
 class TextIndex:
-    """Values found in a text (found once, queried per fact)."""
+    """Values found in a text (found once, queried per fact), their spans sorted once so a
+    window is looked up by bisect; anchor terms are searched inside the window only."""
 
     def __init__(self, text: str, currency: str = "USD"):
         self.text = normalise_text(text)
@@ -52,13 +55,34 @@ class TextIndex:
         self.spans: dict[tuple, list[tuple[int, int]]] = {}
         for t, v, vmax, unit, s, e in find_values(self.text, currency=currency):
             self.spans.setdefault(value_key(t, v, vmax, unit), []).append((s, e))
+        for v in self.spans.values():
+            v.sort()
+        self._starts: dict[tuple, list[int]] = {}
 
     def occurrences(self, slot: Slot) -> list[tuple[int, int]]:
-        return sorted(self.spans.get(slot.key(), []))
+        return list(self.spans.get(slot.key(), []))
+
+    def occurs_within(self, slot: Slot, lo: int, hi: int) -> bool:
+        """Whether some occurrence of the slot's value lies inside [lo, hi]."""
+        key = slot.key()
+        spans = self.spans.get(key)
+        if not spans:
+            return False
+        starts = self._starts.get(key)
+        if starts is None:
+            starts = self._starts[key] = [a for a, _ in spans]
+        i = bisect_left(starts, lo)
+        while i < len(spans) and spans[i][0] <= hi:
+            if spans[i][1] <= hi:
+                return True
+            i += 1
+        return False
 
     def anchors_in(self, anchors: list[str], start: int, end: int) -> int:
-        win = self.low[max(0, start):end]
-        return sum(1 for a in anchors if anchor_re(a).search(win))
+        """How many of `anchors` occur entirely inside [start, end) (an occurrence is a term not
+        glued to a letter or digit before it, looking before `start` too)."""
+        start = max(0, start)
+        return sum(1 for a in anchors if anchor_re(a).search(self.low, start, end))
 
 
 def _needed(n_anchors: int, has_values: bool) -> int:
@@ -83,12 +107,12 @@ def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
         best = 0
         for s, e in occ:
             lo, hi = max(0, s - WINDOW), e + WINDOW
-            if any(not any(lo <= a and b <= hi for a, b in idx.occurrences(r)) for r in rest):
+            if any(not idx.occurs_within(r, lo, hi) for r in rest):
                 continue
             found = idx.anchors_in(anchors, lo, hi)
             best = max(best, found)
             if found >= need:
-                return Match(True, snippet(idx.text, s, e), found, need)
+                return Match(True, snippet(idx.text, s, e), found, need, span=(max(0, s - WINDOW), e + WINDOW))
         missing = tuple(r.text for r in rest if not idx.occurrences(r))
         return Match(False, anchors_found=best, anchors_needed=need, missing_values=missing)
     # No numeric value: most of the statement's content words, close together (a light
@@ -104,7 +128,7 @@ def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
         found = idx.anchors_in(words, p, p + span)
         best = max(best, found)
         if found >= need:
-            return Match(True, snippet(idx.text, p, p + min(span, 200)), found, need)
+            return Match(True, snippet(idx.text, p, p + min(span, 200)), found, need, span=(p, p + span))
     return Match(False, anchors_found=best, anchors_needed=need)
 
 

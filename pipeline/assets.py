@@ -159,6 +159,17 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
                               metadata={"problems": problems[:100], "count": len(problems)})
 
 
+@dg.asset(partitions_def=domains_partitions, group_name="audits")
+def difficulty(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions, recoverability,
+               settings: BuildSettings, conversations, documents, tables, visuals, recordings):
+    """How hard the bundle is for a reader, measured on the delivered files' extractions:
+    volume, haystack share, carriers per fact, wrong-value separation and hedging, multi-hop,
+    shallow-reader measures (reports/difficulty.json)."""
+    rendered = [*conversations, *documents, *tables, *visuals, *recordings]
+    report = steps.difficulty(_world(context, settings), evidence_plan, atomic_facts, extractions, rendered)
+    return dg.Output(report, metadata=steps.difficulty_metadata(report))
+
+
 @dg.asset(partitions_def=domains_partitions, group_name="audits", check_specs=[
     _check("no_lint_hits", "lints",
            "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
@@ -191,12 +202,12 @@ def leak_scan(context: dg.AssetExecutionContext, atomic_facts, extractions, seed
 
 @dg.asset(partitions_def=domains_partitions, group_name="outputs")
 def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, recoverability, leak_scan, lints,
-                settings: BuildSettings, workspace: Workspace, execution: Execution, conversations, documents, tables,
-                visuals, recordings) -> dg.MaterializeResult:
+                difficulty, settings: BuildSettings, workspace: Workspace, execution: Execution, conversations,
+                documents, tables, visuals, recordings) -> dg.MaterializeResult:
     """The versioned, content-addressed bundle, written atomically."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     path, man = steps.write(_world(context, settings), settings.seed, workspace.out_dir, atomic_facts,
-                            evidence_plan, rendered, recoverability, leak_scan, lints)
+                            evidence_plan, rendered, recoverability, leak_scan, lints, difficulty)
     execution.progress(context.partition_key).finished()
     return dg.MaterializeResult(metadata={"path": str(path), "bundle_version": man.bundle_version,
                                           "files": len(man.files), "content_hash": man.content_hash})
@@ -223,7 +234,7 @@ def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, worksp
 
 
 ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
-              extractions, recoverability, leak_scan, lints, task_bundle, task_pack]
+              extractions, recoverability, difficulty, leak_scan, lints, task_bundle, task_pack]
 # `factforge build` writes bundles; task packs are `factforge pack build` (or this asset in `dagster dev`).
 BUNDLE_ASSETS = [a for a in ALL_ASSETS if a is not task_pack]
 ALL_CHECKS: list = []

@@ -200,6 +200,38 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
               f"{res.bundle_version}", highlight=False)
 
 
+@app.command()
+def report(bundle_dir: Path = typer.Argument(..., help="A bundle directory (holding reports/difficulty.json)."),
+           as_json: bool = typer.Option(False, "--json", help="Print the report's summary as JSON.")):
+    """Print a bundle's difficulty report: volume, haystack, carriers per fact, wrong values
+    (separation, hedging), multi-hop routes and the shallow-reader measures."""
+    from audits.difficulty import summary_lines  # noqa: PLC0415
+
+    path = bundle_dir / "reports" / "difficulty.json"
+    if not path.is_file():
+        raise FactforgeError("no reports/difficulty.json here (not a bundle, or built before difficulty reports)",
+                             bundle_dir)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        summary = data["summary"]
+    except (ValueError, KeyError, UnicodeDecodeError) as e:
+        raise FactforgeError(f"not a difficulty report ({type(e).__name__})", path) from None
+    if as_json:
+        print(json.dumps(summary, indent=2, sort_keys=True))
+        return
+    from rich.table import Table  # noqa: PLC0415
+    t = Table("measure", "value", title=f"{data.get('domain')}{'@' + data['variant'] if data.get('variant') else ''}")
+    for label, value in summary_lines(summary):
+        t.add_row(label, value)
+    out.print(t)
+    fams = data.get("by_family", {})
+    if fams:
+        t2 = Table("family", "files", "tokens")
+        for fam, v in fams.items():
+            t2.add_row(fam, f"{v['files']:,}", f"{v['tokens']:,}")
+        out.print(t2)
+
+
 # Commands that live with their package, mounted here: (module, attribute, command name, kind).
 # A feature adds one row; a module that fails to import fails loudly (no silent skip). A
 # command named "GROUP NAME" is added to a group mounted by an earlier row.

@@ -49,7 +49,8 @@ def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
 def make_plan(world: World, facts: FactSet, settings, audit_db: Path) -> EvidencePlan:
     cfg = PlanConfig(profile=settings.profile, carriers_per_fact=settings.carriers_per_fact,
                      noise_ratio=settings.noise_ratio, reseed=reseed_rounds(world, audit_db))
-    return plan_evidence(facts, settings.seed, cfg, now=world.pack.info.now, variant=world.variant)
+    return plan_evidence(facts, settings.seed, cfg, now=world.pack.info.now, variant=world.variant,
+                         banned=world.base_values())
 
 
 def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet, db: dict, writer,
@@ -86,9 +87,11 @@ def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extraction
 
 
 def write(world: World, seed: int, out_dir: Path, facts: FactSet, plan: EvidencePlan, rendered: list[Rendered],
-          recoverability: dict, leaks: dict, lints: dict):
+          recoverability: dict, leaks: dict, lints: dict, difficulty: Optional[dict] = None):
     reports = {"reports/recoverability.json": {k: v for k, v in recoverability.items() if not k.startswith("_")},
                "reports/lints.json": lints}
+    if difficulty is not None:
+        reports["reports/difficulty.json"] = difficulty
     if world.spec is not None:
         reports["reports/leaks.json"] = leaks
     facts_json = facts.model_dump(mode="json")
@@ -123,6 +126,23 @@ def fact_problems(fs: FactSet) -> tuple[list[str], list[str]]:
 def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
     from audits.recoverability import check_recoverability  # noqa: PLC0415
     return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency)
+
+
+def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
+               rendered: list[Rendered]) -> dict:
+    from audits.difficulty import difficulty_report  # noqa: PLC0415
+    files = {r.artifact_id: Path(r.file) for r in rendered}
+    b = world.pack.brand
+    return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
+                             brand_terms=[b.company, b.short_name])
+
+
+def difficulty_metadata(report: dict) -> dict:
+    s = report["summary"]
+    keys = ("files", "tokens", "conversational_fact_free_share", "files_per_fact_plan", "files_per_fact_text",
+            "wrong_value_separated_share", "wrong_value_hedged_share", "multi_hop_share_of_value_facts",
+            "six_word_run_share", "topic_word_and_value_on_one_line_share")
+    return {k: s[k] for k in keys if s.get(k) is not None}
 
 
 def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:

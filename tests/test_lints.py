@@ -138,3 +138,15 @@ def test_site_furniture_left_out_of_the_distinct_measure():
     kept = [u for p in pages for u in L.units(p, "html", running)]
     assert len(kept) == 8 and not any("helpful" in u for u in kept)
     assert L.running_lines(pages[:2]) == set()  # two pages are not a site
+
+
+def test_a_run_never_crosses_a_sentence_end():
+    """The last words of one rule and the first of the next (a memo's list of decisions) are
+    no copy of a policy sentence; the same words inside one sentence are."""
+    from audits.language import shared_runs
+
+    statement = "Verify the customer with the email address on the account before sharing or changing anything."
+    joined = "Refunds go back to the card on the account. Before sharing or changing anything, staff check."
+    assert shared_runs(statement, joined) == []
+    copied = "Staff verify the customer on the account before sharing or changing anything."
+    assert "account before sharing or changing anything" in shared_runs(statement, copied)

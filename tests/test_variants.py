@@ -347,7 +347,7 @@ def test_leak_scan_clean_variant_and_caught_leak(world, mock_pack, tmp_path):
 
     facts = world.factset()
     plan = plan_evidence(facts, 1, PlanConfig(kinds=[chat, mail], carriers_per_fact=2), now=world.pack.info.now,
-                         variant=world.variant)
+                         variant=world.variant, banned=world.base_values())
     rendered = _render(world, facts.by_id(), plan.artifacts, tmp_path)
     rep = scan(world, facts, rendered, tmp_path)
     assert rep["schema_version"] == "1.1" and rep["variant"] == "_mock@spokewell"

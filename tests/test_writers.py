@@ -91,10 +91,17 @@ def test_llm_writer_rejects_asides_in_a_controlled_document(mock_pack, hand_fact
 
 
 def test_build_with_llm_writer_switched_on(tmp_path):
+    from domains import get_pack
     from pipeline.build import build_partition
     from pipeline.resources import BuildSettings, Workspace, WriterResource
     from outputs.bundle import verify_bundle
-    res = build_partition("_mock", Workspace(root=str(tmp_path)), BuildSettings(seed=1, profile="text-only"),
+    from transforms.planner import PlanConfig, plan_evidence
+    pack = get_pack("_mock")
+    deposit = next(f for f in pack.facts.facts if "security deposit" in f.statement.lower())
+    # a seed whose plan states the deposit fact whole somewhere (a routed fact is only named by code)
+    seed = next(s for s in range(1, 20) if deposit.id in plan_evidence(
+        pack.facts, s, PlanConfig(profile="text-only"), now=pack.info.now).carriers())
+    res = build_partition("_mock", Workspace(root=str(tmp_path)), BuildSettings(seed=seed, profile="text-only"),
                           writer=WriterResource(name="llm", model="gpt-4o-mini",
                                                 mock_response="The security deposit is fifty dollars per bike."))
     assert verify_bundle(res.bundle) == []

@@ -34,7 +34,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from .realise import Context
 
-    from .base import ArtifactSpec, Distractor, RenderContext
+    from .base import ArtifactSpec, Distractor, RenderContext, Route
 
 NBSP = "\u00a0"
 EXTERNAL_TOOLS = ("dejavu-fonts",)  # see transforms.fingerprint
@@ -61,9 +61,12 @@ class Hedge:
 
 @dataclass
 class Item:
-    """One fact the artifact carries, with the wrong/old mentions that must precede it. After
-    `plan_content` it is also worded: `text` (the authoritative sentence: the statement, or the
-    correction after a hedge), `hedges` (worded mentions), and a terse `label`/`value` pair."""
+    """One fact the artifact states, in its role (`FactMention.role`: carrier, echo, partial,
+    case, hop; or "stale": a wrong or old value the file states plainly, resolved by the file's
+    date, version or author: `stale` is that Distractor), with the wrong/old mentions that must
+    precede it. After `plan_content` it is also worded: `text` (the sentence: the statement,
+    the correction after a wrong value, the partial or case wording, the value by reference, or
+    the old value), `hedges` (worded mentions), and a terse `label`/`value` pair."""
 
     fact: "Fact"
     rendition: str
@@ -72,6 +75,10 @@ class Item:
     hedges: list[Hedge] = field(default_factory=list)
     label: str = ""
     value: str = ""
+    role: str = "carrier"
+    route: Optional["Route"] = None
+    part: Optional[str] = None
+    stale: Optional["Distractor"] = None
 
     @property
     def superseded(self) -> list["Distractor"]:
@@ -88,6 +95,11 @@ class Item:
     @property
     def rumours(self) -> list[Hedge]:
         return [h for h in self.hedges if h.distractor.role != "superseded"]
+
+    @property
+    def current(self) -> bool:
+        """States the current value in full (a carrier or an echo)."""
+        return self.role in ("carrier", "echo")
 
 
 @dataclass
@@ -107,45 +119,126 @@ def _lookup(ctx: "RenderContext", spec: "ArtifactSpec", fact_id: str) -> "Fact":
         raise FactforgeError(f"artifact {spec.id} ({spec.kind}) names unknown fact {fact_id!r}", spec.path) from None
 
 
-def items(spec: "ArtifactSpec", ctx: "RenderContext") -> tuple[list[Item], list[tuple["Fact", "Distractor"]]]:
-    """The carried facts in spec order with their distractors, and the distractors of facts
-    this artifact does not carry (mentioned hedged, never corrected here). A noise artifact
-    carries no facts, but may hold such stray distractors."""
+PLAIN_RESOLUTIONS = ("date", "version", "authority", "none")
+
+
+def items(spec: "ArtifactSpec", ctx: "RenderContext", tables: bool = False) -> tuple[list[Item], list[tuple["Fact", "Distractor"]]]:
+    """The stated facts in spec order with their distractors, and the distractors of facts this
+    artifact does not state (mentioned hedged, never corrected here). A wrong or old value that
+    its file's date, version or author resolves (`PLAIN_RESOLUTIONS`) is an item of role
+    "stale", stated plainly where the renderer states facts. Route hops of part "table" (a
+    schedule's rows) are items only for kinds that draw tables (`tables=True`); prose kinds
+    render them through `route_rows`. A noise artifact states no facts, but may hold stray
+    distractors."""
     out, by_id = [], {}
+    routes = {r.id: r for r in spec.routes}
     for m in ([] if spec.noise else spec.facts):
-        it = Item(_lookup(ctx, spec, m.fact_id), m.rendition)
+        if m.role == "hop" and m.part == "table" and not tables:
+            continue
+        it = Item(_lookup(ctx, spec, m.fact_id), m.rendition, role=m.role, part=m.part,
+                  route=routes.get(m.route) if m.route else None)
         out.append(it)
-        by_id[m.fact_id] = it
+        by_id.setdefault(m.fact_id, it)
     orphans = []
     for d in spec.distractors:
-        if d.fact_id in by_id:
+        if d.fact_id in by_id and by_id[d.fact_id].current:
             by_id[d.fact_id].distractors.append(d)
+        elif d.resolution in PLAIN_RESOLUTIONS:
+            out.append(Item(_lookup(ctx, spec, d.fact_id), "voiced", role="stale", stale=d))
         else:
             orphans.append((_lookup(ctx, spec, d.fact_id), d))
     return out, orphans
 
 
+def route_rows(spec: "ArtifactSpec", ctx: "RenderContext") -> list[tuple[str, str, str]]:
+    """(code, label, value) of every schedule row this file holds (route hops of part "table"),
+    in code order: the value worded as the policy does, the label the route's neutral one."""
+    rows = []
+    for r in spec.routes:
+        if not any(m.route == r.id and m.part == "table" for m in spec.facts):
+            continue
+        f = _lookup(ctx, spec, r.fact_id)
+        slot = next((s for s in f.slots if s.type.value in ("money", "duration", "percent", "count")), None)
+        rows.append((r.code, r.label, slot.text if slot is not None else ""))
+    return sorted(rows)
+
+
+def shown_slot(it: Item):
+    """The slot a table cell shows for the item: the fact's first, or for a stale item the same
+    slot carrying the old figure."""
+    slot = it.fact.slots[0]
+    if it.role == "stale" and it.stale is not None:
+        target = next((s for s in it.fact.slots if s.name == it.stale.slot), slot)
+        from facts.values import parse_slots  # noqa: PLC0415
+
+        parsed = parse_slots(it.stale.text)
+        upd = {"text": it.stale.text}
+        if parsed:
+            upd.update(value=parsed[0].value, value_max=parsed[0].value_max)
+        return target.model_copy(update=upd)
+    return slot
+
+
+def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool = False,
+         register: Optional[str] = None, context: Optional["Context"] = None) -> str:
+    """The sentence for an item in its role (see `Item`): carriers and echoes pass `recoverable`;
+    the other roles are by design not the whole fact."""
+    w = ctx.writer
+    if it.role == "partial":
+        return tidy(w.partial(it.fact, rng, register=register, context=context))
+    if it.role == "case":
+        return tidy(w.case(it.fact, rng, register=register, context=context))
+    if it.role == "hop" and it.route is not None:
+        if it.part == "table":
+            return tidy(f"{it.route.code}: {it.route.label + ' ' if it.route.label else ''}{it.value or ''}".strip())
+        return tidy(w.hop_key(it.fact, it.route, rng, register=register, context=context))
+    if it.role == "stale" and it.stale is not None:
+        return tidy(w.stale(it.fact, it.stale, rng, register=register, context=context))
+    if not after_wrong:
+        return recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
+                                                          context=context)))
+    return recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
+                                                       context=context)), "To correct that: ")
+
+
 def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
                  role: str = "customer", correct: tuple[str, ...] = ("distractor", "superseded"),
-                 register: Optional[str] = None, context: Optional["Context"] = None) -> Content:
+                 register: Optional[str] = None, context: Optional["Context"] = None,
+                 tables: bool = False) -> Content:
     """`items`, worded in `register` (a name in `transforms.realise.REGISTERS`: "manual",
     "kb", "table", "chat"...). A carried fact with a hedge whose role is in `correct` is
     stated with the writer's correction wording (it follows the hedge in the artifact); kinds
     that keep superseded values elsewhere (a revision history) pass correct=("distractor",)."""
-    its, orphans = items(spec, ctx)
+    its, orphans = items(spec, ctx, tables=tables)
     w = ctx.writer
     for it in its:
         it.hedges = [Hedge(d, tidy(w.distractor(it.fact, d, rng, role=role, register=register, context=context)))
                      for d in it.distractors]
-        if any(d.role in correct for d in it.distractors):
-            it.text = recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
-                                                                  context=context)), "To correct that: ")
-        else:
-            it.text = recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
-                                                                 context=context)))
-        it.label, it.value = split_bullet(w.bullet(it.fact), it.fact)
+        it.text = word(ctx, it, rng, after_wrong=any(d.role in correct for d in it.distractors),
+                       register=register, context=context)
+        label, value = split_bullet(w.bullet(it.fact), it.fact)
+        if it.role == "stale" and it.stale is not None:
+            value = it.stale.text
+        elif it.role == "hop" and it.route is not None:
+            slot = next((s for s in it.fact.slots if s.type.value in ("money", "duration", "percent", "count")), None)
+            if it.part == "table":
+                label, value = it.route.code + (f" {it.route.label}" if it.route.label else ""), slot.text if slot else ""
+            else:
+                value = f"see {it.route.code}"
+        elif it.role == "partial":
+            label = re.sub(r"\s*\([^)]*\)$", "", label)
+        it.label, it.value = label, value
     return Content(its, [Hedge(d, tidy(w.distractor(f, d, rng, role=role, register=register, context=context)))
                          for f, d in orphans])
+
+
+def lead_in(lead: str, text: str) -> str:
+    """`lead` + `text`, the first letter of `text` lower-cased after a comma or colon (unless
+    it is "I" or a name the text starts with)."""
+    if lead.endswith((", ", ": ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
+            and not re.match(r"^[A-Z][a-z]+ [A-Z]", text):
+        text = text[:1].lower() + text[1:]
+    return lead + text
 
 
 def condition_values(fact: "Fact") -> list[str]:
@@ -239,16 +332,34 @@ def recoverable(ctx: "RenderContext", fact: "Fact", text: str, lead: str = "") -
     return tidy(lead + (ctx.writer.lower_first(fact.statement) if lead else fact.statement))
 
 
+SHORT_ANSWER_RATE = 0.85
+
+
+def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, after_wrong: bool = False,
+           register: Optional[str] = None, context: Optional["Context"] = None, gap: int = 120) -> str:
+    """A reply to `question` (said just before it in the file): for a current fact whose
+    question already names the thing, usually the bare value with its case ("It's $75 for
+    Main."), which the matcher recovers from question and answer together; otherwise the full
+    statement (`authoritative`)."""
+    if it.current and not after_wrong and it.fact.slots and rng.random() < SHORT_ANSWER_RATE:
+        from facts.values import find_values  # noqa: PLC0415
+        from facts.models import value_key  # noqa: PLC0415
+
+        asked = {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(question, ctx.pack.info.currency)}
+        skip = {s.name for s in it.fact.slots if s.key() in asked}
+        short = tidy(ctx.writer.short_answer(it.fact, rng, register=register, context=context, skip=skip))
+        # `gap`: what the file may put between question and answer (a time stamp and a name, a
+        # "let me check" turn); the match must hold across it
+        if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency):
+            return short
+    return authoritative(ctx, it, rng, after_wrong, register=register, context=context)
+
+
 def authoritative(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
                   register: Optional[str] = None, context: Optional["Context"] = None) -> str:
-    """The fact stated as current, in `register`; after a wrong/old mention it reads as the
-    correction. Either passes `recoverable`."""
-    w = ctx.writer
-    if not after_wrong:
-        return recoverable(ctx, it.fact, tidy(w.statement(it.fact, it.rendition, rng, register=register,
-                                                          context=context)))
-    return recoverable(ctx, it.fact, tidy(w.correction(it.fact, rng, it.rendition, register=register,
-                                                       context=context)), "To correct that: ")
+    """The item stated in its role, in `register` (`word`): a carrier or an echo as current,
+    reading as the correction after a wrong/old mention; either passes `recoverable`."""
+    return word(ctx, it, rng, after_wrong=after_wrong, register=register, context=context)
 
 
 def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Random, role: str = "customer",

@@ -617,7 +617,8 @@ def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) ->
     cust = v.customer(rng, lambda c: bool(c.records)) or _brand_customer(ctx, rng)
     rec = rng.choice(cust.records) if cust.records else None
     slots = {"cname": cust.name, "cfirst": cust.first, "clast": cust.last, "rel": rng.choice(_RELATIONS),
-             "day": rng.choice(_WEEKDAYS), "day2": rng.choice(_WEEKDAYS), "tool": rng.choice(_TOOLS),
+             "day": rng.choice(_WEEKDAYS), "day2": rng.choice(_WEEKDAYS),
+             "tool": rng.choice(_TOOLS).replace("<brand>", C.brand_short(ctx.pack)),
              "symptom": rng.choice(_SYMPTOMS), "symptom2": rng.choice(_SYMPTOMS2), "reason": rng.choice(_REASONS), "room": rng.choice(_ROOMS),
              "meeting": rng.choice(_MEETINGS), "time": rng.choice(["9:30", "10", "11", "noon", "1:30", "2", "3", "3:30",
                                                                    "4"]),
@@ -779,10 +780,33 @@ def _internal_scenarios() -> dict[str, Callable]:
             "training": _thread_training, "escalation": _thread_escalation}
 
 
+# Follow-ups after a storyline ends: people who were not in it chime in, someone asks to
+# document it, someone closes the loop. Grounded in the thread's own slots (its customer,
+# record, people, days), so they do not repeat across a channel.
+_FOLLOW_UPS = [
+    "{Late to this, but|Catching up here —|Just seeing this —} {same thing happened to me {on <wday>|last week|this "
+    "morning}|I had a similar one {with another customer|on <wday>|before lunch}}{, <f0>|}{.|!}",
+    "{Can we add this to|Worth adding this to|Adding this to} the {handover doc|team wiki|<wday> huddle notes|shift "
+    "notes}{, <f0>|}? {Others will hit it|It'll save the next person a search|The late shift should see it}{.|!}",
+    "{Noted|Thanks for flagging|Good to know}{, <f0>|, <f1>|} — {I'll {keep an eye out|watch for it} {on my queue|this "
+    "week|on <wday>}|I'll mention it at <meeting>|{passing|sending} it on to the <shift2> shift}{.|!}",
+    "{Did anyone {tell|update} <cfirst>|Has <cfirst> been {told|updated}}{ about <ref_short>|}{, <f1>|}?",
+    "{Yes|Yep|Done}{, <f2>|} — {<cfirst> has an update{ on <ref_short>|}|I {emailed|called} <cfirst> {at <time2>|after "
+    "lunch|this morning}}{.|!}",
+    "{Closing the loop|Last update from me|For the record}: {all sorted|nothing else needed|no further action}{ on "
+    "<ref_short>| here|}{, thanks <f0>|, thanks all|}{.|!}",
+    "{Do we need a ticket for this|Should this go to the <meeting>|Is this worth raising with the team lead}{, <f0>|}?",
+    "{Not for now|I don't think so|Only if it happens again}{, <f2>|} — {I'll {raise|flag} it if it comes back|let's "
+    "see how <wday> goes|it looks like a one-off}{.|!}",
+]
+
+
 def internal_thread(ctx: "RenderContext", rng: random.Random, *, people: Optional[list[str]] = None,
-                    channel: str = "email", scenario: Optional[str] = None, avoid: Iterable[str] = ()) -> Thread:
+                    channel: str = "email", scenario: Optional[str] = None, avoid: Iterable[str] = (),
+                    follow_ups: int = 0) -> Thread:
     """Staff traffic about routine work (see module doc). `people`: who may take part (the first
-    is the starter); default three staff of the brand."""
+    is the starter); default three staff of the brand. `follow_ups`: extra replies after the
+    storyline (people chiming in, documenting it, closing the loop)."""
     if not people:
         people = C.staff(ctx, rng, "manager", 1) + C.staff(ctx, rng, "agent", 2)
         rng.shuffle(people)
@@ -792,6 +816,15 @@ def internal_thread(ctx: "RenderContext", rng: random.Random, *, people: Optiona
     name = scenario or rng.choice(sorted(scenarios))
     subject = s.text(scenarios[name](s, people))
     subject = subject[:1].upper() + subject[1:]
+    if follow_ups:
+        s.slots.setdefault("shift2", rng.choice(["late", "early", "weekend", "evening"]))
+        pool = list(_FOLLOW_UPS)
+        rng.shuffle(pool)
+        for i, t in enumerate(pool[:follow_ups]):
+            who = people[(i + 1 + rng.randrange(len(people))) % len(people)]
+            if s.turns and s.turns[-1].who == who:
+                who = people[(people.index(who) + 1) % len(people)]
+            s.add(who, "colleague", t)
     turns = s.turns
     if channel == "email":
         turns = _as_staff_email(s, turns)

@@ -1,20 +1,21 @@
-"""The evidence planner: which facts go into which artifacts.
+"""The evidence planner: which facts go into which artifacts, in which role.
 
-Every fact gets `carriers_per_fact` authoritative carriers, each of a different kind where
-possible. Facts of one section travel together (an email about baggage carries several
-baggage facts). Kinds get a share of the facts proportional to their `weight`, capped by
-`max_artifacts` for the expensive modalities (audio, video, images); what those cannot take
-flows to the kinds that can (tables and manuals carry the bulk of a large catalog).
+First pass (this module): every fact that is not left to a multi-hop route gets
+`carriers_per_fact` authoritative carriers, each of a different kind where possible. Facts of
+one section travel together (an email about baggage carries several baggage facts). Kinds get
+a share of the carriers proportional to `CARRIER_WEIGHT` (controlled documents and tables carry
+most rules; conversations mostly echo them), capped by `max_artifacts` for the expensive
+modalities (audio, video, images); what those cannot take flows to the kinds that can (tables
+and manuals carry the bulk of a large catalog). A carrier may hold a wrong value before the
+fact, stated plainly and corrected later in the same file ("correction").
 
-Realism levers recorded in the plan:
-- noise artifacts (no authoritative facts) at `noise_ratio` per fact-bearing artifact;
-- distractors: a wrong but plausible value of a carried fact, hedged (a customer's wrong
-  belief, a colleague's rumour), placed before the authoritative statement;
-- superseded values: an older value dated before the artifact, explicitly overridden;
-- stray distractors in noise artifacts (a wrong belief about a fact this file does not
-  carry), so a careless reader of the wrong file gets it wrong.
-Distractor values never equal a value the same artifact states authoritatively.
-The plan is a pure function of (facts, pack, seed, config); same inputs, same plan hash.
+Second pass (`transforms.plan_roles`): volume and routine traffic, multi-hop routes, older
+versions of documents, echoes, partial mentions, cases, superseded chains resolved by date
+or authority, contested facts, and stray hedged beliefs in files that carry nothing.
+
+Everything is recorded in the plan (`plan.json`): each file's facts with their role, its
+wrong or old values with their resolution, the routes and the contested facts. The plan is a
+pure function of (facts, pack, seed, config); same inputs, same plan hash.
 """
 from __future__ import annotations
 
@@ -29,7 +30,8 @@ from facts.models import Fact, FactSet, Slot, SlotType
 from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
 
 from . import registry
-from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention
+from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
+from . import plan_roles as R
 from .realise import voiceable
 
 PROFILES: dict[str, set[str]] = {
@@ -40,6 +42,19 @@ PROFILES: dict[str, set[str]] = {
 }
 # Artifacts per kind are capped for slow modalities (rendering and OCR/ASR cost seconds each).
 DEFAULT_MAX_ARTIFACTS = {"wav": 4, "mp4": 2, "png": 6}
+# Share of authoritative carriers by kind (a kind not listed uses its class `weight`): the
+# records of reference carry the rules; conversations mostly echo them (plan_roles).
+CARRIER_WEIGHT = {
+    "documents/pdf_manual": 3.0, "documents/kb_article": 3.0, "documents/memo": 2.0, "tables/rate_sheet": 2.0,
+    "visuals/slide_deck": 1.0, "visuals/web_screenshot": 1.0, "visuals/app_screenshot": 0.8,
+    "visuals/flowchart": 0.8, "conversations/email_thread": 1.0, "conversations/team_chat": 1.0,
+    "conversations/chat_transcript": 0.6, "conversations/meeting_transcript": 0.5, "tables/case_ledger": 0.3,
+    "tables/ticket_export": 0.3,
+}
+
+
+def carrier_weight(cls) -> float:
+    return CARRIER_WEIGHT.get(cls.key(), cls.weight)
 
 
 class PlanConfig(BaseModel):
@@ -50,10 +65,12 @@ class PlanConfig(BaseModel):
     kinds: Optional[list[str]] = None  # explicit subset of "family/kind"
     profile: Literal["text-only", "text+image", "text+image+audio", "full"] = "full"
     noise_ratio: float = Field(0.5, ge=0, le=10)
-    distractor_rate: float = Field(0.25, ge=0, le=1)
-    superseded_rate: float = Field(0.15, ge=0, le=1)
-    voiced_rate: float = Field(0.4, ge=0, le=1)
-    stray_distractor_rate: float = Field(0.5, ge=0, le=1)
+    distractor_rate: float = Field(0.12, ge=0, le=1)   # a carrier's plainly stated, corrected wrong value
+    superseded_rate: float = Field(0.0, ge=0, le=1)    # an old value inside its carrier (hedged)
+    voiced_rate: float = Field(0.85, ge=0, le=1)
+    stray_distractor_rate: float = Field(0.012, ge=0, le=1)  # a hedged belief in a file carrying nothing
+    roles: bool = True   # the second pass (plan_roles): volume, routes, series, echoes, chains
+    volume: float = Field(1.0, ge=0, le=10)  # routine traffic, relative to the default
     max_artifacts: dict[str, int] = Field(default_factory=dict)  # by kind key or modality
     reseed: dict[str, int] = Field(default_factory=dict)  # artifact id -> regeneration round
     history_days: int = Field(180, ge=7)
@@ -69,16 +86,31 @@ class EvidencePlan(BaseModel):
     facts_hash: str
     config: PlanConfig
     artifacts: list[ArtifactSpec]
+    routes: list[Route] = Field(default_factory=list)
+    contested: list[str] = Field(default_factory=list)
 
     @property
     def hash(self) -> str:
         return content_hash(self.model_dump(mode="json"))
 
     def carriers(self) -> dict[str, list[str]]:
+        """Fact id -> the artifacts that carry it authoritatively."""
         out: dict[str, list[str]] = {}
         for a in self.artifacts:
             for m in a.facts:
-                out.setdefault(m.fact_id, []).append(a.id)
+                if m.role == "carrier":
+                    out.setdefault(m.fact_id, []).append(a.id)
+        return out
+
+    def mentions(self) -> dict[str, list[tuple[str, str]]]:
+        """Fact id -> (artifact id, role) of every mention: carriers, echoes, partials, cases,
+        hops and wrong or old values (their role: distractor, superseded, proposal, contested)."""
+        out: dict[str, list[tuple[str, str]]] = {}
+        for a in self.artifacts:
+            for m in a.facts:
+                out.setdefault(m.fact_id, []).append((a.id, m.role))
+            for d in a.distractors:
+                out.setdefault(d.fact_id, []).append((a.id, d.role))
         return out
 
     def by_family(self, family: str) -> list[ArtifactSpec]:
@@ -121,8 +153,8 @@ def _targets(n_mentions: int, kinds: list[type], config: PlanConfig) -> dict[str
     targets = {k.key(): 0 for k in kinds}
     remaining, open_kinds = n_mentions, list(kinds)
     while remaining > 0 and open_kinds:
-        wsum = sum(k.weight for k in open_kinds)
-        share = {k.key(): max(1, int(remaining * k.weight / wsum)) for k in open_kinds}
+        wsum = sum(carrier_weight(k) for k in open_kinds)
+        share = {k.key(): max(1, int(remaining * carrier_weight(k) / wsum)) for k in open_kinds}
         progressed = 0
         next_open = []
         for k in open_kinds:
@@ -197,8 +229,12 @@ def _numeric_slot(f: Fact) -> Optional[Slot]:
 
 
 def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] = None,
-                  now: Optional[dt.datetime] = None, variant: Optional[str] = None) -> EvidencePlan:
+                  now: Optional[dt.datetime] = None, variant: Optional[str] = None,
+                  banned: Optional[dict[str, set]] = None) -> EvidencePlan:
+    """`banned`: fact id -> value keys no wrong or old figure of that fact may take (a variant
+    passes its base domain's values, so a rebrand's records never show the original figures)."""
     config = config or PlanConfig()
+    banned = banned or {}
     rng = random.Random(f"plan:{factset.domain}:{seed}")
     kinds = enabled_kinds(config)
     if not kinds:
@@ -207,6 +243,111 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                              f"families {config.families})")
     now = now or dt.datetime(2026, 1, 1)
     facts = factset.facts
+    routed = R.choose_routed(facts, random.Random(f"routes:{factset.domain}:{seed}"), kinds) if config.roles else set()
+    assignments = _carrier_assignments([f for f in facts if f.id not in routed], kinds, config, rng)
+
+    start = now.date() - dt.timedelta(days=config.history_days)
+    end = now.date() - dt.timedelta(days=1)
+    specs: list[ArtifactSpec] = []
+    fact_ids_with_num = [f for f in facts if _numeric_slot(f) and f.id not in routed]
+
+    def make(k: type, day: dt.date, noise: bool = False) -> ArtifactSpec:
+        tmp = f"tmp-{len(specs):06d}"
+        spec = ArtifactSpec(id=tmp, kind=k.key(), path="", seed=0, date=day.isoformat(), noise=noise)
+        return spec
+
+    for k, chunk in assignments:
+        art_rng = random.Random(f"{seed}:carrier:{len(specs)}:{k.key()}")
+        day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
+        spec = make(k, day, noise=not chunk)
+        spec.title = " / ".join(chunk[0].section) if chunk else ""
+        spec.facts = [FactMention(fact_id=f.id, rendition=_rendition(f, art_rng, config) if k.voices else "canonical")
+                      for f in chunk]
+        if k.supports_distractors:
+            spec.distractors = _in_file_distractors(chunk, art_rng, config, day, k.key(), banned, rumours=k.rumours)
+        specs.append(spec)
+
+    routes: list[Route] = []
+    contested: list[str] = []
+    if config.roles:
+        def voiced(f: Fact) -> str:
+            return _rendition(f, rng, config)
+        routes, contested = R.add_roles(specs, facts, kinds, config, rng, start, end, routed, make, voiced, banned)
+
+    # stray hedged beliefs in files that carry nothing (a careless reader of the wrong file)
+    by_kind = {k.key(): k for k in kinds}
+    for spec in specs:
+        art_rng = random.Random(f"{seed}:stray:{spec.id}")
+        if (not spec.facts and not spec.distractors and by_kind[spec.kind].supports_distractors and fact_ids_with_num
+                and by_kind[spec.kind].rumours and art_rng.random() < config.stray_distractor_rate):
+            f = art_rng.choice(fact_ids_with_num)
+            slot = _numeric_slot(f)
+            wv = wrong_value(slot, art_rng)
+            if wv is not None and not _same_value(wv, {x.key() for x in f.slots} | banned.get(f.id, set()), slot):
+                spec.distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
+
+    artifacts = _finalise(specs, by_kind, seed, config)
+    routes = R.fix_route_hops(routes, [a for a in artifacts])
+    artifacts.sort(key=lambda a: (a.kind, a.id))
+    return EvidencePlan(domain=factset.domain, variant=variant, seed=seed, facts_hash=factset.hash,
+                        config=config, artifacts=artifacts, routes=routes, contested=contested)
+
+
+def _rendition(f: Fact, rng: random.Random, config: PlanConfig) -> str:
+    return "voiced" if rng.random() < config.voiced_rate and voiceable(f) else "canonical"
+
+
+def _in_file_distractors(chunk: list[Fact], rng: random.Random, config: PlanConfig, day: dt.date,
+                         kind: str = "", banned: Optional[dict[str, set]] = None,
+                         rumours: bool = True) -> list[Distractor]:
+    """Wrong values inside a carrier: in a conversation, stated plainly by someone and corrected
+    later in the file (resolution "correction"); in a document, quoted as a misconception or an
+    old value the file calls superseded (hedged)."""
+    own_values = {s.key() for f in chunk for s in f.slots}
+    out: list[Distractor] = []
+    for f in chunk:
+        slot = _numeric_slot(f)
+        if slot is None:
+            continue
+        r = rng.random()
+        # documents quote a misconception now and then; conversations are where people get it wrong
+        rate = config.distractor_rate * (1.0 if kind in R.CONVERSATIONAL or not kind else 0.3)
+        role = ("superseded" if r < config.superseded_rate
+                else "distractor" if r < config.superseded_rate + rate else None)
+        if role is None or (role == "distractor" and not rumours):  # a slide or process map says no rumours
+            continue
+        wv = wrong_value(slot, rng)
+        if wv is None or _same_value(wv, own_values | (banned or {}).get(f.id, set()), slot):
+            continue
+        d_date = (day - dt.timedelta(days=rng.randint(20, 120))).isoformat() if role == "superseded" else None
+        plain = role == "distractor" and kind in R.CONVERSATIONAL
+        out.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=d_date,
+                              resolution="correction" if plain else "hedge"))
+    return out
+
+
+def _finalise(specs: list[ArtifactSpec], by_kind: dict[str, type], seed: int, config: PlanConfig) -> list[ArtifactSpec]:
+    """Ids per kind in creation order, paths, seeds (a reviewer's rejection reseeds one file),
+    and each file's amount of routine traffic."""
+    counters: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        k = by_kind[spec.kind]
+        counters[spec.kind] = counters.get(spec.kind, 0) + 1
+        aid = f"{k.kind}-{counters[spec.kind]:04d}"
+        round_ = config.reseed.get(aid, 0)
+        size = R.draw_size(spec.kind, random.Random(f"{seed}:{aid}:size")) if config.roles else None
+        stated = spec.facts or [d for d in spec.distractors if d.resolution in ("date", "version", "authority", "none")]
+        out.append(spec.model_copy(update={
+            "id": aid, "path": f"evidence/{k.family}/{k.kind}/{aid}{k.ext}", "seed": artifact_seed(seed, aid, round_),
+            "noise": not stated, "size": size,
+            "title": spec.title or (" / ".join(spec.title.split(" / ")) if spec.title else "")}))
+    return out
+
+
+def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfig,
+                         rng: random.Random) -> list[tuple[type, list[Fact]]]:
+    """(kind, facts) per carrier artifact (the first pass; see the module doc)."""
     n = len(facts)
     carriers = min(config.carriers_per_fact, len(kinds))
     targets = _targets(n * carriers, kinds, config)
@@ -239,7 +380,6 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                 left[k.key()] -= size
             left[k.key()] = 0
         stream = [f for f in stream if f.id not in taken]
-        n = len(stream)
 
     # Kinds that carry only some kinds of fact (a process map: procedure steps) take theirs
     # next, a section's steps together and in order; those leave the stream too.
@@ -317,89 +457,13 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         elif k.modality in SPEECH_MODALITIES or k.fact_kinds is not None:
             assignments.append((k, []))
 
-    # Noise artifacts, spread over kinds by weight (cheap kinds first).
-    n_noise = int(round(len(assignments) * config.noise_ratio))
-    noise_kinds = [k for k in kinds if _max_artifacts(k, config) is None] or kinds
-    for j in range(n_noise):
-        assignments.append((noise_kinds[j % len(noise_kinds)], []))
-
-    counters: dict[str, int] = {}
-    artifacts: list[ArtifactSpec] = []
-    displaced: list[tuple[Fact, Distractor]] = []  # rumours planned for kinds that do not say them
-    fact_ids_with_num = [f for f in facts if _numeric_slot(f)]
-    start = now.date() - dt.timedelta(days=config.history_days)
-    for k, chunk in assignments:
-        counters[k.key()] = counters.get(k.key(), 0) + 1
-        aid = f"{k.kind}-{counters[k.key()]:04d}"
-        art_rng = random.Random(f"{seed}:{aid}")
-        day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
-        mentions = [FactMention(fact_id=f.id, rendition="voiced" if art_rng.random() < config.voiced_rate
-                                and k.voices and voiceable(f) else "canonical") for f in chunk]
-        own_values = {s.key() for f in chunk for s in f.slots}
-        distractors: list[Distractor] = []
-        if k.supports_distractors:
-            for f in chunk:
-                slot = _numeric_slot(f)
-                if slot is None:
-                    continue
-                r = art_rng.random()
-                role = ("superseded" if r < config.superseded_rate
-                        else "distractor" if r < config.superseded_rate + config.distractor_rate else None)
-                if role is None:
-                    continue
-                wv = wrong_value(slot, art_rng)
-                if wv is None or _same_value(wv, own_values, slot):
-                    continue
-                d_date = (day - dt.timedelta(days=art_rng.randint(20, 120))).isoformat() if role == "superseded" else None
-                d = Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=d_date)
-                if role == "distractor" and not k.rumours:
-                    displaced.append((f, d))
-                else:
-                    distractors.append(d)
-            if not chunk and fact_ids_with_num and art_rng.random() < config.stray_distractor_rate:
-                f = art_rng.choice(fact_ids_with_num)
-                slot = _numeric_slot(f)
-                wv = wrong_value(slot, art_rng)
-                if wv is not None and k.rumours:
-                    distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
-        round_ = config.reseed.get(aid, 0)
-        artifacts.append(ArtifactSpec(
-            id=aid, kind=k.key(), path=f"evidence/{k.family}/{k.kind}/{aid}{k.ext}",
-            seed=artifact_seed(seed, aid, round_), date=day.isoformat(),
-            title=" / ".join(chunk[0].section) if chunk else "", facts=mentions,
-            distractors=distractors, noise=not chunk))
-    _route_rumours(displaced, artifacts, seed, {f.id: f for f in facts})
-    artifacts.sort(key=lambda a: (a.kind, a.id))
-    return EvidencePlan(domain=factset.domain, variant=variant, seed=seed, facts_hash=factset.hash,
-                        config=config, artifacts=artifacts)
-
-
-def _route_rumours(displaced: list[tuple[Fact, Distractor]], artifacts: list[ArtifactSpec], seed: int,
-                   by_id: dict[str, Fact]) -> None:
-    """A wrong value planned for a kind that does not say rumours goes to a written
-    conversation (chat, e-mail, team chat, meeting), where people say such things: one that
-    carries the fact (it is corrected there) and has no wrong value of it yet, else a
-    fact-free one (a stray belief), else any; never one stating that value as current.
-    Without a conversation kind in the plan it is dropped."""
-    talk = []
-    for a in artifacts:
-        cls = registry.get(a.kind)
-        if cls.family == "conversations" and cls.rumours and cls.supports_distractors and \
-                cls.modality not in SPEECH_MODALITIES:
-            talk.append(a)
-    for f, d in displaced:
-        slot = next((s for s in f.slots if s.name == d.slot), None)
-        ok = [a for a in talk if slot is None or not _same_value(d.text, _values_of(a, by_id), slot)]
-        tiers = ([a for a in ok if f.id in a.fact_ids and not any(x.fact_id == f.id for x in a.distractors)],
-                 [a for a in ok if a.noise], ok)
-        pool = next((t for t in tiers if t), [])
-        if pool:
-            random.Random(f"{seed}:rumour:{f.id}:{d.text}").choice(pool).distractors.append(d)
-
-
-def _values_of(a: ArtifactSpec, by_id: dict[str, Fact]) -> set[tuple]:
-    """Value keys of every fact an artifact states as current."""
-    return {s.key() for fid in a.fact_ids if fid in by_id for s in by_id[fid].slots}
+    # Without the second pass: noise artifacts, spread over kinds (cheap kinds first).
+    if not config.roles:
+        n_noise = int(round(len(assignments) * config.noise_ratio))
+        noise_kinds = [k for k in kinds if _max_artifacts(k, config) is None] or kinds
+        for j in range(n_noise):
+            assignments.append((noise_kinds[j % len(noise_kinds)], []))
+    return assignments
 
 
 def _same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:

@@ -281,6 +281,22 @@ def _read_text(fact: Fact, text: str) -> Reading:
     return r
 
 
+def main_text(fact: Fact) -> Optional[str]:
+    """The statement without its condition clause ("If a customer cancels, the fee is $75" ->
+    "the fee is $75"), or None when it has none."""
+    r = read(fact)
+    if r.cell or r.second is not None or not (r.lead or r.trail):
+        return None
+    text = r.text
+    m = _LEAD.match(text)
+    if r.lead and m:
+        return m.group("main")
+    t = _TRAIL.match(text)
+    if r.trail and t:
+        return t.group("main").rstrip(",")
+    return None
+
+
 def _measure(fact: Fact) -> str:
     sec = fact.section[-1] if fact.section else ""
     sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec)

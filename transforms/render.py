@@ -55,7 +55,7 @@ class Rendered:
     file: str        # absolute path of the rendered file (in the cache)
     sha256: str
     size: int
-    fact_ids: tuple[str, ...]
+    fact_ids: tuple[str, ...]  # every fact the file states, in any role (carrier, echo, hop...)
     cached: bool = False
 
     @property
@@ -184,5 +184,6 @@ def render_artifacts(specs: Iterable[ArtifactSpec], ctx: RenderContext, cache_di
     for i, s in enumerate(specs):
         f, cached = files[i]
         out.append(Rendered(artifact_id=s.id, kind=s.kind, path=s.path, file=str(f), sha256=file_sha256(f),
-                            size=f.stat().st_size, fact_ids=tuple(s.fact_ids), cached=cached))
+                            size=f.stat().st_size, fact_ids=tuple(dict.fromkeys(m.fact_id for m in s.facts)),
+                            cached=cached))
     return out

@@ -35,11 +35,11 @@ from .common import condition_values
 from .grammar import finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
-                      fix_agreement, read, recoverable, shares_run, voiceable)
+                      fix_agreement, main_text, read, recoverable, shares_run, voiceable)
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
-    from .base import Distractor
+    from .base import Distractor, Route
     from .situations import Customer, Rec
 
 HEDGE_MARKERS = ("i thought", "i was told", "i heard", "i read", "someone said", "my friend said",
@@ -111,6 +111,13 @@ _HEDGE = {
                   "I thought {claim}, but let me double-check", "wasn't it that {claim}?",
                   "old rule from {my training|the old macro|the last review}: {claim}",
                   "I was told {claim} {on my first week|by a customer|in training}, is that right?"],
+}
+# A wrong value someone states as fact (no hedge): the correction later in the file settles it.
+_PLAIN = {
+    "customer": ["{claim}", "the website says {claim}", "last time {claim}", "my booking confirmation says {claim}",
+                 "{claim} — that's what the app showed me", "your agent told me {claim}", "{claim}, so that's the plan"],
+    "colleague": ["{claim}", "{claim} — that's what I've been telling customers", "per the macro, {claim}",
+                  "going by the old sheet, {claim}", "{claim}, I've quoted that all week"],
 }
 _SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}", "Until {date}, {claim} (no longer the case)",
                "Old rule, superseded: {claim}", "Previously, until {date}, {claim}",
@@ -284,7 +291,10 @@ class Writer:
         if not facts:
             return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
                                "Q3 dashboard access", "Printer on 4th floor"])
-        lab = self.label(facts[0]) or (facts[0].section[-1] if facts[0].section else "policy")
+        sec = facts[0].section[-1] if facts[0].section else "policy"
+        lab = self.label(facts[0]) or sec
+        if len(lab.split()) > 4:  # a subject line names the topic in a few words, not the rule's wording
+            lab = sec if len(sec.split()) <= 5 else " ".join(lab.split()[:4]).rstrip(",;:")
         lab = self.lower_first(lab)
         t = rng.choice(["{Question|Check} on <s>", "<s>: {what do we tell customers|which version is right|need a "
                         "ruling}", "{Clarifying|Confirming} <s>", "<s> — {follow-up|macro update|quick check}"])
@@ -473,8 +483,17 @@ class BuiltinWriter(Writer):
         except FactforgeError:
             about = self._about(fact, read(fact)) or "it"
             claim = self.realiser.unrun(fact, f"{about} is {d.text}", rng) or f"it was {d.text}"
+        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+            claim = replace_value(fact.statement, slot.text, d.text) if slot is not None else claim
+            claim = self._unrun(fact, claim, rng, reg)
         claim = self.realiser.lower(claim).rstrip(".?! ")
         thing = _thing(context)
+        if d.resolution == "correction":
+            # said plainly by someone who believes it; the current value follows in the same file
+            pool = _PLAIN["colleague" if role in ("colleague", "manager") else "customer"]
+            text = expand(rng.choice(pool).replace("{claim}", "\x00"), rng, {"thing": thing}, {}).replace("\x00", claim)
+            text = finish(text)
+            return text if text.endswith(("?", "!")) else text + "."
         if d.role == "superseded":
             t = rng.choice(_SUPERSEDED)
             return finish(t.format(date=d.date or "earlier", claim=claim)) + ("" if t.endswith(")") else ".")
@@ -501,6 +520,184 @@ class BuiltinWriter(Writer):
         if reg.controlled:
             return body
         return fix_agreement(lead + (" " if not lead.endswith(" ") else "") + self.lower_first(body)).replace("  ", " ")
+
+    # .. roles beyond the carrier (transforms.plan_roles) ...........................................
+    def partial(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
+                context: Optional[Context] = None) -> str:
+        """The value without its condition ("the monthly fee's $6", "it's 24 hours now"): what
+        people say when the context is obvious to them. Not a rendition of the fact (its
+        condition is missing), so it is never checked against the recovery rule."""
+        reg = _register(register)
+        r = read(fact)
+        slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
+        value = self.value_text(slot, rng) if slot is not None else ""
+        if r.cell:
+            what, _ = self.realiser._cell_parts(r)
+            t = rng.choice(["the {what} is {val}", "it's {val} for the {what}", "{val} is the {what} now",
+                            "the {what}? {val}"])
+            return finish(fix_agreement(t.format(what=what, val=self.realiser._cell_value(r, rng, None))))
+        body = main_text(fact)
+        if body:
+            derived = fact.model_copy(update={"statement": body[:1].upper() + body[1:] + ".", "conditions": [],
+                                              "slots": [s for s in fact.slots if s.text and s.text in body]})
+            if derived.slots:
+                try:
+                    return self.voiced(derived, rng, reg, context, single=True)
+                except FactforgeError:
+                    pass
+            return self._unrun(fact, finish(fix_agreement(self.realiser.lower(body))) + ".", rng, reg)
+        about = self._about(fact, r) or "that"
+        t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually",
+                        "it comes to {val} for {about}"])
+        return finish(fix_agreement(t.format(about=about, val=value))) + "."
+
+    def case(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
+             context: Optional[Context] = None, record: str = "") -> str:
+        """The rule applied to a customer's record, as a case note or an agent's reply: the
+        record, its attributes (the fact's conditions) and the rule as it was applied, so the
+        rule can be induced from cases."""
+        reg = _register(register)
+        conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
+        rec = record or (context.record.ref() if context and context.record else "")
+        cust = context.customer.first if context and context.customer else ""
+        rendition = "voiced" if voiceable(fact) else "canonical"
+        try:
+            body = self.statement(fact, rendition, rng, reg, context)
+        except FactforgeError:
+            body = self.realiser.render(fact, "canonical", rng, reg)
+        where = ", ".join([x for x in [rec, *conds] if x])
+        if reg.to_customer:
+            t = rng.choice(["I've looked at {where}: {body}", "For {where}, {body}", "Checked {where} for you. {Body}"])
+        else:
+            t = rng.choice(["{Cust} ({where}): {body}", "Applied for {cust_l} on {where}: {body}",
+                            "Explained to {cust_l} ({where}): {body}", "{Where}: {body} Customer informed."])
+        return fix_agreement(finish(t.format(where=where or "the record", Where=(where or "Record")[:1].upper()
+                                             + (where or "Record")[1:], body=self.lower_first(body), Body=body,
+                                             Cust=cust or "Customer", cust_l=cust or "the customer")))
+
+    def hop_key(self, fact: Fact, route: "Route", rng: random.Random, register: Optional["Register | str"] = None,
+                context: Optional[Context] = None) -> str:
+        """The fact with its value given by reference to a schedule code (the value is in the
+        schedule file, which names nothing of the fact): "The same-day change fee is the amount
+        under code SC-104 of the Schedule of charges and limits." A catalog row names its code
+        once: "Premier Checking is priced under code SC-112 of the ..."."""
+        reg = _register(register)
+        r = read(fact)
+        if r.cell:
+            row = r.cell["row"]
+            t = rng.choice(["{row} is priced under code {code} of the {sched}.",
+                            "For {row}, use the lines under code {code} in the {sched}.",
+                            "{row}: see code {code} in the {sched} for its figures."])
+            return finish(t.format(row=row, code=route.code, sched=route.schedule))
+        slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
+        noun = {"money": "amount", "duration": "period", "percent": "rate", "count": "number"}.get(
+            slot.type.value if slot else "", "figure")
+        ref = rng.choice([f"the {noun} listed under code {route.code} in the {route.schedule}",
+                          f"the {noun} set out under code {route.code} of the {route.schedule}"])
+        vt = {slot.name: ref} if slot is not None else None
+        if slot is not None:
+            for s in fact.slots[1:]:
+                if s.type not in (SlotType.enum, SlotType.identifier) and s is not slot:
+                    vt[s.name] = f"the figure under code {route.code}"
+        text = ""
+        try:
+            text = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
+        except FactforgeError:
+            pass
+        if route.code not in text or (slot is not None and _states_value(text, slot.text, slot, self.pack.info.currency)):
+            text = self.realiser.render(fact, "canonical", rng, reg, value_text=vt)
+        if route.code not in text or (slot is not None and _states_value(text, slot.text, slot, self.pack.info.currency)):
+            text = replace_value(fact.statement, slot.text, ref) if slot is not None else fact.statement
+        return text
+
+    def _unrun(self, fact: Fact, text: str, rng: random.Random, reg: Register) -> str:
+        """`text` with no run of six words of the fact's statement where the realiser can break
+        them (a mention that is not a rendition must not copy the policy either)."""
+        if not shares_run(text, fact.statement):
+            return text
+        return self.realiser.unrun(fact, text, rng, reg) or text
+
+    def short_answer(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
+                     context: Optional[Context] = None, skip: frozenset = frozenset()) -> str:
+        """The answer to a question that already named the thing: the value (every numeric
+        value of the fact) with the case it applies to, and nothing else ("It's $75 for Main
+        with Voyager status."). Only recoverable together with the question before it."""
+        reg = _register(register)
+        vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
+                and s.name not in skip]
+        if not vals:
+            return ""
+        v = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
+        conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
+        for_c = f" for {' with '.join(conds[:2])}" if conds else ""
+        if reg.to_customer:
+            pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "In your case it's {v}.",
+                    "{V}{for_c} — I've checked.", "It comes to {v}{for_c}."]
+        else:
+            pool = ["{V}{for_c}.", "It's {v}{for_c} — confirmed.", "{V}{for_c}, that's the current figure.",
+                    "{V}{for_c}. Checked it this morning."]
+        t = rng.choice(pool)
+        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c)))
+
+    def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
+              context: Optional[Context] = None) -> str:
+        """A wrong or old value stated plainly, as its author meant it at the time (an older
+        version of a document, last season's rule in an old thread, a proposal, a colleague's
+        confident mistake, a conflicting record): nothing in the sentence says it is wrong; the
+        file's date, version or author does."""
+        reg = _register(register)
+        slot = _pick_slot(fact, d.slot)
+        vt = {slot.name: d.text} if slot is not None else None
+        claim = ""
+        try:
+            claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
+        except FactforgeError:
+            pass
+        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+            claim = self._unrun(fact, self.realiser.render(fact, "canonical", rng, reg, value_text=vt), rng, reg)
+        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+            claim = self._unrun(fact, replace_value(fact.statement, slot.text, d.text) if slot is not None
+                                else fact.statement, rng, reg)
+        if d.role == "proposal":
+            lead = rng.choice(["Suggestion for the next review: ", "What I'd put forward: ", "Option on the table: ",
+                               "For discussion: "])
+            return fix_agreement(lead + self.lower_first(claim))
+        return claim
+
+
+_FUNCTION = {"of", "worth", "to", "up", "at", "least", "most", "is", "are", "be", "by", "a", "an", "the", "for", "gets",
+             "get", "receive", "receives", "pays", "pay", "costs", "cost", "within", "than", "more", "less", "no",
+             "only", "after", "before", "over", "under", "with", "and", "or", "per", "each", "every", "in", "on"}
+
+
+def _value_noun(fact: Fact, slot: Optional[Slot]) -> str:
+    """A few words naming what the value measures, from the words just before it in the
+    statement ("... receive a travel voucher worth $50" -> "travel voucher"); "" if none."""
+    if slot is None or not slot.text or slot.text not in fact.statement:
+        return ""
+    before = re.split(r"[,;:]", fact.statement[:fact.statement.index(slot.text)])[-1].split()
+    words = [w for w in before[-5:]]
+    while words and words[-1].lower() in _FUNCTION:
+        words.pop()
+    out = []
+    for w in reversed(words):
+        if w.lower() in _FUNCTION or not re.fullmatch(r"[A-Za-z][\w'-]*", w):
+            break
+        out.insert(0, w)
+    return " ".join(out[-3:])
+
+
+def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "USD") -> bool:
+    """Whether `text` shows the value `value` (any equivalent surface form)."""
+    if not text or slot is None:
+        return False
+    from facts.values import find_values, parse_slots  # noqa: PLC0415
+    from facts.models import value_key  # noqa: PLC0415
+
+    want = {p.key() for p in parse_slots(value, currency=currency)}
+    if not want:
+        return value.lower() in text.lower()
+    return any(value_key(t, v, vmax, unit) in want for t, v, vmax, unit, _s, _e in find_values(text, currency=currency))
 
 
 def _thing(context: Optional[Context]) -> str:

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Optional
 
 from audits.extraction import extract_all, jobs_for
+from audits.recoverability import prove_route
 from facts.errors import FactforgeError
 from facts.match import TextIndex, match_fact
 from facts.models import Fact, FactSet
@@ -104,7 +105,7 @@ class EvidenceBuilder:
         if key not in self._plans:
             cfg = PlanConfig(profile=profile, reseed=self.reseed, **{**DOMAIN_PLAN, **PRESETS[difficulty]})
             self._plans[key] = plan_evidence(self.factset, self.seed, cfg, now=self.world.pack.info.now,
-                                             variant=self.world.variant)
+                                             variant=self.world.variant, banned=self.world.base_values())
         return self._plans[key]
 
     def deliver(self, plan: EvidencePlan, sections: list[str], kinds: list[str]) -> EvidencePlan:
@@ -172,13 +173,16 @@ class EvidenceBuilder:
         held_set = set(held)
         rivals = {h: rivals_of(self.by_id[h], [f for f in self.factset.facts if f.id not in held_set]) for h in held}
         presence: dict[str, list[dict]] = {h: [] for h in held}
+        indexes = {}
         for spec in surf.plan.artifacts:
-            idx = self.index(surf.texts[spec.id])
+            idx = indexes[spec.id] = self.index(surf.texts[spec.id])
             speech = registry.get(spec.kind).modality == "wav"
             for m in spec.facts:
+                if m.role == "hop":
+                    continue  # a route's parts are proven together below
                 if match_fact(surf.facts[m.fact_id], idx, speech=speech).recovered:
                     where.setdefault(m.fact_id, []).append(spec.path)
-                else:
+                elif m.role in ("carrier", "echo"):  # partial mentions and cases are not the whole fact
                     unrecovered.append({"path": spec.path, "fact_id": m.fact_id,
                                         "extractor": surf.extractors[spec.id]})
             for h in held:
@@ -186,6 +190,12 @@ class EvidenceBuilder:
                 if hit:
                     presence[h].append({"path": spec.path, "extractor": surf.extractors[spec.id], "text": hit})
                     problems.append(f"{spec.path}: held fact {h} is present ({surf.extractors[spec.id]}): {hit!r}")
+        specs = {a.id: a for a in surf.plan.artifacts}
+        for r in surf.plan.routes:  # multi-hop: the key file and the schedule, read back together
+            if r.fact_id in surf.facts and prove_route(r, surf.facts[r.fact_id], indexes, specs,
+                                                                   self.world.pack.info.currency)["recovered"]:
+                key = next(h.artifact_id for h in r.hops if h.part == "key")
+                where.setdefault(r.fact_id, []).append(specs[key].path)
         contest: dict[str, dict] = {}
         for fid in contested:
             vid = surf.edit.versions[fid].id
@@ -196,7 +206,9 @@ class EvidenceBuilder:
             if not current or not conflicting:
                 problems.append(f"contested fact {fid}: current value in {len(current)} file(s), conflicting "
                                 f"version in {len(conflicting)}: the kit must hold both")
-        surf.recovered = {f for f in where if f in self.by_id}
+        # a fact the domain's records contest (two official-looking versions, nothing resolving
+        # them: plan.contested) is not learnable from the kit; only a client can settle it
+        surf.recovered = {f for f in where if f in self.by_id} - set(surf.plan.contested)
         surf.report = {
             "files_delivered": len(surf.plan.artifacts),
             "files_edited": sorted(surf.edit.edited), "files_added": sorted(surf.edit.added),

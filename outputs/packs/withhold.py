@@ -10,8 +10,9 @@ rendered.
 What the edit does, on the plan's public structure (`EvidencePlan.artifacts`, each an
 `ArtifactSpec` with `facts` (carriers) and `distractors` (wrong, superseded values)):
 
-- **held**: the fact leaves every artifact in every role: its carrier mentions and its
-  distractor/superseded values. An artifact left with no fact becomes routine traffic
+- **held**: the fact leaves every artifact in every role: its carrier mentions, echoes,
+  partial mentions, cases, route hops (and the route), and its wrong, old, proposed or
+  contested values. An artifact left with no fact becomes routine traffic
   (`noise`). Nothing else in the artifact changes.
 - **contested**: the fact keeps its carriers; a new file of the first carrier's kind (or
   another written kind when that one is audio or video), dated the same day as that carrier
@@ -90,8 +91,10 @@ def withhold_and_contest(plan: EvidencePlan, facts: dict[str, Fact], held: list[
             continue
         mentions = [m for m in a.facts if m.fact_id not in held_set]
         distractors = [d for d in a.distractors if d.fact_id not in held_set]
-        artifacts.append(a.model_copy(update={"facts": mentions, "distractors": distractors,
-                                              "noise": a.noise or not mentions}))
+        routes = [r for r in a.routes if r.fact_id not in held_set]
+        stated = mentions or [d for d in distractors if d.resolution in ("date", "version", "authority", "none")]
+        artifacts.append(a.model_copy(update={"facts": mentions, "distractors": distractors, "routes": routes,
+                                              "noise": a.noise or not stated}))
         edited.append(a.id)
 
     edit = PlanEdit(plan=plan, edited=edited)
@@ -102,7 +105,9 @@ def withhold_and_contest(plan: EvidencePlan, facts: dict[str, Fact], held: list[
         counters[kind] = max(counters.get(kind, 0), n)
     hosts = sorted({a.kind for a in artifacts if registry.get(a.kind).modality in HOST_MODALITIES})
     for fid in contested:
-        carriers = [a for a in artifacts if fid in a.fact_ids]
+        # the carrier, or for a routed fact the file that names it by its schedule code
+        carriers = [a for a in artifacts if fid in a.fact_ids] or \
+            [a for a in artifacts if any(m.fact_id == fid and m.role == "hop" and m.part == "key" for m in a.facts)]
         if not carriers:
             raise FactforgeError(f"contested fact {fid} is carried by no delivered file")
         if not hosts:
@@ -122,5 +127,7 @@ def withhold_and_contest(plan: EvidencePlan, facts: dict[str, Fact], held: list[
         edit.hosts[fid] = aid
         edit.added.append(aid)
     artifacts.sort(key=lambda a: (a.kind, a.id))
-    edit.plan = plan.model_copy(update={"artifacts": artifacts})
+    edit.plan = plan.model_copy(update={"artifacts": artifacts,
+                                        "routes": [r for r in plan.routes if r.fact_id not in held_set],
+                                        "contested": [f for f in plan.contested if f not in held_set]})
     return edit

@@ -70,6 +70,7 @@ class ChatTranscript(Transformer):
 
         turns.append((clock.t, "System", f"{cust.name} joined the chat."))
         say("System", f"{agent} (Agent) joined the chat.")
+        extra = 0
         if not its:
             ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
                                      avoid=avoid)
@@ -80,8 +81,22 @@ class ChatTranscript(Transformer):
             say(agent, w.greeting(rng, "agent", name=cust.name, agent=agent))
             say(cust.name, w.greeting(rng, "customer", name=cust.name, thing=thing))
             say(agent, w.filler(rng, "agent", name=cust.name, thing=thing)[0])
+            # most chats that touch a rule start with something routine about the customer's own
+            # record (the planner's `size` is the chat's length in turns)
+            extra = max(0, (spec.size or 0) - 5 - 3 * len(its))
+            if extra >= 2:
+                ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
+                                         avoid=avoid)
+                body = [t for t in ex.turns[1:] if t.role in ("customer", "agent")][:extra]
+                for t in body:
+                    say(cust.name if t.role == "customer" else agent, t.text)
         for n, it in enumerate(its):
-            say(cust.name, w.question(it.fact, rng, talk.customer, rec if n == 0 or rng.random() < 0.5 else None))
+            if n or extra >= 2:
+                q = C.lead_in(rng.choice(["One more thing. ", "Also, ", "While I have you: ", ""]),
+                              w.question(it.fact, rng, talk.customer, rec if rng.random() < 0.5 else None))
+            else:
+                q = w.question(it.fact, rng, talk.customer, rec)
+            say(cust.name, q)
             wrong = False
             for d in it.wrong:
                 say(cust.name, C.hedged(ctx, it.fact, d, rng, role="customer", register="chat", context=talk))
@@ -92,7 +107,7 @@ class ChatTranscript(Transformer):
                 say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
                                                                     register="chat", context=talk))
                 wrong = True
-            say(agent, C.authoritative(ctx, it, rng, after_wrong=wrong, register="chat", context=talk))
+            say(agent, C.answer(ctx, it, rng, q, after_wrong=wrong, register="chat", context=talk))
             if rng.random() < 0.6:
                 say(cust.name, w.closing(rng, "customer", agent=agent, thing=thing))
         for fact, d in orphans:

@@ -1,13 +1,17 @@
-"""E-mail thread (.eml): one RFC 5322 message, the latest reply of a thread of 3 to 10
-messages, whose body quotes the earlier ones the way mail clients do (inline/bottom-posted,
+"""E-mail thread (.eml): one RFC 5322 message, the latest reply of a thread of 5 to 25
+messages (the planner's `size`), whose body quotes the earlier ones the way mail clients do (inline/bottom-posted,
 one more ">" per level, "On <date>, <name> wrote:" attributions), with a text/html
 alternative using nested blockquotes. Threading headers (Message-ID, In-Reply-To,
 References) are derived from the spec, so the file is reproducible.
 
 Two shapes: an internal policy thread (a colleague asks, a draft/proposal dated earlier is
 superseded, the policy owner sends the final decision) and a customer thread (questions,
-an auto-acknowledgement, the agent's answer). Wrong and old values only appear in earlier,
-quoted messages; the authoritative statements are in the final, unquoted message."""
+an auto-acknowledgement, the agent's answer). Wrong values stated in a thread that carries
+the fact appear in earlier, quoted messages, and the authoritative statements in the final,
+unquoted message. An old thread may state an old value plainly (it was current then: the
+thread's date tells), or carry a proposal that was never adopted. Long threads are mostly
+routine: earlier exchanges with the same customer about their records, or a team's running
+thread where each reply takes up another item (`transforms.haystack`)."""
 from __future__ import annotations
 
 import datetime as dt
@@ -159,17 +163,40 @@ class EmailThread(Transformer):
                 t = mails[-1].when + dt.timedelta(minutes=rng.randint(7, 180))
             mails.append(_Mail(t, sender, addr[sender], [(n, addr[n]) for n in to], paras, sig[sender]))
 
+        avoid = [d.text for d in spec.distractors]
+        people = [asker, helper, owner]
         if not its:
-            th = H.internal_thread(ctx, rng, people=[asker, helper, owner], channel="email",
-                                   avoid=[d.text for d in spec.distractors])
+            subject = None
             stray = [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
-            for i, t in enumerate(th.turns):
-                paras = t.text.split("\n\n")
-                if i == 0 and stray:
-                    paras = paras[:-1] + stray + paras[-1:]
-                to = [p for p in (asker, helper, owner) if p != t.who]
-                mail(start if i < len(th.turns) - 1 else day, t.who, to, paras)
-            return mails, th.subject
+            want = spec.size or 4
+            first = True
+            span = max(2, want // 2)
+            t0 = day - dt.timedelta(days=span)
+            while len(mails) < want:
+                th = H.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
+                subject = subject or th.subject
+                for i, t in enumerate(th.turns):
+                    paras = t.text.split("\n\n")
+                    if first and i == 0 and stray:
+                        paras = paras[:-1] + stray + paras[-1:]
+                    if not first and i == 0:
+                        paras = [rng.choice(["Different topic, same thread:", "Adding one more item here:",
+                                             "While we're on this thread:", "Next item:"])] + paras
+                    to = [p for p in people if p != t.who]
+                    frac = len(mails) / max(want, 1)
+                    mail(t0 + dt.timedelta(days=int(frac * span)) if len(mails) < want - 1 else day, t.who, to, paras)
+                first = False
+            return mails, subject
+        current = [it for it in its if it.role != "stale"]
+        stale = [it for it in its if it.role == "stale"]
+        if not current:
+            return self._internal_stale(spec, ctx, rng, stale, people, addr, sig, mails, mail, day, start)
+        self._pad_internal(ctx, rng, spec, mails, mail, people, avoid, start, 3 + len(stale))
+        for it in stale:  # an older figure or a proposal of another rule, earlier in the thread
+            who = helper if it.stale is not None and it.stale.role == "proposal" else owner
+            mail(start, who, [p for p in people if p != who],
+                 [w.greeting(rng, "colleague"), C.authoritative(ctx, it, rng, after_wrong=False, register="staff_email")])
+        its = current
 
         ask = [w.greeting(rng, "colleague", name=owner), rng.choice(_ASK_INTERNAL)]
         ask += [f"{i + 1}. {w.question(it.fact, rng, register='staff_email')}" for i, it in enumerate(its)]
@@ -229,32 +256,58 @@ class EmailThread(Transformer):
             name = display or sender
             mails.append(_Mail(t, name, addr[sender], to, paras, sig[sender]))
 
-        if not its:
+        avoid = [d.text for d in spec.distractors]
+        disp = f"{agent} ({b.company} Support)"
+
+        def exchange(first_day, last_day, stray=(), lead=None):
             ex = H.customer_exchange(ctx, rng, channel="email", customer=talk.customer, record=talk.record,
-                                     agent=agent, avoid=[d.text for d in spec.distractors])
-            stray = [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
-                     for f, d in orphans]
+                                     agent=agent, avoid=avoid)
             for i, t in enumerate(ex.turns):
                 paras = t.text.split("\n\n")
                 if i == 0 and stray:
-                    paras = paras[:-1] + stray + paras[-1:]
+                    paras = paras[:-1] + list(stray) + paras[-1:]
+                if i == 0 and lead:
+                    paras = [lead] + paras
                 who = cust.name if t.role == "customer" else agent
-                mail(start if i == 0 else day, who, paras,
-                     display=None if t.role == "customer" else f"{agent} ({b.company} Support)")
-                if i == 0:
-                    mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
-            return mails, ex.subject
+                mail(first_day if i == 0 else last_day, who, paras, display=None if t.role == "customer" else disp)
+                if i == 0 and not mails[:-1]:
+                    mail(first_day, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
+            return ex
 
-        ask = ["Hello,", rng.choice(_CUST_ASK)]
+        want = spec.size or 4
+        if not its:
+            stray = [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
+                     for f, d in orphans]
+            span = max(2, want // 2)
+            t0 = day - dt.timedelta(days=span)
+            ex = exchange(t0, t0 + dt.timedelta(days=1), stray)
+            while len(mails) < want:
+                frac = len(mails) / max(want, 1)
+                d0 = t0 + dt.timedelta(days=int(frac * span))
+                exchange(d0, min(day, d0 + dt.timedelta(days=1)), lead=rng.choice(
+                    ["Hi again, something else on my account:", "Sorry, one more question while this is open.",
+                     "Hello, replying here since it's the same account.", "Hi, a different question this time."]))
+            return mails, ex.subject
+        # earlier, routine exchanges in the same thread (the planner's size)
+        pad = max(0, want - 3)
+        if pad >= 2:
+            t0 = start - dt.timedelta(days=max(2, pad // 2))
+            while len(mails) < pad:
+                exchange(t0, start - dt.timedelta(days=1))
+                t0 = t0 + dt.timedelta(days=1)
+
+        ask = ["Hello,", rng.choice(_CUST_ASK)] if not mails else [rng.choice(
+            ["Hello again,", "Hi again,", "Hello,"]), rng.choice(["Different question this time.", *_CUST_ASK])]
         ask += [w.question(it.fact, rng, talk.customer, talk.record if i == 0 else None) for i, it in enumerate(its)]
         ask += [C.hedged(ctx, it.fact, d, rng, role="customer", register="customer_email", context=talk)
                 for it in its for d in it.wrong]
         ask += [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
                 for f, d in orphans]
         ask.append(f"Thanks,\n{C.first(cust.name)}")
+        had = bool(mails)
         mail(start, cust.name, ask)
-        mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
-        disp = f"{agent} ({b.company} Support)"
+        if not had:
+            mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
         if rng.random() < 0.7:
             mail(start + dt.timedelta(days=1), agent, [f"Hi {C.first(cust.name)},", rng.choice(_HOLDING)], display=disp)
             if rng.random() < 0.5:
@@ -265,6 +318,47 @@ class EmailThread(Transformer):
         final.append(w.closing(rng, "agent", name=cust.name))
         mail(day, agent, final, display=disp)
         subject = f"[{case}] {subject}"
+        return mails, subject
+
+    def _pad_internal(self, ctx, rng, spec, mails, mail, people, avoid, start, fact_mails):
+        """Routine replies of the team's running thread before the question (the planner's size)."""
+        want = max(0, (spec.size or 0) - fact_mails)
+        if want < 1:
+            return
+        t0 = start - dt.timedelta(days=max(3, want // 2))
+        first = True
+        while len(mails) < want:
+            th = H.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
+            for i, t in enumerate(th.turns):
+                paras = t.text.split("\n\n")
+                if not first and i == 0:
+                    paras = [rng.choice(["Next item:", "Another one for this thread:", "Separate point:"])] + paras
+                mail(t0, t.who, [p for p in people if p != t.who], paras)
+            first = False
+            t0 = min(start - dt.timedelta(days=1), t0 + dt.timedelta(days=1))
+
+    def _internal_stale(self, spec, ctx, rng, stale, people, addr, sig, mails, mail, day, start):
+        """An older thread that states a figure current at the time (its date tells it is old), or a
+        proposal someone made that was not adopted; routine replies around it."""
+        w = ctx.writer
+        asker, helper, owner = people
+        avoid = [d.text for d in spec.distractors]
+        self._pad_internal(ctx, rng, spec, mails, mail, people, avoid, start, 2 + len(stale))
+        subject = w.subject([it.fact for it in stale], rng).removeprefix("Re: ").removeprefix("Fwd: ")
+        for it in stale:
+            text = C.authoritative(ctx, it, rng, after_wrong=False, register="staff_email")
+            if it.stale is not None and it.stale.role == "proposal":
+                who = rng.choice([asker, helper])
+                mail(start, who, [p for p in people if p != who],
+                     [w.greeting(rng, "colleague", name=owner), text, w.closing(rng, "colleague", name=owner)])
+                mail(day, owner, [asker, helper], [f"Hi {C.first(who)},", rng.choice(
+                    ["Thanks, I'll take it to the next review.", "Noted. Let's look at the numbers first.",
+                     "Parking this until finance has had a look."])])
+            else:
+                mail(start, asker, [owner, helper], [w.greeting(rng, "colleague", name=owner),
+                                                     w.question(it.fact, rng, register="staff_email")])
+                mail(day, owner, [asker, helper], [f"Hi {C.first(asker)},", text,
+                                                   w.closing(rng, "colleague", name=C.first(asker))])
         return mails, subject
 
     # --- the file --------------------------------------------------------------------------

@@ -1,7 +1,9 @@
 """Meeting transcript (.vtt): the WebVTT captions a meeting tool saves for a recorded working
 session: header, a NOTE with title, date and participants, then numbered cues with
 HH:MM:SS.mmm timings and `<v Speaker>` voice tags. Staff raise questions (and sometimes a
-wrong or old value), the policy owner states the rule; small talk and actions around it."""
+wrong or old value), the policy owner states the rule; small talk and actions around it. A
+session lasts the planner's `size` in minutes (10 to 25): the rest of the agenda is routine
+team business (`transforms.haystack.meeting_item`)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -101,34 +103,55 @@ class MeetingTranscript(Transformer):
 
         talk(rng.choice(staff), meeting_opener(rng, slots()))
         talk(owner, line(_OPEN))
+        avoid = [d.text for d in spec.distractors]
+        minutes = spec.size or 0
+
+        def spoken_seconds() -> float:
+            return sum(max(1.2, len(t.split()) / 2.6) + 1.35 for _, t in lines)
+
+        def routine(n: int) -> None:
+            for _ in range(n):
+                for t in H.meeting_item(ctx, rng, people, avoid=avoid):
+                    talk(t.who if t.who in people else rng.choice(staff), t.text)
+                chatter(1)
+
         if its:
             n = {1: "one", 2: "two", 3: "three", 4: "four", 5: "five"}.get(len(its), str(len(its)))
             talk(owner, line(_AGENDA, n=n))
             chatter(1)
         else:
-            for _ in range(4):
-                for t in H.meeting_item(ctx, rng, people, avoid=[d.text for d in spec.distractors]):
-                    talk(t.who if t.who in people else rng.choice(staff), t.text)
-                chatter(1)
-        for it in its:
+            routine(4)
+        # routine items before and between the questions, until the session lasts `size` minutes
+        slots_left = len(its) + 1
+        per_slot = max(0.0, (minutes * 60 - 120 * len(its)) / slots_left) if minutes else 0.0
+        for k, it in enumerate(its):
+            goal = spoken_seconds() + per_slot
+            while per_slot and spoken_seconds() < goal:
+                routine(1)
             asker = rng.choice(staff)
             talk(asker, line(_ASKS, q=w.question(it.fact, rng, register="meeting")))
+            asked = lines[-1][1]
             for d in it.wrong:
                 talk(rng.choice([s for s in staff if s != asker] or staff),
                      C.hedged(ctx, it.fact, d, rng, role="colleague", register="meeting"))
             for d in it.superseded:
                 talk(owner, line(_SUPERSEDED, old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
                                                            register="meeting")))
-            if rng.random() < 0.4:
-                chatter(1)
-            lead = line(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
-            talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
+            if not it.distractors and rng.random() < 0.6:  # the owner answers at once, often with the figure
+                talk(owner, C.answer(ctx, it, rng, asked, register="meeting"))
+            else:
+                if rng.random() < 0.4:
+                    chatter(1)
+                lead = line(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
+                talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
             if rng.random() < 0.6:
                 talk(asker, line(_ACKS))
         for fact, d in orphans:
             talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=C.earlier_day(d, day, rng),
                                             register="meeting"))
             talk(owner, line(_HOLD))
+        while minutes and spoken_seconds() < minutes * 60 + 30:
+            routine(1)
         talk(owner, line(_ACTIONS))
         chatter(1)
         talk(owner, line(_CLOSE))

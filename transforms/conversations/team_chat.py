@@ -4,8 +4,11 @@ parents carry `reply_count`, `replies` and `reactions`).
 
 Facts are settled in threads: a support agent asks, a colleague may repeat a wrong value, and
 the policy owner answers. An old value (role "superseded") is posted as a proposal/draft in an
-earlier thread, dated before the final answer. Unrelated threads (shift swaps, tooling,
-reminders) surround them."""
+earlier thread, dated before the final answer. An older capture may hold a figure that was
+current then (the owner answered with it: the capture's dates tell it is old); a colleague
+may answer another with a wrong figure, confidently, where no owner speaks (the owner-approved
+record outranks it). Most threads are unrelated (shift swaps, tooling, reminders): a capture
+holds the planner's `size` threads, with follow-up replies."""
 from __future__ import annotations
 
 import datetime as dt
@@ -86,7 +89,8 @@ class TeamChat(Transformer):
         # old values are posted as drafts in earlier threads (also those of facts carried elsewhere)
         drafts = [(it.fact, d) for it in its for d in it.superseded] + [(f, d) for f, d in orphans if d.role == "superseded"]
         sup_days = {id(d): C.earlier_day(d, day, rng, 4, 30) for _f, d in drafts}
-        first_day = min([day - dt.timedelta(days=rng.randint(10, 20))] + list(sup_days.values()))
+        back = rng.randint(10, 20) + (spec.size or 0) // 3
+        first_day = min([day - dt.timedelta(days=back)] + list(sup_days.values()))
         span = max(1, (day - first_day).days)
         threads: list[tuple[dt.datetime, list[tuple[str, str]], list[str]]] = []  # (start, [(who, text)], reactions)
 
@@ -94,7 +98,8 @@ class TeamChat(Transformer):
 
         def noise_thread(on: dt.date) -> None:
             cast = rng.sample(people, 3)
-            th = H.internal_thread(ctx, rng, people=cast, channel="team_chat", avoid=avoid)
+            th = H.internal_thread(ctx, rng, people=cast, channel="team_chat", avoid=avoid,
+                                   follow_ups=rng.choice([0, 1, 2, 3, 4, 5]) if spec.size else 0)
             msgs = [(t.who, t.text) for t in th.turns if t.who in uid]
             threads.append((C.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
 
@@ -114,19 +119,31 @@ class TeamChat(Transformer):
             for _ in range(rng.randint(1, 2)):
                 msgs.append((rng.choice(agents + others), line(_DRAFT_REPLIES, fact=fact)))
             threads.append((C.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
+        peer = [it for it in its if it.role == "stale" and it.stale is not None and it.stale.resolution == "authority"]
+        its = [it for it in its if it not in peer]
+        for it in peer:  # a colleague answers another with a wrong figure; no policy owner in the thread
+            asker = rng.choice(agents)
+            other = rng.choice([p for p in agents + others if p != asker])
+            msgs = [(asker, line(_ASK, asker, it.fact, q=w.question(it.fact, rng, register="team_chat"))),
+                    (other, C.authoritative(ctx, it, rng, after_wrong=False, register="team_chat")),
+                    (asker, line(_THANKS, asker, it.fact).replace(C.first(owner), C.first(other)))]
+            threads.append((C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng, 9, 17), msgs,
+                            ["+1"]))
         groups = C.split_groups(its, rng, 1, 1) if rng.random() < 0.5 else C.split_groups(its, rng, 1, 2)
         for g in groups:
             back = rng.randint(0, 1) if len(groups) > 2 and not any(it.superseded for it in g) else 0
             on = day - dt.timedelta(days=back)
             asker = rng.choice(agents)
-            msgs = [(asker, line(_ASK, asker, g[0].fact,
-                                 q=" ".join(w.question(it.fact, rng, register="team_chat") for it in g)))]
+            question = " ".join(w.question(it.fact, rng, register="team_chat") for it in g)
+            msgs = [(asker, line(_ASK, asker, g[0].fact, q=question))]
             for it in g:
                 for d in it.wrong:
                     msgs.append((rng.choice([p for p in agents + others if p != asker]),
                                  C.hedged(ctx, it.fact, d, rng, role="colleague", register="team_chat")))
             if rng.random() < 0.5:
                 msgs.append((owner, line(_LOOKING, asker, g[0].fact)))
+            # full answers: a channel export interleaves threads in time order, so a bare figure
+            # could land far from its question
             answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
                               for it in g)
             msgs.append((owner, answer))
@@ -137,7 +154,8 @@ class TeamChat(Transformer):
             threads.append((C.office_time(pack, day, rng, 9, 17),
                             [(asker, C.hedged(ctx, fact, d, rng, role="colleague", register="team_chat")),
                              (owner, line(_HOLD, asker, fact))], ["eyes"]))
-        for _ in range(rng.randint(4, 8) + (6 if not its else 0)):
+        want = spec.size or (rng.randint(4, 8) + (6 if not its else 0) + len(threads))
+        while len(threads) < want:
             noise_thread(first_day + dt.timedelta(days=rng.randint(0, span)))
 
         messages = self._messages(threads, uid, rng, people)

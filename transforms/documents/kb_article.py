@@ -18,7 +18,7 @@ from .. import catalog as K
 from ..extract.html import html_text
 from ..grammar import say
 from ..registry import register
-from transforms.common import Content, check_capacity, fmt_date, plan_content, spec_date
+from transforms.common import Content, answer, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
 _TITLES = ["{sec}: what you need to know", "How {sec_l} work", "{sec} explained", "Our {sec_l} policy",
            "{sec} - rules and FAQs", "Understanding {sec_l}"]
@@ -105,7 +105,7 @@ def _e(text: str) -> str:
 def _grids(items) -> list[str]:
     """Catalog cells as tables: attributes down the side, products across (a few per table),
     as a help page prints a product comparison (`transforms.catalog`)."""
-    grids, _ = K.grids([(it.fact, it.fact.slots[0], False) for it in items], min_cells=1)
+    grids, _ = K.grids([(it.fact, shown_slot(it), False) for it in items], min_cells=1)
     out = []
     for g in grids:
         for caption, block in g.blocks(width=3, height=6):
@@ -135,7 +135,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec)))
     author = w.person(rng, "agent")
     art_id = rng.randint(100000, 999999)
-    updated = date - dt.timedelta(days=rng.randint(0, 6))
+    updated = date  # the page's date is its last update
     cats = ["Getting started", "Account", "Billing", "Policies", "Contact"]
     body: list[str] = []
     fslots = {"website": brand.website or f"www.{brand.email_domain}", "phone": brand.phone or "our support line",
@@ -162,19 +162,27 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         body.append(f"<p>{_e(rng.choice(_INTROS).format(sec_l=intro_sec, company=company))}</p>")
         faq_items = [it for it in items if it.rumours]
         others = [it for it in items if not it.rumours]
-        if len(others) >= 3:
-            k = max(1, len(others) // 4)
-            faq_items += [others[i] for i in sorted(rng.sample(range(len(others)), k))]
+        if len(others) >= 3:  # readers' questions answered in the FAQ, value questions above all
+            valued_ix = [i for i, it in enumerate(others) if it.current and it.fact.slots and not K.is_cell(it.fact)]
+            k = max(1, len(others) // 4, len(valued_ix) // 2)
+            pick = (valued_ix + [i for i in range(len(others)) if i not in valued_ix])[:k]
+            faq_items += [others[i] for i in sorted(pick)]
         body_items = [it for it in items if it not in faq_items]
         for s in secs:
             group = [it for it in body_items if (it.fact.section[-1] if it.fact.section else "General") == s]
             if not group:
                 continue
             body.append(f"<h2>{_e(s)}</h2>")
-            gridded = [it for it in group if it.rendition == "canonical" and K.is_cell(it.fact)]
+            gridded = [it for it in group if (it.current and it.rendition == "canonical" or it.role == "stale")
+                       and K.is_cell(it.fact)]
+            said: set[str] = set()
             for it in group:
                 if it in gridded:
                     continue
+                if it.role == "hop" and it.route is not None and K.is_cell(it.fact):
+                    if it.route.code in said:  # a catalog row names its schedule code once
+                        continue
+                    said.add(it.route.code)
                 special = it.fact.conditions and all(c.attribute != "attribute" for c in it.fact.conditions)
                 cls = ' class="callout"' if special else ""
                 body.append(f"<p{cls}>{_e(it.text)}</p>")
@@ -190,7 +198,8 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 q = h.text if h.text.endswith("?") else f"{h.text} Is that right?"
                 faq.append((q, it.text))
             if not it.rumours:
-                faq.append((w.question(it.fact, rng, register="kb"), it.text))
+                q = w.question(it.fact, rng, register="kb")
+                faq.append((q, answer(ctx, it, rng, q, register="kb") if it.current else it.text))
         for h in content.orphans:
             if h.distractor.role != "superseded":
                 faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",

@@ -143,8 +143,14 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     block = d.add_table(rows=0, cols=2)
     block.alignment = WD_TABLE_ALIGNMENT.LEFT
     to = rng.choice(_TEAMS)
-    for k, v in (("TO:", to), ("FROM:", f"{sender}, {sender_title}"), ("CC:", cc),
-                 ("DATE:", fmt_date(date)), ("RE:", re_line)):
+    head = [("TO:", to), ("FROM:", f"{sender}, {sender_title}"), ("CC:", cc), ("DATE:", fmt_date(date)),
+            ("RE:", re_line)]
+    if spec.series:
+        head.append(("VERSION:", f"{spec.version or 1} (this version replaces any earlier one with the same title)"
+                     if (spec.version or 1) > 1 else "1"))
+    if not spec.noise:
+        head.append(("APPROVED BY:", f"{sender}, {sender_title}"))
+    for k, v in head:
         cells = block.add_row().cells
         cells[0].paragraphs[0].add_run(k).bold = True
         cells[1].paragraphs[0].add_run(v)
@@ -172,7 +178,12 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         d.add_heading("Decisions", level=2)
         d.add_paragraph(rng.choice(["The following was agreed and applies with immediate effect:",
                                     "Effective today, the rules are:", "We agreed the following:"]))
+        said: set[str] = set()
         for it in items:
+            if it.role == "hop" and it.route is not None and it.route.label:
+                if it.route.code in said:  # a catalog row names its schedule code once
+                    continue
+                said.add(it.route.code)
             d.add_paragraph(it.text, style="List Number")
 
     d.add_heading("Action items", level=2)

@@ -21,7 +21,7 @@ from facts.models import FactKind
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
 from ..common import (Content, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
-                      protect, spec_date)
+                      protect, route_rows, shown_slot, spec_date)
 from ..extract.pdf import pdf_text
 from ..grammar import say
 from ..registry import register
@@ -152,9 +152,11 @@ def _styles():
 
 
 def _schedule_row(it: Item) -> bool:
-    """Catalog cells (a value per product and attribute, stated canonically, no rumour to
-    correct) go in a schedule grid (`transforms.catalog`) instead of a clause paragraph."""
-    return it.rendition == "canonical" and not it.rumours and bool(it.value) and K.is_cell(it.fact)
+    """Catalog cells (a value per product and attribute, stated canonically or as they stood in
+    an older version, no rumour to correct) go in a schedule grid (`transforms.catalog`)
+    instead of a clause paragraph; a cell given by a schedule code stays a clause."""
+    return (it.current or it.role == "stale") and (it.rendition == "canonical" or it.role == "stale") and \
+        not it.rumours and bool(it.value) and K.is_cell(it.fact)
 
 
 def _applies(it: Item, names: bool = True) -> str:
@@ -244,6 +246,10 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
         title = rng.choice(_TITLES).format(sec=topic, company=brand.short_name or brand.company)
     doc_id = doc_number(ctx, rng, "SOP" if rng.random() < 0.6 else "POL")
     major, minor = rng.randint(2, 6), rng.randint(0, 3)
+    if spec.series:  # versions of one document share its number; a later version has a higher one
+        srng = random.Random(f"series:{spec.series}")
+        doc_id = doc_number(ctx, srng, "SOP" if srng.random() < 0.6 else "POL")
+        major, minor = srng.randint(1, 4) + (spec.version or 1), 0
     version = f"{major}.{minor}"
     owner = w.person(rng, "manager")
     approver = w.person(rng, "manager")
@@ -252,7 +258,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     subs = list(dict.fromkeys(it.fact.section[-1] for it in items if it.fact.section)) or [topic]
     sec_a, sec_b = (rng.sample(subs, 2) if len(subs) > 1 else subs * 2)
     review = date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29) else date + dt.timedelta(days=365)
-    topic_l = " and ".join(w.lower_first(t) for t in top) if 0 < len(top) <= 2 else topic.lower()
+    topic_l = " and ".join(w.lower_first(t) for t in top) if 0 < len(top) <= 2 else w.lower_first(topic)
     fm = {"company": brand.company, "topic": topic_l, "sec_a": sec_a, "sec_b": sec_b, "owner": owner,
           "owner_first": owner.split()[0], "approver": approver, "approver_first": approver.split()[0],
           "doc_id": doc_id, "review": fmt_date(review), "short": brand.short_name or brand.company,
@@ -431,7 +437,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                         block.append(Paragraph(text, S["clause"]))
                     story.append(KeepTogether(block))
                 if rows_in:
-                    grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded_hedges)) for it in rows_in],
+                    grids, _loose = K.grids([(it.fact, shown_slot(it), bool(it.superseded_hedges)) for it in rows_in],
                                             min_cells=1)
                     k = len(clauses)
                     for g in grids:
@@ -479,6 +485,18 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
                 story.append(callout("Note", [notes.pop().format(email=email)], "info"))
         if content.orphans:
             story.append(callout("Common misconceptions", [f"\u201c{h.text}\u201d" for h in content.orphans], "warn"))
+
+    # --- schedule of codes (route tables) ---------------------------------------------------
+    codes = route_rows(spec, ctx)
+    if codes:
+        n += 1
+        story.append(heading(f"{n} {spec.title or 'Schedule of charges and limits'}", 0))
+        story.append(P(say("{Figures referred to by code elsewhere in our documents|Amounts, periods and limits that "
+                           "other documents cite by code}{ are set out below| are listed here}. {Quote the figure "
+                           "against the code|Use the figure on the code's line}.", rng, fm)))
+        rows = [[Paragraph(h, S["cellhead"]) for h in ("Code", "Line", "Figure")]]
+        rows += [[P(c, "cell"), P(label or "-", "cell"), P(v, "cell")] for c, label, v in codes]
+        story += [table(rows, [1.0 * inch, doc.width - 2.6 * inch, 1.6 * inch]), Spacer(1, 8)]
 
     # --- revision history -------------------------------------------------------------------
     n += 1

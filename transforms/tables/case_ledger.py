@@ -59,11 +59,21 @@ class CaseLedger(Transformer):
                          "category": category, "channel": rng.choice(_CHANNELS), "status": status,
                          "amount": amount, "note": note, "ref": ref, "agent": rng.choice(agents)})
 
+        talk = C.speaker(ctx, rng)
         for it in its:
             f = it.fact
-            money = next((s for s in f.slots if s.type == SlotType.money and isinstance(s.value, (int, float))
-                          and s.value_max is None), None)
+            shown = C.shown_slot(it) if f.slots else None
+            money = shown if shown is not None and shown.type == SlotType.money and \
+                isinstance(shown.value, (int, float)) and shown.value_max is None else None
             amount = f"{float(money.value):.2f}" if money else ""
+            if it.role == "case":  # the rule applied to one customer's record: the figure charged or allowed
+                talk = C.speaker(ctx, rng)
+                who = C.Person(talk.customer.name, talk.customer.id) if talk.customer else None
+                note = C.word(ctx, it, rng, register="ticket", context=talk)
+                case(C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng, 8, 18),
+                     rng.choice(["Charges", "Account change", "Service request", C.section_of(f)]), "Closed", note,
+                     amount, who=who)
+                continue
             for d in it.wrong:
                 when = C.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
                 case(when, C.section_of(f), "Closed - no change",
@@ -87,7 +97,8 @@ class CaseLedger(Transformer):
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
         avoid = tuple(d.text for d in spec.distractors)
-        n_noise = rng.randint(18, 30) + (10 if not its else 0) + len(its)
+        n_noise = (max(10, spec.size - len(rows)) if spec.size else
+                   rng.randint(18, 30) + (10 if not its else 0) + len(its))
         for _ in range(n_noise):
             opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
             recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open

@@ -136,6 +136,10 @@ class RateSheet(Transformer):
                 minor += 1
             versions.append(f"{major}.{minor}")
         current = versions[-1]
+        codes = C.route_rows(spec, ctx)
+        if spec.series:  # versions of one workbook: one document number, the later version higher
+            srng = random.Random(f"series:{spec.series}")
+            current = f"{srng.randint(1, 4) + (spec.version or 1)}.0"
         history.append((day, "All", "Current release: values confirmed and approved." if its else
                         "Prices checked against supplier catalogues.", "Current", approver))
 
@@ -144,12 +148,15 @@ class RateSheet(Transformer):
         ws.title = "Summary"
         title = spec.title or ("Rates, Fees & Limits" if its else "Supplies & Equipment Price List")
         doc_id = f"RC-{pre}-{day:%Y}-{rng.randint(1, 40):02d}"
+        if spec.series:
+            doc_id = f"RC-{pre}-{random.Random(f'series-id:{spec.series}').randint(1, 40):02d}"
         slots["doc"] = doc_id
         ws["A1"] = pack.brand.company
         ws["A1"].font = Font(bold=True, size=14)
         ws["A2"] = title
         ws["A2"].font = Font(bold=True, size=12, color=X.HEADER_FILL)
-        grids, _loose = K.grids([(it.fact, it.fact.slots[0], bool(it.superseded)) for it in its if K.is_cell(it.fact)])
+        grids, _loose = K.grids([(it.fact, C.shown_slot(it), bool(it.superseded)) for it in its
+                                 if K.is_cell(it.fact) and (it.current or it.role == "stale")])
         in_grid = {c.fact.id for g in grids for c in g.cells.values()}
         cats = {"Fees": [], "Limits": [], "Rules": []}
         for it in sorted(its, key=lambda i: (i.fact.section, i.fact.source.start_line)):
@@ -188,8 +195,13 @@ class RateSheet(Transformer):
                          f"{K.title(g.section)}: schedule by {g.dimension.lower()}", stamp)
         if any(cats.values()):
             self._fact_sheets(wb, ctx, rng, cats, day, eff_pool, owner, Comment)
-        elif not its:
+        elif not its and not codes:
             self._price_list(wb, rng, pack.info.currency, [d.text for d in spec.distractors])
+        if codes:
+            sc = wb.create_sheet("Schedule codes")
+            rows = [[c, label or "-", v] for c, label, v in codes]
+            X.table(sc, ["Code", "Line", "Figure"], rows)
+            X.fit_columns(sc, {2: 40})
         notes = wb.create_sheet("Notes")
         X.table(notes, ["#", "Note"], [[i + 1, say_(t)] for i, t in enumerate(_NOTES)], autofilter=False)
         X.fit_columns(notes, {2: 100})
@@ -221,7 +233,8 @@ class RateSheet(Transformer):
                                  dt.datetime(eff.year, eff.month, eff.day)])
                     formats[(i, 5)] = "yyyy-mm-dd"
                     continue
-                value, fmt, unit = X.typed_value(f.slots[0], f.statement)
+                shown = C.shown_slot(it)
+                value, fmt, unit = X.typed_value(shown, f.statement.replace(f.slots[0].text, shown.text, 1))
                 if it.rendition == "voiced":  # the basis column must not quote the policy's words
                     unit = " ".join(unit.split()[:3])
                 rows.append([ref, C.section_of(f), item, applies, value, unit, details,

@@ -71,6 +71,23 @@ class TicketExport(Transformer):
                                                 "topic": spoken_topic(C.section_of(fact)), "next": nxt,
                                                 "wday": f"{day:%A}", "queue": rng.choice(["chat", "phone", "email"])})
 
+        cases = [it for it in its if it.role == "case"]
+        its = [it for it in its if it.role != "case"]
+        for it in cases:  # a customer request where the rule was applied to their record
+            talk = C.speaker(ctx, rng)
+            who = talk.customer.name if talk.customer else "the customer"
+            agent = rng.choice(agents)
+            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
+            note = C.word(ctx, it, rng, register="ticket", context=talk)
+            t1 = created + dt.timedelta(minutes=rng.randint(15, 400))
+            tickets.append({"type": "Customer request", "summary": f"{who}: {rng.choice(['charge query', 'account change', 'request', 'service request'])}",
+                            "status": "Done", "resolution": "Done", "priority": "Low", "reporter": agent,
+                            "assignee": agent, "created": created, "updated": _iso(t1), "labels": ["customer"],
+                            "components": ["Frontline"],
+                            "description": rng.choice(["Customer called about their record.",
+                                                       f"{who} wrote in through the web form.",
+                                                       f"Request from {who} via chat."]),
+                            "comments": [comment(agent, t1, note)]})
         for group in C.split_groups(its, rng, 1, 4):
             reporter = rng.choice(agents)
             sup = [(it, d, C.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
@@ -111,7 +128,8 @@ class TicketExport(Transformer):
                             "description": C.hedged(ctx, fact, d, rng, role="colleague", on=created.date()),
                             "comments": []})
         avoid = [d.text for d in spec.distractors]
-        for _ in range(rng.randint(6, 11) + (3 if not its else 0)):
+        n_routine = (max(4, spec.size - len(tickets)) if spec.size else rng.randint(6, 11) + (3 if not its else 0))
+        for _ in range(n_routine):
             tk = H.ticket(ctx, rng, people=[rng.choice(agents)] + rng.sample(agents + [owner], 2), avoid=avoid)
             created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 25)), rng)
             t, comments = created, []

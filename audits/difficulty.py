@@ -1,0 +1,441 @@
+"""Difficulty report: how hard a bundle is for a reader, measured on the delivered files.
+
+Everything here is computed from what the recoverability extractors read out of the
+delivered files (text layer, parsers, OCR, speech recognition; `audits.extraction`), plus the
+plan for what each file was meant to hold, and written to `reports/difficulty.json`
+(`factforge report BUNDLE` prints it). Nothing gates on it; the figures are what a benchmark
+designer compares against the reference (benchmarks/bench_evidence.py).
+
+Measures:
+- **volume**: files and whitespace tokens of extracted text, per family and kind;
+- **haystack**: the share of conversational files (conversations family, calls and
+  voicemail) that carry no fact in any role, and the same share measured on the text: files in
+  which no fact of the domain is recovered;
+- **shapes**: messages per e-mail thread (attribution lines in the delivered message),
+  threads and messages per team-chat capture, minutes per meeting transcript;
+- **carriers per fact**: files in which the matcher (`facts.match`) recovers the fact (a fact
+  without a value: among the files the plan names it in), and files the plan names the fact
+  in, in any role (carrier, echo, partial, case, hop, wrong or
+  old value);
+- **wrong values**: planned distractor and superseded mentions, the share that sits in a
+  different file from every authoritative carrier of the fact (separation), and the share
+  whose sentence carries an explicit hedge marker (`transforms.writers.HEDGE_MARKERS`);
+- **multi-hop**: facts whose value only follows from combining files (the plan's routes),
+  and value facts that no single file yields to the matcher;
+- **shallow reader**: the share of facts whose statement occurs verbatim in some file, the
+  share with any run of six words of the statement verbatim in some file, and the share of
+  value facts found by a topic word (a content word of the fact's section heading) and the
+  value on one line of some file.
+
+Tokens are lower-cased words, numbers and amounts (`_tokens`); "verbatim" compares token
+sequences, so line wrapping, case and punctuation do not hide a copy.
+"""
+from __future__ import annotations
+
+import json
+import re
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Iterable, Optional
+
+from facts.match import TextIndex, anchor_re, content_words, match_fact, normalise_text
+from facts.models import Fact, FactSet, SlotType
+from facts.surface import surface_forms
+from transforms import registry
+from transforms.base import Extraction
+from transforms.planner import EvidencePlan
+from transforms.writers import HEDGE_MARKERS
+
+from .match import _sentence_bounds
+
+REPORT_SCHEMA_VERSION = "1.0"
+RUN = 6
+CONVERSATIONAL_KINDS = {"recordings/call_audio", "recordings/voicemail"}
+VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+# Section-heading words that name no topic (a reader searching for them finds everything).
+_GENERIC = set("""policy policies rules rule general overview basics catalog catalogue schedule table terms
+conditions section notes note guide guidelines procedures procedure process handling standard standards
+information details list summary other misc miscellaneous faq questions""".split())
+_TOKEN = re.compile(r"[a-z0-9$%€£]+(?:[.,'][a-z0-9]+)*")
+_ATTRIBUTION = re.compile(r"^[> ]*On .{6,160} wrote:\s*$", re.M)
+_VTT_TIME = re.compile(r"(\d+):(\d\d):(\d\d)\.(\d{3})\s*-->\s*(\d+):(\d\d):(\d\d)\.(\d{3})")
+
+
+def _tokens(text: str) -> list[str]:
+    return _TOKEN.findall(normalise_text(text).lower())
+
+
+def topic_words(fact: Fact, brand: frozenset[str] = frozenset()) -> list[str]:
+    """Content words of the fact's own section heading (plural 's' dropped), without words
+    that name no topic ("policy", "rules", "catalog") and without the brand's own words (the
+    company name is on every letterhead: searching for it finds everything)."""
+    heading = fact.section[-1] if fact.section else ""
+    out = []
+    for w in content_words(heading):
+        w = w.strip("'-")
+        if w in _GENERIC or len(w) < 3 or w in brand:
+            continue
+        out.append(w[:-1] if w.endswith("s") and len(w) > 4 else w)
+    return list(dict.fromkeys(out))
+
+
+def _is_value_fact(f: Fact) -> bool:
+    return any(s.type in VALUE_TYPES for s in f.slots)
+
+
+# --- file shapes ----------------------------------------------------------------------------
+def _email_messages(text: str) -> int:
+    return len(_ATTRIBUTION.findall(text)) + 1
+
+
+def _team_chat_shape(path: Path) -> Optional[tuple[int, int]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    msgs = data.get("messages", []) if isinstance(data, dict) else []
+    threads = sum(1 for m in msgs if isinstance(m, dict) and m.get("thread_ts") in (None, m.get("ts")))
+    return threads, len(msgs)
+
+
+def _meeting_minutes(path: Path) -> Optional[float]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+    ends = [int(m[4]) * 3600 + int(m[5]) * 60 + int(m[6]) + int(m[7]) / 1000 for m in _VTT_TIME.findall(text)]
+    return round(max(ends) / 60, 2) if ends else None
+
+
+def _dist(values: list[float]) -> dict:
+    if not values:
+        return {"n": 0}
+    return {"n": len(values), "min": min(values), "median": statistics.median(values), "max": max(values),
+            "mean": round(statistics.fmean(values), 2)}
+
+
+# --- the report -------------------------------------------------------------------------------
+def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
+                      files: Optional[dict[str, Path]] = None, currency: str = "USD",
+                      brand_terms: Iterable[str] = ()) -> dict:
+    """`extractions`: artifact id -> text read from the delivered file; `files`: artifact id ->
+    the delivered file (for shapes read from the file's structure: team-chat threads, meeting
+    cue times); `brand_terms`: the company's and products' names (not topic words)."""
+    files = files or {}
+    brand = frozenset(w for t in brand_terms for w in content_words(t))
+    facts = factset.facts
+    by_id = factset.by_id()
+    specs = plan.artifacts
+    texts = {a.id: extractions[a.id].text for a in specs}
+    idx = {a.id: TextIndex(texts[a.id], currency=currency) for a in specs}
+
+    # volume ---------------------------------------------------------------------------------
+    per_family: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
+    per_kind: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
+    for a in specs:
+        n = len(texts[a.id].split())
+        fam = a.kind.split("/")[0]
+        for d, k in ((per_family, fam), (per_kind, a.kind)):
+            d[k]["files"] += 1
+            d[k]["tokens"] += n
+
+    # which facts each file yields to the matcher (candidates by value key, then matched) ----
+    by_value: dict[tuple, list[Fact]] = defaultdict(list)
+    valueless: list[Fact] = []
+    for f in facts:
+        numeric = [s for s in f.slots if s.type in (*VALUE_TYPES, SlotType.date)]
+        if numeric:
+            by_value[numeric[0].key()].append(f)
+        else:
+            valueless.append(f)
+    recovered_in: dict[str, set[str]] = defaultdict(set)
+    speech = {a.id: registry.get(a.kind).modality == "wav" for a in specs}
+    conds_of = {f.id: _condition_terms(f) for f in facts}
+    planned_in: dict[str, set[str]] = defaultdict(set)
+    for a in specs:
+        planned_in[a.id] = {m.fact_id for m in a.facts} | {d.fact_id for d in a.distractors}
+    stems = {f.id: [_stem_text(anchor_re(x).pattern) for x in f.anchors if x.strip()] for f in facts}
+    need = {f.id: (max(1, -(-len(stems[f.id]) // 2)) if stems[f.id] else 0) for f in facts}
+    for a in specs:
+        ix = idx[a.id]
+        low = ix.low
+        cands = {f.id: f for key in ix.spans for f in by_value.get(key, ())}
+        for f in valueless:  # facts without a value: matched in the files the plan names them in
+            if f.id in planned_in.get(a.id, ()):
+                cands[f.id] = f
+        for f in cands.values():
+            # cheap filter first: the matcher needs at least one anchor stem somewhere in the file
+            if need[f.id] and not speech[a.id] and \
+                    sum(1 for p in stems[f.id] if p in low) < need[f.id]:
+                continue
+            m = match_fact(f, ix, speech=speech[a.id])
+            # and the fact is told from its siblings there: its condition terms (a catalog cell's
+            # row and column, a tier) next to the value, not a sibling's equal figure nearby
+            if m.recovered and (speech[a.id] or all(c in ix.low[m.span[0]:m.span[1]] for c in conds_of[f.id])):
+                recovered_in[f.id].add(a.id)
+
+    # plan roles -------------------------------------------------------------------------------
+    named_in: dict[str, set[str]] = defaultdict(set)
+    carriers: dict[str, set[str]] = defaultdict(set)
+    roles: dict[str, int] = defaultdict(int)
+    for a in specs:
+        for m in a.facts:
+            if m.role == "carrier":
+                carriers[m.fact_id].add(a.id)
+            named_in[m.fact_id].add(a.id)
+            roles[m.role] += 1
+        for d in a.distractors:
+            named_in[d.fact_id].add(a.id)
+            roles[d.role] += 1
+    for r in getattr(plan, "routes", []) or []:
+        for hop in r.hops:
+            named_in[r.fact_id].add(hop.artifact_id)
+
+    # haystack -------------------------------------------------------------------------------
+    conv = [a for a in specs if a.kind.split("/")[0] == "conversations" or a.kind in CONVERSATIONAL_KINDS]
+    conv_free_plan = [a for a in conv if not a.facts and not a.distractors]
+    conv_free_text = [a for a in conv if not any(a.id in s for s in recovered_in.values())]
+    bearing_text = {aid for s in recovered_in.values() for aid in s}
+
+    # shapes -----------------------------------------------------------------------------------
+    email_len = [_email_messages(texts[a.id]) for a in specs if a.kind == "conversations/email_thread"]
+    chats = [_team_chat_shape(files[a.id]) for a in specs if a.kind == "conversations/team_chat" and a.id in files]
+    chats = [c for c in chats if c]
+    meetings = [_meeting_minutes(files[a.id]) for a in specs
+                if a.kind == "conversations/meeting_transcript" and a.id in files]
+    meetings = [m for m in meetings if m is not None]
+
+    # wrong values -----------------------------------------------------------------------------
+    wrong_total = separated = hedged = 0
+    by_role: dict[str, dict] = defaultdict(lambda: {"mentions": 0, "separated": 0, "hedged": 0})
+    for a in specs:
+        for d in a.distractors:
+            wrong_total += 1
+            sep = a.id not in carriers.get(d.fact_id, set())
+            h = _hedged_mention(d.text, idx[a.id], currency)
+            separated += sep
+            hedged += h
+            r = by_role[d.role]
+            r["mentions"] += 1
+            r["separated"] += sep
+            r["hedged"] += h
+
+    # shallow reader ---------------------------------------------------------------------------
+    verbatim, run6 = _verbatim(facts, {a.id: texts[a.id] for a in specs})
+    value_facts = [f for f in facts if _is_value_fact(f)]
+    topic_hits = _topic_value_lines(value_facts, texts, brand, {aid: set(ix.spans) for aid, ix in idx.items()})
+    routes = list(getattr(plan, "routes", []) or [])
+    route_ids = {r.fact_id for r in routes}
+    single_file_none = [f.id for f in value_facts if not recovered_in.get(f.id)]
+
+    n_facts = max(len(facts), 1)
+    n_value = max(len(value_facts), 1)
+    files_per_fact_plan = [len(named_in.get(f.id, ())) for f in facts]
+    recovered_counts = [len(recovered_in.get(f.id, ())) for f in facts]
+    summary = {
+        "files": len(specs),
+        "tokens": sum(v["tokens"] for v in per_family.values()),
+        "facts": len(facts),
+        "value_facts": len(value_facts),
+        "conversational_files": len(conv),
+        "conversational_fact_free_share": round(len(conv_free_plan) / max(len(conv), 1), 4),
+        "conversational_fact_free_share_text": round(len(conv_free_text) / max(len(conv), 1), 4),
+        "fact_bearing_share_text": round(len(bearing_text) / max(len(specs), 1), 4),
+        "files_per_fact_plan": round(sum(files_per_fact_plan) / n_facts, 3),
+        "files_per_fact_text": round(sum(recovered_counts) / n_facts, 3),
+        "carriers_per_fact": round(sum(len(carriers.get(f.id, ())) for f in facts) / n_facts, 3),
+        "roles": dict(sorted(roles.items())),
+        "wrong_value_mentions": wrong_total,
+        "wrong_value_separated_share": round(separated / wrong_total, 4) if wrong_total else None,
+        "wrong_value_hedged_share": round(hedged / wrong_total, 4) if wrong_total else None,
+        "multi_hop_facts": len(route_ids),
+        "multi_hop_share_of_value_facts": round(len(route_ids & {f.id for f in value_facts}) / n_value, 4),
+        "value_facts_no_single_file": len(single_file_none),
+        "statement_verbatim_share": round(len(verbatim) / n_facts, 4),
+        "six_word_run_share": round(len(run6) / n_facts, 4),
+        "topic_word_and_value_on_one_line_share": round(len(topic_hits) / n_value, 4),
+        "email_thread_messages": _dist(email_len),
+        "team_chat_threads": _dist([c[0] for c in chats]),
+        "team_chat_messages": _dist([c[1] for c in chats]),
+        "meeting_minutes": _dist(meetings),
+    }
+    return {"schema_version": REPORT_SCHEMA_VERSION, "domain": plan.domain, "variant": plan.variant,
+            "plan_hash": plan.hash, "summary": summary,
+            "by_family": dict(sorted(per_family.items())), "by_kind": dict(sorted(per_kind.items())),
+            "wrong_values_by_role": dict(sorted(by_role.items())),
+            "facts": {f.id: {"files_named": len(named_in.get(f.id, ())),
+                             "files_recovered": len(recovered_in.get(f.id, ())),
+                             "verbatim": f.id in verbatim, "six_word_run": f.id in run6,
+                             "topic_value_line": f.id in topic_hits, "route": f.id in route_ids}
+                      for f in facts}}
+
+
+def _stem_text(pattern: str) -> str:
+    """The literal text of an anchor pattern (`facts.match.anchor_re`), for a substring test."""
+    return re.sub(r"\\(.)", r"\1", pattern.replace("(?<![a-z0-9])", ""))
+
+
+def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
+    """Whether some occurrence of the wrong value in the file sits in a sentence with a hedge
+    marker (an explicit "I thought", "no longer", "draft"...)."""
+    from facts.values import parse_slots  # noqa: PLC0415
+
+    for s in parse_slots(value_text, currency=currency):
+        for a, b in ix.occurrences(s):
+            lo, hi = _sentence_bounds(ix.text, a, b)
+            sent = " ".join(ix.low[lo:hi].split())
+            if any(h in sent for h in HEDGE_MARKERS):
+                return True
+    return False
+
+
+def _verbatim(facts: list[Fact], texts: dict[str, str]) -> tuple[set[str], set[str]]:
+    """(facts whose whole statement occurs verbatim in some file, facts with some run of
+    `RUN` consecutive statement tokens verbatim in some file)."""
+    grams: dict[tuple, set[str]] = defaultdict(set)
+    full: dict[str, tuple] = {}
+    for f in facts:
+        toks = tuple(_tokens(f.statement))
+        full[f.id] = toks
+        n = min(RUN, len(toks))
+        if n == 0:
+            continue
+        for i in range(len(toks) - n + 1):
+            grams[toks[i:i + n]].add(f.id)
+    sizes = sorted({min(RUN, len(t)) for t in full.values() if t})
+    firsts = {g[0] for g in grams}
+    run, whole = set(), set()
+    for text in texts.values():
+        toks = _tokens(text)
+        joined = None
+        for n in sizes:
+            for i in range(len(toks) - n + 1):
+                if toks[i] not in firsts:
+                    continue
+                hit = grams.get(tuple(toks[i:i + n]))
+                if not hit:
+                    continue
+                for fid in hit:
+                    if min(RUN, len(full[fid])) != n:
+                        continue
+                    run.add(fid)
+                    if fid not in whole:
+                        joined = joined if joined is not None else " " + " ".join(toks) + " "
+                        if " " + " ".join(full[fid]) + " " in joined:
+                            whole.add(fid)
+    return whole, run
+
+
+def value_patterns(f: Fact) -> list[re.Pattern]:
+    """What a shallow reader searches for a fact's value: each surface form of each value
+    slot; a bare count ("4", "three") only with the word the statement puts after it ("4
+    tiers"), or a search for the digit would find every date and phone number."""
+    pats = []
+    low = f.statement.lower()
+    for s in f.slots:
+        if s.type not in VALUE_TYPES:
+            continue
+        tail = ""
+        if s.type == SlotType.count and not s.unit and s.text:
+            i = low.find(s.text.lower())
+            nxt = re.match(r"\s+([a-z][a-z'-]+)", low[i + len(s.text):]) if i >= 0 else None
+            if nxt is None:
+                continue
+            noun = nxt.group(1)
+            tail = r"\s+" + re.escape(noun[:-1] if noun.endswith("s") and len(noun) > 3 else noun)
+        for form in surface_forms(s):
+            pats.append(re.compile(r"(?<![\w$.,])" + re.escape(form.lower()) + tail + r"(?![\w%]|[.,]\d)"
+                                   if not tail else r"(?<![\w$.,])" + re.escape(form.lower()) + tail))
+    return pats
+
+
+def _topic_value_lines(value_facts: list[Fact], texts: dict[str, str], brand: frozenset[str] = frozenset(),
+                       values: Optional[dict[str, set]] = None) -> set[str]:
+    """Value facts for which some line of some file holds a topic word and the value (what
+    grep for the topic, then for a number, finds; `value_patterns`)."""
+    forms: dict[str, list[re.Pattern]] = {}
+    topics: dict[str, list[str]] = {}
+    for f in value_facts:
+        forms[f.id] = value_patterns(f)
+        topics[f.id] = topic_words(f, brand)
+    by_topic: dict[str, list[str]] = defaultdict(list)
+    for fid, ws in topics.items():
+        for w in ws:
+            by_topic[w].append(fid)
+    conds = {f.id: _condition_terms(f) for f in value_facts}
+    hits: set[str] = set()
+    keys = {f.id: {sl.key() for sl in f.slots if sl.type in VALUE_TYPES} for f in value_facts}
+    for aid, text in texts.items():
+        low = normalise_text(text).lower()
+        # facts this file could show at all: a topic word, every condition term and the value
+        # somewhere in it (then line by line)
+        present = set(re.findall(r"[a-z][a-z'-]{2,}", low))
+        present |= {w[:-1] for w in present if w.endswith("s") and len(w) > 4}
+        live = {fid for w in present & by_topic.keys() for fid in by_topic[w] if fid not in hits}
+        have = values.get(aid) if values is not None else None
+        live = {fid for fid in live if all(c in low for c in conds[fid]) and
+                (have is None or keys[fid] & have) and any(p.search(low) for p in forms[fid])}
+        if not live:
+            continue
+        for line in low.splitlines():
+            if len(line) < 4:
+                continue
+            words = {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in re.findall(r"[a-z][a-z'-]{2,}", line)}
+            for w in words & by_topic.keys():
+                for fid in by_topic[w]:
+                    if fid in live and fid not in hits and all(c in line for c in conds[fid]) and \
+                            any(p.search(line) for p in forms[fid]):
+                        hits.add(fid)
+    return hits
+
+
+def _condition_terms(f: Fact) -> list[str]:
+    """What tells this fact's value from its siblings' on a line: its condition values (a
+    catalog cell's row and column, a tier, a cabin). A line with the topic and the value of
+    another cell ("the checked bag allowance is one bag") does not find this one."""
+    out = [c.value.lower() for c in f.conditions if c.value.strip() and c.attribute != "attribute"]
+    m = re.match(r"^(?P<row>.+?) \u2014 (?P<col>.+?): ", f.statement)
+    if m:
+        out += [m["row"].lower(), m["col"].lower()]
+    return list(dict.fromkeys(out))
+
+
+def write_report(report: dict, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(report, indent=2, sort_keys=True, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+SUMMARY_ROWS: list[tuple[str, str]] = [
+    ("files", "delivered files"), ("tokens", "text tokens (whitespace, extracted)"),
+    ("facts", "facts"), ("value_facts", "value facts"),
+    ("conversational_fact_free_share", "conversational files carrying no fact (plan)"),
+    ("conversational_fact_free_share_text", "conversational files yielding no fact (text)"),
+    ("fact_bearing_share_text", "files yielding a fact (text)"),
+    ("files_per_fact_plan", "files naming a fact, any role (plan)"),
+    ("files_per_fact_text", "files yielding a fact (text)"),
+    ("carriers_per_fact", "authoritative carriers per fact"),
+    ("wrong_value_mentions", "wrong/old value mentions"),
+    ("wrong_value_separated_share", "  ... in another file than the carrier"),
+    ("wrong_value_hedged_share", "  ... with an explicit hedge"),
+    ("multi_hop_facts", "multi-hop facts"),
+    ("multi_hop_share_of_value_facts", "  ... share of value facts"),
+    ("value_facts_no_single_file", "value facts no single file yields"),
+    ("statement_verbatim_share", "statement verbatim somewhere"),
+    ("six_word_run_share", "a 6-word run of the statement somewhere"),
+    ("topic_word_and_value_on_one_line_share", "topic word + value on one line"),
+]
+
+
+def summary_lines(summary: dict) -> Iterable[tuple[str, str]]:
+    """(label, value) rows for printing, shapes included."""
+    for key, label in SUMMARY_ROWS:
+        v = summary.get(key)
+        if isinstance(v, float) and ("share" in key):
+            yield label, f"{v:.1%}"
+        else:
+            yield label, "-" if v is None else (f"{v:,}" if isinstance(v, int) else str(v))
+    for key, label in (("email_thread_messages", "e-mail thread messages"), ("team_chat_threads", "team-chat threads"),
+                       ("team_chat_messages", "team-chat messages"), ("meeting_minutes", "meeting minutes")):
+        d = summary.get(key) or {}
+        yield label, (f"n={d['n']} min {d['min']} median {d['median']} max {d['max']}" if d.get("n") else "-")

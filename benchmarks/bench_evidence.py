@@ -1,0 +1,114 @@
+"""Evidence difficulty of the built-in domains, side by side with the reference benchmark.
+
+Reads each domain's `reports/difficulty.json` (the build computes it from the delivered files
+with the recoverability extractors) from the newest bundle under the workspace, or builds the
+domains first with `--build` (full profile unless `--profile`), and prints the measures of
+issue 9 per domain with the reference corpus's figures (../shared/ANCHOR.md) and the issue's
+targets.
+
+    python benchmarks/bench_evidence.py [--build] [--profile full] [--seed 0] [--workspace DIR]
+                                        [--domains airline retail telecom banking]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+DOMAINS = ["airline", "retail", "telecom", "banking"]
+# (summary key, label, reference figure, target) — reference from ANCHOR.md and issue 9
+ROWS = [
+    ("files", "delivered files", "2,868 (airline 377)", ">= 3,000 in all, airline >= 400"),
+    ("tokens", "text tokens", "5.5 M in all", ">= 5.5 M in all"),
+    ("conversational_fact_free_share", "conversational files with no fact", "33 of 36 threads", ">= 60%"),
+    ("files_per_fact_plan", "files per fact (plan, any role)", "about 4.4", ">= 2.5"),
+    ("files_per_fact_text", "files per fact (recovered from text)", "-", "-"),
+    ("wrong_value_separated_share", "wrong values in another file", "resolved by date/version", ">= 70%"),
+    ("wrong_value_hedged_share", "wrong values with a hedge", "-", "<= 20%"),
+    ("multi_hop_share_of_value_facts", "multi-hop value facts", "yes", ">= 15%"),
+    ("six_word_run_share", "6-word run of the statement somewhere", "-", "<= 35%"),
+    ("topic_word_and_value_on_one_line_share", "topic word + value on one line", "-", "<= 30%"),
+]
+SHAPES = [("email_thread_messages", "e-mail thread messages", "7 to 22", "5 to 25, median >= 8"),
+          ("team_chat_threads", "team-chat threads", "38", ">= 30"),
+          ("team_chat_messages", "team-chat messages", "288", ">= 200"),
+          ("meeting_minutes", "meeting minutes", "-", ">= 10")]
+
+
+def newest_bundle(workspace: Path, domain: str) -> Path | None:
+    root = workspace / "bundles" / domain
+    if not root.is_dir():
+        return None
+    found = [p for p in root.iterdir() if (p / "reports" / "difficulty.json").is_file()]
+    return max(found, key=lambda p: (p / "manifest.json").stat().st_mtime) if found else None
+
+
+def build(domains: list[str], workspace: Path, profile: str, seed: int) -> float:
+    env = {**os.environ, "FACTFORGE_WORKSPACE": str(workspace)}
+    cmd = [str(ROOT / ".venv" / "bin" / "factforge"), "build", "--profile", profile, "--seed", str(seed)]
+    for d in domains:
+        cmd += ["--domain", d]
+    t0 = time.time()
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL)
+    return time.time() - t0
+
+
+def fmt(key: str, v) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float) and "share" in key:
+        return f"{v:.1%}"
+    if isinstance(v, int):
+        return f"{v:,}"
+    return str(v)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--build", action="store_true")
+    ap.add_argument("--profile", default="full")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workspace", type=Path, default=Path(os.environ.get("FACTFORGE_WORKSPACE",
+                                                                           Path.home() / ".factforge")))
+    ap.add_argument("--domains", nargs="+", default=DOMAINS)
+    args = ap.parse_args()
+    if args.build:
+        secs = build(args.domains, args.workspace, args.profile, args.seed)
+        print(f"built {', '.join(args.domains)} ({args.profile}, seed {args.seed}) in {secs:.0f} s")
+    reports = {}
+    for d in args.domains:
+        b = newest_bundle(args.workspace, d)
+        if b is None:
+            print(f"{d}: no bundle with reports/difficulty.json under {args.workspace} (use --build)")
+            continue
+        reports[d] = json.loads((b / "reports" / "difficulty.json").read_text(encoding="utf-8"))["summary"]
+    if not reports:
+        return
+    names = list(reports)
+    width = 40
+    print(f"{'measure':{width}} " + " ".join(f"{n:>12}" for n in names) + f"  {'all':>12}  reference / target")
+    for key, label, ref, target in ROWS:
+        vals = [reports[n].get(key) for n in names]
+        if key in ("files", "tokens"):
+            total = fmt(key, sum(v or 0 for v in vals))
+        else:
+            total = ""
+        print(f"{label:{width}} " + " ".join(f"{fmt(key, v):>12}" for v in vals) + f"  {total:>12}  {ref} / {target}")
+    for key, label, ref, target in SHAPES:
+        cells = []
+        for n in names:
+            dd = reports[n].get(key) or {}
+            cells.append(f"{dd.get('min', '-')}-{dd.get('median', '-')}-{dd.get('max', '-')}" if dd.get("n") else "-")
+        print(f"{label + ' (min-median-max)':{width}} " + " ".join(f"{c:>12}" for c in cells) +
+              f"  {'':>12}  {ref} / {target}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,508 @@
+"""The planner's second pass: what makes records hard the way real records are hard.
+
+`transforms.planner` gives every fact its authoritative carrier. This pass, a pure function of
+the same inputs, then adds (`add_roles`):
+
+- **volume and haystack**: per kind, a target number of files from the domain's size
+  (`volume_targets`); most of them carry no fact at all (routine traffic the renderers draw
+  from the seed database), and each file gets a `size` (messages in a thread, threads in a
+  team-chat capture, agenda items of a meeting, rows of an export);
+- **multi-hop routes** (`Route`): a share of the value facts is never stated whole anywhere;
+  a key file states the fact with its value given by a code of a schedule, the schedule lists
+  the code with the value and nothing that names the fact;
+- **document series**: older versions of manuals, rate sheets, memos and knowledge-base pages
+  (same title, lower version, earlier date) that still state the unchanged figures (echoes)
+  and the old figure of what changed (superseded, resolved by version);
+- **echoes and partial mentions**: the current value restated in conversations, or stated
+  without its condition;
+- **cases**: the rule applied to a customer's record in ledgers, ticket exports and chats;
+- **superseded chains**: a proposal and an older value in files dated before every current
+  mention of the fact (resolved by date), and an agent's unhedged wrong figure against an
+  owner-approved carrier (resolved by authority);
+- **contested facts**: a few facts get a conflicting, authoritative-looking record dated like
+  the carrier, with no resolution (recorded in the plan; task packs resolve them through the
+  client).
+
+Wrong values in the file that carries the fact are stated plainly and corrected later in the
+file ("correction"); only stray beliefs in files that do not carry the fact are hedged.
+Dates are chosen so that every resolution holds: a superseded or proposed value lives in a
+file dated before every file that states the current value.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import math
+import random
+import re
+from collections import defaultdict
+from typing import TYPE_CHECKING, Callable, Optional
+
+from facts.models import Fact, Slot, SlotType
+
+from . import registry
+from .base import ArtifactSpec, Distractor, FactMention, Hop, Route
+from .realise import voiceable
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .planner import PlanConfig
+
+# Share of a domain's files per kind (the reference corpus: about 55% conversational, a
+# quarter visuals, a few per cent recordings, documents and tables). Media kinds are capped
+# (`MEDIA_CAPS`): OCR and speech recognition cost seconds a file.
+KIND_SHARE = {
+    "conversations/chat_transcript": 0.33, "conversations/email_thread": 0.22, "conversations/team_chat": 0.008,
+    "conversations/meeting_transcript": 0.03, "documents/kb_article": 0.05, "documents/memo": 0.03,
+    "documents/pdf_manual": 0.012, "tables/case_ledger": 0.02, "tables/rate_sheet": 0.012,
+    "tables/ticket_export": 0.025, "visuals/web_screenshot": 0.05, "visuals/app_screenshot": 0.05,
+    "visuals/flowchart": 0.02, "visuals/slide_deck": 0.03, "recordings/call_audio": 0.02,
+    "recordings/voicemail": 0.012, "recordings/screen_recording": 0.008,
+}
+DEFAULT_SHARE = 0.02
+MEDIA_CAPS = {"png": 40, "wav": 10, "mp4": 4}  # files per kind at most
+MIN_FILES = {"conversations/team_chat": 2}
+CONVERSATIONAL = {"conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
+                  "conversations/meeting_transcript", "recordings/call_audio", "recordings/voicemail"}
+# Where each role can live.
+ECHO_KINDS = ["conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
+              "conversations/meeting_transcript", "documents/kb_article", "visuals/slide_deck"]
+PARTIAL_KINDS = ["conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
+                 "conversations/meeting_transcript"]
+CASE_KINDS = ["tables/case_ledger", "tables/ticket_export", "conversations/chat_transcript"]
+# Files whose record date is printed in the text (so "dated before" can be proven).
+DATED_KINDS = ["conversations/email_thread", "conversations/team_chat", "conversations/chat_transcript",
+               "documents/memo", "tables/case_ledger", "tables/ticket_export"]
+# Kinds whose files show their own date (a chain resolved by date needs one of them to state
+# the current value).
+VISIBLE_DATE_KINDS = set(DATED_KINDS) | {"documents/kb_article", "documents/pdf_manual", "tables/rate_sheet"}
+SERIES_KINDS = ["documents/pdf_manual", "tables/rate_sheet", "documents/memo"]
+KEY_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]
+TABLE_KINDS = ["tables/rate_sheet", "documents/pdf_manual"]
+APPROVED_KINDS = {"documents/pdf_manual", "documents/memo"}  # carriers that show an owner's approval
+SIZES: dict[str, tuple[int, int, int]] = {  # kind -> (min, typical, max) of `size`
+    "conversations/email_thread": (5, 9, 25), "conversations/team_chat": (45, 52, 70),
+    "conversations/meeting_transcript": (10, 14, 25), "conversations/chat_transcript": (8, 14, 30),
+    "tables/case_ledger": (200, 500, 1200), "tables/ticket_export": (40, 80, 150),
+}
+ROUTE_SHARE = 0.18
+CHAIN_SHARE = 0.6
+PROPOSAL_SHARE = 0.5
+AUTHORITY_SHARE = 0.1
+ECHO_MEAN = 1.35
+ECHO_ROOM = 0.7  # share of the fact-bearing conversation budget echoes, partials and cases may use
+PARTIAL_SHARE = 0.3
+CASE_SHARE = 0.35
+CONTESTED = 2
+FACT_BEARING_CONVERSATION_MAX = 0.38
+NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+_CELL = re.compile(r"^(?P<row>.+?) \u2014 (?P<col>.+?): (?P<val>.+?)\.?$")
+
+
+def value_slot(f: Fact) -> Optional[Slot]:
+    for s in f.slots:
+        if s.type in NUMERIC and isinstance(s.value, (int, float)):
+            return s
+    return None
+
+
+def cell_parts(f: Fact) -> Optional[tuple[str, str]]:
+    m = _CELL.match(f.statement)
+    return (m["row"].strip(), m["col"].strip()) if m else None
+
+
+def volume_targets(n_facts: int, kinds: list[type], volume: float) -> dict[str, int]:
+    """Files per enabled kind: about 26 * n^0.55 in all (airline's 152 facts: about 410), split
+    by `KIND_SHARE` over the enabled kinds, media kinds capped."""
+    total = volume * 26 * max(n_facts, 1) ** 0.55
+    shares = {k.key(): KIND_SHARE.get(k.key(), DEFAULT_SHARE) for k in kinds}
+    norm = sum(shares.values()) or 1.0
+    out = {}
+    for k in kinds:
+        n = int(round(total * shares[k.key()] / norm))
+        cap = MEDIA_CAPS.get(k.modality)
+        if cap is not None:
+            n = min(n, max(1, int(round(cap * min(1.0, volume * 2)))))
+        out[k.key()] = max(n, MIN_FILES.get(k.key(), 1))
+    return out
+
+
+def draw_size(kind: str, rng: random.Random) -> Optional[int]:
+    """A file's amount of routine traffic: log-normal around the typical value, clipped."""
+    if kind not in SIZES:
+        return None
+    lo, mid, hi = SIZES[kind]
+    v = int(round(math.exp(rng.gauss(math.log(mid), 0.45))))
+    return max(lo, min(hi, v))
+
+
+HOST_CAP = {"conversations/team_chat": 12, "conversations/meeting_transcript": 6, "documents/kb_article": 8,
+            "documents/memo": 6, "tables/case_ledger": 30, "tables/ticket_export": 10}
+ECHO_WEIGHTS = {"conversations/chat_transcript": 0.4, "conversations/email_thread": 0.3,
+                "conversations/team_chat": 0.1, "conversations/meeting_transcript": 0.08, "documents/kb_article": 0.08,
+                "visuals/slide_deck": 0.04}
+
+
+class _Builder:
+    """Mutable plan under construction (artifacts are appended; ids are given at the end), with
+    the indexes the passes need: the days each fact is stated on, and per kind the files that
+    can host one more mention."""
+
+    def __init__(self, specs: list[ArtifactSpec], kinds: list[type], seed: int, start: dt.date, end: dt.date,
+                 make: Callable[[type, dt.date, bool], ArtifactSpec], targets: dict[str, int]):
+        self.specs = specs
+        self.kinds = {k.key(): k for k in kinds}
+        self.seed = seed
+        self.start, self.end = start, end
+        self.make = make
+        self.targets = targets
+        self.count: dict[str, int] = defaultdict(int)
+        self.stated: dict[str, list[tuple[dt.date, ArtifactSpec]]] = defaultdict(list)
+        self.open: dict[str, list[ArtifactSpec]] = defaultdict(list)
+        self.old_until: dict[str, dt.date] = {}  # fact -> the latest date an old figure of it is stated
+        self.banned: dict[str, set] = {}  # fact -> values no wrong figure may take (a variant's base values)
+        for s in specs:
+            self.count[s.kind] += 1
+            for m in s.facts:
+                self.stated[m.fact_id].append((self.day(s), s))
+            if s.facts and not s.series and not s.routes:
+                self.open[s.kind].append(s)
+
+    def has(self, kind: str) -> bool:
+        return kind in self.kinds
+
+    def full(self, kind: str) -> bool:
+        """Media kinds never grow past their volume target (OCR and ASR cost seconds a file)."""
+        return self.kinds[kind].modality in MEDIA_CAPS and self.count[kind] >= self.targets.get(kind, 0)
+
+    def new(self, kind: str, day: dt.date, noise: bool = False) -> ArtifactSpec:
+        spec = self.make(self.kinds[kind], day, noise)
+        self.specs.append(spec)
+        self.count[kind] += 1
+        return spec
+
+    def add(self, spec: ArtifactSpec, m: FactMention) -> None:
+        spec.facts.append(m)
+        self.stated[m.fact_id].append((self.day(spec), spec))
+        self._open(spec)
+
+    def add_wrong(self, spec: ArtifactSpec, d: Distractor) -> None:
+        spec.distractors.append(d)
+        self._open(spec)
+
+    def _open(self, spec: ArtifactSpec) -> None:
+        if not spec.series and not spec.routes and all(s is not spec for s in self.open[spec.kind][-64:]):
+            self.open[spec.kind].append(spec)
+
+    def by_kind(self, kind: str) -> list[ArtifactSpec]:
+        return [s for s in self.specs if s.kind == kind]
+
+    @staticmethod
+    def day(spec: ArtifactSpec) -> dt.date:
+        return dt.date.fromisoformat(spec.date)
+
+    def first_day(self, fact_id: str) -> Optional[dt.date]:
+        days = [d for d, _ in self.stated.get(fact_id, ())]
+        return min(days) if days else None
+
+
+def add_roles(specs: list[ArtifactSpec], facts: list[Fact], kinds: list[type], config: "PlanConfig",
+              rng: random.Random, start: dt.date, end: dt.date, routed: set[str],
+              make: Callable[[type, dt.date, bool], ArtifactSpec], voiced: Callable[[Fact], str],
+              banned: Optional[dict[str, set]] = None) -> tuple[list[Route], list[str]]:
+    """Extend the carriers' `specs` in place with every role above; returns (routes,
+    contested fact ids). `routed`: the facts the carrier pass left to routes. `make(kind, day,
+    noise)` creates an artifact (the planner gives ids); `voiced(fact)` picks a rendition."""
+    targets = volume_targets(len(facts), kinds, config.volume)
+    b = _Builder(specs, kinds, rng.randrange(1 << 30), start, end, make, targets)
+    b.banned = banned or {}
+    by_id = {f.id: f for f in facts}
+    routes = _routes(b, [by_id[i] for i in sorted(routed) if i in by_id], rng)
+    _series(b, by_id, rng, config)
+    _echoes(b, facts, routed, rng, voiced, config)
+    _chains(b, facts, routed, rng, config)
+    contested = _contested(b, facts, routed, rng)
+    _fill(b, targets, rng)
+    return routes, contested
+
+
+# --- routes ------------------------------------------------------------------------------------
+def choose_routed(facts: list[Fact], rng: random.Random, kinds: list[type], share: float = ROUTE_SHARE) -> set[str]:
+    """The value facts that will only be recoverable by combining two files (a seeded share,
+    at least `share` of the value facts; none without a key kind and a table kind)."""
+    keys = {k.key() for k in kinds}
+    if not (set(KEY_KINDS) & keys) or not (set(TABLE_KINDS) & keys):
+        return set()
+    cands = [f for f in facts if value_slot(f) is not None and f.kind.value != "procedure_step"]
+    n = int(math.ceil(len([f for f in facts if value_slot(f) is not None]) * share))
+    if not cands or n == 0:
+        return set()
+    rows: dict[str, list[Fact]] = defaultdict(list)
+    singles = []
+    for f in cands:
+        cp = cell_parts(f)
+        (rows[cp[0]].append(f) if cp else singles.append(f))
+    # Catalog rows go whole (a product priced under one schedule code), prose facts one by one.
+    pool: list[list[Fact]] = [v for _, v in sorted(rows.items())] + [[f] for f in singles]
+    rng.shuffle(pool)
+    out: set[str] = set()
+    for group in pool:
+        if len(out) >= n:
+            break
+        out |= {f.id for f in group}
+    return out
+
+
+def _routes(b: _Builder, routed: list[Fact], rng: random.Random) -> list[Route]:
+    if not routed:
+        return []
+    table_kind = next(k for k in TABLE_KINDS if b.has(k))
+    key_kinds = [k for k in KEY_KINDS if b.has(k)]
+    # one schedule file holds every route's table row; it is dated like the key files
+    day = b.end - dt.timedelta(days=rng.randint(5, 40))
+    table = b.new(table_kind, day)
+    table.title = "Schedule of charges and limits"
+    routes: list[Route] = []
+    codes: dict[str, str] = {}
+    prefix = "SC"
+    keys_by_kind: dict[str, list[ArtifactSpec]] = defaultdict(list)
+    for n, f in enumerate(sorted(routed, key=lambda f: (f.section, f.source.start_line))):
+        cp = cell_parts(f)
+        if cp:
+            group = cp[0]
+            label = cp[1]
+        else:
+            group = f.id
+            label = ""
+        if group not in codes:
+            codes[group] = f"{prefix}-{len(codes) + 101}"
+        kind = key_kinds[n % len(key_kinds)]
+        pool = [s for s in keys_by_kind[kind] if len(s.facts) < min(12, registry.get(kind).max_facts)]
+        key = pool[-1] if pool else None
+        if key is None:
+            key = b.new(kind, b.end - dt.timedelta(days=rng.randint(2, 30)))
+            key.title = " / ".join(f.section) if f.section else ""
+            keys_by_kind[kind].append(key)
+        rid = f"route-{n + 1:04d}"
+        route = Route(id=rid, fact_id=f.id, code=codes[group], label=label,
+                      schedule=table.title, hops=[Hop(artifact_id="", part="key"), Hop(artifact_id="", part="table")])
+        key.routes.append(route)
+        table.routes.append(route)
+        b.add(key, FactMention(fact_id=f.id, role="hop", route=rid, part="key"))
+        b.add(table, FactMention(fact_id=f.id, role="hop", route=rid, part="table"))
+        routes.append(route)
+    return routes
+
+
+def fix_route_hops(routes: list[Route], specs: list[ArtifactSpec]) -> list[Route]:
+    """Fill each route's hops with the final artifact ids (after ids are assigned)."""
+    where: dict[tuple[str, str], str] = {}
+    for s in specs:
+        for m in s.facts:
+            if m.role == "hop" and m.route:
+                where[(m.route, m.part or "")] = s.id
+    out = []
+    for r in routes:
+        hops = [Hop(artifact_id=where[(r.id, "key")], part="key"), Hop(artifact_id=where[(r.id, "table")], part="table")]
+        out.append(r.model_copy(update={"hops": hops}))
+    return out
+
+
+# --- document series ------------------------------------------------------------------------------
+def _series(b: _Builder, by_id: dict[str, Fact], rng: random.Random, config: "PlanConfig") -> None:
+    """Older versions of some carrier documents: same title, version 1 (the carrier becomes
+    version 2), dated 30 to 150 days earlier; unchanged figures as echoes, a share of the value
+    facts with their old figure (superseded, resolved by version)."""
+    for kind in SERIES_KINDS:
+        if not b.has(kind):
+            continue
+        for spec in list(b.by_kind(kind)):
+            if spec.noise or spec.series or not spec.facts or rng.random() > 0.6:
+                continue
+            plan: list[tuple[FactMention, Fact, Optional[Slot], Optional[str]]] = []
+            for m in spec.facts:
+                if m.role != "carrier":
+                    continue
+                f = by_id[m.fact_id]
+                slot = value_slot(f)
+                wv = wrong_for(f, slot, rng, b.banned) if slot is not None and rng.random() < CHAIN_SHARE else None
+                plan.append((m, f, slot, wv))
+            # the old version predates every file that states a changed figure as it is now
+            day = b.day(spec) - dt.timedelta(days=rng.randint(30, 150))
+            for _m, f, _s, wv in plan:
+                if wv is not None:
+                    day = min(day, (b.first_day(f.id) or b.end) - dt.timedelta(days=rng.randint(10, 40)))
+            spec.series = spec.title or spec.id
+            spec.version = 2
+            old = b.new(kind, day)
+            old.title, old.series, old.version = spec.title, spec.series, 1
+            for m, f, slot, wv in plan:
+                if wv is not None:
+                    b.add_wrong(old, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="superseded",
+                                                date=old.date, resolution="version"))
+                    b.old_until[f.id] = max(b.old_until.get(f.id, day), day)
+                else:
+                    b.add(old, FactMention(fact_id=f.id, rendition=m.rendition, role="echo"))
+
+
+def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str, set]] = None) -> Optional[str]:
+    """A plausible wrong figure for the fact's slot: never its own value, nor a value in
+    `banned[fact id]` (for a variant: the base domain's value, which must not reach its files)."""
+    from .planner import _same_value, wrong_value  # noqa: PLC0415
+
+    wv = wrong_value(slot, rng)
+    if wv is None or _same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot):
+        return None
+    return wv
+
+
+# --- echoes, partials, cases ------------------------------------------------------------------------
+def _conversation_room(b: _Builder) -> int:
+    conv = [k for k in CONVERSATIONAL if b.has(k)]
+    total = sum(b.targets.get(k, 0) for k in conv)
+    bearing = sum(1 for s in b.specs if s.kind in conv and (s.facts or s.distractors))
+    return int(total * FACT_BEARING_CONVERSATION_MAX) - bearing
+
+
+def _pick_kind(kinds: list[str], rng: random.Random, weights: Optional[dict[str, float]] = None) -> str:
+    w = [(weights or {}).get(k, 1.0) for k in kinds]
+    return rng.choices(kinds, weights=w)[0]
+
+
+def _host(b: _Builder, kinds: list[str], rng: random.Random, day_range: tuple[dt.date, dt.date], room: list[int],
+          cap: int = 3, weights: Optional[dict[str, float]] = None, avoid: str = "") -> Optional[ArtifactSpec]:
+    """A file of one of `kinds` dated inside `day_range` to hold one more mention (of fact
+    `avoid`, which it must not already name): an existing fact-bearing one with space, else
+    (while the conversational budget `room` lasts and media kinds stay under their volume) a
+    new one."""
+    kinds = [k for k in kinds if b.has(k)]
+    if not kinds:
+        return None
+    lo, hi = day_range
+    kind = _pick_kind(kinds, rng, weights)
+    limit = min(HOST_CAP.get(kind, cap), registry.get(kind).max_facts)
+    existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi and len(s.facts) + len(s.distractors) < limit
+                and avoid not in s.mentioned_ids]
+    conversational = kind in CONVERSATIONAL
+    blocked = b.full(kind) or (conversational and room[0] <= 0)
+    if existing and (blocked or rng.random() < 0.55 or kind in HOST_CAP):
+        return rng.choice(existing)
+    if blocked:
+        return None
+    if conversational:
+        room[0] -= 1
+    span = max((hi - lo).days, 0)
+    return b.new(kind, lo + dt.timedelta(days=rng.randint(0, span)))
+
+
+def _echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random, voiced: Callable[[Fact], str],
+            config: "PlanConfig") -> None:
+    room = [int(_conversation_room(b) * ECHO_ROOM)]
+    for f in facts:
+        if f.id in routed:
+            continue
+        first = b.first_day(f.id) or b.end
+        lo = max(b.start, first - dt.timedelta(days=20))
+        if f.id in b.old_until:  # restated only after its old figure was last stated
+            lo = max(lo, b.old_until[f.id] + dt.timedelta(days=1))
+        window = (lo, max(lo, b.end))
+        n = int(ECHO_MEAN) + (1 if rng.random() < ECHO_MEAN - int(ECHO_MEAN) else 0)
+        for _ in range(n):
+            host = _host(b, ECHO_KINDS, rng, window, room, weights=ECHO_WEIGHTS, avoid=f.id)
+            if host is not None:
+                # an echo is someone's own words: voiced wherever the realiser can voice the fact
+                b.add(host, FactMention(fact_id=f.id, role="echo",
+                                        rendition="voiced" if b.kinds[host.kind].voices and voiceable(f) else "canonical"))
+        slot = value_slot(f)
+        if f.conditions and slot is not None and rng.random() < PARTIAL_SHARE:
+            host = _host(b, PARTIAL_KINDS, rng, window, room, weights=ECHO_WEIGHTS, avoid=f.id)
+            if host is not None:
+                # a catalog cell's partial mention names its column, a label no wording changes
+                b.add(host, FactMention(fact_id=f.id, rendition="canonical" if cell_parts(f) else "voiced",
+                                        role="partial"))
+        if slot is not None and slot.type in (SlotType.money, SlotType.duration) and rng.random() < CASE_SHARE:
+            host = _host(b, CASE_KINDS, rng, window, room, cap=12,
+                         weights={"tables/case_ledger": 0.45, "tables/ticket_export": 0.35,
+                                  "conversations/chat_transcript": 0.2}, avoid=f.id)
+            if host is not None:
+                b.add(host, FactMention(fact_id=f.id, rendition="canonical", role="case"))
+
+
+# --- chains ---------------------------------------------------------------------------------------------
+def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random, config: "PlanConfig") -> None:
+    """Superseded and proposed values in files dated before every current mention of the fact
+    (resolution: date); an agent's wrong figure after an owner-approved carrier (authority)."""
+    room = [max(_conversation_room(b), 0) + 5]
+    versioned = {d.fact_id for s in b.specs for d in s.distractors if d.resolution == "version"}
+    for f in facts:
+        slot = value_slot(f)
+        if slot is None or f.id in routed or f.id in versioned or not b.stated.get(f.id):
+            continue
+        if not any(s.kind in VISIBLE_DATE_KINDS and any(m.fact_id == f.id and m.role in ("carrier", "echo")
+                                                        for m in s.facts) for _, s in b.stated[f.id]):
+            continue  # nothing that states the current value shows its date: no chain to resolve by date
+        first = b.first_day(f.id)
+        r = rng.random()
+        if r < CHAIN_SHARE:
+            used: set[str] = set()
+            steps = [("superseded", 7, 60)] + ([("proposal", 61, 120)] if rng.random() < PROPOSAL_SHARE else [])
+            for role, lo, hi in steps:
+                wv = wrong_for(f, slot, rng, b.banned)
+                if wv is None or wv in used:
+                    continue
+                used.add(wv)
+                day = first - dt.timedelta(days=rng.randint(lo, hi))
+                host = _host(b, DATED_KINDS, rng, (day - dt.timedelta(days=5), day), room, avoid=f.id,
+                             weights={"conversations/email_thread": 0.35, "conversations/team_chat": 0.2,
+                                      "conversations/chat_transcript": 0.2, "documents/memo": 0.1,
+                                      "tables/case_ledger": 0.08, "tables/ticket_export": 0.07})
+                if host is None:
+                    continue
+                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=host.date,
+                                             resolution="date"))
+        elif r < CHAIN_SHARE + AUTHORITY_SHARE and any(s.kind in APPROVED_KINDS and
+                                                       any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
+                                                       for _, s in b.stated[f.id]):
+            wv = wrong_for(f, slot, rng, b.banned)
+            if wv is None:
+                continue
+            host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end), room,
+                         avoid=f.id)
+            if host is not None:
+                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
+                                             resolution="authority"))
+
+
+def _contested(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> list[str]:
+    """A few value facts carried by a memo or manual get a second, equally official-looking
+    record dated within days of the carrier, stating another figure; nothing resolves it."""
+    out = []
+    docs = ("documents/memo", "documents/kb_article")
+
+    def carrier_of(f: Fact) -> Optional[ArtifactSpec]:
+        return next((s for _, s in b.stated.get(f.id, ()) if s.kind in docs and not s.series and
+                     any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)), None)
+
+    cands = [f for f in facts if value_slot(f) is not None and f.id not in routed and cell_parts(f) is None
+             and carrier_of(f) is not None]
+    rng.shuffle(cands)
+    for f in cands:
+        if len(out) >= CONTESTED:
+            break
+        carrier = carrier_of(f)
+        wv = wrong_for(f, value_slot(f), rng, b.banned) or wrong_for(f, value_slot(f), rng, b.banned)
+        if wv is None:
+            continue
+        other = b.new(carrier.kind, b.day(carrier) + dt.timedelta(days=rng.randint(-3, 3)))
+        other.title = carrier.title
+        b.add_wrong(other, Distractor(fact_id=f.id, slot=value_slot(f).name, text=wv, role="contested",
+                                            date=other.date, resolution="none"))
+        out.append(f.id)
+    return sorted(out)
+
+
+# --- volume ---------------------------------------------------------------------------------------------
+def _fill(b: _Builder, targets: dict[str, int], rng: random.Random) -> None:
+    for kind, n in targets.items():
+        have = b.count[kind]
+        for _ in range(max(0, n - have)):
+            span = max((b.end - b.start).days, 1)
+            b.new(kind, b.start + dt.timedelta(days=rng.randint(0, span)), noise=True)
