@@ -213,6 +213,7 @@ def test_llm_user_through_litellm_mock(pack):
 # --------------------------------------------------------------------------- command and imports
 
 def test_eval_command_writes_results_json(pack, tmp_path):
+    from outputs.packs.spec import load_spec
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
     p = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(pack), "--task", "_mock-records-only",
                         "--agent", "null", "--out", str(tmp_path / "o")],
@@ -221,7 +222,8 @@ def test_eval_command_writes_results_json(pack, tmp_path):
     data = json.loads((tmp_path / "o" / "results.json").read_text())
     assert set(data["summary"]) >= {"final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean",
                                     "budget", "infra_errors"}
-    assert data["summary"]["final_score"] == 0.0 and len(data["tests"]) == 4
+    n_tests = len(load_spec(ROOT / "domains/_mock/tasks/_mock-records-only.toml").spec.ids.test)
+    assert data["summary"]["final_score"] == 0.0 and len(data["tests"]) == n_tests >= 3
     report = (tmp_path / "o" / "report.html").read_text()
     assert report.count("<svg") == 3 and "final score 0.0000" in report
     assert all(t["id"] in report for t in data["tests"])

@@ -356,14 +356,16 @@ class Builder:
         for seed, group in ((spec.ids.test_seed, sel.sealed), (self.opts.seed, sel.training)):
             checks["gold_replays"] += [p for p in (d.replay(key, seed, t) for t in group) if p]
         c = spec.client
-        learnable = surf.recovered | set(c.held) | set(c.confirmable) | set(c.contested)
+        disputed = set(surf.report.get("records_contested", {}))  # the records disagree: only a client settles them
+        learnable = surf.recovered | set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled
+                                                                                              else set())
         for t in sel.sealed:
             missing = sorted(set(t.factforge.fact_ids) - learnable)
             if missing:
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
         for t in sel.training:
-            leaked = sorted(set(t.factforge.fact_ids) & (set(c.held) | set(c.contested)))
+            leaked = sorted(set(t.factforge.fact_ids) & (set(c.held) | set(c.contested) | disputed))
             if leaked:
                 checks["tests_learnable"].append(f"training {t.id} exercises client-held or contested facts "
                                                  f"{', '.join(leaked[:3])}: its gold would settle them in the kit")
@@ -570,7 +572,9 @@ class Builder:
                 "contested": [{**fact(f), "conflicting_statement": surf.edit.versions[f].statement,
                                "conflicting_values": [s.text for s in surf.edit.versions[f].slots],
                                "current_in": surf.report["contested"][f]["current_in"],
-                               "conflicting_in": surf.report["contested"][f]["conflicting_in"]} for f in c.contested]}
+                               "conflicting_in": surf.report["contested"][f]["conflicting_in"]} for f in c.contested]
+                + ([{**fact(f), **v} for f, v in sorted(surf.report.get("records_contested", {}).items())
+                    if f not in set(c.held) | set(c.confirmable) | set(c.contested)] if c.enabled else [])}
 
     @staticmethod
     def _readme(spec, company: str, n_files: int, training: list, live: list) -> str:

@@ -33,6 +33,7 @@ from audits.recoverability import prove_route
 from facts.errors import FactforgeError
 from facts.match import TextIndex, match_fact
 from facts.models import Fact, FactSet
+from facts.surface import replace_value
 from transforms import registry
 from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
@@ -207,8 +208,23 @@ class EvidenceBuilder:
                 problems.append(f"contested fact {fid}: current value in {len(current)} file(s), conflicting "
                                 f"version in {len(conflicting)}: the kit must hold both")
         # a fact the domain's records contest (two official-looking versions, nothing resolving
-        # them: plan.contested) is not learnable from the kit; only a client can settle it
+        # them: plan.contested) is not learnable from the kit; only a client can settle it (an
+        # enabled client knows the version in force: `records_contested`, in the client brief)
         surf.recovered = {f for f in where if f in self.by_id} - set(surf.plan.contested)
+        disputed: dict[str, dict] = {}
+        for fid in surf.plan.contested:
+            f = self.by_id.get(fid)
+            hosts = [(a, d) for a in surf.plan.artifacts for d in a.distractors
+                     if d.fact_id == fid and d.role == "contested"]
+            if f is None or not hosts:
+                continue
+            slot = next((s for s in f.slots if s.name == hosts[0][1].slot), f.slots[0] if f.slots else None)
+            wrong = hosts[0][1].text
+            conflicting = replace_value(f.statement, slot.text, wrong) if slot is not None else wrong
+            disputed[fid] = {"current_in": where.get(fid, []), "conflicting_in": sorted({a.path for a, _ in hosts}),
+                             "conflicting_statement": conflicting, "conflicting_values": [wrong]}
+            if not where.get(fid):
+                problems.append(f"records-contested fact {fid}: its current version is in no delivered file")
         surf.report = {
             "files_delivered": len(surf.plan.artifacts),
             "files_edited": sorted(surf.edit.edited), "files_added": sorted(surf.edit.added),
@@ -216,5 +232,6 @@ class EvidenceBuilder:
             "unrecovered": unrecovered,
             "held": {h: {"files_checked": len(surf.plan.artifacts), "present_in": presence[h]} for h in held},
             "contested": contest,
+            "records_contested": disputed,
             "problems": problems,
         }

@@ -7,9 +7,12 @@ builds each task's evidence surface (through the shared caches) and picks:
 
 - held-out ids (the `test_seed` suite) whose exercised facts are all learnable: recoverable
   from the task's kit or known to its client; the first `--live` of them in a stable
-  per-task order are live experiments, the rest are tests;
+  per-task order are live experiments, the rest are tests (a fact the domain's own records
+  contest, `plan.contested`, is known to an enabled client and learnable by no records-only
+  task);
 - training ids (the build seed's suite) whose facts are all recoverable from the kit and
-  none of them held or contested (their gold would settle what only the client knows);
+  none of them held or contested, by the task or by the records (their gold would settle
+  what only the client knows);
   the first `--training` in the same stable order.
 
 Only the `[ids]` table of each file is rewritten; the rest of the file is kept as written.
@@ -102,8 +105,9 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     seed = spec.ids.test_seed if test_seed is None else test_seed
     surf = surface_of(ls, d)
     c = spec.client
-    client_known = set(c.held) | set(c.confirmable) | set(c.contested)
-    secret = set(c.held) | set(c.contested)
+    disputed = set(surf.report.get("records_contested", {}))  # the records disagree: only a client settles them
+    client_known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
+    secret = set(c.held) | set(c.contested) | disputed
     learnable = surf.recovered | client_known
 
     def order(t):
