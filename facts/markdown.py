@@ -239,6 +239,11 @@ def parse_blocks(lines: list[str], file: str) -> list[Block]:
             out.append(blk)
             i = j
             continue
+        if not _is_para_line(line):  # a lone leading pipe ("|- text"): neither a table row nor text
+            out.append(Block("unparsed", no, no, raw=[(no, line)], reason="a line starting with a lone '|' "
+                             "(a table row needs a header and a separator line)"))
+            i += 1
+            continue
         # paragraph (block quotes are read as paragraphs)
         blk = Block("para", no, no, indent=len(line) - len(line.lstrip(" \t")))
         j = i

@@ -693,3 +693,15 @@ def test_a_file_name_with_a_newline_is_one_problem_line(bundle):
     (bundle / "evidence" / "two\nlines").write_text("x")
     r = cli_verify(bundle)
     assert r.returncode == 1 and "extra: 'evidence/two\\nlines' (not in manifest)" in r.stderr.splitlines()
+
+
+def test_a_lone_leading_pipe_is_reported_not_looped_on():
+    """Found by the property suite: a list line whose dash follows a stray '|' ("|- A customer
+    may rent...") matched no block rule, the paragraph rule consumed nothing, and the parser
+    appended empty blocks until the machine ran out of memory (21 GB)."""
+    from facts.decompose import decompose_markdown
+    text = "# P\n\n## Rentals\n\n- The security deposit is $50 per bike.\n|- A customer may rent at most 3 bikes.\n"
+    fs = decompose_markdown(text.encode(), "_mock", "policy.md")
+    assert [f.statement for f in fs.facts] == ["The security deposit is $50 per bike."]
+    (u,) = fs.unparsed
+    assert u.line == 6 and "lone '|'" in u.reason
