@@ -88,9 +88,12 @@ CHAIN_SHARE = 0.6
 PROPOSAL_SHARE = 0.5
 AUTHORITY_SHARE = 0.1
 ECHO_MEAN = 1.35
+ROW_ECHO_MEAN = 1.3  # help pages restating a catalog row whole
 ECHO_ROOM = 0.7  # share of the fact-bearing conversation budget echoes, partials and cases may use
 PARTIAL_SHARE = 0.3
 CASE_SHARE = 0.35
+# a fee charged, a period waited, a rate applied: what a case record shows of a rule
+CASE_TYPES = (SlotType.money, SlotType.duration, SlotType.percent)
 CONTESTED = 2
 FACT_BEARING_CONVERSATION_MAX = 0.38
 NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
@@ -217,6 +220,7 @@ def add_roles(specs: list[ArtifactSpec], facts: list[Fact], kinds: list[type], c
     by_id = {f.id: f for f in facts}
     routes = _routes(b, [by_id[i] for i in sorted(routed) if i in by_id], rng)
     _series(b, by_id, rng, config)
+    _row_echoes(b, facts, routed, rng)
     _echoes(b, facts, routed, rng, voiced, config)
     _chains(b, facts, routed, rng, config)
     contested = _contested(b, facts, routed, rng)
@@ -393,6 +397,41 @@ def _host(b: _Builder, kinds: list[str], rng: random.Random, day_range: tuple[dt
     return b.new(kind, lo + dt.timedelta(days=rng.randint(0, span)))
 
 
+def _row_echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> None:
+    """A catalog row is echoed whole: a help page on one product restates its terms as a small
+    table (as a bank's product pages do), so a cell shows up in more files than its rate sheet
+    or manual without a conversation quoting a table. `ROW_ECHO_MEAN` pages per row on average;
+    a page takes rows while it has room (`kb_article.max_facts`) and is dated after the row's
+    first carrier."""
+    kind = "documents/kb_article"
+    if not b.has(kind):
+        return
+    limit = registry.get(kind).max_facts
+    rows: dict[str, list[Fact]] = defaultdict(list)
+    for f in facts:
+        cp = cell_parts(f)
+        if cp is not None and f.id not in routed and f.id not in b.old_until:
+            rows[cp[0]].append(f)
+    for name in sorted(rows):
+        cells = rows[name]
+        if len(cells) > limit:
+            continue
+        firsts = [d for d in (b.first_day(f.id) for f in cells) if d is not None]
+        lo = max([b.start, *firsts])
+        n = int(ROW_ECHO_MEAN) + (1 if rng.random() < ROW_ECHO_MEAN - int(ROW_ECHO_MEAN) else 0)
+        for _ in range(n):
+            ids = {f.id for f in cells}
+            room = [s for s in b.open[kind][-200:] if not s.series and not s.routes and b.day(s) >= lo
+                    and len(s.facts) + len(cells) <= limit and not ids & set(s.mentioned_ids)]
+            if room and rng.random() < 0.5:
+                host = rng.choice(room)
+            else:
+                span = max((b.end - lo).days, 0)
+                host = b.new(kind, lo + dt.timedelta(days=rng.randint(0, span)))
+            for f in cells:
+                b.add(host, FactMention(fact_id=f.id, role="echo", rendition="canonical"))
+
+
 def _echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random, voiced: Callable[[Fact], str],
             config: "PlanConfig") -> None:
     room = [int(_conversation_room(b) * ECHO_ROOM)]
@@ -418,7 +457,7 @@ def _echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
                 # a catalog cell's partial mention names its column, a label no wording changes
                 b.add(host, FactMention(fact_id=f.id, rendition="canonical" if cell_parts(f) else "voiced",
                                         role="partial"))
-        if slot is not None and slot.type in (SlotType.money, SlotType.duration) and rng.random() < CASE_SHARE:
+        if slot is not None and slot.type in CASE_TYPES and rng.random() < CASE_SHARE:
             host = _host(b, CASE_KINDS, rng, window, room, cap=12,
                          weights={"tables/case_ledger": 0.45, "tables/ticket_export": 0.35,
                                   "conversations/chat_transcript": 0.2}, avoid=f.id)
