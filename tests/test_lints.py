@@ -150,3 +150,14 @@ def test_a_run_never_crosses_a_sentence_end():
     assert shared_runs(statement, joined) == []
     copied = "Staff verify the customer on the account before sharing or changing anything."
     assert "account before sharing or changing anything" in shared_runs(statement, copied)
+
+
+def test_runs_do_not_cross_a_heading_into_its_paragraph():
+    from audits.language import ngrams, shared_runs
+    statement = "Transfer the customer to a human agent when the request falls outside this policy."
+    page = "Transfer to a human agent\nWhen the request falls beyond this policy, staff hand the caller over."
+    assert shared_runs(statement, page) == []
+    # a sentence wrapped over two lines still joins
+    wrapped = "Staff transfer the customer to a human agent when\nthe request falls outside this policy."
+    assert shared_runs(statement, wrapped)
+    assert ("a", "human", "agent", "when", "the", "request") not in ngrams(page)
