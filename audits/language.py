@@ -154,7 +154,7 @@ def units(text: str, modality: str, running: frozenset | set = frozenset()) -> l
         lines = _eml_lines(text)
     elif modality == "text":
         lines = _chat_lines(text)
-    elif modality == "pdf":
+    elif modality in ("pdf", "scan"):  # a scan's OCR wraps lines like a PDF's text layer
         lines = _pdf_lines(text)
     else:
         lines = text.split("\n")

@@ -237,7 +237,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
         add("contradicting_replies", contradictions(body))
-    if modality in ("png", "pdf"):
+    if modality in ("png", "pdf", "scan"):
         add("duplicated_bullet", duplicated_lines(text, names=names))
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))

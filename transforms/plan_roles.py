@@ -54,11 +54,12 @@ KIND_SHARE = {
     "conversations/meeting_transcript": 0.03, "documents/kb_article": 0.05, "documents/memo": 0.03,
     "documents/pdf_manual": 0.012, "tables/case_ledger": 0.02, "tables/rate_sheet": 0.012,
     "tables/ticket_export": 0.025, "visuals/web_screenshot": 0.05, "visuals/app_screenshot": 0.05,
-    "visuals/flowchart": 0.02, "visuals/slide_deck": 0.03, "recordings/call_audio": 0.02,
+    "visuals/flowchart": 0.02, "visuals/slide_deck": 0.03, "visuals/chart": 0.03,
+    "documents/scanned_letter": 0.015, "recordings/call_audio": 0.02,
     "recordings/voicemail": 0.012, "recordings/screen_recording": 0.008,
 }
 DEFAULT_SHARE = 0.02
-MEDIA_CAPS = {"png": 40, "wav": 10, "mp4": 4}  # files per kind at most
+MEDIA_CAPS = {"png": 40, "scan": 20, "wav": 10, "mp4": 4}  # files per kind at most
 MIN_FILES = {"conversations/team_chat": 2}
 CONVERSATIONAL = {"conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
                   "conversations/meeting_transcript", "recordings/call_audio", "recordings/voicemail"}
