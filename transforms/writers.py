@@ -146,7 +146,7 @@ def fact_label(fact: Fact) -> str:
         hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
         return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
 
-    m = re.match(r"^(?:the|a|an|each|every|all|any)?\s*(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
+    m = re.match(r"^(?:(?:the|a|an|each|every|all|any)\s+)?(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
                  r"does|do|should|gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
                  fact.statement, flags=re.I)
     if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):

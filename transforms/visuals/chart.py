@@ -40,9 +40,10 @@ from typing import Optional
 
 from facts.match import matches
 from facts.models import Fact, Slot, SlotType
+from facts.surface import fmt_num
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, check_capacity, fmt_date, font_file, plan_content, spec_date
+from transforms.common import Content, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
 from ..realise import read
 from ..registry import register
 from ..situations import view
@@ -89,16 +90,34 @@ def _figure_slot(fact: Fact) -> Optional[Slot]:
 
 
 def _printed(fact: Fact, slot: Slot) -> list[str]:
-    """Ways to print the figure, best first: with the unit noun the statement puts after it
-    ("5 bags", "50 lb"), then the slot's own text."""
+    """Ways to print the figure, best first: in digits (a dashboard writes "3", not "three"),
+    with the unit noun the statement puts after it ("5 bags", "50 lb"), then the slot's own
+    text."""
     out = []
     i = fact.statement.find(slot.text)
+    digits = fmt_num(slot.value) if slot.type == SlotType.count and slot.text.isalpha() else slot.text
     if i >= 0 and slot.type == SlotType.count and not slot.unit:
         m = _UNIT_WORD.match(fact.statement[i + len(slot.text):])
         if m:
-            out.append(f"{slot.text} {m.group(1)}")
-    out.append(slot.text)
-    return out
+            out += [f"{digits} {m.group(1)}", f"{slot.text} {m.group(1)}"]
+    out += [digits, slot.text]
+    return list(dict.fromkeys(out))
+
+
+_HEAD = re.compile(r"^(?:(?:the|a|an|each|every|all|any)\s+)?(.+?)\s+(?:is|are|must|may|can|will|requires?|gets?|"
+                   r"receives?|costs?|lasts?|includes?|has|have)\b", re.I)
+
+
+def _head(statement: str) -> str:
+    """The statement's subject when it is a short name ("Voyager status", "A passenger"), else
+    ""."""
+    m = _HEAD.match(statement)
+    if not m:
+        return ""
+    head = m.group(1).strip(" ,")
+    if len(head.split()) > 4 or re.search(r"[,;:]|\d", head):
+        return ""
+    return head[:1].upper() + head[1:]
 
 
 @lru_cache(maxsize=8192)
@@ -119,6 +138,14 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
                 return Figure(fact.id, "cell", section or col, row, col, printed, float(slot.value), measure)
         return None
     label = fact_label(fact)
+    head = _head(fact.statement)
+    conds = [c for c in condition_values(fact) if c.lower() not in label.lower()]
+    if label and conds:  # what the figure is for, as the writer's bullets say it
+        label = f"{label} ({', '.join(conds)})"
+    elif label and head and not set(head.lower().split()) <= set(label.lower().split()):
+        # the statement's subject names what the figure is for ("Voyager status"): the label
+        # alone ("qualifying miles in a calendar year") would be the same for every tier
+        label = f"{head} \u2014 {label[:1].lower() + label[1:] if not label[:2].isupper() else label}"
     words = label.split()
     if not label or len(words) < 3 or len(words) > 9 or words[0].lower() in _PREPOSITIONS \
             or words[-1].lower() in _PREPOSITIONS | {"a", "an", "the", "receives", "gets", "is", "are"}:
@@ -129,7 +156,8 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
     return None
 
 
-_PREPOSITIONS = {"for", "of", "to", "in", "on", "at", "by", "with", "from", "before", "after", "within", "when", "if"}
+_PREPOSITIONS = {"for", "of", "to", "in", "on", "at", "by", "with", "from", "before", "after", "within", "when", "if",
+                 "ago", "and", "or", "than"}
 
 
 def figure(fact: Fact) -> Optional[Figure]:
@@ -342,7 +370,7 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
     notes = [h.text for h in content.hedges if h.distractor.role == "superseded"]
     board = rng.choice(_BOARDS)
     if spec.title and not spec.noise:
-        board = f"{spec.title.split(' / ')[-1]} \u2014 {board.lower()}"
+        board = f"{spec.title.split(' / ')[-1]} \u2014 {board[:1].lower() + board[1:]}"
 
     # KPI tiles: the facts' first, routine ones to fill the row of four
     tile_specs: list[tuple[str, str, bool]] = [(t.row, t.value, True) for t in tiles]
