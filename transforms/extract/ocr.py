@@ -88,12 +88,15 @@ def strip_marks(image, size: int = 11, level: int = 215):
     return Image.fromarray(out, mode="L")
 
 
-def _gutters(strip, tol: int, min_gap: int) -> list[tuple[int, int]]:
-    """Spans [a, b) of the rows of `strip` between runs of at least `min_gap` uniform rows (a
-    row is uniform when its lightest and darkest pixels differ by at most `tol`)."""
-    uniform = (strip.max(axis=1).astype(int) - strip.min(axis=1).astype(int)) <= tol
+def _gutters(strip, tol: int, min_gap: int, bg: int) -> list[tuple[int, int]]:
+    """Spans [a, b) of the rows of `strip` between runs of at least `min_gap` gutter rows (a
+    row all of the background shade `bg`, within `tol`)."""
+    import numpy as np  # noqa: PLC0415
+
+    lo, hi = strip.min(axis=1).astype(int), strip.max(axis=1).astype(int)
+    gutter = (hi - lo <= tol) & (np.abs(lo - bg) <= tol)
     spans, start, run = [], None, 0
-    for i, u in enumerate(uniform):
+    for i, u in enumerate(gutter):
         if u:
             run += 1
             if start is not None and run >= min_gap:
@@ -104,21 +107,24 @@ def _gutters(strip, tol: int, min_gap: int) -> list[tuple[int, int]]:
                 start = i
             run = 0
     if start is not None:
-        spans.append((start, len(uniform) - run if run else len(uniform)))
+        spans.append((start, len(gutter) - run if run else len(gutter)))
     return spans
 
 
 def panels(image, tol: int = 4, min_gap: int = 14) -> list[tuple[int, int, int, int]]:
     """Boxes (left, top, right, bottom) of the panels of a dashboard-like picture, in reading
-    order: bands between full-width gutters of one colour (an XY cut), then each band's
-    panels between its full-height gutters."""
+    order: bands between full-width gutters of the page's own shade (the commonest shade of
+    its outer frame), then each band's panels between its full-height gutters (an XY cut).
+    White space inside a panel (between a table's columns) is not a gutter."""
     import numpy as np  # noqa: PLC0415
 
     g = np.asarray(image.convert("L"))
+    frame = np.concatenate([g[:4].ravel(), g[-4:].ravel(), g[:, :4].ravel(), g[:, -4:].ravel()])
+    bg = int(np.bincount(frame).argmax())
     out = []
-    for top, bottom in _gutters(g, tol, min_gap):
+    for top, bottom in _gutters(g, tol, min_gap, bg):
         band = g[top:bottom]
-        for left, right in _gutters(band.T, tol, min_gap + 8):  # wider: not the gap between two words
+        for left, right in _gutters(band.T, tol, min_gap + 8, bg):  # wider: not the gap between two words
             out.append((left, top, right, bottom))
     return out
 
@@ -174,16 +180,29 @@ def ocr_pages(images: list, psm: int = 6) -> list[list[tuple[int, int, int, int,
     return pages
 
 
-def ocr_layout(path: str | Path, psm: int = 4, scale: float = 1.5, min_conf: float = 30.0,
+def merge_words(first: list, second: list) -> list:
+    """Words of two readings of one picture: all of `first`, and each word of `second` whose box
+    overlaps none of them (what the first reading missed)."""
+    def overlaps(a, b) -> bool:
+        ix = min(a[0] + a[2], b[0] + b[2]) - max(a[0], b[0])
+        iy = min(a[1] + a[3], b[1] + b[3]) - max(a[1], b[1])
+        return ix > 0 and iy > 0 and ix * iy >= 0.2 * min(a[2] * a[3], b[2] * b[3])
+
+    return list(first) + [w for w in second if not any(overlaps(w, f) for f in first)]
+
+
+def ocr_layout(path: str | Path, psms: tuple[int, ...] = (4, 6), scale: float = 1.5, min_conf: float = 30.0,
                marks: bool = True) -> str:
     """OCR of a dashboard-like picture (tick labels, figures on bars, table cells, tiles side
     by side): solid marks removed first (`strip_marks`, when `marks`); each panel found by an
     XY cut (`panels`) is read on its own, in reading order, so text of panels side by side
-    never shares a line; tesseract reads a panel as one column of text of varying sizes (psm
-    4: a tile's caption and big figure; the sparse mode 11 drops lone digits, and psm 6 the big
-    figure under a small caption) and `layout_lines` writes its lines, a wide gap between two words
-    as " | ". Upscaled by `scale` (small labels read better); words read with a confidence
-    under `min_conf` (a stroke of a chart taken for letters) are left out."""
+    never shares a line. Each panel is read in each page segmentation mode of `psms` and the
+    readings merged (`merge_words`): psm 4 (a column of text of varying sizes) reads a tile's
+    big figure under its small caption but drops a table's far column; psm 6 (one uniform
+    block) reads tables and lone digits but loses the big figure; the sparse mode 11 drops lone
+    digits. `layout_lines` writes the lines, a wide gap between two words as " | ". Upscaled by
+    `scale` (small labels read better); words read with a confidence under `min_conf` (a
+    stroke of a chart taken for letters) are left out."""
     from PIL import Image  # noqa: PLC0415
 
     with Image.open(path) as im:
@@ -198,9 +217,13 @@ def ocr_layout(path: str | Path, psm: int = 4, scale: float = 1.5, min_conf: flo
         page = Image.new("L", (c.width + 40, c.height + 40), 255)
         page.paste(c, (20, 20))
         crops.append(page)
+    readings = [ocr_pages(crops, psm=psm) for psm in psms]
     out = []
-    for words in ocr_pages(crops, psm=psm):
-        text = layout_lines([w[:5] for w in words if w[5] >= min_conf])
+    for i in range(len(crops)):
+        words: list = []
+        for reading in readings:
+            words = merge_words(words, [w[:5] for w in reading[i] if w[5] >= min_conf])
+        text = layout_lines(words)
         if text:
             out.append(text)
     return "\n".join(out)

@@ -51,7 +51,7 @@ from ..writers import fact_label
 from ._canvas import brand_colors, save_png
 
 DPI = 100
-PSM = 4  # tesseract page segmentation for one panel: a column of text of varying sizes
+PSMS = (4, 6)  # tesseract page segmentations each panel is read in (transforms.extract.ocr.ocr_layout)
 W = 1600  # px
 _FIGURE_TYPES = (SlotType.money, SlotType.percent, SlotType.duration, SlotType.count)
 _BOARDS = ["Service dashboard", "Operations overview", "Weekly service report", "Customer operations",
@@ -194,7 +194,18 @@ class Chart(Transformer):
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         from transforms.extract.ocr import ocr_layout  # noqa: PLC0415
 
-        return Extraction(text=ocr_layout(path, psm=PSM), extractor=f"ocr-tesseract-psm{PSM}-layout")
+        return Extraction(text=_zeros(ocr_layout(path, psms=PSMS)),
+                          extractor="ocr-tesseract-panels-psm" + "+".join(map(str, PSMS)))
+
+
+# A capital O standing alone before a unit word or a per cent sign, or after a currency sign, is
+# the digit zero in a figure (DejaVu Sans Bold draws them alike: "O passes", "$O"); a label or a
+# figure on a dashboard never reads that way in English.
+_ZERO = re.compile(r"(?<![\w.,'])O(?=(?:\.\d+)?%|\s+[a-z]{2,}\b)|(?<=[$\u20ac\u00a3])O(?![\w])")
+
+
+def _zeros(text: str) -> str:
+    return _ZERO.sub("0", text)
 
 
 # --- drawing ---------------------------------------------------------------------------------
@@ -242,7 +253,12 @@ def _fact_panels(content: Content) -> tuple[list[Figure], list[_Panel]]:
             singles.setdefault((fig.group, fig.measure), []).append(fig)
     for group, figs in cells.items():
         rows = list(dict.fromkeys(f.row for f in figs))
-        panels.append(_Panel("cells", group, max(380, 150 + 48 * len(rows)), figs))
+        cols = list(dict.fromkeys(f.col for f in figs))
+        if len({f.measure for f in figs}) == 1 and len(cols) <= 5:
+            panels.append(_Panel("cells", group, max(380, 150 + 48 * len(rows)), figs))
+        else:  # products with attributes of several kinds: attributes down the side
+            blocks = -(-len(cols) // BLOCK)
+            panels.append(_Panel("catalog", group, max(380, 110 + 42 * len(cols) + 60 * blocks), figs))
     for (group, measure), figs in singles.items():
         if len(figs) == 1:
             tiles.append(figs[0])
@@ -350,6 +366,7 @@ _RC = {
     "xtick.labelsize": 13, "ytick.labelsize": 13,
 }
 M = 36    # outer margin, px
+BLOCK = 5  # lines of a catalog table under one header of product names
 GAP = 28  # between rows of panels
 
 
@@ -412,15 +429,18 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
         b.rect(x, ty, 6, tile_h, dark if is_fact else "#b8c2d1", z=1)
         for j, ln in enumerate(_wrap(cap, 30)[:2]):
             b.text(x + 24, ty + 16 + j * 24, ln, 15, False, MUTED)
-        b.text(x + 24, ty + tile_h - 18, val, 32, True, INK, va="bottom")
+        b.text(x + 24, ty + tile_h - 18, val, _fit(val, tw - 48, 32, 18), True, INK, va="bottom")
     y += tile_rows * (tile_h + GAP)
 
     # fact panels, full width
     for p in fact_panels:
-        b.card(M, y, W - 2 * M, p.height)
-        b.text(M + 24, y + 18, p.title + _unit_note(p), 18, True)
+        if p.kind not in ("cells", "catalog"):  # those draw a chart card and a table card
+            b.card(M, y, W - 2 * M, p.height)
+            b.text(M + 24, y + 18, p.title + _unit_note(p), 18, True)
         if p.kind == "cells":
             _cells(b, p, y, dark)
+        elif p.kind == "catalog":
+            _catalog(b, p, y, dark)
         elif p.kind == "bars":
             _hbars(b, p, y, dark)
         else:
@@ -444,6 +464,18 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
     b.text(M, H - 34, f"Internal  |  {brand.company} service reporting", 12, False, MUTED, va="center")
     b.text(W - M, H - 34, "Page 1 of 1", 12, False, MUTED, ha="right", va="center")
     return b.image()
+
+
+def _fit(text: str, room_px: float, size: float, smallest: float) -> float:
+    """The largest font size from `size` down to `smallest` points at which `text` (bold) fits
+    in `room_px`."""
+    from PIL import ImageFont  # noqa: PLC0415
+
+    while size > smallest:
+        if ImageFont.truetype(font_file("sans", True), int(size * DPI / 72)).getlength(text) <= room_px:
+            break
+        size -= 2
+    return size
 
 
 def _unit_note(p: _Panel) -> str:
@@ -486,7 +518,10 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
     at = {(f.row, f.col): f for f in p.figures}
     colors = _palette(dark, len(cols))
     chart_w = (W - 2 * M) * 0.56
-    ax = b.axes(M + 40, y + 100, chart_w - 60, p.height - 150)
+    b.card(M, y, chart_w - 12, p.height)
+    b.text(M + 24, y + 18, p.title + _unit_note(p), 18, True)
+    b.card(M + chart_w + 12, y, W - 2 * M - chart_w - 12, p.height)
+    ax = b.axes(M + 40, y + 100, chart_w - 80, p.height - 150)
     _style(ax)
     n = len(cols)
     width = 0.8 / max(n, 1)
@@ -514,9 +549,9 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
         b.rect(lx, y + 62, 14, 14, colors[j], z=1)
         b.text(lx + 22, y + 60, c, 13)
         lx += 44 + 8.5 * len(c)
-    # the table
-    tx0 = M + chart_w + 10
-    tw = (W - 2 * M) - chart_w - 40
+    # the table, in a card of its own (read on its own: its rows never share a line with the bars)
+    tx0 = M + chart_w + 30
+    tw = (W - 2 * M) - chart_w - 54
     first_w = min(tw * 0.45, max(120, 10 * max(len(r) for r in rows) + 20))
     cw = (tw - first_w) / max(len(cols), 1)
     ty = y + 70
@@ -533,8 +568,73 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
         b.text(tx0 + 8, ty + 10, r, 15)
         for j, c in enumerate(cols):
             f = at.get((r, c))
-            b.text(tx0 + first_w + j * cw + cw - 12, ty + 10, f.value if f else "\u2013", 15, True, INK, ha="right")
+            if f:
+                b.text(tx0 + first_w + j * cw + cw - 12, ty + 10, f.value, 15, True, INK, ha="right")
         ty += 44
+
+
+def _catalog(b: _Board, p: _Panel, y: float, dark: str) -> None:
+    """A catalog's products across and their attributes down the side (the figures of several
+    kinds: a price, a data allowance, a speed), and beside the table a bar chart of the
+    attribute most products share (a price where there is one), a figure on every bar."""
+    rows = list(dict.fromkeys(f.row for f in p.figures))   # products
+    cols = list(dict.fromkeys(f.col for f in p.figures))   # attributes
+    at = {(f.row, f.col): f for f in p.figures}
+    shared = sorted(cols, key=lambda c: (-sum((r, c) in at for r in rows),
+                                         at[next(r for r in rows if (r, c) in at), c].measure[0] != "money"))
+    plot = shared[0] if shared and sum((r, shared[0]) in at for r in rows) >= 2 else None
+    full = W - 2 * M
+    card_w = full * (0.62 if plot else 1.0) - (12 if plot else 0)
+    table_w = card_w - 48
+    b.card(M, y, card_w, p.height)
+    b.text(M + 24, y + 18, p.title, 18, True)
+    if plot:
+        b.card(M + full * 0.62 + 12, y, full * 0.38 - 12, p.height)
+    tx0 = M + 24
+    label_w = min(table_w * 0.55, max(260, 9.6 * max(len(c) for c in cols) + 30))
+    cw = (table_w - label_w) / max(len(rows), 1)
+    ty = y + 66
+    per = max(8, int(cw / 10))
+    hdr = [_wrap(r, per) for r in rows]
+    for start in range(0, len(cols), BLOCK):
+        # the products' names over every block of lines: a figure is never far from its product
+        for j, lines in enumerate(hdr):
+            for k, ln in enumerate(lines):
+                b.text(tx0 + label_w + j * cw + cw - 12, ty + k * 20, ln, 13, True, INK, ha="right")
+        ty += 20 * max(len(h) for h in hdr) + 12
+        b.hline(tx0, tx0 + table_w, ty - 4, "#9aa4b5")
+        for i, c in enumerate(cols[start:start + BLOCK]):
+            if i % 2 == 1:
+                b.rect(tx0, ty - 2, table_w, 42, "#f5f7fa")
+            b.text(tx0 + 8, ty + 9, c, 14)
+            for j, r in enumerate(rows):
+                f = at.get((r, c))
+                if f:  # a blank cell: that product's figure is not on this dashboard
+                    b.text(tx0 + label_w + j * cw + cw - 12, ty + 9, f.value, 14, True, INK, ha="right")
+            ty += 42
+        ty += 18
+    if not plot:
+        return
+    figs = [at[(r, plot)] for r in rows if (r, plot) in at]
+    x0 = M + full * 0.62 + 24
+    for k, ln in enumerate(_wrap(plot + (" (USD)" if all(f.value.startswith("$") for f in figs) else ""), 44)[:2]):
+        b.text(x0 + 12, y + 18 + 26 * k, ln, 16, True)
+    ax = b.axes(x0 + 10, y + 130, full * 0.38 - 70, p.height - 190)
+    _style(ax)
+    top = max(f.number for f in figs) or 1
+    bar_px = (full * 0.38 - 70) / (len(figs) + 0.2) * 0.6
+    ax.bar(range(len(figs)), [f.number for f in figs], 0.6, color=dark, zorder=2)
+    for i, f in enumerate(figs):
+        size = _label_size(f.value, bar_px + 30)
+        if size:
+            ax.text(i, f.number + top * 0.03, f.value, ha="center", va="bottom", fontproperties=_fp(size, True),
+                    color=INK)
+    ax.set_ylim(0, top * 1.25)
+    ax.set_xlim(-0.6, len(figs) - 0.4)
+    ax.set_xticks(range(len(figs)))
+    ax.set_xticklabels([f.row for f in figs])
+    _ticks(ax, "x", 12, INK)
+    ax.set_yticks([])
 
 
 def _label_size(value: str, room_px: float) -> Optional[int]:
