@@ -239,7 +239,8 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     phrase anybody wrote. Lines of prose between tables join (a sentence wraps)."""
     parts: list[str] = []
     prose: list[str] = []
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
         if " | " in line:  # a table row: its cells stand alone
             if prose:
                 parts.append(" ".join(prose))
@@ -247,6 +248,10 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
             parts += line.split(" | ")
         else:
             prose.append(line)
+            nxt = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
+            if _heading(line) and nxt[:1].isupper():  # a heading and the paragraph under it
+                parts.append(" ".join(prose))
+                prose = []
     if prose:
         parts.append(" ".join(prose))
     out: set[tuple[str, ...]] = set()
@@ -257,6 +262,13 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
             t = tokens(sentence)
             out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
     return out
+
+
+def _heading(line: str) -> bool:
+    """A short line without closing punctuation: a heading or a title, not a wrapped line of
+    prose (wrapped lines are long)."""
+    words = line.split()
+    return 0 < len(words) <= 8 and not re.search(r"[.!?:;,\"\u201d)]$", line.strip())
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")

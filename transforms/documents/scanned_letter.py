@@ -137,7 +137,7 @@ def _letter(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
         paras = [" ".join(ln.format(**fmt) for ln in lines)]
     else:
         subject = spec.title.split(" / ")[-1] if spec.title else w.subject(facts, rng)
-        subject = f"{subject} \u2014 {rec_kind} {rid}" if rec else subject
+        subject = f"{subject}, {rec_kind} {rid}" if rec else subject
         paras = [rng.choice(_OPEN).format(**fmt)]
         if content.hedges:
             paras.append(rng.choice(_WROTE).format(**fmt))

@@ -152,7 +152,9 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
         return None
     for printed in _printed(fact, slot):
         if matches(fact, f"{label}\n{printed}"):
-            return Figure(fact.id, "single", section, label, "", printed, float(slot.value), measure)
+            # bars of one panel share a unit: "5" bags and "50 lb" are not drawn on one axis
+            unit = measure[1] or (printed.split(" ", 1)[1] if " " in printed else "")
+            return Figure(fact.id, "single", section, label, "", printed, float(slot.value), (measure[0], unit))
     return None
 
 
