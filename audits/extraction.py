@@ -54,7 +54,7 @@ SPEECH_MODALITIES = {"wav", "mp4"}
 SPOKEN_TYPES = (SlotType.money, SlotType.duration, SlotType.percent, SlotType.count)
 # Rough seconds per file of each modality (2-core machine): the pool starts expensive units
 # first, and the build's ETA weighs units by it.
-COST = {"mp4": 4.0, "wav": 1.0, "png": 0.4, "pdf": 0.05}
+COST = {"mp4": 4.0, "wav": 1.0, "png": 0.4, "scan": 2.0, "pdf": 0.05}
 DEFAULT_COST = 0.005
 
 

@@ -154,7 +154,7 @@ def units(text: str, modality: str, running: frozenset | set = frozenset()) -> l
         lines = _eml_lines(text)
     elif modality == "text":
         lines = _chat_lines(text)
-    elif modality == "pdf":
+    elif modality in ("pdf", "scan"):  # a scan's OCR wraps lines like a PDF's text layer
         lines = _pdf_lines(text)
     else:
         lines = text.split("\n")
@@ -249,7 +249,8 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     a capitalised line). Other lines of prose join (a sentence wraps)."""
     parts: list[str] = []
     prose: list[str] = []
-    for line in text.split("\n"):
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
         if " | " in line:  # a table row: its cells stand alone
             if prose:
                 parts.append(" ".join(prose))
@@ -260,6 +261,10 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
             prose = [line]
         else:
             prose.append(line)
+            nxt = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
+            if _heading(line) and nxt[:1].isupper():  # a heading and the paragraph under it
+                parts.append(" ".join(prose))
+                prose = []
     if prose:
         parts.append(" ".join(prose))
     out: set[tuple[str, ...]] = set()
@@ -270,6 +275,13 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
             t = tokens(sentence)
             out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
     return out
+
+
+def _heading(line: str) -> bool:
+    """A short line without closing punctuation: a heading or a title, not a wrapped line of
+    prose (wrapped lines are long)."""
+    words = line.split()
+    return 0 < len(words) <= 8 and not re.search(r"[.!?:;,\"\u201d)]$", line.strip())
 
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")

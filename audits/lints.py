@@ -167,8 +167,9 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
     numbers and running footers differ by their number, so they are not duplicates; a line
     on three pages or more of a file is its running chrome, not a bullet, a wordmark in
-    capitals is not a bullet, and neither is a line that is only a name: a product heading
-    each block of a schedule's columns)."""
+    capitals is not a bullet, and neither is a line that is only a name or only names in
+    table cells: a product heading each block of a schedule's columns, a dashboard table's
+    header row of products over each block of its lines)."""
     lines = [" ".join(x.lower().split()) for x in text.split("\n")]
     chrome = {a for a, n in Counter(lines).items() if n >= 3}
     only_name = {" ".join(n.lower().split()) for n in names}
@@ -176,7 +177,7 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
     for i, a in enumerate(lines):
         raw = text.split("\n")[i].strip()
         if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper() or \
-                a in only_name:
+                a in only_name or all(c.strip() in only_name for c in a.split(" | ")):
             continue
         if a in lines[i + 1:i + 1 + window]:
             out.append(raw)
@@ -237,7 +238,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
         add("contradicting_replies", contradictions(body))
-    if modality in ("png", "pdf"):
+    if modality in ("png", "pdf", "scan"):
         add("duplicated_bullet", duplicated_lines(text, names=names))
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))

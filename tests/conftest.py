@@ -64,7 +64,7 @@ def render_ctx(mock_pack, hand_facts, tmp_path):
 
 @pytest.fixture(scope="session")
 def mock_full_build(tmp_path_factory):
-    """`_mock` built once per test run with the full profile (all 17 kinds, audio and video
+    """`_mock` built once per test run with the full profile (all 19 kinds, audio and video
     included) through the real CLI: (bundle dir, workspace cache dir). The xdist workers of one
     run share it: the first to get the lock builds, the others wait and reuse it."""
     import fcntl

@@ -162,7 +162,7 @@ class Transformer(ABC):
     family: ClassVar[str]
     kind: ClassVar[str]
     ext: ClassVar[str]            # ".txt", ".eml", ".pdf", ...
-    modality: ClassVar[str]       # "text", "eml", "pdf", "xlsx", "csv", "html", "json", "png", "wav", "mp4", "vtt", "docx"
+    modality: ClassVar[str]       # "text", "eml", "pdf", "xlsx", "csv", "html", "json", "png", "scan", "wav", "mp4", "vtt", "docx"
     max_facts: ClassVar[int] = 6  # facts one artifact may carry authoritatively
     min_facts: ClassVar[int] = 1
     weight: ClassVar[float] = 1.0  # relative share of carriers the planner gives this kind
@@ -183,6 +183,19 @@ class Transformer(ABC):
     @classmethod
     def key(cls) -> str:
         return f"{cls.family}/{cls.kind}"
+
+    @classmethod
+    def selective(cls) -> bool:
+        """Whether the kind carries only some facts (`carries`): the planner hands those their
+        facts before the others, a section's together and in order."""
+        return cls.fact_kinds is not None
+
+    @classmethod
+    def carries(cls, fact: "Fact") -> bool:
+        """Whether an artifact of this kind can carry `fact` authoritatively: by default any fact
+        of its `fact_kinds`; a kind that shows values in a form of its own (a chart's labelled
+        bars) narrows it further."""
+        return cls.fact_kinds is None or fact.kind.value in cls.fact_kinds
 
     @abstractmethod
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:

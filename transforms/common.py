@@ -42,7 +42,9 @@ FONT_DIR = Path("/usr/share/fonts/truetype/dejavu")
 FONT_FILES = {("sans", False): "DejaVuSans.ttf", ("sans", True): "DejaVuSans-Bold.ttf",
               ("sans-oblique", False): "DejaVuSans-Oblique.ttf", ("sans-oblique", True): "DejaVuSans-BoldOblique.ttf",
               ("cond", False): "DejaVuSansCondensed.ttf", ("cond", True): "DejaVuSansCondensed-Bold.ttf",
-              ("mono", False): "DejaVuSansMono.ttf", ("mono", True): "DejaVuSansMono-Bold.ttf"}
+              ("mono", False): "DejaVuSansMono.ttf", ("mono", True): "DejaVuSansMono-Bold.ttf",
+              ("serif", False): "DejaVuSerif.ttf", ("serif", True): "DejaVuSerif-Bold.ttf",
+              ("serif-italic", False): "DejaVuSerif-Italic.ttf", ("serif-italic", True): "DejaVuSerif-BoldItalic.ttf"}
 
 
 def font_file(family: str = "sans", bold: bool = False) -> str:

@@ -209,6 +209,10 @@ def _speech_model() -> str:
     return f"pocketsphinx {md.version('pocketsphinx')} model:{_tree_hash(root)[:16]}"
 
 
+def _poppler() -> str:
+    return _run([_which("pdftoppm", "poppler"), "-v"]).splitlines()[0]
+
+
 def _fonts() -> str:
     from transforms.common import FONT_FILES, font_file  # noqa: PLC0415
 
@@ -225,6 +229,7 @@ TOOLS: dict[str, tuple[Callable[[], str], str, str]] = {
     "ffmpeg": (_ffmpeg, "audio and video encoding", "pip install imageio-ffmpeg"),
     "pocketsphinx-model": (_speech_model, "speech recognition", "pip install pocketsphinx"),
     "dejavu-fonts": (_fonts, "text in images and PDFs", "apt-get install fonts-dejavu-core"),
+    "poppler": (_poppler, "rasterising scanned PDFs for OCR", "apt-get install poppler-utils"),
 }
 
 

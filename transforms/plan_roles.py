@@ -54,26 +54,29 @@ KIND_SHARE = {
     "conversations/meeting_transcript": 0.03, "documents/kb_article": 0.05, "documents/memo": 0.03,
     "documents/pdf_manual": 0.012, "tables/case_ledger": 0.02, "tables/rate_sheet": 0.012,
     "tables/ticket_export": 0.025, "visuals/web_screenshot": 0.05, "visuals/app_screenshot": 0.05,
-    "visuals/flowchart": 0.02, "visuals/slide_deck": 0.03, "recordings/call_audio": 0.02,
+    "visuals/flowchart": 0.02, "visuals/slide_deck": 0.03, "visuals/chart": 0.03,
+    "documents/scanned_letter": 0.015, "recordings/call_audio": 0.02,
     "recordings/voicemail": 0.012, "recordings/screen_recording": 0.008,
 }
 DEFAULT_SHARE = 0.02
-MEDIA_CAPS = {"png": 40, "wav": 10, "mp4": 4}  # files per kind at most
+MEDIA_CAPS = {"png": 40, "scan": 12, "wav": 10, "mp4": 4}  # files per kind at most
 MIN_FILES = {"conversations/team_chat": 2}
 CONVERSATIONAL = {"conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
                   "conversations/meeting_transcript", "recordings/call_audio", "recordings/voicemail"}
 # Where each role can live.
 ECHO_KINDS = ["conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
-              "conversations/meeting_transcript", "documents/kb_article", "visuals/slide_deck"]
+              "conversations/meeting_transcript", "documents/kb_article", "visuals/slide_deck",
+              "documents/scanned_letter"]
 PARTIAL_KINDS = ["conversations/chat_transcript", "conversations/email_thread", "conversations/team_chat",
                  "conversations/meeting_transcript"]
 CASE_KINDS = ["tables/case_ledger", "tables/ticket_export", "conversations/chat_transcript"]
 # Files whose record date is printed in the text (so "dated before" can be proven).
 DATED_KINDS = ["conversations/email_thread", "conversations/team_chat", "conversations/chat_transcript",
-               "documents/memo", "tables/case_ledger", "tables/ticket_export"]
+               "documents/memo", "tables/case_ledger", "tables/ticket_export", "documents/scanned_letter"]
 # Kinds whose files show their own date (a chain resolved by date needs one of them to state
-# the current value).
-VISIBLE_DATE_KINDS = set(DATED_KINDS) | {"documents/kb_article", "documents/pdf_manual", "tables/rate_sheet"}
+# the current value): a dashboard prints its reporting day, a scanned letter its date.
+VISIBLE_DATE_KINDS = set(DATED_KINDS) | {"documents/kb_article", "documents/pdf_manual", "tables/rate_sheet",
+                                         "visuals/chart"}
 SERIES_KINDS = ["documents/pdf_manual", "tables/rate_sheet", "documents/memo"]
 KEY_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]
 TABLE_KINDS = ["tables/rate_sheet", "documents/pdf_manual"]
@@ -141,7 +144,7 @@ HOST_CAP = {"conversations/team_chat": 12, "conversations/meeting_transcript": 6
             "documents/memo": 6, "tables/case_ledger": 30, "tables/ticket_export": 10}
 ECHO_WEIGHTS = {"conversations/chat_transcript": 0.4, "conversations/email_thread": 0.3,
                 "conversations/team_chat": 0.1, "conversations/meeting_transcript": 0.08, "documents/kb_article": 0.08,
-                "visuals/slide_deck": 0.04}
+                "visuals/slide_deck": 0.04, "documents/scanned_letter": 0.03}
 
 
 class _Builder:
@@ -492,7 +495,8 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
                 host = _host(b, DATED_KINDS, rng, (day - dt.timedelta(days=5), day), room, avoid=f.id,
                              weights={"conversations/email_thread": 0.35, "conversations/team_chat": 0.2,
                                       "conversations/chat_transcript": 0.2, "documents/memo": 0.1,
-                                      "tables/case_ledger": 0.08, "tables/ticket_export": 0.07})
+                                      "tables/case_ledger": 0.08, "tables/ticket_export": 0.07,
+                                      "documents/scanned_letter": 0.04})
                 if host is None:
                     continue
                 b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=host.date,

@@ -34,20 +34,24 @@ from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Ro
 from . import plan_roles as R
 from .realise import voiceable
 
+# Modalities per profile. "scan" is a page image in a PDF (a scanned letter): read by OCR, so
+# it comes with the images, never in a text-only profile.
 PROFILES: dict[str, set[str]] = {
     "text-only": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx"},
-    "text+image": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png"},
-    "text+image+audio": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "wav"},
-    "full": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "wav", "mp4"},
+    "text+image": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "scan"},
+    "text+image+audio": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "scan", "wav"},
+    "full": {"text", "eml", "json", "vtt", "csv", "xlsx", "html", "pdf", "docx", "png", "scan", "wav", "mp4"},
 }
+IMAGE_MODALITIES = {"png", "scan"}  # read back by OCR
 # Artifacts per kind are capped for slow modalities (rendering and OCR/ASR cost seconds each).
-DEFAULT_MAX_ARTIFACTS = {"wav": 4, "mp4": 2, "png": 6}
+DEFAULT_MAX_ARTIFACTS = {"wav": 4, "mp4": 2, "png": 6, "scan": 4}
 # Share of authoritative carriers by kind (a kind not listed uses its class `weight`): the
 # records of reference carry the rules; conversations mostly echo them (plan_roles).
 CARRIER_WEIGHT = {
     "documents/pdf_manual": 3.0, "documents/kb_article": 3.0, "documents/memo": 2.0, "tables/rate_sheet": 2.0,
     "visuals/slide_deck": 1.0, "visuals/web_screenshot": 1.0, "visuals/app_screenshot": 0.8,
-    "visuals/flowchart": 0.8, "conversations/email_thread": 1.0, "conversations/team_chat": 1.0,
+    "visuals/flowchart": 0.8, "visuals/chart": 0.8, "documents/scanned_letter": 0.8,
+    "conversations/email_thread": 1.0, "conversations/team_chat": 1.0,
     "conversations/chat_transcript": 0.6, "conversations/meeting_transcript": 0.5, "tables/case_ledger": 0.3,
     "tables/ticket_export": 0.3,
 }
@@ -381,14 +385,15 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
             left[k.key()] = 0
         stream = [f for f in stream if f.id not in taken]
 
-    # Kinds that carry only some kinds of fact (a process map: procedure steps) take theirs
-    # next, a section's steps together and in order; those leave the stream too.
+    # Kinds that carry only some facts (`Transformer.carries`: a process map procedure steps, a
+    # dashboard chart the values it can label) take theirs next, a section's together and in
+    # order; those leave the stream too.
     for k in kinds:
-        if k.fact_kinds is None or k.modality in SPEECH_MODALITIES:
+        if not k.selective() or k.modality in SPEECH_MODALITIES:
             continue
         own: dict[tuple, list[Fact]] = {}
         for f in stream:
-            if f.kind.value in k.fact_kinds:
+            if k.carries(f):
                 own.setdefault(tuple(f.section), []).append(f)
         taken = set()
         for steps in own.values():
@@ -419,7 +424,7 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
             if not live:
                 # rounding left a few facts: any kind takes them, but a speech kind or a kind of
                 # some facts only what it can carry (those were handed out above)
-                live = [k for k in kinds if k.modality not in SPEECH_MODALITIES and k.fact_kinds is None] or \
+                live = [k for k in kinds if k.modality not in SPEECH_MODALITIES and not k.selective()] or \
                     [k for k in kinds if k.modality not in SPEECH_MODALITIES] or kinds
                 for k in live:
                     left[k.key()] = max(left[k.key()], 1)
@@ -451,10 +456,10 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
     speakable = [f for f in full_stream if _speakable(f)]
     for j, k in enumerate(k for k in kinds if k.key() not in used):
         pool = speakable if k.modality in SPEECH_MODALITIES else \
-            [f for f in full_stream if f.kind.value in k.fact_kinds] if k.fact_kinds is not None else spare
+            [f for f in full_stream if k.carries(f)] if k.selective() else spare
         if pool:
             assignments.append((k, pool[(j * 7) % len(pool):(j * 7) % len(pool) + 1]))
-        elif k.modality in SPEECH_MODALITIES or k.fact_kinds is not None:
+        elif k.modality in SPEECH_MODALITIES or k.selective():
             assignments.append((k, []))
 
     # Without the second pass: noise artifacts, spread over kinds (cheap kinds first).

@@ -137,6 +137,33 @@ def _register(reg: Optional["Register | str"], role: str = "agent") -> Register:
     return REGISTERS["staff_email"] if role in ("colleague", "manager") else REGISTERS["chat"]
 
 
+def fact_label(fact: Fact) -> str:
+    """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
+    the words right after its value ("discount on late fees"); "" when neither carries at
+    least half of the fact's anchors."""
+    def covers(phrase: str) -> bool:
+        low = phrase.lower()
+        hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
+        return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
+
+    m = re.match(r"^(?:(?:the|a|an|each|every|all|any)\s+)?(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
+                 r"does|do|should|gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
+                 fact.statement, flags=re.I)
+    if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):
+        head = m.group(1).strip(" ,")
+        return head[:1].upper() + head[1:]
+    for s in fact.slots:
+        i = fact.statement.find(s.text)
+        if s.text and i >= 0:
+            tail = re.split(r"[,.;:()]| if | when | unless | for each | per | and | or | but | then | so | which "
+                            r"| that | who | is | are | was | were | must | may | can | will | should ",
+                            fact.statement[i + len(s.text):])[0]
+            tail = " ".join(tail.split()[:6])
+            if tail and covers(tail):
+                return tail[:1].upper() + tail[1:]
+    return ""
+
+
 class Writer:
     """Interface every writer implements (the built-in one is the reference)."""
 
@@ -258,30 +285,8 @@ class Writer:
         return self._names
 
     def label(self, fact: Fact) -> str:
-        """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
-        the words right after its value ("discount on late fees"); "" when neither carries at
-        least half of the fact's anchors."""
-        def covers(phrase: str) -> bool:
-            low = phrase.lower()
-            hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
-            return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
-
-        m = re.match(r"^(?:the|a|an|each|every|all|any)?\s*(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
-                     r"does|do|should|gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
-                     fact.statement, flags=re.I)
-        if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):
-            head = m.group(1).strip(" ,")
-            return head[:1].upper() + head[1:]
-        for s in fact.slots:
-            i = fact.statement.find(s.text)
-            if s.text and i >= 0:
-                tail = re.split(r"[,.;:()]| if | when | unless | for each | per | and | or | but | then | so | which "
-                                r"| that | who | is | are | was | were | must | may | can | will | should ",
-                                fact.statement[i + len(s.text):])[0]
-                tail = " ".join(tail.split()[:6])
-                if tail and covers(tail):
-                    return tail[:1].upper() + tail[1:]
-        return ""
+        """A short noun phrase naming the fact (`fact_label`)."""
+        return fact_label(fact)
 
     def question(self, fact: Fact, rng: random.Random, customer: Optional["Customer"] = None,
                  record: Optional["Rec"] = None, register: Optional["Register | str"] = None) -> str:

@@ -82,6 +82,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     # the deck is named for its topic, never just the section name its first slide carries
     deck = (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise and not spec.title
             else rng.choice(_DECK).format(sec=spec.title or " & ".join(secs[:2])))
+    if not spec.title and len(secs) > 1 and font(38, True).getlength(deck) > SW - 2 * PAD:
+        # a title that must wrap would show the content slide's title ("A & B") as a line of its own
+        deck = deck.replace(" & ".join(secs[:2]), secs[0])
     slides: list[Image.Image] = []
 
     # Title slide
