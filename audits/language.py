@@ -232,15 +232,6 @@ def tokens(text: str) -> list[str]:
     return _TOK.findall(text.lower().replace("\u00a0", " "))
 
 
-def _is_heading_line(line: str, following: str) -> bool:
-    """`line` is a heading (or a title, a label) rather than the first part of a wrapped
-    sentence: short, no closing punctuation, and the next line starts a new sentence with a
-    capital letter ("Transfer to a human agent" / "When the request falls...")."""
-    s, nxt = line.strip(), following.lstrip()
-    return bool(s) and bool(nxt) and len(s.split()) <= 10 and s[-1] not in ".,;:!?-\u2014(" \
-        and nxt[0].isupper()
-
-
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     """Runs of `n` words; a run never crosses a sentence's end, a table cell boundary (" | " in
     extracted spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
@@ -256,9 +247,6 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
                 parts.append(" ".join(prose))
                 prose = []
             parts += line.split(" | ")
-        elif prose and _is_heading_line(prose[-1], line):  # a heading ends where its line does
-            parts.append(" ".join(prose))
-            prose = [line]
         else:
             prose.append(line)
             nxt = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
