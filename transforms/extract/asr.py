@@ -338,13 +338,19 @@ def _recogniser() -> _Recogniser:
 def transcribe(path: str | Path, candidates: list[str]) -> str:
     """Transcript of the audio recognised with the fixed vocabulary plus the file's own
     candidate phrases (see module doc). Without candidates, the free transcription."""
-    phrases = phrases_in_dictionary(list(candidates))
-    if not phrases:
+    if not phrases_in_dictionary(list(candidates)):
         return transcribe_free(path)
+    return transcribe_pcm(load_pcm(path), candidates)
+
+
+def transcribe_pcm(pcm: bytes, candidates: list[str]) -> str:
+    """`transcribe` of 16 kHz mono 16-bit samples (one synthesised line, when a recording
+    hears its own lines before delivering them: `transforms.hearing`), with the same
+    vocabulary, language model and decoder settings."""
+    phrases = phrases_in_dictionary(list(candidates))
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
-    segments = speech_segments(load_pcm(path))
     words = {w for p in phrases for w in p.split()}
-    return _recogniser().transcribe(segments, arpa_bigram(phrases), words)
+    return _recogniser().transcribe(speech_segments(pcm), arpa_bigram(phrases), words)
 
 
 def transcribe_free(path: str | Path) -> str:

@@ -11,13 +11,15 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
 from facts.surface import spoken_form, surface_forms
 from transforms.common import tidy
 from transforms.extract import audio as A
+
+from ._hear import Line as Utterance  # noqa: F401  (the kinds' name for a line)
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
@@ -66,23 +68,19 @@ def echo(ctx: "RenderContext", fact: "Fact", rng: random.Random, who: str) -> Op
 
 # --- speaking a script -------------------------------------------------------------------
 @dataclass
-class Utterance:
-    who: str
-    voice: A.Voice
-    text: str            # already speakable
-    pause: float = 0.5   # silence after it, seconds
-
-
-@dataclass
 class Spoken:
     samples: np.ndarray
     spans: list[tuple[float, float]]  # (start, end) seconds of each utterance
 
 
-def speak(lines: list[Utterance], workdir: Optional[Path], lead: float = 0.4) -> Spoken:
+def speak(lines: list[Utterance], workdir: Optional[Path], lead: float = 0.4,
+          synth: Optional[Callable[[str, A.Voice], np.ndarray]] = None) -> Spoken:
+    """The lines spoken one after the other, each followed by its pause. `synth(text, voice)`
+    (default: `audio.synthesize`) lets a recording that hears itself reuse its lines' audio."""
+    synth = synth or (lambda text, voice: A.synthesize(text, voice, workdir))
     parts, spans, t = [A.silence(lead)], [], lead
     for u in lines:
-        x = A.synthesize(u.text, u.voice, workdir)
+        x = synth(u.text, u.voice)
         spans.append((t, t + A.duration(x)))
         parts += [x, A.silence(u.pause)]
         t += A.duration(x) + u.pause

@@ -27,6 +27,7 @@ from transforms.extract.video import extract_mp4
 from transforms.registry import register
 
 from . import _script as S
+from ._hear import Hearing, Line
 
 W, H = 960, 540
 FPS = 2
@@ -90,6 +91,8 @@ class Screen:
     card_body: str = ""
     footer: str = ""
     narration: list[str] = field(default_factory=list)
+    # per narration text: (facts whose values it says, role, the writer's other phrasing)
+    speech: list[tuple] = field(default_factory=list)
     cursor: tuple[int, int] = (700, 300)
     keep: tuple[str, ...] = ()  # value phrases never wrapped across lines
 
@@ -231,41 +234,68 @@ class ScreenRecording(Transformer):
             for d in it.superseded:
                 on = C.earlier_day(d, day, rng, 7, 60)
                 text = C.hedged(ctx, f, d, rng, role="colleague", on=on)
+                lead = rng.choice(_OLD_LEAD)
                 screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}",
                                       card_big=f"Superseded: {d.text}",
                                       card_body=text, footer="Archived entry - replaced by the current version",
-                                      narration=[rng.choice(_OLD_LEAD) + text], cursor=cur(), keep=(d.text,)))
+                                      narration=[lead + text], cursor=cur(), keep=(d.text,),
+                                      speech=[((f,), "wrong", lambda r, f=f, d=d, on=on, lead=lead:
+                                               lead + C.hedged(ctx, f, d, r, role="colleague", on=on))]))
                 old = True
             for d in it.wrong:
                 text = C.hedged(ctx, f, d, rng, role="customer")
+                lead = rng.choice(_NOTE_LEAD)
                 screens.append(Screen(page, "note", card_title="Frequently heard on calls", card_big=text,
                                       footer="Customer belief - not correct, see the current rule",
-                                      narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur(), keep=(d.text,)))
+                                      narration=[lead + text], cursor=cur(), keep=(d.text,),
+                                      speech=[((f,), "wrong", lambda r, f=f, d=d, lead=lead:
+                                               lead + C.hedged(ctx, f, d, r, role="customer"))]))
                 old = True
             said = C.authoritative(ctx, it, rng, after_wrong=old, register="kb")
             screens.append(Screen(page, "current", card_title=f"{ref}-{f.source.start_line:03d}",
                                   card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng, register="kb"),
                                   footer=f"Effective {day:%b %d, %Y}  -  Owner: {manager}",
                                   narration=[said], cursor=cur(),
-                                  keep=tuple(x for sl in f.slots for x in surface_forms(sl))))
+                                  keep=tuple(x for sl in f.slots for x in surface_forms(sl)),
+                                  speech=[((f,), "state", lambda r, it=it, old=old:
+                                           C.authoritative(ctx, it, r, after_wrong=old, register="kb"))]))
         for f, d in orphans:
-            text = C.hedged(ctx, f, d, rng, role="customer", on=C.earlier_day(d, day, rng, 7, 60))
+            on = C.earlier_day(d, day, rng, 7, 60)
+            text = C.hedged(ctx, f, d, rng, role="customer", on=on)
             screens.append(Screen(C.section_of(f), "note", card_title="Open question", card_big=text,
                                   footer="Being checked with the policy owner", narration=[text], cursor=cur(),
-                                  keep=(d.text,)))
+                                  keep=(d.text,), speech=[((f,), "wrong", lambda r, f=f, d=d, on=on:
+                                                           C.hedged(ctx, f, d, r, role="customer", on=on))]))
         screens.append(Screen("Home", "home", card_body="Recently updated", narration=[rng.choice(_OUTRO)],
                               cursor=cur()))
 
         facts_all = tuple(ctx.fact(m.fact_id) for m in spec.facts) if not spec.noise else ()
-        self._write(screens, painter, voice, facts_all, ctx, out)
 
-    def _write(self, screens: list[Screen], painter: _Painter, voice: A.Voice, facts, ctx: RenderContext,
+        def say(text: str, _facts=()) -> str:  # the narrator's values, whichever line says them
+            return S.say(text, facts_all)
+
+        lines, owner = [], []
+        for k, s in enumerate(screens):
+            for j, t in enumerate(s.narration):
+                facts, role, reword = s.speech[j] if j < len(s.speech) else ((), "", None)
+                lines.append(Line("narrator", voice, say(t), facts=facts, role=role, reword=reword))
+                owner.append(k)
+        hearing = Hearing(spec, ctx, ctx.workdir)
+
+        def write(lines: list[Line], dest: Path) -> None:
+            spoken = [[hearing.synth(ln.text, ln.voice) for ln, o in zip(lines, owner) if o == k]
+                      for k in range(len(screens))]
+            self._write(screens, spoken, painter, ctx, dest)
+
+        hearing.deliver(lines, write, out, say)
+
+    def _write(self, screens: list[Screen], spoken: list[list[np.ndarray]], painter: _Painter, ctx: RenderContext,
                out: Path) -> None:
         from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415
 
         audio, clips = [], []
-        for s in screens:
-            speech = np.concatenate([A.synthesize(S.say(t, facts), voice, ctx.workdir) for t in s.narration])
+        for s, said in zip(screens, spoken):
+            speech = np.concatenate(said)
             frames = max(2 * FPS, math.ceil((A.duration(speech) + 0.9) * FPS))
             seconds = frames / FPS
             track = np.zeros(int(round(seconds * A.RATE)), np.int16)

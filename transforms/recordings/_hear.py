@@ -1,0 +1,176 @@
+"""Recordings hear their own audio before delivering it.
+
+A synthetic voice sometimes says a value the recogniser hears as another one ("within five
+business days" heard as "within nine business days", "less than twenty percent" losing its
+"less than"). Nothing downstream can repair that: the recoverability gate reads the
+delivered file. So a recording checks its own file where it is made:
+
+1. the renderer writes the file from its lines (`Line`: one utterance, the facts whose values
+   it says, its role, and how the writer could phrase it again);
+2. it runs the **audit's own extraction** on that file (the kind's `extract`, with the
+   file's speech vocabulary `transforms.hearing.speech_candidates`: same recogniser, same
+   language model, same decoder settings) and checks the text the way the gate will
+   (`transforms.hearing.file_problems`);
+3. when a fact has a problem, the lines that say that fact's values are heard **one by
+   one** (each synthesised line decoded alone, same vocabulary): a line whose values are
+   not heard as said is **re-voiced** deterministically: the writer's other phrasing of the
+   same fact (an rng seeded from the artifact's seed, the line and the try), the same
+   speaker a little slower with longer gaps between words and another pitch, or both, at
+   most `MAX_TRIES` variants per line. When every line is heard correctly alone and the file
+   still fails (the decoder's context across lines), the fact's statement line is re-voiced
+   anyway. The file is written again and heard again, at most `MAX_ROUNDS` times;
+4. a file that still fails raises a one-line error naming the file and the fact; the
+   extraction of the delivered file is filed in the build's extraction cache under the key
+   the audit looks up (`transforms.hearing.extraction_key`), so the audit does not decode the
+   same audio twice (a file the cache already knows is not decoded again at all).
+
+A file heard correctly the first time is byte-identical to what the renderer wrote before
+this check existed; everything is seeded, and recognition is deterministic, so two builds
+stay byte-identical. The gate is not weakened: the audit still matches the delivered file's
+extraction, and a real failure still fails the build (here, earlier, with the file named).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
+
+import numpy as np
+
+from facts.errors import FactforgeError
+from facts.hashing import file_sha256
+from facts.models import SlotType, value_key
+from facts.values import find_values
+from transforms import hearing as H
+from transforms import registry
+from transforms.base import ExtractContext, Extraction
+from transforms.extract import audio as A
+
+if TYPE_CHECKING:  # pragma: no cover
+    from facts.models import Fact
+    from transforms.base import ArtifactSpec, RenderContext
+
+MAX_ROUNDS = 4  # times a file is written and heard again after its first hearing
+MAX_TRIES = 6   # variants a line may be given (phrasings x voice settings)
+
+
+@dataclass
+class Line:
+    """One utterance of a recording. `text` is speakable (values in words); `facts` the facts
+    whose values it says, `role` "state" (the authoritative statement), "wrong" (a hedged
+    wrong or old value), "echo" (the value repeated) or "" (no value); `reword(rng)` gives
+    the writer's text for another phrasing of the same thing (spoken through `say`)."""
+
+    who: str
+    voice: A.Voice
+    text: str
+    pause: float = 0.5
+    facts: tuple["Fact", ...] = ()
+    role: str = ""
+    reword: Optional[Callable[[random.Random], str]] = None
+    tries: int = 0  # variants given so far (0: as first written)
+
+    def __post_init__(self) -> None:
+        self.first = (self.text, self.voice)
+
+
+def variant(line: Line, n: int, seed: random.Random, say: Callable[[str, tuple], str]) -> tuple[str, A.Voice]:
+    """The n-th re-voicing of a line (n >= 1): odd tries take the writer's other phrasing
+    (when the line has one), and from the second try on the speaker slows down, leaves longer
+    gaps between words and shifts pitch (same voice name: the same person speaking more
+    carefully, as people do with numbers)."""
+    text, voice = line.first
+    if line.reword is not None and (n % 2 == 1 or n >= 4):
+        text = say(line.reword(seed), line.facts)
+    if n >= 2:
+        step = n // 2
+        voice = replace(voice, wpm=max(110, voice.wpm - 12 * step), gap=voice.gap + step,
+                        pitch=min(99, max(0, voice.pitch + seed.choice((-8, -4, 4, 8)))))
+    return text, voice
+
+
+def _value_keys(text: str, currency: str) -> set[tuple]:
+    return {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(text, currency=currency)
+            if t != SlotType.date}
+
+
+class Hearing:
+    """One recording's hearing: its vocabulary, synthesis memo and line checks."""
+
+    def __init__(self, spec: "ArtifactSpec", ctx: "RenderContext", workdir: Optional[Path]):
+        self.spec, self.ctx, self.workdir = spec, ctx, workdir
+        self.kind = registry.get(spec.kind)
+        self.currency = ctx.pack.info.currency
+        self.candidates = H.speech_candidates(spec, ctx.facts, ctx.speech_words)
+        self._audio: dict[tuple, np.ndarray] = {}
+
+    def synth(self, text: str, voice: A.Voice) -> np.ndarray:
+        key = (text, voice)
+        if key not in self._audio:
+            self._audio[key] = A.synthesize(text, voice, self.workdir)
+        return self._audio[key]
+
+    def heard_alone(self, line: Line) -> bool:
+        """Whether the line, decoded alone with the file's vocabulary, yields exactly the
+        values it says (no value lost, none misheard into another)."""
+        from transforms.extract.asr import transcribe_pcm  # noqa: PLC0415
+
+        pcm = A.telephone(self.synth(line.text, line.voice)).tobytes()
+        return _value_keys(transcribe_pcm(pcm, self.candidates), self.currency) == \
+            _value_keys(line.text, self.currency)
+
+    def extract(self, out: Path) -> tuple[Extraction, str, bool]:
+        """The audit's extraction of the file (from the cache when it holds it). Returns the
+        extraction, its cache key and whether it was computed here."""
+        key = H.extraction_key(self.spec.kind, file_sha256(out), self.candidates)
+        ex = H.load(self.ctx.extraction_cache, key)
+        if ex is not None:
+            return ex, key, False
+        ex = self.kind.extract(out, ExtractContext(candidates=list(self.candidates), workdir=self.workdir))
+        return ex, key, True
+
+    def deliver(self, lines: list[Line], write: Callable[[list[Line], Path], None], out: Path,
+                say: Callable[[str, tuple], str]) -> None:
+        """Write the file from `lines` (`write(lines, out)`), hear it, re-voice what was
+        misheard, and file the delivered file's extraction (see the module doc)."""
+        for rnd in range(MAX_ROUNDS + 1):
+            write(lines, out)
+            ex, key, computed = self.extract(out)
+            problems = H.file_problems(self.spec, self.ctx.facts, ex.text, self.kind.modality, self.currency)
+            if not problems or rnd == MAX_ROUNDS or not self._revoice(lines, problems, say):
+                break
+        if problems:
+            fid, why = problems[0]
+            raise FactforgeError(f"{self.spec.path}: the recogniser does not hear fact {fid} as the recording "
+                                 f"says it after {rnd} re-voicing round(s): {why}")
+        if computed and self.ctx.extraction_cache is not None:
+            H.store(self.ctx.extraction_cache, key, ex)
+        if self.ctx.notes is not None:
+            self.ctx.notes["heard"] = computed and self.ctx.extraction_cache is not None
+            self.ctx.notes["revoiced"] = sum((ln.text, ln.voice) != ln.first for ln in lines)
+
+    def _revoice(self, lines: list[Line], problems: list[tuple[str, str]], say) -> bool:
+        """Re-voice the lines behind `problems`; False when no line has a try left."""
+        changed = False
+        for fid in dict.fromkeys(f for f, _ in problems):
+            mine = [i for i, ln in enumerate(lines) if ln.role and any(f.id == fid for f in ln.facts)]
+            wrong = [i for i in mine if not self.heard_alone(lines[i])]
+            targets = wrong or [i for i in mine if lines[i].role == "state"] or mine
+            for i in targets:
+                changed |= self._next_variant(lines, i, say)
+        return changed
+
+    def _next_variant(self, lines: list[Line], i: int, say) -> bool:
+        """Give line i its next variants until one is heard correctly alone (or the tries run
+        out: it keeps the last). False when it had no try left."""
+        ln = lines[i]
+        if ln.tries >= MAX_TRIES:
+            return False
+        while ln.tries < MAX_TRIES:
+            ln.tries += 1
+            text, voice = variant(ln, ln.tries, self.spec.rng(f"revoice:{i}:{ln.tries}"), say)
+            ln.text, ln.voice = text, voice
+            if self.heard_alone(ln):
+                break
+        return True
