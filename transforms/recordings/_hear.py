@@ -51,7 +51,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
     from transforms.base import ArtifactSpec, RenderContext
 
-MAX_ROUNDS = 4  # times a file is written and heard again after its first hearing
+MAX_ROUNDS = 6  # times a file is written and heard again after its first hearing
 MAX_TRIES = 6   # variants a line may be given (phrasings x voice settings)
 
 
@@ -75,17 +75,25 @@ class Line:
         self.first = (self.text, self.voice)
 
 
+# Another voice of the same kind of speaker (same label), for the last tries.
+_ALTERNATE = {"en-us+f5": "en-us+f2", "en-us+edward": "en-us+edward2", "en-us+edward2": "en-us+edward"}
+
+
 def variant(line: Line, n: int, seed: random.Random, say: Callable[[str, tuple], str]) -> tuple[str, A.Voice]:
-    """The n-th re-voicing of a line (n >= 1): odd tries take the writer's other phrasing
-    (when the line has one), and from the second try on the speaker slows down, leaves longer
-    gaps between words and shifts pitch (same voice name: the same person speaking more
-    carefully, as people do with numbers)."""
+    """The n-th re-voicing of a line (1 <= n <= MAX_TRIES): odd tries and the fourth take the
+    writer's other phrasing (when the line has one; `seed` picks it); from the second try on
+    the speaker slows down (10% a step), leaves longer gaps between words and shifts pitch,
+    as people do with numbers; the fifth and sixth tries give the line another voice of the
+    same kind of speaker (`_ALTERNATE`), at the speaker's first rate."""
     text, voice = line.first
-    if line.reword is not None and (n % 2 == 1 or n >= 4):
+    if line.reword is not None and (n % 2 == 1 or n == 4):
         text = say(line.reword(seed), line.facts)
-    if n >= 2:
+    if n >= 5:
+        voice = replace(voice, name=_ALTERNATE.get(voice.name, A.STAFF_VOICES[0].name),
+                        wpm=min(voice.wpm, A.STAFF_VOICES[0].wpm), gap=voice.gap + 1)
+    elif n >= 2:
         step = n // 2
-        voice = replace(voice, wpm=max(110, voice.wpm - 12 * step), gap=voice.gap + step,
+        voice = replace(voice, wpm=max(110, round(voice.wpm * (1 - 0.1 * step))), gap=voice.gap + step,
                         pitch=min(99, max(0, voice.pitch + seed.choice((-8, -4, 4, 8)))))
     return text, voice
 
@@ -95,8 +103,11 @@ def _value_keys(text: str, currency: str) -> set[tuple]:
             if t != SlotType.date}
 
 
+Segment = tuple  # (start, end seconds, hypothesis): one speech segment of the delivered file
+
+
 class Hearing:
-    """One recording's hearing: its vocabulary, synthesis memo and line checks."""
+    """One recording's hearing: its vocabulary, synthesis memo and the lines' checks."""
 
     def __init__(self, spec: "ArtifactSpec", ctx: "RenderContext", workdir: Optional[Path]):
         self.spec, self.ctx, self.workdir = spec, ctx, workdir
@@ -104,6 +115,7 @@ class Hearing:
         self.currency = ctx.pack.info.currency
         self.candidates = H.speech_candidates(spec, ctx.facts, ctx.speech_words)
         self._audio: dict[tuple, np.ndarray] = {}
+        self._ocr: dict[bytes, str] = {}
 
     def synth(self, text: str, voice: A.Voice) -> np.ndarray:
         key = (text, voice)
@@ -111,66 +123,89 @@ class Hearing:
             self._audio[key] = A.synthesize(text, voice, self.workdir)
         return self._audio[key]
 
-    def heard_alone(self, line: Line) -> bool:
-        """Whether the line, decoded alone with the file's vocabulary, yields exactly the
-        values it says (no value lost, none misheard into another)."""
-        from transforms.extract.asr import transcribe_pcm  # noqa: PLC0415
+    def ocr(self, image) -> str:
+        """OCR of a video frame, memoised by its pixels (a re-voiced line only moves screens)."""
+        from transforms.extract.ocr import ocr_image  # noqa: PLC0415
 
-        pcm = A.telephone(self.synth(line.text, line.voice)).tobytes()
-        return _value_keys(transcribe_pcm(pcm, self.candidates), self.currency) == \
-            _value_keys(line.text, self.currency)
+        key = image.tobytes()
+        if key not in self._ocr:
+            self._ocr[key] = ocr_image(image)
+        return self._ocr[key]
 
-    def extract(self, out: Path) -> tuple[Extraction, str, bool]:
-        """The audit's extraction of the file (from the cache when it holds it). Returns the
-        extraction, its cache key and whether it was computed here."""
+    def extract(self, out: Path, need_segments: bool = False) -> tuple[Extraction, list[Segment], str, bool]:
+        """The audit's extraction of the file: from the cache when it holds it (unless the
+        speech segments are needed), else run here. Returns the extraction, its speech
+        segments (empty from the cache), its cache key and whether it was computed here."""
         key = H.extraction_key(self.spec.kind, file_sha256(out), self.candidates)
-        ex = H.load(self.ctx.extraction_cache, key)
-        if ex is not None:
-            return ex, key, False
-        ex = self.kind.extract(out, ExtractContext(candidates=list(self.candidates), workdir=self.workdir))
-        return ex, key, True
+        if not need_segments:
+            ex = H.load(self.ctx.extraction_cache, key)
+            if ex is not None:
+                return ex, [], key, False
+        ex, segments = self.kind.hear(out, ExtractContext(candidates=list(self.candidates), workdir=self.workdir),
+                                      ocr=self.ocr)
+        return ex, segments, key, True
 
-    def deliver(self, lines: list[Line], write: Callable[[list[Line], Path], None], out: Path,
-                say: Callable[[str, tuple], str]) -> None:
-        """Write the file from `lines` (`write(lines, out)`), hear it, re-voice what was
-        misheard, and file the delivered file's extraction (see the module doc)."""
+    def deliver(self, lines: list[Line], write: Callable[[list[Line], Path], list[tuple[float, float]]],
+                out: Path, say: Callable[[str, tuple], str]) -> None:
+        """Write the file from `lines` (`write(lines, out)` returns each line's (start, end)
+        seconds in the file), hear it, re-voice what was misheard, and file the delivered
+        file's extraction (see the module doc)."""
         for rnd in range(MAX_ROUNDS + 1):
-            write(lines, out)
-            ex, key, computed = self.extract(out)
+            spans = write(lines, out)
+            ex, segments, key, fresh = self.extract(out)
             problems = H.file_problems(self.spec, self.ctx.facts, ex.text, self.kind.modality, self.currency)
-            if not problems or rnd == MAX_ROUNDS or not self._revoice(lines, problems, say):
+            if problems and not fresh:  # known to the cache but failing: hear it here, segments and all
+                ex, segments, key, fresh = self.extract(out, need_segments=True)
+            if not problems or rnd == MAX_ROUNDS or not self._revoice(lines, spans, segments, problems, say):
                 break
         if problems:
             fid, why = problems[0]
             raise FactforgeError(f"{self.spec.path}: the recogniser does not hear fact {fid} as the recording "
                                  f"says it after {rnd} re-voicing round(s): {why}")
-        if computed and self.ctx.extraction_cache is not None:
+        if fresh and self.ctx.extraction_cache is not None:
             H.store(self.ctx.extraction_cache, key, ex)
         if self.ctx.notes is not None:
-            self.ctx.notes["heard"] = computed and self.ctx.extraction_cache is not None
+            self.ctx.notes["heard"] = fresh and self.ctx.extraction_cache is not None
             self.ctx.notes["revoiced"] = sum((ln.text, ln.voice) != ln.first for ln in lines)
 
-    def _revoice(self, lines: list[Line], problems: list[tuple[str, str]], say) -> bool:
-        """Re-voice the lines behind `problems`; False when no line has a try left."""
+    def misheard(self, lines: list[Line], spans: list[tuple[float, float]], segments: list[Segment]) -> list[int]:
+        """Lines (indices) whose values the file's recognition did not hear as said: the
+        speech segments overlapping a line must hold every value it says, and the segments
+        that overlap it alone no other value."""
+        over: list[list[int]] = [[] for _ in lines]
+        for k, (s, e, _h) in enumerate(segments):
+            hits = [i for i, (a, b) in enumerate(spans) if min(b, e) - max(a, s) > 0.02]
+            for i in hits:
+                over[i].append(k)
+        out = []
+        for i, ln in enumerate(lines):
+            if not ln.role:
+                continue
+            said = _value_keys(ln.text, self.currency)
+            heard = _value_keys(" ".join(segments[k][2] for k in over[i]), self.currency)
+            alone = [k for k in over[i] if all(k not in over[j] for j in range(len(lines)) if j != i)]
+            extra = _value_keys(" ".join(segments[k][2] for k in alone), self.currency) - said
+            if not said <= heard or extra:
+                out.append(i)
+        return out
+
+    def _revoice(self, lines: list[Line], spans, segments, problems: list[tuple[str, str]], say) -> bool:
+        """Re-voice the lines behind `problems`: the misheard lines that say the fact, else
+        its statement line. False when none of them has a try left."""
+        wrong = set(self.misheard(lines, spans, segments))
         changed = False
         for fid in dict.fromkeys(f for f, _ in problems):
             mine = [i for i, ln in enumerate(lines) if ln.role and any(f.id == fid for f in ln.facts)]
-            wrong = [i for i in mine if not self.heard_alone(lines[i])]
-            targets = wrong or [i for i in mine if lines[i].role == "state"] or mine
+            targets = [i for i in mine if i in wrong] or [i for i in mine if lines[i].role == "state"] or mine
             for i in targets:
                 changed |= self._next_variant(lines, i, say)
         return changed
 
     def _next_variant(self, lines: list[Line], i: int, say) -> bool:
-        """Give line i its next variants until one is heard correctly alone (or the tries run
-        out: it keeps the last). False when it had no try left."""
+        """Give line i its next variant; False when it has no try left."""
         ln = lines[i]
         if ln.tries >= MAX_TRIES:
             return False
-        while ln.tries < MAX_TRIES:
-            ln.tries += 1
-            text, voice = variant(ln, ln.tries, self.spec.rng(f"revoice:{i}:{ln.tries}"), say)
-            ln.text, ln.voice = text, voice
-            if self.heard_alone(ln):
-                break
+        ln.tries += 1
+        ln.text, ln.voice = variant(ln, ln.tries, self.spec.rng(f"revoice:{i}:{ln.tries}"), say)
         return True

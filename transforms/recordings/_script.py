@@ -98,9 +98,18 @@ def pauses(rng: random.Random, lines: list[Utterance], lo: float = 0.35, hi: flo
 def wav_extraction(path: Path, ctx: "ExtractContext") -> "Extraction":
     """Speech recognition of a delivered WAV: restricted to the candidate phrases when the
     audit passes them, else the free transcription."""
-    from transforms.base import Extraction  # noqa: PLC0415
-    from transforms.extract.asr import transcribe, transcribe_free  # noqa: PLC0415
+    return wav_hearing(path, ctx)[0]
 
-    if ctx.candidates:
-        return Extraction(text=transcribe(path, ctx.candidates), extractor="asr-pocketsphinx-grammar")
-    return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-free")
+
+def wav_hearing(path: Path, ctx: "ExtractContext") -> tuple["Extraction", list[tuple[float, float, str]]]:
+    """`wav_extraction` and its speech segments (start, end seconds, hypothesis; empty for
+    the free transcription): what a recording hearing itself maps to its lines."""
+    from transforms.base import Extraction  # noqa: PLC0415
+    from transforms.extract.asr import joined, load_pcm, phrases_in_dictionary, transcribe_free, transcribe_timed  # noqa: PLC0415
+
+    if ctx.candidates and phrases_in_dictionary(list(ctx.candidates)):
+        segments = transcribe_timed(load_pcm(path), ctx.candidates)
+        return Extraction(text=joined(h for _s, _e, h in segments), extractor="asr-pocketsphinx-grammar"), segments
+    if ctx.candidates:  # as `transcribe` does when no candidate is in the dictionary
+        return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-grammar"), []
+    return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-free"), []

@@ -132,11 +132,16 @@ class CallAudio(Transformer):
 
         hearing = Hearing(spec, ctx, ctx.workdir)
 
-        def write(lines: list[Utterance], dest: Path) -> None:
+        def write(lines: list[Utterance], dest: Path) -> list[tuple[float, float]]:
             spoken = S.speak(lines, ctx.workdir, synth=hearing.synth)
             A.write_wav(dest, A.telephone(spoken.samples))
+            return spoken.spans
 
         hearing.deliver(lines, write, out, S.say)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return S.wav_extraction(path, ctx)
+
+    def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
+        """`extract` with its speech segments (the recording hearing itself: `_hear`)."""
+        return S.wav_hearing(path, ctx)

@@ -23,7 +23,7 @@ from transforms import common as C
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.extract.asr import ffmpeg_exe
-from transforms.extract.video import extract_mp4
+from transforms.extract.video import extract_mp4_timed
 from transforms.registry import register
 
 from . import _script as S
@@ -282,18 +282,20 @@ class ScreenRecording(Transformer):
                 owner.append(k)
         hearing = Hearing(spec, ctx, ctx.workdir)
 
-        def write(lines: list[Line], dest: Path) -> None:
+        def write(lines: list[Line], dest: Path) -> list[tuple[float, float]]:
             spoken = [[hearing.synth(ln.text, ln.voice) for ln, o in zip(lines, owner) if o == k]
                       for k in range(len(screens))]
-            self._write(screens, spoken, painter, ctx, dest)
+            return self._write(screens, spoken, painter, ctx, dest)
 
         hearing.deliver(lines, write, out, say)
 
     def _write(self, screens: list[Screen], spoken: list[list[np.ndarray]], painter: _Painter, ctx: RenderContext,
-               out: Path) -> None:
+               out: Path) -> list[tuple[float, float]]:
+        """Write the video; returns each narration line's (start, end) seconds in it."""
         from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415
 
-        audio, clips = [], []
+        audio, clips, spans = [], [], []
+        t0 = 0.0
         for s, said in zip(screens, spoken):
             speech = np.concatenate(said)
             frames = max(2 * FPS, math.ceil((A.duration(speech) + 0.9) * FPS))
@@ -301,6 +303,11 @@ class ScreenRecording(Transformer):
             track = np.zeros(int(round(seconds * A.RATE)), np.int16)
             lead = int(0.4 * A.RATE)
             track[lead:lead + len(speech)] = speech[: len(track) - lead]
+            at = t0 + lead / A.RATE
+            for x in said:
+                spans.append((at, at + A.duration(x)))
+                at += A.duration(x)
+            t0 += len(track) / A.RATE
             audio.append(track)
             clips.append(ImageClip(np.asarray(painter.paint(s))).with_duration(seconds))
         with tempfile.TemporaryDirectory(dir=ctx.workdir) as tmp:
@@ -317,8 +324,14 @@ class ScreenRecording(Transformer):
             subprocess.run([ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-y", "-i", str(mp4), "-map", "0",
                             "-c", "copy", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
                             "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", str(out)], check=True)
+        return spans
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
-        frames, audio = extract_mp4(path, ctx.candidates)
+        return self.hear(path, ctx)[0]
+
+    def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
+        """`extract` with the audio's speech segments (the recording hearing itself: `_hear`);
+        `ocr`: the OCR function for frames (a memo of it)."""
+        frames, audio, segments = extract_mp4_timed(path, ctx.candidates, ocr=ocr)
         return Extraction(text=f"{frames}\n\n{audio}".strip(), extractor="ocr-frames+asr-pocketsphinx",
-                          parts={"frames": frames, "audio": audio})
+                          parts={"frames": frames, "audio": audio}), segments
