@@ -44,7 +44,7 @@ from .trace import memo_for, reads_from_json, traced
 CACHE_LAYOUT = "render-2"  # layout of cache entries (base key + traces), not a renderer version
 # Rough seconds per artifact of each modality (2-core machine): the pool starts expensive units
 # first, and the build's ETA weighs units by it.
-COST = {"mp4": 6.0, "wav": 2.0, "png": 0.3, "pdf": 0.2, "docx": 0.1, "xlsx": 0.1}
+COST = {"mp4": 10.0, "wav": 3.0, "png": 0.3, "pdf": 0.2, "docx": 0.1, "xlsx": 0.1}  # recordings: synthesis + hearing
 DEFAULT_COST = 0.02
 
 

@@ -11,14 +11,16 @@ delivered file. So a recording checks its own file where it is made:
    file's speech vocabulary `transforms.hearing.speech_candidates`: same recogniser, same
    language model, same decoder settings) and checks the text the way the gate will
    (`transforms.hearing.file_problems`);
-3. when a fact has a problem, the lines that say that fact's values are heard **one by
-   one** (each synthesised line decoded alone, same vocabulary): a line whose values are
-   not heard as said is **re-voiced** deterministically: the writer's other phrasing of the
-   same fact (an rng seeded from the artifact's seed, the line and the try), the same
-   speaker a little slower with longer gaps between words and another pitch, or both, at
-   most `MAX_TRIES` variants per line. When every line is heard correctly alone and the file
-   still fails (the decoder's context across lines), the fact's statement line is re-voiced
-   anyway. The file is written again and heard again, at most `MAX_ROUNDS` times;
+3. when a fact has a problem, its lines are checked **segment-wise**: the recogniser's
+   speech segments (pocketsphinx's VAD regions, one transcript line each) are mapped to the
+   lines by time, and a line whose segments do not hold exactly the values it says is
+   misheard (no second decode: these are the segments of the audit's own extraction). The
+   misheard lines of the fact (else its statement line) are **re-voiced**
+   deterministically (`variant`: the writer's other phrasing of the same fact, an rng
+   seeded from the artifact's seed, the line and the try; the same speaker slower, with
+   longer gaps between words and another pitch; then another voice of the same kind of
+   speaker), at most `MAX_TRIES` variants per line, and the file is written and heard
+   again, at most `MAX_ROUNDS` times;
 4. a file that still fails raises a one-line error naming the file and the fact; the
    extraction of the delivered file is filed in the build's extraction cache under the key
    the audit looks up (`transforms.hearing.extraction_key`), so the audit does not decode the
