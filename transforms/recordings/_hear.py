@@ -34,7 +34,7 @@ extraction, and a real failure still fails the build (here, earlier, with the fi
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -53,8 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
     from transforms.base import ArtifactSpec, RenderContext
 
-MAX_ROUNDS = 6  # times a file is written and heard again after its first hearing
-MAX_TRIES = 6   # variants a line may be given (phrasings x voice settings)
+MAX_ROUNDS = 8  # times a file is written and heard again after its first hearing
 
 
 @dataclass
@@ -72,32 +71,42 @@ class Line:
     role: str = ""
     reword: Optional[Callable[[random.Random], str]] = None
     tries: int = 0  # variants given so far (0: as first written)
+    tried: list = field(default_factory=list)  # the (text, voice) of each variant given
 
     def __post_init__(self) -> None:
         self.first = (self.text, self.voice)
 
 
-# Another voice of the same kind of speaker (same label), for the last tries.
+# Another voice of the same kind of speaker (same label).
 _ALTERNATE = {"en-us+f5": "en-us+f2", "en-us+edward": "en-us+edward2", "en-us+edward2": "en-us+edward"}
+# The variants, in order: (writer's other phrasing, other voice, rate factor, extra word gap).
+VARIANTS = ((True, False, 1.0, 0), (False, False, 0.9, 1), (True, False, 0.9, 1), (False, True, 1.0, 0),
+            (True, True, 1.0, 0), (False, False, 0.8, 2), (True, True, 0.9, 1), (True, False, 1.1, 0))
+MAX_TRIES = len(VARIANTS)  # variants a line may be given
 
 
 def variant(line: Line, n: int, seed: random.Random, say: Callable[[str, tuple], str]) -> tuple[str, A.Voice]:
-    """The n-th re-voicing of a line (1 <= n <= MAX_TRIES): odd tries and the fourth take the
-    writer's other phrasing (when the line has one; `seed` picks it); from the second try on
-    the speaker slows down (10% a step), leaves longer gaps between words and shifts pitch,
-    as people do with numbers; the fifth and sixth tries give the line another voice of the
-    same kind of speaker (`_ALTERNATE`), at the speaker's first rate."""
+    """The n-th re-voicing of a line (1 <= n <= MAX_TRIES, `VARIANTS[n - 1]`): the writer's
+    other phrasing of the same thing (when it has one; `seed` picks it), the same speaker
+    slower or faster with longer gaps between words and another pitch, or another voice of
+    the same kind of speaker (`_ALTERNATE`), alone or together."""
+    reword, other, rate, gap = VARIANTS[n - 1]
     text, voice = line.first
-    if line.reword is not None and (n % 2 == 1 or n == 4):
-        text = say(line.reword(seed), line.facts)
-    if n >= 5:
-        voice = replace(voice, name=_ALTERNATE.get(voice.name, A.STAFF_VOICES[0].name),
-                        wpm=min(voice.wpm, A.STAFF_VOICES[0].wpm), gap=voice.gap + 1)
-    elif n >= 2:
-        step = n // 2
-        voice = replace(voice, wpm=max(110, round(voice.wpm * (1 - 0.1 * step))), gap=voice.gap + step,
-                        pitch=min(99, max(0, voice.pitch + seed.choice((-8, -4, 4, 8)))))
-    return text, voice
+    if reword and line.reword is not None:
+        try:
+            text = say(line.reword(seed), line.facts)
+        except FactforgeError:  # the writer has no other wording of this fact: keep the line's
+            pass
+    pitch = voice.pitch if other else min(99, max(0, voice.pitch + seed.choice((-8, -4, 0, 4, 8))))
+    name = _ALTERNATE.get(voice.name, A.STAFF_VOICES[0].name) if other else voice.name
+    return text, replace(voice, name=name, wpm=max(110, round(voice.wpm * rate)), gap=voice.gap + gap, pitch=pitch)
+
+
+def reworded(it):
+    """The item (`transforms.common.Item`) to phrase again in the writer's own words: a
+    canonical rendition becomes voiced, since rephrasing the policy's own sentence gives the
+    same sentence (speech files are not linted for policy runs: `audits.lints`)."""
+    return replace(it, rendition="voiced") if it.rendition == "canonical" else it
 
 
 def _value_keys(text: str, currency: str) -> set[tuple]:
@@ -151,17 +160,31 @@ class Hearing:
                 out: Path, say: Callable[[str, tuple], str]) -> None:
         """Write the file from `lines` (`write(lines, out)` returns each line's (start, end)
         seconds in the file), hear it, re-voice what was misheard, and file the delivered
-        file's extraction (see the module doc)."""
+        file's extraction (see the module doc). A round's re-voicing is kept unless the file
+        has more problems after it (a line's new voice also shifts how the decoder hears the
+        lines after it); then those lines go back to the best voicing so far and take their
+        next variant in the next round."""
+        best: Optional[tuple] = None  # (problem count, voicing, spans, segments, problems) of the best round
+        problems: list[tuple[str, str]] = []
         for rnd in range(MAX_ROUNDS + 1):
             spans = write(lines, out)
             ex, segments, key, fresh = self.extract(out)
             problems = H.file_problems(self.spec, self.ctx.facts, ex.text, self.kind.modality, self.currency)
             if problems and not fresh:  # known to the cache but failing: hear it here, segments and all
                 ex, segments, key, fresh = self.extract(out, need_segments=True)
-            if not problems or rnd == MAX_ROUNDS or not self._revoice(lines, spans, segments, problems, say):
+            if not problems:
+                break
+            if best is not None and len(problems) > best[0]:  # worse: back to the best voicing
+                for ln, said in zip(lines, best[1]):
+                    ln.text, ln.voice = said
+                if rnd == MAX_ROUNDS or not self._revoice(lines, best[2], best[3], best[4], say):
+                    break
+                continue
+            best = (len(problems), [(ln.text, ln.voice) for ln in lines], spans, segments, problems)
+            if rnd == MAX_ROUNDS or not self._revoice(lines, spans, segments, problems, say):
                 break
         if problems:
-            fid, why = problems[0]
+            fid, why = (best[4] if best is not None else problems)[0]
             raise FactforgeError(f"{self.spec.path}: the recogniser does not hear fact {fid} as the recording "
                                  f"says it after {rnd} re-voicing round(s): {why}")
         if fresh and self.ctx.extraction_cache is not None:
@@ -204,10 +227,15 @@ class Hearing:
         return changed
 
     def _next_variant(self, lines: list[Line], i: int, say) -> bool:
-        """Give line i its next variant; False when it has no try left."""
+        """Give line i its next variant that differs from every voicing it had (a canonical
+        statement reworded may come out the same); False when it has no try left."""
         ln = lines[i]
-        if ln.tries >= MAX_TRIES:
-            return False
-        ln.tries += 1
-        ln.text, ln.voice = variant(ln, ln.tries, self.spec.rng(f"revoice:{i}:{ln.tries}"), say)
-        return True
+        seen = {ln.first, (ln.text, ln.voice)} | set(ln.tried)
+        while ln.tries < MAX_TRIES:
+            ln.tries += 1
+            said = variant(ln, ln.tries, self.spec.rng(f"revoice:{i}:{ln.tries}"), say)
+            if said not in seen:
+                ln.text, ln.voice = said
+                ln.tried.append(said)
+                return True
+        return False

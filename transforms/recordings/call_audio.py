@@ -13,7 +13,7 @@ from transforms.extract import audio as A
 from transforms.registry import register
 
 from . import _script as S
-from ._hear import Hearing
+from ._hear import Hearing, reworded
 from ._script import Utterance
 
 _NOTICE = ["This call may be recorded for quality and training purposes.",
@@ -113,7 +113,8 @@ class CallAudio(Transformer):
                 old_note(f, d)
                 wrong = True
             a(C.authoritative(ctx, it, rng, after_wrong=wrong, register="call"), f, role="state",
-              reword=lambda r, it=it, wrong=wrong: C.authoritative(ctx, it, r, after_wrong=wrong, register="call"))
+              reword=lambda r, it=it, wrong=wrong: C.authoritative(ctx, reworded(it), r, after_wrong=wrong,
+                                                                   register="call"))
             rep = S.echo(ctx, f, rng, "customer") if rng.random() < 0.75 else None
             if rep:
                 c(rep, f, role="echo", reword=lambda r, f=f: S.echo(ctx, f, r, "customer"))

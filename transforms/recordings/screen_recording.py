@@ -27,7 +27,7 @@ from transforms.extract.video import extract_mp4_timed
 from transforms.registry import register
 
 from . import _script as S
-from ._hear import Hearing, Line
+from ._hear import Hearing, Line, reworded
 
 W, H = 960, 540
 FPS = 2
@@ -258,7 +258,7 @@ class ScreenRecording(Transformer):
                                   narration=[said], cursor=cur(),
                                   keep=tuple(x for sl in f.slots for x in surface_forms(sl)),
                                   speech=[((f,), "state", lambda r, it=it, old=old:
-                                           C.authoritative(ctx, it, r, after_wrong=old, register="kb"))]))
+                                           C.authoritative(ctx, reworded(it), r, after_wrong=old, register="kb"))]))
         for f, d in orphans:
             on = C.earlier_day(d, day, rng, 7, 60)
             text = C.hedged(ctx, f, d, rng, role="customer", on=on)

@@ -11,7 +11,7 @@ from transforms.extract import audio as A
 from transforms.registry import register
 
 from . import _script as S
-from ._hear import Hearing
+from ._hear import Hearing, reworded
 from ._script import Utterance
 
 _OPEN = ["Hi team, it's {manager} from {company}. It's {weekday}, {date}, and I've got a quick policy update.",
@@ -78,7 +78,7 @@ class Voicemail(Transformer):
                 old = True
             lead = rng.choice(_LEAD_NEW) if old else (rng.choice(_LEAD_PLAIN) if len(its) > 1 else "")
             m(lead + C.authoritative(ctx, it, rng, after_wrong=old, register="call"), f, role="state",
-              reword=lambda r, it=it, old=old, lead=lead: lead + C.authoritative(ctx, it, r, after_wrong=old,
+              reword=lambda r, it=it, old=old, lead=lead: lead + C.authoritative(ctx, reworded(it), r, after_wrong=old,
                                                                                  register="call"))
             rep = S.echo(ctx, f, rng, "staff") if rng.random() < 0.75 else None
             if rep:
