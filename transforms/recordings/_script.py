@@ -105,7 +105,8 @@ def wav_hearing(path: Path, ctx: "ExtractContext") -> tuple["Extraction", list[t
     """`wav_extraction` and its speech segments (start, end seconds, hypothesis; empty for
     the free transcription): what a recording hearing itself maps to its lines."""
     from transforms.base import Extraction  # noqa: PLC0415
-    from transforms.extract.asr import joined, load_pcm, phrases_in_dictionary, transcribe_free, transcribe_timed  # noqa: PLC0415
+    from transforms.extract.asr import (joined, load_pcm, phrases_in_dictionary,  # noqa: PLC0415
+                                        transcribe_free, transcribe_timed)
 
     if ctx.candidates and phrases_in_dictionary(list(ctx.candidates)):
         segments = transcribe_timed(load_pcm(path), ctx.candidates)
