@@ -24,34 +24,33 @@ the domain would make every recording be recognised again. It is:
 - for a variant, the base brand's terms, so the leak scan can hear a base name.
 
 A value edit therefore changes the vocabulary of exactly the files that mention that fact.
+The vocabulary and the key live in `transforms.hearing`: recordings run this same
+extraction on the file they render (they hear their own audio before delivering it) and
+file it under the same key, so `extract_all` finds it and the audio is decoded once.
 The benchmark (benchmarks/bench_asr.py) also runs a control: a clip recognised with another
 clip's vocabulary must not yield that clip's facts.
 """
 from __future__ import annotations
 
-import os
 import time
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterable, Optional
 
-from facts.hashing import content_hash
-from facts.models import Fact, SlotType
-from facts.surface import spoken_form
-from facts.values import parse_slots
+from facts.models import Fact
 from transforms import registry
 from transforms.base import ArtifactSpec, ExtractContext, Extraction
 from transforms.fingerprint import kind_fingerprint
+from transforms.hearing import CACHE_LAYOUT, SPEECH_MODALITIES, SPOKEN_TYPES, extraction_key, speech_candidates
+from transforms.hearing import cache_file as _cache_file
+from transforms.hearing import store as _store
 from transforms.render import check_fingerprint
 from transforms.pool import InlinePool, Pool, Tally
-from transforms.writers import HEDGE_MARKERS
 
-from facts.match import content_words
+__all__ = ["CACHE_LAYOUT", "SPEECH_MODALITIES", "SPOKEN_TYPES", "Job", "Extractions", "brand_words", "cached",
+           "extract_all", "extract_unit", "jobs_for", "speech_candidates"]
 
-CACHE_LAYOUT = "extract-2"  # layout of cache entries, not an extractor version
-SPEECH_MODALITIES = {"wav", "mp4"}
-SPOKEN_TYPES = (SlotType.money, SlotType.duration, SlotType.percent, SlotType.count)
 # Rough seconds per file of each modality (2-core machine): the pool starts expensive units
 # first, and the build's ETA weighs units by it.
 COST = {"mp4": 4.0, "wav": 1.0, "png": 0.4, "scan": 2.0, "pdf": 0.05}
@@ -70,8 +69,7 @@ class Job:
 
     @property
     def key(self) -> str:
-        return content_hash({"layout": CACHE_LAYOUT, "kind": self.kind, "code": kind_fingerprint(self.kind),
-                             "sha256": self.sha256, "vocabulary": list(self.candidates)})
+        return extraction_key(self.kind, self.sha256, self.candidates)
 
 
 def brand_words(world) -> list[str]:
@@ -86,23 +84,6 @@ def brand_words(world) -> list[str]:
     return sorted({w.lower() for w in words if w})
 
 
-def speech_candidates(spec: ArtifactSpec, facts: dict[str, Fact], extra: Iterable[str] = ()) -> list[str]:
-    """The file-specific part of the speech vocabulary (see the module doc): the anchors and
-    content words of the facts this file carries or distracts, their values and the
-    distractors' wrong values in spoken form, the hedge markers and `extra` (brand words).
-    Nothing about any other fact."""
-    words: list[str] = list(extra)
-    for fid in sorted(set(spec.fact_ids) | {d.fact_id for d in spec.distractors}):
-        f = facts.get(fid)
-        if f is not None:
-            words += [a.lower() for a in f.anchors] + content_words(f.statement)
-            words += [spoken_form(s) for s in f.slots if s.type in SPOKEN_TYPES]
-    for d in spec.distractors:
-        words += [spoken_form(s) for s in parse_slots(d.text)]
-    words += list(HEDGE_MARKERS)
-    return sorted(set(w for w in words if w))
-
-
 def jobs_for(specs: Iterable[ArtifactSpec], files: dict[str, tuple[Path, str]], facts: dict[str, Fact],
              extra: Iterable[str] = ()) -> list[Job]:
     extra = list(extra)
@@ -113,10 +94,6 @@ def jobs_for(specs: Iterable[ArtifactSpec], files: dict[str, tuple[Path, str]], 
         cands = tuple(speech_candidates(spec, facts, extra)) if speech else ()
         out.append(Job(spec.id, spec.kind, str(file), sha, cands))
     return out
-
-
-def _cache_file(cache_dir: Path, key: str) -> Path:
-    return Path(cache_dir) / "extract" / key[:2] / f"{key}.json"
 
 
 def cached(job: Job, cache_dir: Path) -> Optional[Extraction]:
@@ -149,18 +126,18 @@ def extract_unit(job: Job, key: str, cache_dir: Optional[str], workdir: Optional
     ex = registry.get(job.kind).extract(Path(job.file), ExtractContext(candidates=list(job.candidates),
                                                                        workdir=Path(workdir) if workdir else None))
     if cache_dir:
-        path = _cache_file(Path(cache_dir), key)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(ex.model_dump_json(), encoding="utf-8")
-        os.replace(tmp, path)
+        _store(Path(cache_dir), key, ex)
     return ex, time.perf_counter() - t0
 
 
 def extract_all(jobs: list[Job], cache_dir: Optional[Path], pool: Optional[Pool] = None,
-                progress: Optional[Callable[[Tally], None]] = None) -> Extractions:
+                progress: Optional[Callable[[Tally], None]] = None,
+                fresh: Iterable[str] = ()) -> Extractions:
     """Extract every job's file (cache hits are not extracted again); `progress(tally)` is
-    called once the cache is looked up and as files finish."""
+    called once the cache is looked up and as files finish. `fresh`: artifact ids whose
+    extraction this build already ran while rendering them (recordings hear themselves:
+    `transforms.hearing`); their cache hits count as extracted in this build, not cached."""
+    fresh = set(fresh)
     pool = pool or InlinePool()
     costs = [COST.get(registry.get(j.kind).modality, DEFAULT_COST) for j in jobs]
     tally = Tally(len(jobs), sum(costs))
@@ -171,7 +148,7 @@ def extract_all(jobs: list[Job], cache_dir: Optional[Path], pool: Optional[Pool]
         path = _cache_file(cache_dir, k) if cache_dir else None
         if path is not None and path.exists():
             out[j.artifact_id] = Extraction.model_validate_json(path.read_text(encoding="utf-8"))
-            tally.add(costs[n], cached=True)
+            tally.add(costs[n], cached=j.artifact_id not in fresh)
         else:
             todo.append((n, j, k))
     if progress:

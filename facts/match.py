@@ -14,6 +14,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Optional
 
 from .models import Fact, Slot, SlotType, value_key
 from .values import find_values
@@ -149,3 +150,37 @@ def content_words(text: str) -> list[str]:
 
 def snippet(text: str, s: int, e: int, pad: int = 90) -> str:
     return " ".join(text[max(0, s - pad):e + pad].split())
+
+
+def sentence_bounds(text: str, s: int, e: int, cap: int = 300) -> tuple[int, int]:
+    """The sentence around [s, e): bounded by sentence punctuation, not by line breaks (OCR and
+    PDF text wrap lines mid-sentence), and by a blank line; at most `cap` characters each way."""
+    lo_lim, hi_lim = max(0, s - cap), min(len(text), e + cap)
+    lo = max([text.rfind(ch, lo_lim, s) for ch in (". ", "! ", "? ", "\n\n")] + [lo_lim - 1]) + 1
+    his = [i for i in (text.find(ch, e, hi_lim) for ch in (". ", "! ", "? ", "\n\n")) if i != -1]
+    return lo, (min(his) + 1 if his else hi_lim)
+
+
+def unhedged_mentions(value_slot: Slot, idx: TextIndex, markers: tuple[str, ...],
+                      corrected_by: Optional[list[Slot]] = None) -> list[str]:
+    """Mentions of a wrong/old value presented as current: not in a sentence holding one of
+    the hedge `markers` and not followed, later in the same text, by the fact's current value
+    (`corrected_by`, when the file carries that fact). Speech recognition garbles hedge words
+    but keeps the order of values, so "the current value comes after the old one" is the test
+    that works across every modality; a file that does not carry the fact must hedge. (The
+    audits pass the writers' markers: `audits.match`; so do recordings checking their own
+    audio: `transforms.hearing`.)"""
+    later: list[int] = []
+    for c in corrected_by or []:
+        later += [a for a, _ in idx.occurrences(c)]
+    out = []
+    for s, e in idx.occurrences(value_slot):
+        if any(a > e for a in later):
+            continue
+        lo, hi = sentence_bounds(idx.text, s, e)
+        # a hedge in the sentence, or in the line just before it (table rows, chat turns)
+        prev_lo = max(idx.text.rfind("\n", 0, max(idx.text.rfind("\n", 0, s), 0)), 0)
+        context = " ".join(idx.low[min(prev_lo, lo):hi].split())
+        if not any(h in context for h in markers):
+            out.append(snippet(idx.text, s, e, 60))
+    return out

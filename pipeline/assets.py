@@ -125,6 +125,7 @@ def build_family_asset(family: str) -> dg.AssetsDefinition:
                                        writer.make(world.pack), workspace.cache_dir, execution.pool(),
                                        execution.progress(context.partition_key).stage("render", family))
         return dg.Output(rendered, metadata={"files": len(rendered), "cached": sum(r.cached for r in rendered),
+                                             "revoiced_lines": sum(r.revoiced for r in rendered),
                                              "bytes": sum(r.size for r in rendered),
                                              "kinds": sorted({r.kind for r in rendered})})
     _family.__doc__ = f"Render the {family} artifacts of the plan (content-addressed cache)."

@@ -46,6 +46,7 @@ class BuildResult:
     metadata: dict = field(default_factory=dict)
     rendered: int = 0   # files rendered in this build (the rest came from the cache)
     extracted: int = 0  # files extracted in this build
+    revoiced: int = 0   # recorded lines re-voiced in this build because the recogniser misheard them
 
 
 def _meta_value(v):
@@ -114,7 +115,8 @@ def _outcome(key: str, result) -> BuildResult:
     return BuildResult(key=key, bundle=Path(md["path"]) if "path" in md else None,
                        version=md.get("bundle_version", ""), metadata=md,
                        rendered=sum(int(m.get("files", 0)) - int(m.get("cached", 0)) for m in fams),
-                       extracted=int(ex.get("files", 0)) - int(ex.get("cached", 0)))
+                       extracted=int(ex.get("files", 0)) - int(ex.get("cached", 0)),
+                       revoiced=sum(int(m.get("revoiced_lines", 0)) for m in fams))
 
 
 # --- the Dask engine -----------------------------------------------------------------------

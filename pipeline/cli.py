@@ -171,7 +171,9 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
                     res = build_partition(key, ws, settings, execution=execution)
                     out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
                               f"{res.rendered} rendered and {res.extracted} extracted, the rest cached; "
-                              f"{time.perf_counter() - t0:.1f}s)", highlight=False)
+                              f"{time.perf_counter() - t0:.1f}s"
+                              f"{f'; {res.revoiced} recorded lines re-voiced' if res.revoiced else ''})",
+                              highlight=False)
     finally:
         progress_file.unlink(missing_ok=True)
 

@@ -57,7 +57,8 @@ def render_family(world: World, family: str, plan: EvidencePlan, facts: FactSet,
                   cache_dir: Path, pool=None, progress=None) -> list[Rendered]:
     workdir = Path(cache_dir) / "tmp"
     workdir.mkdir(parents=True, exist_ok=True)
-    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db, workdir=workdir)
+    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=writer, db=db, workdir=workdir,
+                        speech_words=tuple(brand_words(world)), extraction_cache=Path(cache_dir))
     return render_artifacts(plan.by_family(family), ctx, Path(cache_dir) / "render", pool=pool,
                             progress=progress, scratch=Path(cache_dir) / "shared")
 
@@ -75,7 +76,8 @@ def extract(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Ren
     """Every delivered file's text (audits.extraction), cached and on the pool."""
     files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
     jobs = jobs_for(plan.artifacts, files, facts.by_id(), brand_words(world))
-    return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress)
+    heard = {r.artifact_id for r in rendered if r.heard}  # recordings extracted while rendered
+    return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress, fresh=heard)
 
 
 def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extractions: Extractions, cache_dir: Path,

@@ -193,3 +193,93 @@ def test_speakable_and_candidate_normalisation(facts):
     # words the pronouncing dictionary lacks split a phrase instead of breaking the grammar
     assert phrases_in_dictionary(["Pedalwisezz pass holders", "forty-five dollars"]) == \
         ["pass holders", "forty five dollars"]
+
+
+def _hearing_case(facts, ctx, voice, tmp_path, reword=True):
+    """A two-line voicemail whose statement line (the late fee) is first said by `voice`, delivered through
+    the recording's own hearing (`transforms.recordings._hear`)."""
+    from dataclasses import replace
+
+    from transforms.extract import audio as A
+    from transforms.recordings import _script as S
+    from transforms.recordings._hear import Hearing, Line
+
+    fact = facts[FEE]
+    spec = _spec("voicemail", facts, (FEE,), seed=3)
+    notes: dict = {}
+    hctx = replace(ctx, extraction_cache=tmp_path / "cache", notes=notes)
+    statement = fact.statement
+    lines = [Line("manager", A.STAFF_VOICES[0], S.say("Hi team, a quick update for the shop.")),
+             Line("manager", voice, S.say(statement, (fact,)), facts=(fact,), role="state",
+                  reword=(lambda r: ctx.writer.statement(fact, "voiced", r)) if reword else None)]
+    hearing = Hearing(spec, hctx, hctx.workdir)
+
+    def write(ls, dest):
+        spoken = S.speak(ls, hctx.workdir, synth=hearing.synth)
+        A.write_wav(dest, A.telephone(spoken.samples))
+        return spoken.spans
+
+    return spec, hctx, hearing, lines, write
+
+
+def test_a_misheard_line_is_revoiced_and_the_extraction_filed(facts, ctx, tmp_path):
+    """A statement said too fast for the recogniser (real espeak synthesis, real decoding)
+    is heard wrong in the file; the recording re-voices that line (the writer's other
+    phrasing, a slower voice) until the file passes the gate's check, files the audit's
+    extraction under the audit's own cache key, and does it again byte for byte."""
+    from audits.extraction import jobs_for
+    from facts.hashing import file_sha256
+    from facts.match import TextIndex, match_fact
+    from transforms.extract import audio as A
+    from transforms.hearing import file_problems
+    from transforms.recordings import _script as S
+
+    fast = A.Voice("en-us+f5", 230, 40)  # the staff voice, far faster than it speaks in calls
+    spec, hctx, hearing, lines, write = _hearing_case(facts, ctx, fast, tmp_path)
+    first = tmp_path / "first.wav"
+    write(lines, first)
+    heard = get_kind("voicemail").extract(first, ExtractContext(candidates=hearing.candidates)).text
+    assert file_problems(spec, hctx.facts, heard, "wav"), f"the fast line was heard right: {heard!r}"
+
+    out = tmp_path / "vm.wav"
+    hearing.deliver(lines, write, out, S.say)
+    assert lines[1].tries >= 1 and (lines[1].text, lines[1].voice) != lines[1].first
+    assert lines[0].tries == 0 and (lines[0].text, lines[0].voice) == lines[0].first, "a line heard right is kept"
+    assert hctx.notes == {"heard": True, "revoiced": 1}
+    (job,) = jobs_for([spec], {spec.id: (out, file_sha256(out))}, hctx.facts)
+    filed = tmp_path / "cache" / "extract" / job.key[:2] / f"{job.key}.json"
+    assert filed.is_file(), "the extraction is filed under the audit's key"
+    again = get_kind("voicemail").extract(out, ExtractContext(candidates=list(job.candidates)))
+    assert filed.read_text(encoding="utf-8") == again.model_dump_json()
+    assert match_fact(facts[FEE], TextIndex(again.text), speech=True).recovered, again.text
+
+    # deterministic: the same lines heard again give the same file; the cache is read, not decoded
+    spec2, hctx2, hearing2, lines2, write2 = _hearing_case(facts, ctx, fast, tmp_path)
+    out2 = tmp_path / "vm2.wav"
+    hearing2.deliver(lines2, write2, out2, S.say)
+    assert out2.read_bytes() == out.read_bytes()
+    assert hctx2.notes == {"heard": False, "revoiced": 1}
+
+
+def test_a_fact_never_heard_fails_naming_file_and_fact(facts, ctx, tmp_path):
+    """A real recoverability failure is not papered over: a statement line that never says
+    the value (so no re-voicing can make it heard) fails the render, naming file and fact."""
+    from transforms.extract import audio as A
+    from transforms.recordings import _script as S
+
+    spec, hctx, hearing, lines, write = _hearing_case(facts, ctx, A.STAFF_VOICES[0], tmp_path, reword=False)
+    lines[1].text = lines[1].first[0].replace("twelve dollars", "a small amount")
+    lines[1].first = (lines[1].text, lines[1].voice)
+    with pytest.raises(FactforgeError) as e:
+        hearing.deliver(lines, write, tmp_path / "vm.wav", S.say)
+    assert spec.path in str(e.value) and facts[FEE].id in str(e.value), str(e.value)
+    from transforms.recordings._hear import MAX_TRIES
+
+    assert lines[1].tries == MAX_TRIES, "every variant of the line was tried"
+    assert not (tmp_path / "cache").exists(), "a failing file's extraction is not filed"
+
+
+def get_kind(kind: str):
+    from transforms.registry import get
+
+    return get(f"recordings/{kind}")

@@ -62,6 +62,7 @@ def test_every_kind_renders_the_same_bytes_through_the_proxies(kind, render_ctx,
     t = registry.get(kind)
     plain = tmp_path / f"plain{t.ext}"
     t.render(spec, replace(render_ctx, workdir=tmp_path), plain)
-    file, reads, _ = render_unit(Shared(replace(render_ctx, workdir=tmp_path)), spec, "0" * 64, str(tmp_path / "cache"))
+    file, reads, _digest, _notes = render_unit(Shared(replace(render_ctx, workdir=tmp_path)), spec, "0" * 64,
+                                               str(tmp_path / "cache"))
     assert Path(file).read_bytes() == plain.read_bytes()
     assert any(r[0] == "item" and r[1][0] == "facts" for r in reads)

@@ -138,6 +138,14 @@ class RenderContext:
     writer: "Writer"
     db: dict[str, Any] = field(default_factory=dict)
     workdir: Optional[Path] = None  # scratch space (TTS temp files etc.)
+    # Recordings hear their own audio (transforms.hearing): `speech_words` are the words the
+    # build adds to every speech vocabulary (a variant's base brand terms; part of the render
+    # key of speech kinds), `extraction_cache` the build's cache root where the extraction of
+    # the delivered file is filed for the audit (None: not filed), `notes` what a render
+    # reports back (filled per unit by transforms.render: "heard", "revoiced").
+    speech_words: tuple[str, ...] = ()
+    extraction_cache: Optional[Path] = None
+    notes: Optional[dict[str, Any]] = None
 
     def fact(self, fact_id: str) -> "Fact":
         return self.facts[fact_id]

@@ -37,13 +37,14 @@ from facts.hashing import content_hash, file_sha256
 from . import registry
 from .base import ArtifactSpec, RenderContext
 from .fingerprint import kind_fingerprint, writer_fingerprint
+from .hearing import SPEECH_MODALITIES
 from .pool import InlinePool, Pool, Shared, Tally
 from .trace import memo_for, reads_from_json, traced
 
 CACHE_LAYOUT = "render-2"  # layout of cache entries (base key + traces), not a renderer version
 # Rough seconds per artifact of each modality (2-core machine): the pool starts expensive units
 # first, and the build's ETA weighs units by it.
-COST = {"mp4": 6.0, "wav": 2.0, "png": 0.3, "scan": 0.8, "pdf": 0.2, "docx": 0.1, "xlsx": 0.1}
+COST = {"mp4": 10.0, "wav": 3.0, "png": 0.3, "scan": 0.8, "pdf": 0.2, "docx": 0.1, "xlsx": 0.1}  # recordings: synthesis + hearing
 DEFAULT_COST = 0.02
 
 
@@ -57,6 +58,8 @@ class Rendered:
     size: int
     fact_ids: tuple[str, ...]  # every fact the file states, in any role (carrier, echo, hop...)
     cached: bool = False
+    heard: bool = False  # its extraction was run (and filed) while rendering it, in this build
+    revoiced: int = 0    # lines a recording re-voiced because the recogniser misheard them
 
     @property
     def family(self) -> str:
@@ -64,14 +67,17 @@ class Rendered:
 
 
 def base_key(spec: ArtifactSpec, ctx: RenderContext) -> str:
-    return content_hash({
+    key = {
         "layout": CACHE_LAYOUT,
         "kind": kind_fingerprint(spec.kind),
         "spec": spec.model_dump(mode="json"),
         "pack": ctx.pack.spec.model_dump(mode="json"),
         "writer": ctx.writer.identity(),
         "writer_code": writer_fingerprint(ctx.writer),
-    })
+    }
+    if registry.get(spec.kind).modality in SPEECH_MODALITIES and ctx.speech_words:
+        key["speech_words"] = list(ctx.speech_words)  # a recording hears itself with them
+    return content_hash(key)
 
 
 def atomic_write(dest: Path, produce: Callable[[Path], None]) -> None:
@@ -113,11 +119,12 @@ def lookup(spec: ArtifactSpec, ctx: RenderContext, base: str, cache_dir: Path) -
 
 
 def render_unit(shared: Shared, spec: ArtifactSpec, base: str, cache_dir: str,
-                fingerprint: Optional[str] = None) -> tuple[str, list, str]:
+                fingerprint: Optional[str] = None) -> tuple[str, list, str, dict]:
     """One unit of work (runs in a worker): render `spec` with traced database and facts into
-    the cache. Returns (file, reads, digest). `fingerprint`: the kind's fingerprint where
-    the key was made; a worker running other code (another machine) refuses the unit
-    rather than filing its output under that key."""
+    the cache. Returns (file, reads, digest, notes: what the render reported, e.g. that a
+    recording heard itself). `fingerprint`: the kind's fingerprint where the key was made; a
+    worker running other code (another machine) refuses the unit rather than filing its
+    output under that key."""
     check_fingerprint(spec.kind, fingerprint)
     ctx: RenderContext = shared.get()
     t = registry.get(spec.kind)
@@ -126,15 +133,16 @@ def render_unit(shared: Shared, spec: ArtifactSpec, base: str, cache_dir: str,
     tmp_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{base[:16]}-", suffix=t.ext, dir=tmp_dir)
     os.close(fd)
+    notes: dict = {}
     try:
-        t.render(spec, replace(ctx, db=db, facts=facts), Path(tmp))
+        t.render(spec, replace(ctx, db=db, facts=facts, notes=notes), Path(tmp))
         digest = rec.digest()
         dest = _file_for(Path(cache_dir), base, digest, t.ext)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(tmp, dest)
     finally:
         Path(tmp).unlink(missing_ok=True)
-    return str(dest), rec.as_json(), digest
+    return str(dest), rec.as_json(), digest, notes
 
 
 def check_fingerprint(kind: str, expected: Optional[str]) -> None:
@@ -162,6 +170,7 @@ def render_artifacts(specs: Iterable[ArtifactSpec], ctx: RenderContext, cache_di
     tally = Tally(len(specs), sum(costs))
     bases = [base_key(s, ctx) for s in specs]
     files: dict[int, tuple[Path, bool]] = {}
+    notes: dict[int, dict] = {}
     for i, (s, b) in enumerate(zip(specs, bases)):
         hit = lookup(s, ctx, b, cache_dir)
         if hit is not None:
@@ -173,10 +182,11 @@ def render_artifacts(specs: Iterable[ArtifactSpec], ctx: RenderContext, cache_di
     if todo:
         with pool.share(ctx, scratch or cache_dir / "shared") as shared:
             args = [(shared, specs[i], bases[i], str(cache_dir), kind_fingerprint(specs[i].kind)) for i in todo]
-            for j, (file, reads, digest) in pool.run(render_unit, args, [costs[i] for i in todo]):
+            for j, (file, reads, digest, note) in pool.run(render_unit, args, [costs[i] for i in todo]):
                 i = todo[j]
                 _remember(cache_dir, bases[i], reads, digest)
                 files[i] = (Path(file), False)
+                notes[i] = note
                 tally.add(costs[i])
                 if progress:
                     progress(tally)
@@ -185,5 +195,6 @@ def render_artifacts(specs: Iterable[ArtifactSpec], ctx: RenderContext, cache_di
         f, cached = files[i]
         out.append(Rendered(artifact_id=s.id, kind=s.kind, path=s.path, file=str(f), sha256=file_sha256(f),
                             size=f.stat().st_size, fact_ids=tuple(dict.fromkeys(m.fact_id for m in s.facts)),
-                            cached=cached))
+                            cached=cached, heard=bool(notes.get(i, {}).get("heard")),
+                            revoiced=int(notes.get(i, {}).get("revoiced", 0))))
     return out

@@ -123,7 +123,8 @@ class EvidenceBuilder:
     def render(self, plan: EvidencePlan, facts: dict[str, Fact]) -> list[Rendered]:
         workdir = self.cache_dir / "tmp"
         workdir.mkdir(parents=True, exist_ok=True)
-        ctx = RenderContext(pack=self.world.pack, facts=facts, writer=self.writer, db=self.db, workdir=workdir)
+        ctx = RenderContext(pack=self.world.pack, facts=facts, writer=self.writer, db=self.db, workdir=workdir,
+                            extraction_cache=self.cache_dir)
         return render_artifacts(plan.artifacts, ctx, self.cache_dir / "render")
 
     def extract(self, plan: EvidencePlan, rendered: list[Rendered], facts: FactSet) -> tuple[dict, dict]:

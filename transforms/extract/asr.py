@@ -258,27 +258,41 @@ def load_pcm(path: str | Path) -> bytes:
 
 def speech_segments(pcm: bytes) -> list[bytes]:
     """Speech regions of the audio (pocketsphinx VAD), in order."""
+    return [p for _s, _e, p in timed_segments(pcm)]
+
+
+def timed_segments(pcm: bytes) -> list[tuple[float, float, bytes]]:
+    """Speech regions of the audio (pocketsphinx VAD), in order, with their start and end in
+    seconds (the whole audio as one region when the VAD finds none)."""
     import io  # noqa: PLC0415
 
     from pocketsphinx import Segmenter  # noqa: PLC0415
 
     seg = Segmenter(sample_rate=RATE)
-    parts = [s.pcm for s in seg.segment(io.BytesIO(pcm))]
-    return parts or ([pcm] if pcm else [])
+    parts = [(s.start_time, s.end_time, s.pcm) for s in seg.segment(io.BytesIO(pcm))]
+    return parts or ([(0.0, len(pcm) / 2 / RATE, pcm)] if pcm else [])
 
 
 # --- decoding ----------------------------------------------------------------------------
-def _decode(decoder, segments: list[bytes]) -> str:
-    lines = []
+def _decode_each(decoder, segments: list[bytes]) -> list[str]:
+    """One hypothesis per segment, in order (empty where nothing was heard)."""
+    out = []
     for pcm in segments:
         decoder.start_utt()
         decoder.process_raw(pcm, full_utt=True)
         decoder.end_utt()
         hyp = decoder.hyp()
-        text = " ".join(w for w in (hyp.hypstr.split() if hyp else []) if not w.startswith(("<", "[", "+")))
-        if text:
-            lines.append(text)
-    return "\n".join(lines)
+        out.append(" ".join(w for w in (hyp.hypstr.split() if hyp else []) if not w.startswith(("<", "[", "+"))))
+    return out
+
+
+def _decode(decoder, segments: list[bytes]) -> str:
+    return joined(_decode_each(decoder, segments))
+
+
+def joined(hyps: Iterable[str]) -> str:
+    """The transcript of per-segment hypotheses: one line per segment that heard anything."""
+    return "\n".join(h for h in hyps if h)
 
 
 # A pruned forward pass and the flat-lexicon second pass; no lattice rescoring, no
@@ -313,7 +327,7 @@ class _Recogniser:
             self.words.add(w)
         return out
 
-    def transcribe(self, segments: list[bytes], arpa: str, words) -> str:
+    def transcribe(self, segments: list[bytes], arpa: str, words) -> list[str]:
         for entry in self._entries(words):
             name, phones = entry.split(" ", 1)
             self.decoder.add_word(name, phones.strip(), False)
@@ -324,7 +338,7 @@ class _Recogniser:
         self.decoder.activate_search("file")
         self.decoder.reinit_feat()
         try:
-            return _decode(self.decoder, segments)
+            return _decode_each(self.decoder, segments)
         finally:
             self.decoder.activate_search()
             self.decoder.remove_search("file")
@@ -338,13 +352,21 @@ def _recogniser() -> _Recogniser:
 def transcribe(path: str | Path, candidates: list[str]) -> str:
     """Transcript of the audio recognised with the fixed vocabulary plus the file's own
     candidate phrases (see module doc). Without candidates, the free transcription."""
-    phrases = phrases_in_dictionary(list(candidates))
-    if not phrases:
+    if not phrases_in_dictionary(list(candidates)):
         return transcribe_free(path)
+    return joined(h for _s, _e, h in transcribe_timed(load_pcm(path), candidates))
+
+
+def transcribe_timed(pcm: bytes, candidates: list[str]) -> list[tuple[float, float, str]]:
+    """`transcribe` of 16 kHz mono 16-bit samples, per speech segment: (start, end seconds,
+    hypothesis). `joined` of the hypotheses is exactly `transcribe`'s transcript; a recording
+    hearing its own audio (`transforms.recordings._hear`) maps the segments to its lines."""
+    phrases = phrases_in_dictionary(list(candidates))
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
-    segments = speech_segments(load_pcm(path))
     words = {w for p in phrases for w in p.split()}
-    return _recogniser().transcribe(segments, arpa_bigram(phrases), words)
+    segs = timed_segments(pcm)
+    hyps = _recogniser().transcribe([p for _s, _e, p in segs], arpa_bigram(phrases), words)
+    return [(s, e, h) for (s, e, _p), h in zip(segs, hyps)]
 
 
 def transcribe_free(path: str | Path) -> str:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import subprocess
 import tempfile
 from pathlib import Path
+from typing import Callable, Optional
 
-from .asr import ffmpeg_exe, to_wav16k, transcribe, transcribe_free
+from .asr import ffmpeg_exe, joined, load_pcm, phrases_in_dictionary, to_wav16k, transcribe_free, transcribe_timed
 
 EXTERNAL_TOOLS = ("ffmpeg",)  # see transforms.fingerprint
 
@@ -46,17 +47,29 @@ def distinct_screens(frames: list, threshold: float = 2.0) -> list:
 def extract_mp4(path: str | Path, candidates: list[str]) -> tuple[str, str]:
     """(frames_text, audio_text) of a video: OCR of each distinct screen (separated by blank
     lines), and the audio transcript (restricted to `candidates` when given)."""
+    frames_text, audio_text, _segments = extract_mp4_timed(path, candidates)
+    return frames_text, audio_text
+
+
+def extract_mp4_timed(path: str | Path, candidates: list[str], ocr: Optional[Callable] = None
+                      ) -> tuple[str, str, list[tuple[float, float, str]]]:
+    """`extract_mp4` plus the audio's speech segments (start, end seconds, hypothesis) when
+    it is recognised with `candidates` (empty otherwise). `ocr(image)`: the OCR function
+    (default `ocr.ocr_image`; a recording hearing itself passes a memo of it)."""
     from .ocr import ocr_image  # noqa: PLC0415
 
+    ocr = ocr or ocr_image
     screens = distinct_screens(sample_frames(path))
-    frames_text = "\n\n".join(t.strip() for t in (ocr_image(im) for im in screens) if t.strip())
+    frames_text = "\n\n".join(t.strip() for t in (ocr(im) for im in screens) if t.strip())
     if not has_audio(path):
-        return frames_text, ""
+        return frames_text, "", []
     with tempfile.TemporaryDirectory() as tmp:
         wav = Path(tmp) / "audio.wav"
         to_wav16k(Path(path), wav)
-        audio_text = transcribe(wav, candidates) if candidates else transcribe_free(wav)
-    return frames_text, audio_text
+        if candidates and phrases_in_dictionary(list(candidates)):
+            segments = transcribe_timed(load_pcm(wav), candidates)
+            return frames_text, joined(h for _s, _e, h in segments), segments
+        return frames_text, transcribe_free(wav), []
 
 
 def streams(path: str | Path) -> list[str]:

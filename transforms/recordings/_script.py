@@ -11,13 +11,15 @@ import random
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 import numpy as np
 
 from facts.surface import spoken_form, surface_forms
 from transforms.common import tidy
 from transforms.extract import audio as A
+
+from ._hear import Line as Utterance  # noqa: F401  (the kinds' name for a line)
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
@@ -66,23 +68,19 @@ def echo(ctx: "RenderContext", fact: "Fact", rng: random.Random, who: str) -> Op
 
 # --- speaking a script -------------------------------------------------------------------
 @dataclass
-class Utterance:
-    who: str
-    voice: A.Voice
-    text: str            # already speakable
-    pause: float = 0.5   # silence after it, seconds
-
-
-@dataclass
 class Spoken:
     samples: np.ndarray
     spans: list[tuple[float, float]]  # (start, end) seconds of each utterance
 
 
-def speak(lines: list[Utterance], workdir: Optional[Path], lead: float = 0.4) -> Spoken:
+def speak(lines: list[Utterance], workdir: Optional[Path], lead: float = 0.4,
+          synth: Optional[Callable[[str, A.Voice], np.ndarray]] = None) -> Spoken:
+    """The lines spoken one after the other, each followed by its pause. `synth(text, voice)`
+    (default: `audio.synthesize`) lets a recording that hears itself reuse its lines' audio."""
+    synth = synth or (lambda text, voice: A.synthesize(text, voice, workdir))
     parts, spans, t = [A.silence(lead)], [], lead
     for u in lines:
-        x = A.synthesize(u.text, u.voice, workdir)
+        x = synth(u.text, u.voice)
         spans.append((t, t + A.duration(x)))
         parts += [x, A.silence(u.pause)]
         t += A.duration(x) + u.pause
@@ -100,9 +98,19 @@ def pauses(rng: random.Random, lines: list[Utterance], lo: float = 0.35, hi: flo
 def wav_extraction(path: Path, ctx: "ExtractContext") -> "Extraction":
     """Speech recognition of a delivered WAV: restricted to the candidate phrases when the
     audit passes them, else the free transcription."""
-    from transforms.base import Extraction  # noqa: PLC0415
-    from transforms.extract.asr import transcribe, transcribe_free  # noqa: PLC0415
+    return wav_hearing(path, ctx)[0]
 
-    if ctx.candidates:
-        return Extraction(text=transcribe(path, ctx.candidates), extractor="asr-pocketsphinx-grammar")
-    return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-free")
+
+def wav_hearing(path: Path, ctx: "ExtractContext") -> tuple["Extraction", list[tuple[float, float, str]]]:
+    """`wav_extraction` and its speech segments (start, end seconds, hypothesis; empty for
+    the free transcription): what a recording hearing itself maps to its lines."""
+    from transforms.base import Extraction  # noqa: PLC0415
+    from transforms.extract.asr import (joined, load_pcm, phrases_in_dictionary,  # noqa: PLC0415
+                                        transcribe_free, transcribe_timed)
+
+    if ctx.candidates and phrases_in_dictionary(list(ctx.candidates)):
+        segments = transcribe_timed(load_pcm(path), ctx.candidates)
+        return Extraction(text=joined(h for _s, _e, h in segments), extractor="asr-pocketsphinx-grammar"), segments
+    if ctx.candidates:  # as `transcribe` does when no candidate is in the dictionary
+        return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-grammar"), []
+    return Extraction(text=transcribe_free(path), extractor="asr-pocketsphinx-free"), []

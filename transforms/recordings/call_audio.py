@@ -13,6 +13,7 @@ from transforms.extract import audio as A
 from transforms.registry import register
 
 from . import _script as S
+from ._hear import Hearing, reworded
 from ._script import Utterance
 
 _NOTICE = ["This call may be recorded for quality and training purposes.",
@@ -73,11 +74,21 @@ class CallAudio(Transformer):
                     email=_spoken_email(w.email(cust, internal=False)))
         lines: list[Utterance] = []
 
-        def a(text: str, *facts) -> None:
-            lines.append(Utterance("agent", va, S.say(text, facts)))
+        def a(text: str, *facts, role: str = "", reword=None) -> None:
+            lines.append(Utterance("agent", va, S.say(text, facts), facts=facts, role=role, reword=reword))
 
-        def c(text: str, *facts) -> None:
-            lines.append(Utterance("customer", vc, S.say(text, facts)))
+        def c(text: str, *facts, role: str = "", reword=None) -> None:
+            lines.append(Utterance("customer", vc, S.say(text, facts), facts=facts, role=role, reword=reword))
+
+        def belief(f, d) -> None:  # the customer's wrong value, hedged
+            c(C.hedged(ctx, f, d, rng, role="customer"), f, role="wrong",
+              reword=lambda r: C.hedged(ctx, f, d, r, role="customer"))
+
+        def old_note(f, d) -> None:  # an old value on the customer's file, dated
+            note = rng.choice(_OLD_NOTE)
+            on = C.earlier_day(d, day, rng, 7, 60)
+            a(note + C.hedged(ctx, f, d, rng, on=on), f, role="wrong",
+              reword=lambda r: note + C.hedged(ctx, f, d, r, on=on))
 
         lines.append(Utterance("line", A.LINE, rng.choice(_NOTICE)))
         a(rng.choice(_OPEN).format(**subs))
@@ -94,30 +105,44 @@ class CallAudio(Transformer):
             c((rng.choice(_NEXT) + " " if n else "") + w.question(f, rng, register="call"))
             wrong = False
             for d in it.wrong:
-                c(C.hedged(ctx, f, d, rng, role="customer"), f)
+                belief(f, d)
                 wrong = True
             if rng.random() < 0.5:
                 a(w.filler(rng, "agent")[0])
             for d in it.superseded:
-                a(rng.choice(_OLD_NOTE) + C.hedged(ctx, f, d, rng, on=C.earlier_day(d, day, rng, 7, 60)), f)
+                old_note(f, d)
                 wrong = True
-            a(C.authoritative(ctx, it, rng, after_wrong=wrong, register="call"), f)
+            a(C.authoritative(ctx, it, rng, after_wrong=wrong, register="call"), f, role="state",
+              reword=lambda r, it=it, wrong=wrong: C.authoritative(ctx, reworded(it), r, after_wrong=wrong,
+                                                                   register="call"))
             rep = S.echo(ctx, f, rng, "customer") if rng.random() < 0.75 else None
-            if rep or rng.random() < 0.6:
-                c(rep or rng.choice(_ACK), f)
+            if rep:
+                c(rep, f, role="echo", reword=lambda r, f=f: S.echo(ctx, f, r, "customer"))
+            elif rng.random() < 0.6:
+                c(rng.choice(_ACK), f)
         for f, d in orphans:
             if d.role == "superseded":
-                a(rng.choice(_OLD_NOTE) + C.hedged(ctx, f, d, rng, on=C.earlier_day(d, day, rng, 7, 60)), f)
+                old_note(f, d)
             else:
-                c(C.hedged(ctx, f, d, rng, role="customer"), f)
+                belief(f, d)
             a(rng.choice(_ORPHAN_REPLY))
         a(w.closing(rng, "agent"))
         c(w.closing(rng, "customer"))
         a(rng.choice(_BYE).format(**subs))
         S.pauses(rng, lines)
 
-        spoken = S.speak(lines, ctx.workdir)
-        A.write_wav(out, A.telephone(spoken.samples))
+        hearing = Hearing(spec, ctx, ctx.workdir)
+
+        def write(lines: list[Utterance], dest: Path) -> list[tuple[float, float]]:
+            spoken = S.speak(lines, ctx.workdir, synth=hearing.synth)
+            A.write_wav(dest, A.telephone(spoken.samples))
+            return spoken.spans
+
+        hearing.deliver(lines, write, out, S.say)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return S.wav_extraction(path, ctx)
+
+    def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
+        """`extract` with its speech segments (the recording hearing itself: `_hear`)."""
+        return S.wav_hearing(path, ctx)

@@ -23,10 +23,11 @@ from transforms import common as C
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.extract.asr import ffmpeg_exe
-from transforms.extract.video import extract_mp4
+from transforms.extract.video import extract_mp4_timed
 from transforms.registry import register
 
 from . import _script as S
+from ._hear import Hearing, Line, reworded
 
 W, H = 960, 540
 FPS = 2
@@ -90,6 +91,8 @@ class Screen:
     card_body: str = ""
     footer: str = ""
     narration: list[str] = field(default_factory=list)
+    # per narration text: (facts whose values it says, role, the writer's other phrasing)
+    speech: list[tuple] = field(default_factory=list)
     cursor: tuple[int, int] = (700, 300)
     keep: tuple[str, ...] = ()  # value phrases never wrapped across lines
 
@@ -231,46 +234,80 @@ class ScreenRecording(Transformer):
             for d in it.superseded:
                 on = C.earlier_day(d, day, rng, 7, 60)
                 text = C.hedged(ctx, f, d, rng, role="colleague", on=on)
+                lead = rng.choice(_OLD_LEAD)
                 screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}",
                                       card_big=f"Superseded: {d.text}",
                                       card_body=text, footer="Archived entry - replaced by the current version",
-                                      narration=[rng.choice(_OLD_LEAD) + text], cursor=cur(), keep=(d.text,)))
+                                      narration=[lead + text], cursor=cur(), keep=(d.text,),
+                                      speech=[((f,), "wrong", lambda r, f=f, d=d, on=on, lead=lead:
+                                               lead + C.hedged(ctx, f, d, r, role="colleague", on=on))]))
                 old = True
             for d in it.wrong:
                 text = C.hedged(ctx, f, d, rng, role="customer")
+                lead = rng.choice(_NOTE_LEAD)
                 screens.append(Screen(page, "note", card_title="Frequently heard on calls", card_big=text,
                                       footer="Customer belief - not correct, see the current rule",
-                                      narration=[rng.choice(_NOTE_LEAD) + text], cursor=cur(), keep=(d.text,)))
+                                      narration=[lead + text], cursor=cur(), keep=(d.text,),
+                                      speech=[((f,), "wrong", lambda r, f=f, d=d, lead=lead:
+                                               lead + C.hedged(ctx, f, d, r, role="customer"))]))
                 old = True
             said = C.authoritative(ctx, it, rng, after_wrong=old, register="kb")
             screens.append(Screen(page, "current", card_title=f"{ref}-{f.source.start_line:03d}",
                                   card_big=w.bullet(f), card_body=w.statement(f, "canonical", rng, register="kb"),
                                   footer=f"Effective {day:%b %d, %Y}  -  Owner: {manager}",
                                   narration=[said], cursor=cur(),
-                                  keep=tuple(x for sl in f.slots for x in surface_forms(sl))))
+                                  keep=tuple(x for sl in f.slots for x in surface_forms(sl)),
+                                  speech=[((f,), "state", lambda r, it=it, old=old:
+                                           C.authoritative(ctx, reworded(it), r, after_wrong=old, register="kb"))]))
         for f, d in orphans:
-            text = C.hedged(ctx, f, d, rng, role="customer", on=C.earlier_day(d, day, rng, 7, 60))
+            on = C.earlier_day(d, day, rng, 7, 60)
+            text = C.hedged(ctx, f, d, rng, role="customer", on=on)
             screens.append(Screen(C.section_of(f), "note", card_title="Open question", card_big=text,
                                   footer="Being checked with the policy owner", narration=[text], cursor=cur(),
-                                  keep=(d.text,)))
+                                  keep=(d.text,), speech=[((f,), "wrong", lambda r, f=f, d=d, on=on:
+                                                           C.hedged(ctx, f, d, r, role="customer", on=on))]))
         screens.append(Screen("Home", "home", card_body="Recently updated", narration=[rng.choice(_OUTRO)],
                               cursor=cur()))
 
         facts_all = tuple(ctx.fact(m.fact_id) for m in spec.facts) if not spec.noise else ()
-        self._write(screens, painter, voice, facts_all, ctx, out)
 
-    def _write(self, screens: list[Screen], painter: _Painter, voice: A.Voice, facts, ctx: RenderContext,
-               out: Path) -> None:
+        def say(text: str, _facts=()) -> str:  # the narrator's values, whichever line says them
+            return S.say(text, facts_all)
+
+        lines, owner = [], []
+        for k, s in enumerate(screens):
+            for j, t in enumerate(s.narration):
+                facts, role, reword = s.speech[j] if j < len(s.speech) else ((), "", None)
+                lines.append(Line("narrator", voice, say(t), facts=facts, role=role, reword=reword))
+                owner.append(k)
+        hearing = Hearing(spec, ctx, ctx.workdir)
+
+        def write(lines: list[Line], dest: Path) -> list[tuple[float, float]]:
+            spoken = [[hearing.synth(ln.text, ln.voice) for ln, o in zip(lines, owner) if o == k]
+                      for k in range(len(screens))]
+            return self._write(screens, spoken, painter, ctx, dest)
+
+        hearing.deliver(lines, write, out, say)
+
+    def _write(self, screens: list[Screen], spoken: list[list[np.ndarray]], painter: _Painter, ctx: RenderContext,
+               out: Path) -> list[tuple[float, float]]:
+        """Write the video; returns each narration line's (start, end) seconds in it."""
         from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415
 
-        audio, clips = [], []
-        for s in screens:
-            speech = np.concatenate([A.synthesize(S.say(t, facts), voice, ctx.workdir) for t in s.narration])
+        audio, clips, spans = [], [], []
+        t0 = 0.0
+        for s, said in zip(screens, spoken):
+            speech = np.concatenate(said)
             frames = max(2 * FPS, math.ceil((A.duration(speech) + 0.9) * FPS))
             seconds = frames / FPS
             track = np.zeros(int(round(seconds * A.RATE)), np.int16)
             lead = int(0.4 * A.RATE)
             track[lead:lead + len(speech)] = speech[: len(track) - lead]
+            at = t0 + lead / A.RATE
+            for x in said:
+                spans.append((at, at + A.duration(x)))
+                at += A.duration(x)
+            t0 += len(track) / A.RATE
             audio.append(track)
             clips.append(ImageClip(np.asarray(painter.paint(s))).with_duration(seconds))
         with tempfile.TemporaryDirectory(dir=ctx.workdir) as tmp:
@@ -287,8 +324,14 @@ class ScreenRecording(Transformer):
             subprocess.run([ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-y", "-i", str(mp4), "-map", "0",
                             "-c", "copy", "-fflags", "+bitexact", "-flags:v", "+bitexact", "-flags:a", "+bitexact",
                             "-map_metadata", "-1", "-movflags", "+faststart", "-f", "mp4", str(out)], check=True)
+        return spans
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
-        frames, audio = extract_mp4(path, ctx.candidates)
+        return self.hear(path, ctx)[0]
+
+    def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
+        """`extract` with the audio's speech segments (the recording hearing itself: `_hear`);
+        `ocr`: the OCR function for frames (a memo of it)."""
+        frames, audio, segments = extract_mp4_timed(path, ctx.candidates, ocr=ocr)
         return Extraction(text=f"{frames}\n\n{audio}".strip(), extractor="ocr-frames+asr-pocketsphinx",
-                          parts={"frames": frames, "audio": audio})
+                          parts={"frames": frames, "audio": audio}), segments

@@ -11,6 +11,7 @@ from transforms.extract import audio as A
 from transforms.registry import register
 
 from . import _script as S
+from ._hear import Hearing, reworded
 from ._script import Utterance
 
 _OPEN = ["Hi team, it's {manager} from {company}. It's {weekday}, {date}, and I've got a quick policy update.",
@@ -54,8 +55,13 @@ class Voicemail(Transformer):
                     date=A.spoken_date(day), topic=topic)
         lines: list[Utterance] = []
 
-        def m(text: str, *facts) -> None:
-            lines.append(Utterance("manager", voice, S.say(text, facts)))
+        def m(text: str, *facts, role: str = "", reword=None) -> None:
+            lines.append(Utterance("manager", voice, S.say(text, facts), facts=facts, role=role, reword=reword))
+
+        def old_value(f, d, dated: bool) -> None:  # a superseded or rumoured value, hedged
+            on = C.earlier_day(d, day, rng, 7, 60) if dated else None
+            m(C.hedged(ctx, f, d, rng, role="colleague", on=on), f, role="wrong",
+              reword=lambda r: C.hedged(ctx, f, d, r, role="colleague", on=on))
 
         m(rng.choice(_OPEN).format(**subs))
         if not its:
@@ -65,27 +71,39 @@ class Voicemail(Transformer):
             f = it.fact
             old = False
             for d in it.superseded:
-                m(C.hedged(ctx, f, d, rng, role="colleague", on=C.earlier_day(d, day, rng, 7, 60)), f)
+                old_value(f, d, True)
                 old = True
             for d in it.wrong:
-                m(C.hedged(ctx, f, d, rng, role="colleague"), f)
+                old_value(f, d, False)
                 old = True
             lead = rng.choice(_LEAD_NEW) if old else (rng.choice(_LEAD_PLAIN) if len(its) > 1 else "")
-            m(lead + C.authoritative(ctx, it, rng, after_wrong=old, register="call"), f)
+            m(lead + C.authoritative(ctx, it, rng, after_wrong=old, register="call"), f, role="state",
+              reword=lambda r, it=it, old=old, lead=lead: lead + C.authoritative(ctx, reworded(it), r, after_wrong=old,
+                                                                                 register="call"))
             rep = S.echo(ctx, f, rng, "staff") if rng.random() < 0.75 else None
             if rep:
-                m(rep, f)
+                m(rep, f, role="echo", reword=lambda r, f=f: S.echo(ctx, f, r, "staff"))
             if n == 0 and rng.random() < 0.7:
                 m(rng.choice(_ASIDES))
         for f, d in orphans:
-            m(C.hedged(ctx, f, d, rng, role="colleague", on=C.earlier_day(d, day, rng, 7, 60)), f)
+            old_value(f, d, True)
             m("I'll confirm that one in writing.")
         m(rng.choice(_CLOSE))
         for u in lines:
             u.pause = round(rng.uniform(0.4, 0.8), 2)
 
-        spoken = S.speak(lines, ctx.workdir, lead=0.6)
-        A.write_wav(out, A.telephone(spoken.samples))
+        hearing = Hearing(spec, ctx, ctx.workdir)
+
+        def write(lines: list[Utterance], dest: Path) -> list[tuple[float, float]]:
+            spoken = S.speak(lines, ctx.workdir, lead=0.6, synth=hearing.synth)
+            A.write_wav(dest, A.telephone(spoken.samples))
+            return spoken.spans
+
+        hearing.deliver(lines, write, out, S.say)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return S.wav_extraction(path, ctx)
+
+    def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
+        """`extract` with its speech segments (the recording hearing itself: `_hear`)."""
+        return S.wav_hearing(path, ctx)
