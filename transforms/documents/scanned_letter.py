@@ -5,7 +5,7 @@ The page (US Letter, drawn at 200 dpi with Pillow in DejaVu Serif) has a letterh
 the customer's address block and reference from the seed database, a "Re:" line, the body
 (an opening line about the customer's record, what the customer wrote quoted when the plan
 gives a wrong value, the facts worded for a customer, a closing with the reference to quote),
-a signature, the signer's name and title, and a footer. A second page follows when the body
+the signer's name and title, and a footer. A second page follows when the body
 does not fit. Routine letters (no fact) confirm a change to a record or acknowledge a letter.
 
 Then it is scanned: greyscale, an off-white paper tone with uneven light, a "RECEIVED" stamp
@@ -184,8 +184,9 @@ def _letter(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
         y += lh
     y += int(lh * 0.4)
     d.text((ML, y), rng.choice(_SIGN_OFF), font=f_body, fill=INK)
-    _signature(d, ML + 10, y + int(lh * 1.2), rng)
-    y += lh * 4
+    # no drawn signature: OCR read a pen stroke of any weight as letters or digits ("Rar re a",
+    # "r 4 v r"), noise a shallow reader would take for text and a stray "4" for a value
+    y += lh * 2
     d.text((ML, y), signer, font=font(BODY, True, "serif"), fill=INK)
     d.text((ML, y + lh), f"{title}, {brand.company}", font=f_body, fill=INK)
     pages.append(page)
@@ -225,22 +226,6 @@ def _head(d: ImageDraw.ImageDraw, ctx: RenderContext, y: int) -> int:
     y += _pt(8) + 18
     d.line((ML, y, PW - MR, y), fill=60, width=3)
     return y + 70
-
-
-def _signature(d: ImageDraw.ImageDraw, x: int, y: int, rng: random.Random) -> None:
-    """A handwritten-looking stroke: cursive loops (a prolate cycloid whose loops shrink and
-    grow) and an underline."""
-    import math  # noqa: PLC0415
-
-    loops = rng.randint(5, 8)
-    step, r = rng.uniform(34, 44), rng.uniform(16, 24)
-    pts = []
-    for i in range(loops * 40 + 1):
-        t = i / 40 * 2 * math.pi
-        h = 1.0 + 0.55 * math.sin(t / loops * rng.choice([1.0, 1.5, 2.0]) + 0.7)
-        pts.append((x + step * t / (2 * math.pi) * 1.6 - r * math.sin(t), y + 44 - r * h * math.cos(t) - 8 * math.sin(t / 3)))
-    d.line(pts, fill=45, width=4, joint="curve")
-    d.line((x + 20, y + 84, x + loops * step * 1.6 + 10, y + 74 + rng.randint(-6, 6)), fill=60, width=3)
 
 
 # --- the scan -------------------------------------------------------------------------------------
