@@ -118,3 +118,17 @@ def test_unknown_writer_is_a_clear_error(mock_pack):
     from transforms.writers import make_writer
     with pytest.raises(FactforgeError, match="unknown writer 'gpt'"):
         make_writer(mock_pack, "gpt")
+
+
+def test_agreement_and_list_swaps_never_break_grammar():
+    """Seen in a banking build: 'for vehicle loans it are not allowed to exceed', and a list
+    swap that turned 'the applicant and confirm the minimum' into 'the confirm and applicant'."""
+    import random as _r
+    from transforms.realise import REGISTERS, _lists, fix_agreement
+    assert fix_agreement("for vehicle loans it are not allowed to exceed 45%.") == \
+        "for vehicle loans it is not allowed to exceed 45%."
+    assert fix_agreement("Does it have a fee?") == "Does it have a fee?"
+    t = "Pull the credit report of the applicant and confirm the catalog minimum credit score."
+    assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) is None
+    t = "Meals and lodging are covered."
+    assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) == "Lodging and meals are covered."

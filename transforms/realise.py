@@ -1205,7 +1205,11 @@ def _lists(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Opti
         names = all(i[:1].isupper() for i in items)
         if not (_prev_ok(text, m.start()) and (names or _next_ok(text, m.end()))):
             continue
+        if re.match(r"\s*(the|a|an|each|every|this|that|its|their|your)\b", text[m.end():], re.I):
+            continue  # the last word takes an object: a verb, not a list item ("the applicant and confirm the")
         new = items[1:] + items[:1]
+        if not names and re.search(r"(^|[.!?:]\s+)$", text[:m.start()]):  # the list opens a sentence
+            new = [new[0][:1].upper() + new[0][1:]] + [x[:1].lower() + x[1:] for x in new[1:]]
         joined = ", ".join(new[:-1]) + f" {g[1]} " + new[-1]
         return text[:m.start()] + joined + text[m.end():]
     return None
@@ -1304,11 +1308,19 @@ def _expand_contractions(text: str) -> str:
     return text.replace("I'll", "I will").replace("what's", "what is").replace("What's", "What is")
 
 
+_AUX = {"does", "did", "do", "will", "would", "can", "could", "may", "might", "must", "should", "shall", "to",
+        "let", "make", "makes", "made", "help", "helps", "saw", "see", "hear", "heard", "have", "has", "had"}
 _AGREE = [(re.compile(r"\b(you|we|they) (has|is|was|does|needs|gets|receives|pays)\b"),
            lambda m: f"{m.group(1)} " + {"has": "have", "is": "are", "was": "were", "does": "do"}.get(
                m.group(2), base_form(m.group(2)))),
           (re.compile(r"\b(agents|customers|passengers|staff members|members|clients|reps) (has|is|does)\b"),
-           lambda m: f"{m.group(1)} " + {"has": "have", "is": "are", "does": "do"}[m.group(2)])]
+           lambda m: f"{m.group(1)} " + {"has": "have", "is": "are", "does": "do"}[m.group(2)]),
+          # a frame's plural modal after a singular pronoun ("for vehicle loans it are not allowed
+          # to"), unless an auxiliary governs the verb ("does it have")
+          (re.compile(r"\b(\w+ )?(it|he|she) (are|were|have|do)\b", re.I),
+           lambda m: m.group(0) if (m.group(1) or "").strip().lower() in _AUX else
+           f"{m.group(1) or ''}{m.group(2)} " + {"are": "is", "were": "was", "have": "has", "do": "does"}[
+               m.group(3).lower()])]
 
 
 def fix_agreement(text: str) -> str:

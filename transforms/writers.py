@@ -298,7 +298,8 @@ class Writer:
                                "Q3 dashboard access", "Printer on 4th floor"])
         sec = facts[0].section[-1] if facts[0].section else "policy"
         lab = self.label(facts[0]) or sec
-        if len(lab.split()) > 4:  # a subject line names the topic in a few words, not the rule's wording
+        if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
+            # (counted as the lints count them: "out-of-network" is three), not the rule's wording
             lab = sec if len(sec.split()) <= 5 else " ".join(lab.split()[:4]).rstrip(",;:")
         lab = self.lower_first(lab)
         t = rng.choice(["{Question|Check} on <s>", "<s>: {what do we tell customers|which version is right|need a "
