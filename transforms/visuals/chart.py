@@ -521,7 +521,11 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
     colors = _palette(dark, len(cols))
     chart_w = (W - 2 * M) * 0.56
     b.card(M, y, chart_w - 12, p.height)
-    b.text(M + 24, y + 18, p.title + _unit_note(p), 18, True)
+    # one series: named in the title, no legend (a legend of one entry repeated the table's
+    # header word for word, a line OCR read twice)
+    single = len(cols) == 1
+    b.text(M + 24, y + 18, p.title + (f": {cols[0]}" if single else "") + _unit_note(p),
+           18, True)
     b.card(M + chart_w + 12, y, W - 2 * M - chart_w - 12, p.height)
     ax = b.axes(M + 40, y + 100, chart_w - 80, p.height - 150)
     _style(ax)
@@ -547,7 +551,7 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
     ax.set_yticks([])
     # legend above the bars: the column names
     lx = M + 24
-    for j, c in enumerate(cols):
+    for j, c in enumerate([] if single else cols):
         b.rect(lx, y + 62, 14, 14, colors[j], z=1)
         b.text(lx + 22, y + 60, c, 13)
         lx += 44 + 8.5 * len(c)
