@@ -93,6 +93,37 @@ def _needed(n_anchors: int, has_values: bool) -> int:
     return max(1, math.ceil(n_anchors * frac))
 
 
+def _table_anchors(idx: TextIndex, anchors: list[str], s: int) -> int:
+    """Anchors of a value that sits in a table cell (a line of " | "-separated cells, as the
+    extractors print spreadsheets and HTML tables), read as a person reads a table: in the
+    cell's row and in its column's header, the first line of the table block above it
+    (however many rows lie between). 0 when the value is not in a table body row or the
+    header has another number of cells."""
+    text = idx.low
+    ls = text.rfind("\n", 0, s) + 1
+    le = text.find("\n", s)
+    le = len(text) if le < 0 else le
+    row = text[ls:le]
+    if " | " not in row:
+        return 0
+    col = text[ls:s].count(" | ")
+    start = ls
+    while start > 0:
+        ps = text.rfind("\n", 0, start - 1) + 1
+        if " | " not in text[ps:start - 1]:
+            break
+        start = ps
+    if start == ls:
+        return 0  # the value is in the header row itself
+    he = text.find("\n", start)
+    cells = text[start:he].split(" | ")
+    if len(cells) != row.count(" | ") + 1 or col >= len(cells):
+        return 0
+    cs = start + sum(len(c) + 3 for c in cells[:col])
+    ce = cs + len(cells[col])
+    return sum(1 for a in anchors if anchor_re(a).search(text, ls, le) or anchor_re(a).search(text, cs, ce))
+
+
 def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
     """speech: the text is a speech-recognition transcript. Its values come from a grammar
     of the domain's candidates (the decisive evidence); free words (names, brand terms the
@@ -110,7 +141,7 @@ def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
             lo, hi = max(0, s - WINDOW), e + WINDOW
             if any(not idx.occurs_within(r, lo, hi) for r in rest):
                 continue
-            found = idx.anchors_in(anchors, lo, hi)
+            found = max(idx.anchors_in(anchors, lo, hi), _table_anchors(idx, anchors, s))
             best = max(best, found)
             if found >= need:
                 return Match(True, snippet(idx.text, s, e), found, need, span=(max(0, s - WINDOW), e + WINDOW))

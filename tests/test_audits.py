@@ -103,3 +103,23 @@ def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path):
         build_partition("_mock", ws, settings)
     assert "all_facts_recoverable" in str(e.value) and victim in str(e.value) and spec.path in str(e.value)
     assert any(f["path"] == spec.path for f in man["files"])
+
+
+def test_a_table_cell_is_read_with_its_row_and_its_column_header():
+    """Seen in a banking build: a rate sheet's 'Term' row sat six rows (more than the match
+    window) under the header naming the product; a reader takes the column's header."""
+    from facts.models import Fact, Slot, SlotType, SourceSpan
+    f = Fact(id="x.term", domain="x", section=["Certificates"], kind="value",
+             statement="IRA Bedrock Certificate \u2014 Term: 60 months.",
+             slots=[Slot(name="term", type=SlotType.duration, text="60 months", value=60, unit="month")],
+             source=SourceSpan(file="policy.md", start_line=1, end_line=1),
+             anchors=["ira", "bedrock", "certificate", "term"])
+    rows = "\n".join(f"Some long attribute name number {i} | {i} days | {i + 1} days" for i in range(8))
+    table = f"Limits and terms\nCertificate | IRA Lighthouse Certificate | IRA Bedrock Certificate\n{rows}\n" \
+            f"Term | 36 months | 60 months\n"
+    assert match_fact(f, TextIndex(table)).recovered
+    # only the value's own column header counts: under a header naming nothing of the fact,
+    # with the fact's product in the next column, the row word alone is not enough
+    other = table.replace("IRA Lighthouse Certificate", "Young Saver Plan").replace(
+        "Term | 36 months | 60 months", "Term | 60 months | 36 months")
+    assert not match_fact(f, TextIndex(other)).recovered
