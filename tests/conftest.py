@@ -88,3 +88,17 @@ def mock_full_build(tmp_path_factory):
             done.write_text(json.dumps({"bundle": str(bundle)}))
         bundle = Path(json.loads(done.read_text())["bundle"])
     return bundle, shared / "ws" / "cache"
+
+
+@pytest.fixture(scope="module")
+def airline_ctx(tmp_path_factory):
+    """(pack, factset, render context) of the built-in airline domain, seed-0 database."""
+    from domains import get_pack
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack("airline")
+    fs = pack.factset()
+    ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(0),
+                        workdir=tmp_path_factory.mktemp("airline"))
+    return pack, fs, ctx

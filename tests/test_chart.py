@@ -12,23 +12,11 @@ from PIL import Image
 
 from facts.match import TextIndex, match_fact
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed")
 
 KIND = "visuals/chart"
-
-
-@pytest.fixture(scope="module")
-def airline(tmp_path_factory):
-    from domains import get_pack
-    from transforms.writers import BuiltinWriter
-
-    pack = get_pack("airline")
-    fs = pack.factset()
-    ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(0),
-                        workdir=tmp_path_factory.mktemp("chart"))
-    return pack, fs, ctx
 
 
 def _section(fs, name):
@@ -52,11 +40,11 @@ def _render(ctx, spec, out):
     return t.extract(out, ExtractContext()).text
 
 
-def test_catalog_table_and_labelled_bars_are_read_back(airline, tmp_path):
+def test_catalog_table_and_labelled_bars_are_read_back(airline_ctx, tmp_path):
     """The change-fee catalog (8 cells, $0 to $99) and the extra-bag values (two fees and three
     limits, two panels of one section) on one dashboard: every fact is recovered from the OCR by
     the audits' matcher, and no figure is printed inside a sentence of the policy."""
-    pack, fs, ctx = airline
+    pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
     fees = _cells(fs, "Change fees")
     bags = [f for f in _section(fs, "Extra bags and limits") if t.carries(f)]
@@ -78,10 +66,10 @@ def test_catalog_table_and_labelled_bars_are_read_back(airline, tmp_path):
     assert any("Main | $99 | $75 | $40 | $0" in line for line in text.splitlines()), text
 
 
-def test_kpi_tiles_and_routine_panels(airline, tmp_path):
+def test_kpi_tiles_and_routine_panels(airline_ctx, tmp_path):
     """A value fact alone in its section is a KPI tile (caption over the figure); the routine
     panels come from the seed database (the reservations' statuses) and name no fact value."""
-    pack, fs, ctx = airline
+    pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
     single = [f for f in fs.facts if t.carries(f) and "characters in a passenger's name" in f.statement]
     assert single
@@ -96,8 +84,8 @@ def test_kpi_tiles_and_routine_panels(airline, tmp_path):
     assert any(s in text for s in statuses) or "Busiest routes" in text or "Contacts handled per day" in text
 
 
-def test_renders_are_deterministic_and_seeded(airline, tmp_path):
-    pack, fs, ctx = airline
+def test_renders_are_deterministic_and_seeded(airline_ctx, tmp_path):
+    pack, fs, ctx = airline_ctx
     facts = _cells(fs, "Change fees")
     t = registry.get(KIND)
     a, b, c = tmp_path / "a.png", tmp_path / "b.png", tmp_path / "c.png"
@@ -108,10 +96,10 @@ def test_renders_are_deterministic_and_seeded(airline, tmp_path):
     assert a.read_bytes() != c.read_bytes()
 
 
-def test_noise_dashboard_and_superseded_note(airline, tmp_path):
+def test_noise_dashboard_and_superseded_note(airline_ctx, tmp_path):
     """A routine dashboard carries no fact value; an earlier figure is a 'changed since' note
     above the panels, before the current figure."""
-    pack, fs, ctx = airline
+    pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
     text = _render(ctx, _spec([], noise=True), tmp_path / "n.png")
     assert len(text) > 150 and "$" not in text

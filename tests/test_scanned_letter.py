@@ -13,24 +13,12 @@ import pytest
 
 from facts.match import TextIndex, match_fact
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None or shutil.which("pdftoppm") is None,
                                 reason="tesseract or poppler not installed")
 
 KIND = "documents/scanned_letter"
-
-
-@pytest.fixture(scope="module")
-def airline(tmp_path_factory):
-    from domains import get_pack
-    from transforms.writers import BuiltinWriter
-
-    pack = get_pack("airline")
-    fs = pack.factset()
-    ctx = RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(0),
-                        workdir=tmp_path_factory.mktemp("letter"))
-    return pack, fs, ctx
 
 
 def _facts(fs, section):
@@ -45,7 +33,7 @@ def _spec(facts, seed=4, distractors=(), noise=False, date="2026-04-14"):
                         distractors=list(distractors), noise=noise)
 
 
-def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline, tmp_path):
+def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline_ctx, tmp_path):
     """TripGuard's rules in a letter with the customer's wrong price quoted: no text layer, one
     greyscale image per page; from the OCR every fact is recovered, the wrong figure is
     resolved as the audit checks it (quoted, then corrected), and the letter's date shows."""
@@ -55,7 +43,7 @@ def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline, tmp_path)
     from audits.recoverability import date_visible
     from facts.values import parse_slots
 
-    pack, fs, ctx = airline
+    pack, fs, ctx = airline_ctx
     facts = _facts(fs, "TripGuard travel insurance")[:5]
     price = next(f for f in facts if "$35" in f.statement)
     wrong = Distractor(fact_id=price.id, slot=price.slots[0].name, text="$45", role="distractor",
@@ -87,10 +75,10 @@ def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline, tmp_path)
     assert "RECEIVED" in ex.text  # the stamp is read too, and left where it is
 
 
-def test_the_scan_is_skewed_and_the_reader_straightens_it(airline, tmp_path):
+def test_the_scan_is_skewed_and_the_reader_straightens_it(airline_ctx, tmp_path):
     from transforms.extract.scan import deskew, rasterise, skew_angle
 
-    pack, fs, ctx = airline
+    pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
     angles = []
     for seed in (1, 2, 3):
@@ -105,8 +93,8 @@ def test_the_scan_is_skewed_and_the_reader_straightens_it(airline, tmp_path):
     assert len(set(angles)) > 1  # each scan lies differently on the glass
 
 
-def test_renders_are_deterministic_and_seeded(airline, tmp_path):
-    pack, fs, ctx = airline
+def test_renders_are_deterministic_and_seeded(airline_ctx, tmp_path):
+    pack, fs, ctx = airline_ctx
     facts = _facts(fs, "Same-day changes")[:3]
     t = registry.get(KIND)
     a, b, c = tmp_path / "a.pdf", tmp_path / "b.pdf", tmp_path / "c.pdf"
@@ -117,8 +105,8 @@ def test_renders_are_deterministic_and_seeded(airline, tmp_path):
     assert a.read_bytes() != c.read_bytes()
 
 
-def test_routine_letter_carries_no_figure(airline, tmp_path):
-    pack, fs, ctx = airline
+def test_routine_letter_carries_no_figure(airline_ctx, tmp_path):
+    pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
     out = tmp_path / "n.pdf"
     t.render(_spec([], noise=True), ctx, out)

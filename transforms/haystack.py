@@ -860,25 +860,12 @@ def _casual(text: str, rng: random.Random) -> str:
     return text
 
 
-def _lower_first(ctx: "RenderContext", text: str) -> str:
-    """A subject continuing a sentence: its first word lower-cased unless it is a name
-    ("Juniper Row Desk froze twice" stays as written)."""
-    lf = getattr(ctx.writer, "lower_first", None)
-    if lf is not None:
-        return lf(text)
-    brand = ctx.pack.brand
-    names = [brand.company, brand.short_name or "", *brand.products.values()]
-    if any(n and text.startswith(n.split()[0]) for n in names):
-        return text
-    return text[:1].lower() + text[1:]
-
-
 def meeting_item(ctx: "RenderContext", rng: random.Random, people: list[str], *,
                  scenario: Optional[str] = None, avoid: Iterable[str] = ()) -> list[Turn]:
     """One routine agenda item of a team meeting, as spoken turns."""
     t = internal_thread(ctx, rng, people=people, channel="meeting", scenario=scenario, avoid=avoid)
     lead = Scene(ctx, rng, avoid).text("{Next|Next up|Moving on|Okay, next one|One more thing}{,|:} {<subject>|"
-                                       "a quick one on <subject>}.", subject=_lower_first(ctx, t.subject))
+                                       "a quick one on <subject>}.", subject=ctx.writer.lower_first(t.subject))  # names keep their capital
     turns = [Turn(people[0], "manager", lead)] + [Turn(x.who, x.role, _spoken(x.text, rng)) for x in t.turns]
     return turns
 
