@@ -259,6 +259,16 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     raise ls.error(f"unknown deployment {dep!r}; available: {', '.join(avail)}", "api", "deployment")
 
 
+def client_facts(spec, surf: Surface) -> tuple[set[str], set[str]]:
+    """(facts the task's client knows, facts only a client may settle). The second set is held and
+    contested facts, plus facts the domain's own records contest (`records_contested`: two official
+    versions, nothing resolving them), which an enabled client knows and no training gold may settle."""
+    c = spec.client
+    disputed = set(surf.report.get("records_contested", {}))
+    known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
+    return known, set(c.held) | set(c.contested) | disputed
+
+
 def surface_of(ls: LoadedSpec, d: DomainBuild) -> Surface:
     """The task's evidence surface (fact ids of the spec checked first, errors on its lines)."""
     spec = ls.spec
@@ -355,17 +365,15 @@ class Builder:
                                                       "database itself: the kit would hold the test database")
         for seed, group in ((spec.ids.test_seed, sel.sealed), (self.opts.seed, sel.training)):
             checks["gold_replays"] += [p for p in (d.replay(key, seed, t) for t in group) if p]
-        c = spec.client
-        disputed = set(surf.report.get("records_contested", {}))  # the records disagree: only a client settles them
-        learnable = surf.recovered | set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled
-                                                                                              else set())
+        known, secret = client_facts(spec, surf)
+        learnable = surf.recovered | known
         for t in sel.sealed:
             missing = sorted(set(t.factforge.fact_ids) - learnable)
             if missing:
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
         for t in sel.training:
-            leaked = sorted(set(t.factforge.fact_ids) & (set(c.held) | set(c.contested) | disputed))
+            leaked = sorted(set(t.factforge.fact_ids) & secret)
             if leaked:
                 checks["tests_learnable"].append(f"training {t.id} exercises client-held or contested facts "
                                                  f"{', '.join(leaked[:3])}: its gold would settle them in the kit")

@@ -28,7 +28,7 @@ from domains import DomainPack
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
 
-from .build import BuildOptions, DomainBuild, surface_of
+from .build import BuildOptions, DomainBuild, client_facts, surface_of
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
 
 
@@ -104,10 +104,7 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     spec = ls.spec
     seed = spec.ids.test_seed if test_seed is None else test_seed
     surf = surface_of(ls, d)
-    c = spec.client
-    disputed = set(surf.report.get("records_contested", {}))  # the records disagree: only a client settles them
-    client_known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
-    secret = set(c.held) | set(c.contested) | disputed
+    client_known, secret = client_facts(spec, surf)
     learnable = surf.recovered | client_known
 
     def order(t):
