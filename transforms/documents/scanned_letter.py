@@ -136,7 +136,9 @@ def _letter(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
         subject = subject.format(**fmt)
         paras = [" ".join(ln.format(**fmt) for ln in lines)]
     else:
-        subject = spec.title.split(" / ")[-1] if spec.title else w.subject(facts, rng)
+        # the letter's own topic: the plan's title is an internal thread's subject ("Items: need a
+        # ruling"), words a business never prints on a letter to a customer
+        subject = topic[:1].upper() + topic[1:]
         subject = f"{subject}, {rec_kind} {rid}" if rec else subject
         paras = [rng.choice(_OPEN).format(**fmt)]
         if content.hedges:
