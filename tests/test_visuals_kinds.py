@@ -134,6 +134,22 @@ def test_slide_deck_packs_three_facts_per_slide(render_ctx, hand_facts, tmp_path
         assert im.height == 4 * 720 + 3 * 16
 
 
+def test_slide_bullet_marks_are_not_read_as_letters(render_ctx, hand_facts, tmp_path):
+    """A square bullet is painted out before OCR: tesseract read it as a letter ('a ATM
+    withdrawals', banking slide 14), which the a/an lint then flagged. Every bullet line of the
+    deck (noise and fact slides) starts with its own first word."""
+    import re
+
+    t = registry.get("visuals/slide_deck")
+    for i, spec in enumerate((make_spec("visuals/slide_deck", [], noise=True), make_spec("visuals/slide_deck", hand_facts))):
+        out = tmp_path / f"b{i}.png"
+        t.render(spec, render_ctx, out)
+        text = t.extract(out, ExtractContext()).text
+        stray = [ln for ln in text.splitlines() if re.match(r"\s*(?:[a-z=»«■•eo]{1,2}|[|\[(])\s+[A-Z]", ln)]
+        assert not stray, stray
+    assert "Welcome and introductions" in t.extract(tmp_path / "b0.png", ExtractContext()).text
+
+
 def test_slide_bullets_are_not_printed_twice(render_ctx, hand_facts):
     """A bullet's head never repeats the sentence under it (canonical renditions used to print
     'label: value' and then the same statement)."""

@@ -95,10 +95,16 @@ _ZERO = re.compile(r"(?<![\w.,'])O(?=(?:\.\d+)?(?:%|\s+(?:business\s+)?(?:days?|
                    r"months?|years?|dollars?|percent|miles?|GB|MB|lines?|times)\b))|(?<=[$\u20ac\u00a3])O(?![\w])")
 
 
-def ocr_text(path: Path, psm: int = 3) -> str:
+def ocr_text(path: Path, psm: int = 3, marks: bool = False) -> str:
     """OCR of a rendered visual plus two standard post-corrections: a lone '|' before a
     lower-case word is the pronoun 'I' (DejaVu Sans draws 'I' as a plain bar), and a lone
-    'O' before a unit is the digit zero."""
-    from transforms.extract.ocr import ocr_png  # noqa: PLC0415
+    'O' before a unit is the digit zero. With `marks`, solid marks (bullet squares, bars) are
+    painted out first (`strip_marks`): tesseract reads a square bullet as a letter ("a ATM
+    withdrawals"), a reader does not."""
+    from transforms.extract.ocr import ocr_image, strip_marks  # noqa: PLC0415
 
-    return _ZERO.sub("0", _BAR_I.sub("I", ocr_png(path, psm=psm)))
+    from PIL import Image  # noqa: PLC0415
+
+    with Image.open(path) as im:
+        text = ocr_image(strip_marks(im) if marks else im, psm=psm)
+    return _ZERO.sub("0", _BAR_I.sub("I", text))

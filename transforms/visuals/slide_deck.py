@@ -53,7 +53,8 @@ class SlideDeck(Transformer):
         save_png(img, out)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
-        return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+        # bullets are solid squares: painted out before OCR (it reads them as "a", "m")
+        return Extraction(text=ocr_text(path, marks=True), extractor="ocr-tesseract-psm3-marks")
 
 
 def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark) -> None:
