@@ -92,6 +92,20 @@ def test_speech_kinds_carry_only_speakable_facts(packs, profile):
                 assert not bad, (name, profile, a.id, bad)
 
 
+def test_teen_values_stay_off_speech_kinds():
+    """13 to 19 (and numbers ending so) are what the recogniser hears as the tens: 'valid for 13
+    months' came back 'thirty month' through every re-voicing of airline@halcyon's call."""
+    from facts.decompose import decompose_markdown  # noqa: PLC0415
+
+    md = ("# P\n\n## Rules\n\n- A tier, once earned, remains valid for 13 months.\n"
+          "- Express shipping costs $14.95 per order.\n- A late fee of $115 is charged.\n"
+          "- A late fee of $30 is charged.\n- Refunds arrive within 20 days.\n")
+    by = {f.statement: _speakable(f) for f in decompose_markdown(md, domain="t").facts}
+    assert by == {"A tier, once earned, remains valid for 13 months.": False,
+                  "Express shipping costs $14.95 per order.": False, "A late fee of $115 is charged.": False,
+                  "A late fee of $30 is charged.": True, "Refunds arrive within 20 days.": True}, by
+
+
 def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     """A rate sheet writes plain counts as numbers; a count with a unit ("2GB", "once") stays
     text, or its extraction ("1") would no longer equal the fact's value (1 time)."""

@@ -217,11 +217,21 @@ def _speakable(f: Fact) -> bool:
     duration): bare counts ("two") are what speech recognition confuses ("too", "to"), and
     "seconds" came back as "san can" and "sentence" in voicemail (measured on the imported
     multi-document fixture) and "within one hour" as "inside someone" in a retail call, so
-    durations in seconds and values of one stay off speech kinds too."""
+    durations in seconds and values of one stay off speech kinds too. So do the teens (13 to
+    19, also as the last two digits: "$115"): the recogniser hears "thirteen months" as "thirty
+    month" through every re-voicing (airline@halcyon call_audio-0002, measured), the classic
+    teen/ten confusion of speech recognition."""
     numeric = [s for s in f.slots if s.type not in (SlotType.enum, SlotType.identifier)]
     return (len(f.statement) <= 120 and " — " not in f.statement and bool(numeric) and
             all(s.type in (SlotType.money, SlotType.percent, SlotType.duration) and s.unit != "second"
-                and not (s.value == 1 and s.value_max is None) for s in numeric))
+                and not (s.value == 1 and s.value_max is None) and not _teen(s.value) and not _teen(s.value_max)
+                for s in numeric))
+
+
+def _teen(v) -> bool:
+    """A number spoken with a "-teen" (13 to 19, or its whole part ending so: 113, $14.95),
+    which speech recognition confuses with the tens ("thirty")."""
+    return isinstance(v, (int, float)) and 13 <= int(v) % 100 <= 19
 
 
 def _numeric_slot(f: Fact) -> Optional[Slot]:
