@@ -283,3 +283,24 @@ def get_kind(kind: str):
     from transforms.registry import get
 
     return get(f"recordings/{kind}")
+
+
+def test_a_restatement_says_again_only_what_the_line_said(facts, ctx, tmp_path):
+    """The last variants restate a statement line's values in a sentence of their own ("That's
+    twelve dollars."): a value said twice, the second time alone, gets a speech segment of its
+    own. A line that never says the value gets no restatement (it must still fail)."""
+    from transforms.extract import audio as A
+    from transforms.recordings import _script as S
+    from transforms.recordings._hear import VARIANTS, restatement, variant
+
+    import random
+
+    _spec_, _hctx, _hearing, lines, _write = _hearing_case(facts, ctx, A.STAFF_VOICES[0], tmp_path, reword=False)
+    line = lines[1]
+    assert "twelve dollars" in line.text
+    assert restatement(line) == "That's twelve dollars."
+    n = next(i for i, v in enumerate(VARIANTS, 1) if v[4:] == (True,))
+    text, _voice = variant(line, n, random.Random(0), S.say)
+    assert text == f"{line.first[0]} That's twelve dollars."
+    line.first = (line.first[0].replace("twelve dollars", "a small amount"), line.voice)
+    assert restatement(line) == ""

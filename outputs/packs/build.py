@@ -75,6 +75,7 @@ def default_workspace() -> Path:
 class BuildOptions:
     seed: int = 0
     workspace: Path = field(default_factory=default_workspace)
+    workers: int = 1  # processes rendering and extracting evidence (0: every core; the CLI's default)
 
     @property
     def cache_dir(self) -> Path:
@@ -173,7 +174,8 @@ class DomainBuild:
     def evidence(self, key: str) -> EvidenceBuilder:
         if key not in self._evidence:
             self._evidence[key] = EvidenceBuilder(self.world(key), self.factset(key), self.database(key, self.opts.seed),
-                                                  self.opts.seed, self.opts.cache_dir, self.opts.audit_db)
+                                                  self.opts.seed, self.opts.cache_dir, self.opts.audit_db,
+                                                  workers=self.opts.workers)
         return self._evidence[key]
 
     def replay(self, key: str, seed: int, test: SimTest) -> Optional[str]:

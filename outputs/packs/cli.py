@@ -24,11 +24,12 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           out_dir: Path = typer.Option(..., "--out", help="The pack directory (replaced atomically; an existing pack is reused incrementally)."),
           task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
           seed: int = typer.Option(0, "--seed", help="The build seed: evidence and development data (as `factforge build --seed`)."),
-          workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches (default $FACTFORGE_WORKSPACE or ~/.factforge).")):
+          workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
+          workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core; as `factforge build --workers`).")):
     """Build a task pack: every task's kit and sealed part, with blocking checks."""
     from .build import BuildOptions, build_pack, default_workspace  # noqa: PLC0415
 
-    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve())
+    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=workers)
     t0 = time.perf_counter()
     with err.status("building tasks...") as status:
         path, index, results = build_pack(out_dir, domain, task, opts, progress=lambda s: status.update(f"building {s}..."))
@@ -133,7 +134,7 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
     def done(path: Path, n_train: int, n_live: int, n_test: int) -> None:
         out.print(f"[green]pinned[/green] {path}: training {n_train}, live {n_live}, test {n_test}", highlight=False)
 
-    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve())
+    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=workers)
     with err.status(f"pinning ids of {domain} tasks..."):
         _, failed = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed, done=done)
     for e in failed:

@@ -37,6 +37,7 @@ from facts.surface import replace_value
 from transforms import registry
 from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
+from transforms.pool import get_pool
 from transforms.render import Rendered, render_artifacts
 
 from .presence import present_as, rivals_of
@@ -88,8 +89,9 @@ class EvidenceBuilder:
     and text indexes are memoised for the builder's life (one pack build)."""
 
     def __init__(self, world, factset: FactSet, db: dict, seed: int, cache_dir: Path,
-                 audit_db: Optional[Path] = None):
+                 audit_db: Optional[Path] = None, workers: int = 1):
         self.world, self.factset, self.db, self.seed = world, factset, db, seed
+        self.workers = workers  # processes rendering and extracting (transforms.pool; 0 = every core)
         self.cache_dir = Path(cache_dir)
         self.by_id = factset.by_id()
         self.writer = make_writer(world.pack)
@@ -125,7 +127,7 @@ class EvidenceBuilder:
         workdir.mkdir(parents=True, exist_ok=True)
         ctx = RenderContext(pack=self.world.pack, facts=facts, writer=self.writer, db=self.db, workdir=workdir,
                             extraction_cache=self.cache_dir)
-        return render_artifacts(plan.artifacts, ctx, self.cache_dir / "render")
+        return render_artifacts(plan.artifacts, ctx, self.cache_dir / "render", pool=get_pool(workers=self.workers))
 
     def extract(self, plan: EvidencePlan, rendered: list[Rendered], facts: FactSet) -> tuple[dict, dict]:
         """Extracted text per artifact id, through the build's extraction cache
@@ -133,7 +135,7 @@ class EvidenceBuilder:
         files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
         jobs = jobs_for(plan.artifacts, files, facts.by_id())
         todo = [j for j in jobs if j.key not in self._texts]
-        done = extract_all(todo, self.cache_dir).by_id
+        done = extract_all(todo, self.cache_dir, pool=get_pool(workers=self.workers)).by_id
         for j in todo:
             self._texts[j.key] = (done[j.artifact_id].text, done[j.artifact_id].extractor)
         texts, names = {}, {}

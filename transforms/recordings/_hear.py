@@ -53,7 +53,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
     from transforms.base import ArtifactSpec, RenderContext
 
-MAX_ROUNDS = 8  # times a file is written and heard again after its first hearing
+MAX_ROUNDS = 12  # times a file is written and heard again after its first hearing
 
 
 @dataclass
@@ -80,8 +80,35 @@ class Line:
 # Another voice of the same kind of speaker (same label).
 _ALTERNATE = {"en-us+f5": "en-us+f2", "en-us+edward": "en-us+edward2", "en-us+edward2": "en-us+edward"}
 # The variants, in order: (writer's other phrasing, other voice, rate factor, extra word gap).
+# The last four restate the line's values in a sentence of their own after it ("... a delay
+# qualifies for compensation. That's at least three hours."), as a careful speaker does: a
+# value said twice, the second time alone, gets a speech segment of its own. They came after a
+# file that failed all of the first eight ("three hours" heard as "three years" or "three
+# dollars" in each phrasing and voice, airline call_audio-0001). A fifth field: restate.
 VARIANTS = ((True, False, 1.0, 0), (False, False, 0.9, 1), (True, False, 0.9, 1), (False, True, 1.0, 0),
-            (True, True, 1.0, 0), (False, False, 0.8, 2), (True, True, 0.9, 1), (True, False, 1.1, 0))
+            (True, True, 1.0, 0), (False, False, 0.8, 2), (True, True, 0.9, 1), (True, False, 1.1, 0),
+            (False, False, 1.0, 0, True), (False, False, 0.9, 1, True), (True, False, 0.9, 1, True),
+            (False, True, 0.9, 1, True))
+_QUALIFIER_WORDS = {"at_least": "at least", "at_most": "at most", "up_to": "up to", "more_than": "more than",
+                    "less_than": "less than"}
+
+
+def restatement(line: "Line") -> str:
+    """A short sentence saying again the values the line itself says ("That's at least three
+    hours."), or "" when it says none of its facts' values (a restatement never adds a value
+    the line did not say: a line that never says it still fails)."""
+    from facts.surface import spoken_form  # noqa: PLC0415
+
+    said = []
+    own = " ".join(line.first[0].lower().replace("-", " ").split())
+    for f in line.facts:
+        for sl in f.slots:
+            if sl.type in H.SPOKEN_TYPES and spoken_form(sl).lower() in own:
+                q = _QUALIFIER_WORDS.get(sl.qualifier or "", "")
+                said.append(f"{q} {spoken_form(sl)}".strip())
+    if not said:
+        return ""
+    return "That's " + " and ".join(dict.fromkeys(said)) + "."
 MAX_TRIES = len(VARIANTS)  # variants a line may be given
 
 
@@ -90,13 +117,16 @@ def variant(line: Line, n: int, seed: random.Random, say: Callable[[str, tuple],
     other phrasing of the same thing (when it has one; `seed` picks it), the same speaker
     slower or faster with longer gaps between words and another pitch, or another voice of
     the same kind of speaker (`_ALTERNATE`), alone or together."""
-    reword, other, rate, gap = VARIANTS[n - 1]
+    reword, other, rate, gap, *rest = VARIANTS[n - 1]
     text, voice = line.first
     if reword and line.reword is not None:
         try:
             text = say(line.reword(seed), line.facts)
         except FactforgeError:  # the writer has no other wording of this fact: keep the line's
             pass
+    if rest and rest[0] and line.role == "state":
+        again = restatement(line)
+        text = f"{text} {again}" if again else text
     pitch = voice.pitch if other else min(99, max(0, voice.pitch + seed.choice((-8, -4, 0, 4, 8))))
     name = _ALTERNATE.get(voice.name, A.STAFF_VOICES[0].name) if other else voice.name
     return text, replace(voice, name=name, wpm=max(110, round(voice.wpm * rate)), gap=voice.gap + gap, pitch=pitch)
