@@ -124,7 +124,8 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
                 live: int = typer.Option(8, "--live", help="Live-experiment ids per task."),
                 test_seed: Optional[int] = typer.Option(None, "--test-seed", help="Held-out database seed (default: the spec's)."),
                 seed: int = typer.Option(0, "--seed", help="The build seed (evidence, development data, training)."),
-                workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches.")):
+                workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches."),
+                workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core).")):
     """Rewrite the ids table of task specs from the domain's suites (authors' tool)."""
     from domains import get_pack  # noqa: PLC0415
 
