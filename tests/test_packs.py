@@ -195,6 +195,36 @@ def test_withholding_edits_only_the_files_that_carried_the_fact(tmp_path):
     assert set(after) - set(before) == set(edit.added)
 
 
+def test_a_records_contested_fact_without_its_current_version_loses_its_rival_too(tmp_path):
+    """A desk whose sections or kinds leave out every carrier of a records-contested fact would
+    deliver only the conflicting version: the hosts lose it as well, and the fact leaves the
+    delivered plan's contested list (banking desks: 'its current version is in no delivered
+    file')."""
+    from domains import get_pack
+    from outputs.packs.build import BuildOptions, DomainBuild
+
+    d = DomainBuild(get_pack("airline"), BuildOptions(seed=0, workspace=tmp_path))
+    ev = d.evidence("airline")
+    plan = ev.base("full", "standard")
+    assert plan.contested
+    fid = plan.contested[0]
+    hosts = {a.id for a in plan.artifacts if any(x.fact_id == fid and x.role == "contested" for x in a.distractors)}
+    assert hosts
+    # the surface as a desk without the fact's carriers would see it
+    cut = plan.model_copy(update={"artifacts": [a for a in plan.artifacts
+                                                if a.id in hosts or fid not in {m.fact_id for m in a.facts}]})
+    cut.artifacts[:] = [a.model_copy(update={"facts": [m for m in a.facts if m.fact_id != fid]}) if a.id in hosts else a
+                        for a in cut.artifacts]
+    out = ev.deliver(cut, [], [])
+    assert fid not in out.contested and set(out.contested) == set(plan.contested) - {fid}
+    for a in out.artifacts:
+        assert not [x for x in a.distractors if x.fact_id == fid and x.role == "contested"], a.path
+    untouched = {a.id: a for a in cut.artifacts if a.id not in hosts}
+    assert all(untouched[a.id] == a for a in out.artifacts if a.id in untouched)
+    # with its carriers delivered, nothing changes
+    assert ev.deliver(plan, [], []).artifacts == plan.artifacts
+
+
 def test_presence_attributes_a_shared_value_to_the_fact_that_owns_the_context():
     from facts.match import TextIndex
     from outputs.packs.presence import json_presence, present_as, rivals_of

@@ -32,6 +32,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -536,13 +537,20 @@ class Builder:
     def _scan(self, kit: dict, surf: Surface, ev: EvidenceBuilder, sel: "Selection", fs, held: list[str]) -> dict:
         """Live-experiment ids are the developer's handle for live runs (in the kit's task.json);
         test ids are not. Gold arguments of both are sealed, except strings the kit publishes
-        anyway: the development data, the API contract and the training scenarios' gold."""
+        anyway: the development data, the API contract, the training scenarios' gold and the
+        policy's own words (a product name such as "Relationship Savings", which the records
+        name on every page: a developer is meant to learn it; an id or a customer's detail is
+        in no policy statement)."""
         from transforms import registry  # noqa: PLC0415
 
         needles = Needles()
         needles.add("test_id", [t.id for t in sel.tests])
         published = strings_in(sel.dev_db) | strings_in(json.loads(kit["api/openapi.json"])) | \
             strings_in([a.arguments for t in sel.training for a in t.evaluation_criteria.actions])
+        policy = " ".join(" ".join(f.statement.lower().split()) for f in fs.facts)
+        candidates = {x for t in sel.sealed for a in t.evaluation_criteria.actions for x in strings_in(a.arguments)}
+        published |= {x for x in candidates if len(x.strip()) >= 4 and
+                      re.search(rf"(?<!\w){re.escape(' '.join(x.lower().split()))}(?!\w)", policy)}
         scan_gold, public = gold_strings(sel.sealed, published)
         needles.add("gold_argument", sorted(scan_gold))
         needles.add("fact_id", [f.id for f in fs.facts] + list(surf.facts.keys() - set(fs.by_id())))

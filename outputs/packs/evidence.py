@@ -120,7 +120,23 @@ class EvidenceBuilder:
                                                 self.by_id[m.fact_id].section[0] in sections for m in a.facts):
                 continue
             keep.append(a)
-        return plan.model_copy(update={"artifacts": keep})
+        # A records-contested fact (plan.contested) whose current version the delivered files
+        # do not carry (a desk's sections or kinds left its carriers out) would leave only its
+        # conflicting version in the kit: that version is taken out of the delivered files too
+        # (an edit of the hosts, like a held fact's), so the kit never holds a rival with
+        # nothing to rival.
+        stated = {m.fact_id for a in keep for m in a.facts if m.role != "hop"}
+        orphans = {fid for fid in plan.contested if fid not in stated}
+        if orphans:
+            def rival(d) -> bool:
+                return d.fact_id in orphans and d.role == "contested"
+
+            keep = [a if not any(rival(d) for d in a.distractors) else
+                    a.model_copy(update={"distractors": [d for d in a.distractors if not rival(d)],
+                                         "noise": a.noise or not (a.facts or [d for d in a.distractors
+                                                                             if not rival(d)])})
+                    for a in keep]
+        return plan.model_copy(update={"artifacts": keep, "contested": [f for f in plan.contested if f not in orphans]})
 
     def render(self, plan: EvidencePlan, facts: dict[str, Fact]) -> list[Rendered]:
         workdir = self.cache_dir / "tmp"

@@ -17,6 +17,8 @@ files, never a client-held or contested fact (those gaps are recorded too). The 
 """
 from __future__ import annotations
 
+from facts.errors import FactforgeError
+
 import datetime as dt
 from pathlib import Path
 
@@ -61,7 +63,12 @@ def seeded_workspace(spec, loaded, facts: list[Fact], known: set[str], client_kn
         if fid not in note_ids:
             raise loaded.error(f"stale fact {fid} is not in the seeded notes (unknown, not delivered, client-held, "
                                "contested or in an omitted section)", "workspace", "stale_facts", i)
-    stale = {fid: contested_version(by_id[fid], seed, salt="stale", suffix="~stale") for fid in w.stale_facts}
+    stale = {}
+    for i, fid in enumerate(w.stale_facts):
+        try:
+            stale[fid] = contested_version(by_id[fid], seed, salt="stale", suffix="~stale")
+        except FactforgeError as e:  # e.g. a $0 fee: no older value to make up
+            raise loaded.error(e.problem, "workspace", "stale_facts", i) from None
     transfer_ops = [o for o in operations if "transfer" in o]
     if "no_transfer" in w.code_gaps and not transfer_ops:
         raise loaded.error("code gap no_transfer: the API has no transfer operation", "workspace", "code_gaps")
