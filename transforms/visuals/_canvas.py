@@ -85,7 +85,8 @@ def save_png(img: Image.Image, out: Path) -> None:
     img.convert("RGB").save(out, format="PNG", optimize=False, compress_level=6)
 
 
-_BAR_I = re.compile(r"(?<![\w|])\|(?=(?:\s+(?:thought|heard|was|read|am|have|had|think|believe|need|want|"
+# ("Il" too: tesseract read "I read online" as "Il read online" on an app screenshot)
+_BAR_I = re.compile(r"(?<![\w|])(?:\||Il)(?=(?:\s+(?:thought|heard|was|read|am|have|had|think|believe|need|want|"
                     r"can|will|just|also|did|do|understand|see)\b|'[a-z]))")
 
 
@@ -96,8 +97,8 @@ _ZERO = re.compile(r"(?<![\w.,'])O(?=(?:\.\d+)?(?:%|\s+(?:business\s+)?(?:days?|
 
 
 def ocr_text(path: Path, psm: int = 3, marks: bool = False) -> str:
-    """OCR of a rendered visual plus two standard post-corrections: a lone '|' before a
-    lower-case word is the pronoun 'I' (DejaVu Sans draws 'I' as a plain bar), and a lone
+    """OCR of a rendered visual plus two standard post-corrections: a lone '|' (or 'Il') before
+    a verb is the pronoun 'I' (DejaVu Sans draws 'I' as a plain bar), and a lone
     'O' before a unit is the digit zero. With `marks`, solid marks (bullet squares, bars) are
     painted out first (`strip_marks`): tesseract reads a square bullet as a letter ("a ATM
     withdrawals"), a reader does not."""

@@ -96,8 +96,10 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         # repeat the product's name)
         cards = grouped([(group, label, it.value, protect(it.text, facts))
                          for (group, label), it in zip(card_titles(items), items)])
+    # a notice points at the rule on the cards; a screen with no rule card points elsewhere
+    after = "Here is the current rule." if cards and not spec.noise else "Our answer is in your messages."
     notices = [h.text if h.distractor.role == "superseded"
-               else f"You asked: \u201c{h.text}\u201d Here is the current rule." for h in content.hedges]
+               else f"You asked: \u201c{h.text}\u201d {after}" for h in content.hedges]
 
     def card_h(c) -> int:
         _group, label, value, body = c
