@@ -17,13 +17,12 @@ files, never a client-held or contested fact (those gaps are recorded too). The 
 """
 from __future__ import annotations
 
-from facts.errors import FactforgeError
-
 import datetime as dt
 from pathlib import Path
 
 import jinja2
 
+from facts.errors import FactforgeError
 from facts.models import Fact
 
 from .withhold import contested_version

@@ -104,8 +104,6 @@ def ocr_text(path: Path, psm: int = 3, marks: bool = False) -> str:
     withdrawals"), a reader does not."""
     from transforms.extract.ocr import ocr_image, strip_marks  # noqa: PLC0415
 
-    from PIL import Image  # noqa: PLC0415
-
     with Image.open(path) as im:
         text = ocr_image(strip_marks(im) if marks else im, psm=psm)
     return _ZERO.sub("0", _BAR_I.sub("I", text))
