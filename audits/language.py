@@ -15,7 +15,8 @@ All measures read the text the kind's extractor returns (never the renderer's in
   written, so they are dropped; so are forwarded-message blocks.
 - **voiced runs**: a voiced rendition must share no run of six words with the policy
   statement; a file carrying a fact voiced fails when any 6-word run of the statement occurs
-  anywhere in it (runs that belong to another fact the file states canonically excepted).
+  anywhere in it (runs that belong to another fact the file states canonically excepted, and
+  runs made only of one catalog label's words: naming a column is not copying the rule).
 - **lead-ins**: the words that open a fact sentence before any word of the fact (its values,
   anchors or content words): "Per policy,", "Note:". The share of fact sentences opened by
   the most common lead-in.
@@ -27,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from facts.match import content_words
+from facts.match import STOP_WORDS, content_words
 from facts.models import Fact
 
 # --- sentences --------------------------------------------------------------------------------
@@ -225,7 +226,7 @@ class Distinct:
 
 
 # --- voiced runs ------------------------------------------------------------------------------
-_TOK = re.compile(r"[a-z0-9$%]+")
+_TOK = re.compile(r"[a-z0-9$%]+(?:[.,][0-9]+%?)*")  # a number stays whole: "0.30%" is not "0" + "30%"
 
 
 def tokens(text: str) -> list[str]:
@@ -275,16 +276,40 @@ def _heading(line: str) -> bool:
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
 
 
-def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = ()) -> list[str]:
+def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = (),
+                names: Iterable[frozenset[str]] = ()) -> list[str]:
     """6-word runs of `statement` that occur in `text`, except runs that also belong to one of
-    the `exempt` statements (other facts the text states canonically)."""
+    the `exempt` statements (other facts the text states canonically) and runs that only name
+    something: every word of the run but function words belongs to one of `names` (`name_words`: the
+    content words of one catalog row or column label, a tier, a cabin). A label of six words or
+    more ("Cash deposit fee above the free amount", "Outgoing international wire in US
+    dollars") is what the business calls the thing, in every file and in its own schedules;
+    writing it out is naming, not copying the policy's phrasing. A run that joins two labels
+    ("Corporate Purchasing Card free employee cards") or adds words of the rule's own still
+    counts."""
     runs = ngrams(statement, n) & ngrams(text, n)
     if runs and exempt:
         other: set = set()
         for e in exempt:
             other |= ngrams(e, n)
         runs -= other
+    names = [nm for nm in names if nm]
+    if runs and names:
+        runs = {r for r in runs if not any({w for w in r if w not in STOP_WORDS} <= nm for nm in names)}
     return sorted(" ".join(r) for r in runs)
+
+
+def name_words(facts: Iterable[Fact], min_words: int = 2) -> list[frozenset[str]]:
+    """Content-word sets of the labels the facts are conditioned on (condition values: a
+    catalog row and column, a tier, a cabin) of two words or more ("Minimum opening deposit":
+    "the minimum opening deposit for the" names a column); for `shared_runs(names=...)`."""
+    out: set[frozenset[str]] = set()
+    for f in facts:
+        for c in f.conditions:
+            words = frozenset(w for w in tokens(c.value) if w not in STOP_WORDS)
+            if len(tokens(c.value)) >= min_words and words:
+                out.add(words)
+    return sorted(out, key=lambda w: sorted(w))
 
 
 # --- lead-ins ---------------------------------------------------------------------------------

@@ -257,6 +257,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
     names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
     strict = {pack.brand.company, *pack.brand.products.values()} | ({pack.brand.short_name} if pack.brand.short_name else set())
     headings = sorted({s for f in factset.facts for s in f.section})
+    labels = L.name_words(factset.facts)
     hits: list[Hit] = []
     distinct = L.Distinct()
     leads: Counter = Counter()
@@ -284,7 +285,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
                     leads[lead] += 1
             if m.rendition == "voiced" and t.modality not in SPEECH_MODALITIES and t.modality != "png":
                 voiced_total += 1
-                runs = L.shared_runs(f.statement, ex.text, exempt=canonical)
+                runs = L.shared_runs(f.statement, ex.text, exempt=canonical, names=labels)
                 if runs:
                     voiced_runs.append({"fact_id": f.id, "path": spec.path, "run": runs[0]})
     by_lint = Counter(h.lint for h in hits)

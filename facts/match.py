@@ -173,6 +173,7 @@ _STOP = set("""a an the of to in on for and or is are be by with at as from that
 must may can will should than then there their they them who which what when was were been has have had do does
 did into onto over under only also just our your you we us if unless until after before while so such other same
 more most less least very about""".split())
+STOP_WORDS = frozenset(_STOP)
 
 
 def content_words(text: str) -> list[str]:

@@ -161,3 +161,24 @@ def test_runs_do_not_cross_a_heading_into_its_paragraph():
     wrapped = "Staff transfer the customer to a human agent when\nthe request falls outside this policy."
     assert shared_runs(statement, wrapped)
     assert ("a", "human", "agent", "when", "the", "request") not in ngrams(page)
+
+
+def test_a_run_that_only_names_a_label_is_not_a_copy():
+    """A catalog column of six words or more is what the business calls the thing: its own
+    schedules and every chat name it. Naming it is not the policy's phrasing; a run that adds
+    the rule's own words, or joins two labels, still is."""
+    from audits.language import name_words, shared_runs
+    from facts.models import Condition, Fact, FactKind, SourceSpan
+
+    statement = "Tax Reserve Savings \u2014 Cash deposit fee above the free amount: 0.30%."
+    fact = Fact(id="b.1", domain="banking", section=["Business"], kind=FactKind.value, statement=statement,
+                source=SourceSpan(file="policy.md", start_line=1, end_line=1), conditions=[Condition(attribute="Business account", value="Tax Reserve Savings"),
+                            Condition(attribute="attribute", value="Cash deposit fee above the free amount")])
+    names = name_words([fact])
+    schedule = "4.36.2\nCash deposit fee above the\nfree amount\n0.45%\n"
+    assert shared_runs(statement, schedule) == ["cash deposit fee above the free", "deposit fee above the free amount"]
+    assert shared_runs(statement, schedule, names=names) == []
+    # the label and the value together are the row itself, not a name
+    assert shared_runs(statement, "fee above the free amount: 0.30%", names=names) == ["fee above the free amount 0.30%"]
+    copied = "Tax Reserve Savings: cash deposit fee above the free amount is 0.30%."  # two labels joined
+    assert "tax reserve savings cash deposit fee" in shared_runs(statement, copied, names=names)
