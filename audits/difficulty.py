@@ -36,6 +36,7 @@ import json
 import re
 import statistics
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
@@ -118,62 +119,40 @@ def _dist(values: list[float]) -> dict:
 # --- the report -------------------------------------------------------------------------------
 def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
                       files: Optional[dict[str, Path]] = None, currency: str = "USD",
-                      brand_terms: Iterable[str] = ()) -> dict:
+                      brand_terms: Iterable[str] = (), pool=None, scratch: Optional[Path] = None) -> dict:
     """`extractions`: artifact id -> text read from the delivered file; `files`: artifact id ->
     the delivered file (for shapes read from the file's structure: team-chat threads, meeting
-    cue times); `brand_terms`: the company's and products' names (not topic words)."""
+    cue times); `brand_terms`: the company's and products' names (not topic words). Each file
+    is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
+    depend on it."""
+    from .parallel import map_files  # noqa: PLC0415
+
     files = files or {}
     brand = frozenset(w for t in brand_terms for w in content_words(t))
     facts = factset.facts
-    by_id = factset.by_id()
     specs = plan.artifacts
     texts = {a.id: extractions[a.id].text for a in specs}
-    idx = {a.id: TextIndex(texts[a.id], currency=currency) for a in specs}
+    value_facts = [f for f in facts if _is_value_fact(f)]
+    ctx = _reading_context(facts, value_facts, brand, currency)
+    items = [(a, texts[a.id]) for a in specs]
+    read = dict(zip((a.id for a in specs), map_files(_read_file, ctx, items, [len(t) for _, t in items], pool,
+                                                     scratch)))
 
     # volume ---------------------------------------------------------------------------------
     per_family: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
     per_kind: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
     for a in specs:
-        n = len(texts[a.id].split())
+        n = read[a.id].tokens
         fam = a.kind.split("/")[0]
         for d, k in ((per_family, fam), (per_kind, a.kind)):
             d[k]["files"] += 1
             d[k]["tokens"] += n
 
-    # which facts each file yields to the matcher (candidates by value key, then matched) ----
-    by_value: dict[tuple, list[Fact]] = defaultdict(list)
-    valueless: list[Fact] = []
-    for f in facts:
-        numeric = [s for s in f.slots if s.type in (*VALUE_TYPES, SlotType.date)]
-        if numeric:
-            by_value[numeric[0].key()].append(f)
-        else:
-            valueless.append(f)
+    # which facts each file yields to the matcher ------------------------------------------
     recovered_in: dict[str, set[str]] = defaultdict(set)
-    speech = {a.id: registry.get(a.kind).modality == "wav" for a in specs}
-    conds_of = {f.id: _condition_terms(f) for f in facts}
-    planned_in: dict[str, set[str]] = defaultdict(set)
     for a in specs:
-        planned_in[a.id] = {m.fact_id for m in a.facts} | {d.fact_id for d in a.distractors}
-    stems = {f.id: [_stem_text(anchor_re(x).pattern) for x in f.anchors if x.strip()] for f in facts}
-    need = {f.id: (max(1, -(-len(stems[f.id]) // 2)) if stems[f.id] else 0) for f in facts}
-    for a in specs:
-        ix = idx[a.id]
-        low = ix.low
-        cands = {f.id: f for key in ix.spans for f in by_value.get(key, ())}
-        for f in valueless:  # facts without a value: matched in the files the plan names them in
-            if f.id in planned_in.get(a.id, ()):
-                cands[f.id] = f
-        for f in cands.values():
-            # cheap filter first: the matcher needs at least one anchor stem somewhere in the file
-            if need[f.id] and not speech[a.id] and \
-                    sum(1 for p in stems[f.id] if p in low) < need[f.id]:
-                continue
-            m = match_fact(f, ix, speech=speech[a.id])
-            # and the fact is told from its siblings there: its condition terms (a catalog cell's
-            # row and column, a tier) next to the value, not a sibling's equal figure nearby
-            if m.recovered and (speech[a.id] or all(c in ix.low[m.span[0]:m.span[1]] for c in conds_of[f.id])):
-                recovered_in[f.id].add(a.id)
+        for fid in read[a.id].recovered:
+            recovered_in[fid].add(a.id)
 
     # plan roles -------------------------------------------------------------------------------
     named_in: dict[str, set[str]] = defaultdict(set)
@@ -210,10 +189,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     wrong_total = separated = hedged = 0
     by_role: dict[str, dict] = defaultdict(lambda: {"mentions": 0, "separated": 0, "hedged": 0})
     for a in specs:
-        for d in a.distractors:
+        for d, h in zip(a.distractors, read[a.id].hedged):
             wrong_total += 1
             sep = a.id not in carriers.get(d.fact_id, set())
-            h = _hedged_mention(d.text, idx[a.id], currency)
             separated += sep
             hedged += h
             r = by_role[d.role]
@@ -222,9 +200,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
             r["hedged"] += h
 
     # shallow reader ---------------------------------------------------------------------------
-    verbatim, run6 = _verbatim(facts, {a.id: texts[a.id] for a in specs})
-    value_facts = [f for f in facts if _is_value_fact(f)]
-    topic_hits = _topic_value_lines(value_facts, texts, brand, {aid: set(ix.spans) for aid, ix in idx.items()})
+    verbatim = {fid for r in read.values() for fid in r.whole}
+    run6 = {fid for r in read.values() for fid in r.runs}
+    topic_hits = {fid for r in read.values() for fid in r.topic}
     routes = list(getattr(plan, "routes", []) or [])
     route_ids = {r.fact_id for r in routes}
     single_file_none = [f.id for f in value_facts if not recovered_in.get(f.id)]
@@ -271,6 +249,78 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
                       for f in facts}}
 
 
+@dataclass(frozen=True)
+class FileReading:
+    """What one file shows (`_read_file`)."""
+    tokens: int
+    recovered: frozenset      # facts the matcher recovers here, told from their siblings
+    hedged: tuple             # per planned wrong value: its sentence carries a hedge marker
+    whole: frozenset          # facts whose whole statement occurs here verbatim
+    runs: frozenset           # facts with a run of RUN statement tokens here
+    topic: frozenset          # value facts with a line holding a topic word and the value
+
+
+def _reading_context(facts: list[Fact], value_facts: list[Fact], brand: frozenset, currency: str) -> dict:
+    """Everything a file's reading needs, computed once per report (and shared with the pool's
+    workers once per step)."""
+    by_value: dict[tuple, list[Fact]] = defaultdict(list)
+    valueless: list[Fact] = []
+    for f in facts:
+        numeric = [s for s in f.slots if s.type in (*VALUE_TYPES, SlotType.date)]
+        if numeric:
+            by_value[numeric[0].key()].append(f)
+        else:
+            valueless.append(f)
+    stems = {f.id: [_stem_text(anchor_re(x).pattern) for x in f.anchors if x.strip()] for f in facts}
+    grams: dict[tuple, set[str]] = defaultdict(set)
+    full: dict[str, tuple] = {}
+    for f in facts:
+        toks = tuple(_tokens(f.statement))
+        full[f.id] = toks
+        n = min(RUN, len(toks))
+        for i in range(len(toks) - n + 1 if n else 0):
+            grams[toks[i:i + n]].add(f.id)
+    topics = {f.id: topic_words(f, brand) for f in value_facts}
+    by_topic: dict[str, list[str]] = defaultdict(list)
+    for fid, ws in topics.items():
+        for w in ws:
+            by_topic[w].append(fid)
+    return {"currency": currency, "by_value": dict(by_value), "valueless": valueless,
+            "stems": stems, "need": {f.id: (max(1, -(-len(stems[f.id]) // 2)) if stems[f.id] else 0) for f in facts},
+            "conds": {f.id: _condition_terms(f) for f in facts},
+            "grams": dict(grams), "full": full, "firsts": {g[0] for g in grams},
+            "sizes": sorted({min(RUN, len(t)) for t in full.values() if t}),
+            "forms": {f.id: value_patterns(f) for f in value_facts}, "by_topic": dict(by_topic),
+            "topics": {fid: frozenset(ws) for fid, ws in topics.items()},
+            "keys": {f.id: {sl.key() for sl in f.slots if sl.type in VALUE_TYPES} for f in value_facts}}
+
+
+def _read_file(ctx: dict, spec, text: str) -> FileReading:
+    ix = TextIndex(text, currency=ctx["currency"])
+    low = ix.low
+    speech = registry.get(spec.kind).modality == "wav"
+    planned = {m.fact_id for m in spec.facts} | {d.fact_id for d in spec.distractors}
+    cands = {f.id: f for key in ix.spans for f in ctx["by_value"].get(key, ())}
+    for f in ctx["valueless"]:  # facts without a value: matched in the files the plan names them in
+        if f.id in planned:
+            cands[f.id] = f
+    recovered = set()
+    for f in cands.values():
+        need = ctx["need"][f.id]
+        # cheap filter first: the matcher needs at least one anchor stem somewhere in the file
+        if need and not speech and sum(1 for p in ctx["stems"][f.id] if p in low) < need:
+            continue
+        m = match_fact(f, ix, speech=speech)
+        # and the fact is told from its siblings there: its condition terms (a catalog cell's
+        # row and column, a tier) next to the value, not a sibling's equal figure nearby
+        if m.recovered and (speech or all(c in low[m.span[0]:m.span[1]] for c in ctx["conds"][f.id])):
+            recovered.add(f.id)
+    hedged = tuple(_hedged_mention(d.text, ix, ctx["currency"]) for d in spec.distractors)
+    whole, runs = _verbatim_in(text, ctx)
+    return FileReading(len(text.split()), frozenset(recovered), hedged, frozenset(whole), frozenset(runs),
+                       frozenset(_topic_value_lines_in(ix, ctx)))
+
+
 def _stem_text(pattern: str) -> str:
     """The literal text of an anchor pattern (`facts.match.anchor_re`), for a substring test."""
     return re.sub(r"\\(.)", r"\1", pattern.replace("(?<![a-z0-9])", ""))
@@ -290,40 +340,28 @@ def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
     return False
 
 
-def _verbatim(facts: list[Fact], texts: dict[str, str]) -> tuple[set[str], set[str]]:
-    """(facts whose whole statement occurs verbatim in some file, facts with some run of
-    `RUN` consecutive statement tokens verbatim in some file)."""
-    grams: dict[tuple, set[str]] = defaultdict(set)
-    full: dict[str, tuple] = {}
-    for f in facts:
-        toks = tuple(_tokens(f.statement))
-        full[f.id] = toks
-        n = min(RUN, len(toks))
-        if n == 0:
-            continue
-        for i in range(len(toks) - n + 1):
-            grams[toks[i:i + n]].add(f.id)
-    sizes = sorted({min(RUN, len(t)) for t in full.values() if t})
-    firsts = {g[0] for g in grams}
+def _verbatim_in(text: str, ctx: dict) -> tuple[set[str], set[str]]:
+    """(facts whose whole statement occurs verbatim in `text`, facts with some run of `RUN`
+    consecutive statement tokens verbatim in it)."""
+    grams, full, firsts = ctx["grams"], ctx["full"], ctx["firsts"]
     run, whole = set(), set()
-    for text in texts.values():
-        toks = _tokens(text)
-        joined = None
-        for n in sizes:
-            for i in range(len(toks) - n + 1):
-                if toks[i] not in firsts:
+    toks = _tokens(text)
+    joined = None
+    for n in ctx["sizes"]:
+        for i in range(len(toks) - n + 1):
+            if toks[i] not in firsts:
+                continue
+            hit = grams.get(tuple(toks[i:i + n]))
+            if not hit:
+                continue
+            for fid in hit:
+                if min(RUN, len(full[fid])) != n:
                     continue
-                hit = grams.get(tuple(toks[i:i + n]))
-                if not hit:
-                    continue
-                for fid in hit:
-                    if min(RUN, len(full[fid])) != n:
-                        continue
-                    run.add(fid)
-                    if fid not in whole:
-                        joined = joined if joined is not None else " " + " ".join(toks) + " "
-                        if " " + " ".join(full[fid]) + " " in joined:
-                            whole.add(fid)
+                run.add(fid)
+                if fid not in whole:
+                    joined = joined if joined is not None else " " + " ".join(toks) + " "
+                    if " " + " ".join(full[fid]) + " " in joined:
+                        whole.add(fid)
     return whole, run
 
 
@@ -350,43 +388,38 @@ def value_patterns(f: Fact) -> list[re.Pattern]:
     return pats
 
 
-def _topic_value_lines(value_facts: list[Fact], texts: dict[str, str], brand: frozenset[str] = frozenset(),
-                       values: Optional[dict[str, set]] = None) -> set[str]:
-    """Value facts for which some line of some file holds a topic word and the value (what
-    grep for the topic, then for a number, finds; `value_patterns`)."""
-    forms: dict[str, list[re.Pattern]] = {}
-    topics: dict[str, list[str]] = {}
-    for f in value_facts:
-        forms[f.id] = value_patterns(f)
-        topics[f.id] = topic_words(f, brand)
-    by_topic: dict[str, list[str]] = defaultdict(list)
-    for fid, ws in topics.items():
-        for w in ws:
-            by_topic[w].append(fid)
-    conds = {f.id: _condition_terms(f) for f in value_facts}
+def _topic_value_lines_in(ix: TextIndex, ctx: dict) -> set[str]:
+    """Value facts for which some line of this text holds a topic word and the value (what
+    grep for the topic, then for a number, finds; `value_patterns`). Only the lines where the
+    text index found one of the fact's values are read."""
+    by_topic, forms, conds, keys = ctx["by_topic"], ctx["forms"], ctx["conds"], ctx["keys"]
+    low, spans = ix.low, ix.spans
+    present = set(re.findall(r"[a-z][a-z'-]{2,}", low))
+    present |= {w[:-1] for w in present if w.endswith("s") and len(w) > 4}
+    live = sorted({fid for w in present & by_topic.keys() for fid in by_topic[w]})
+    lines: dict[int, tuple[str, set]] = {}
+
+    def line_at(pos: int) -> tuple[str, set]:
+        ls = low.rfind("\n", 0, pos) + 1
+        if ls not in lines:
+            le = low.find("\n", pos)
+            line = low[ls:len(low) if le < 0 else le]
+            lines[ls] = (line, {w[:-1] if w.endswith("s") and len(w) > 4 else w
+                                for w in re.findall(r"[a-z][a-z'-]{2,}", line)})
+        return lines[ls]
+
     hits: set[str] = set()
-    keys = {f.id: {sl.key() for sl in f.slots if sl.type in VALUE_TYPES} for f in value_facts}
-    for aid, text in texts.items():
-        low = normalise_text(text).lower()
-        # facts this file could show at all: a topic word, every condition term and the value
-        # somewhere in it (then line by line)
-        present = set(re.findall(r"[a-z][a-z'-]{2,}", low))
-        present |= {w[:-1] for w in present if w.endswith("s") and len(w) > 4}
-        live = {fid for w in present & by_topic.keys() for fid in by_topic[w] if fid not in hits}
-        have = values.get(aid) if values is not None else None
-        live = {fid for fid in live if all(c in low for c in conds[fid]) and
-                (have is None or keys[fid] & have) and any(p.search(low) for p in forms[fid])}
-        if not live:
+    for fid in live:
+        here = [k for k in keys[fid] if k in spans]
+        if not here or not all(c in low for c in conds[fid]):
             continue
-        for line in low.splitlines():
-            if len(line) < 4:
-                continue
-            words = {w[:-1] if w.endswith("s") and len(w) > 4 else w for w in re.findall(r"[a-z][a-z'-]{2,}", line)}
-            for w in words & by_topic.keys():
-                for fid in by_topic[w]:
-                    if fid in live and fid not in hits and all(c in line for c in conds[fid]) and \
-                            any(p.search(line) for p in forms[fid]):
-                        hits.add(fid)
+        topics = ctx["topics"][fid]
+        for pos in sorted({s for k in here for s, _ in spans[k]}):
+            line, words = line_at(pos)
+            if len(line) >= 4 and words & topics and all(c in line for c in conds[fid]) and \
+                    any(p.search(line) for p in forms[fid]):
+                hits.add(fid)
+                break
     return hits
 
 

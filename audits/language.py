@@ -344,13 +344,19 @@ def lead_in(sentence: str, fact: Fact, max_words: int = 4) -> str:
     return mask(" ".join(out)) if out else ""
 
 
-def fact_sentence(text: str, fact: Fact, hint: str = "") -> Optional[str]:
+def sentences(text: str) -> list[str]:
+    """The sentences of a text, line by line (what `fact_sentence` looks through)."""
+    return [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
+
+
+def fact_sentence(text: str, fact: Fact, hint: str = "", sents: Optional[list[str]] = None) -> Optional[str]:
     """The sentence of `text` that states `fact`: the one around the matcher's snippet `hint`,
     else the first sentence holding one of its values, else the one with most of its content
-    words."""
+    words. `sents`: `sentences(text)`, when the caller looks up several facts in one text."""
     from facts.values import slot_matches  # noqa: PLC0415
 
-    sents = [s.strip() for line in text.split("\n") for s in _SPLIT.split(line) if s.strip()]
+    if sents is None:
+        sents = sentences(text)
     if not sents:
         return None
     for s in sents:

@@ -126,7 +126,10 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) ->
     longer name written exactly ("Metal Private Client Reserve card") is not checked against
     the shorter one inside it."""
     strict = set(strict)
-    names = sorted({n for n in names if " " in n}, key=len, reverse=True)
+    low = text.lower()
+    # only the names the text holds at all (in any case): most of a domain's names are not in
+    # a given file, and the case-blind search below is the expensive part
+    names = sorted({n for n in names if " " in n and n.lower() in low}, key=len, reverse=True)
     for name in names:  # longer names written exactly are not re-read as shorter ones
         text = text.replace(name, " " * len(name))
     out = []
@@ -247,47 +250,36 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
 
 
 # --- a bundle's worth of files -------------------------------------------------------------------
-def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack) -> dict:
+def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack,
+               pool=None, scratch: Optional[Path] = None) -> dict:
     """extractions: artifact id -> the delivered file's text (audits.extraction: the build's
-    extractions, so nothing is OCR'd or transcribed twice)."""
-    from audits.extraction import SPEECH_MODALITIES  # noqa: PLC0415
+    extractions, so nothing is OCR'd or transcribed twice). Files are read on `pool` (chunks of
+    files, `audits.parallel`); the report does not depend on it."""
     from transforms.writers import BuiltinWriter  # noqa: PLC0415
+    from .parallel import map_files  # noqa: PLC0415
 
-    by_id = factset.by_id()
-    names = sorted(n for n in BuiltinWriter(pack).names() if " " in n)
-    strict = {pack.brand.company, *pack.brand.products.values()} | ({pack.brand.short_name} if pack.brand.short_name else set())
-    headings = sorted({s for f in factset.facts for s in f.section})
-    labels = L.name_words(factset.facts)
+    ctx = {"by_id": factset.by_id(),
+           "names": sorted(n for n in BuiltinWriter(pack).names() if " " in n),
+           "strict": {pack.brand.company, *pack.brand.products.values()} |
+                     ({pack.brand.short_name} if pack.brand.short_name else set()),
+           "headings": sorted({s for f in factset.facts for s in f.section}),
+           "labels": L.name_words(factset.facts),
+           "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
+                       for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
+    items = [(spec, extractions[spec.id].text) for spec in plan.artifacts]
+    per_file = map_files(_lint_one, ctx, items, [len(t) for _, t in items], pool, scratch)
     hits: list[Hit] = []
     distinct = L.Distinct()
     leads: Counter = Counter()
-    fact_sentences = 0
-    voiced_total, voiced_runs = 0, []
-    running = {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
-               for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}
-    for spec in plan.artifacts:
-        t = registry.get(spec.kind)
-        ex = extractions[spec.id]
-        carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
-        hits += lint_text(ex.text, spec.kind, t.modality, names=names, headings=headings, facts=carried,
-                          path=spec.path, strict=strict)
-        distinct.add(L.units(ex.text, t.modality, running.get(spec.kind, frozenset())))
-        canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical"]
-        for m in spec.facts:
-            f = by_id.get(m.fact_id)
-            if f is None:
-                continue
-            sent = L.fact_sentence(ex.text, f)
-            if sent:
-                fact_sentences += 1
-                lead = L.lead_in(sent, f)
-                if lead:
-                    leads[lead] += 1
-            if m.rendition == "voiced" and t.modality not in SPEECH_MODALITIES and t.modality != "png":
-                voiced_total += 1
-                runs = L.shared_runs(f.statement, ex.text, exempt=canonical, names=labels)
-                if runs:
-                    voiced_runs.append({"fact_id": f.id, "path": spec.path, "run": runs[0]})
+    fact_sentences = voiced_total = 0
+    voiced_runs: list[dict] = []
+    for f_hits, f_units, f_leads, f_sentences, f_voiced, f_runs in per_file:
+        hits += f_hits
+        distinct.add(f_units)
+        leads.update(f_leads)
+        fact_sentences += f_sentences
+        voiced_total += f_voiced
+        voiced_runs += f_runs
     by_lint = Counter(h.lint for h in hits)
     top_lead = leads.most_common(1)[0] if leads else ("", 0)
     return {
@@ -301,6 +293,40 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }
+
+
+def _lint_one(ctx: dict, spec, text: str) -> tuple:
+    """One file: (hits, sentences for the distinct measure, lead-ins of its fact sentences,
+    fact sentences found, voiced renditions, voiced renditions sharing a run)."""
+    from audits.extraction import SPEECH_MODALITIES  # noqa: PLC0415
+
+    by_id = ctx["by_id"]
+    t = registry.get(spec.kind)
+    carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
+    hits = lint_text(text, spec.kind, t.modality, names=ctx["names"], headings=ctx["headings"], facts=carried,
+                     path=spec.path, strict=ctx["strict"])
+    units = L.units(text, t.modality, ctx["running"].get(spec.kind, frozenset()))
+    canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical" and m.fact_id in by_id]
+    leads: list[str] = []
+    sentences = voiced = 0
+    runs: list[dict] = []
+    sents = L.sentences(text) if spec.facts else []
+    for m in spec.facts:
+        f = by_id.get(m.fact_id)
+        if f is None:
+            continue
+        sent = L.fact_sentence(text, f, sents=sents)
+        if sent:
+            sentences += 1
+            lead = L.lead_in(sent, f)
+            if lead:
+                leads.append(lead)
+        if m.rendition == "voiced" and t.modality not in SPEECH_MODALITIES and t.modality != "png":
+            voiced += 1
+            found = L.shared_runs(f.statement, text, exempt=canonical, names=ctx["labels"])
+            if found:
+                runs.append({"fact_id": f.id, "path": spec.path, "run": found[0]})
+    return hits, units, leads, sentences, voiced, runs
 
 
 def failures(report: dict) -> list[str]:

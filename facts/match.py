@@ -79,6 +79,28 @@ class TextIndex:
             i += 1
         return False
 
+    def block_start(self, ls: int) -> int:
+        """Where the table block holding the line that starts at `ls` begins (its header row):
+        the first of the consecutive " | " lines above it, remembered per line."""
+        memo = self.__dict__.setdefault("_blocks", {})
+        if ls in memo:
+            return memo[ls]
+        text = self.low
+        start = ls
+        walked = []
+        while start > 0:
+            if start in memo:
+                start = memo[start]
+                break
+            walked.append(start)
+            ps = text.rfind("\n", 0, start - 1) + 1
+            if " | " not in text[ps:start - 1]:
+                break
+            start = ps
+        for w in walked:
+            memo[w] = start
+        return start
+
     def anchors_in(self, anchors: list[str], start: int, end: int) -> int:
         """How many of `anchors` occur entirely inside [start, end) (an occurrence is a term not
         glued to a letter or digit before it, looking before `start` too)."""
@@ -107,12 +129,7 @@ def _table_anchors(idx: TextIndex, anchors: list[str], s: int) -> int:
     if " | " not in row:
         return 0
     col = text[ls:s].count(" | ")
-    start = ls
-    while start > 0:
-        ps = text.rfind("\n", 0, start - 1) + 1
-        if " | " not in text[ps:start - 1]:
-            break
-        start = ps
+    start = idx.block_start(ls)
     if start == ls:
         return 0  # the value is in the header row itself
     he = text.find("\n", start)

@@ -162,12 +162,14 @@ def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_fact
 
 @dg.asset(partitions_def=domains_partitions, group_name="audits")
 def difficulty(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions, recoverability,
-               settings: BuildSettings, conversations, documents, tables, visuals, recordings):
+               settings: BuildSettings, workspace: Workspace, execution: Execution, conversations, documents, tables,
+               visuals, recordings):
     """How hard the bundle is for a reader, measured on the delivered files' extractions:
     volume, haystack share, carriers per fact, wrong-value separation and hedging, multi-hop,
     shallow-reader measures (reports/difficulty.json)."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
-    report = steps.difficulty(_world(context, settings), evidence_plan, atomic_facts, extractions, rendered)
+    report = steps.difficulty(_world(context, settings), evidence_plan, atomic_facts, extractions, rendered,
+                              workspace.cache_dir, execution.pool())
     return dg.Output(report, metadata=steps.difficulty_metadata(report))
 
 
@@ -175,11 +177,12 @@ def difficulty(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, e
     _check("no_lint_hits", "lints",
            "No generator tells in the delivered files; no voiced rendition shares a 6-word run with its policy.")])
 def lints(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions, recoverability,
-          settings: BuildSettings):
+          settings: BuildSettings, workspace: Workspace, execution: Execution):
     """Read every delivered file (the build's extractions) for asides, agreement errors, lost
     capitalisation, headings in speech, duplicated bullets, brand internals; measure voiced
     runs, distinct sentences and lead-ins."""
-    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, extractions)
+    report = steps.lints(_world(context, settings), evidence_plan, atomic_facts, extractions, workspace.cache_dir,
+                         execution.pool())
     yield dg.Output(report, metadata=steps.lints_metadata(report))
     problems = lint.failures(report)
     yield dg.AssetCheckResult(check_name="no_lint_hits", passed=not problems,

@@ -131,12 +131,12 @@ def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions
 
 
 def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
-               rendered: list[Rendered]) -> dict:
+               rendered: list[Rendered], cache_dir: Path, pool=None) -> dict:
     from audits.difficulty import difficulty_report  # noqa: PLC0415
     files = {r.artifact_id: Path(r.file) for r in rendered}
     b = world.pack.brand
     return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
-                             brand_terms=[b.company, b.short_name])
+                             brand_terms=[b.company, b.short_name], pool=pool, scratch=Path(cache_dir) / "shared")
 
 
 def difficulty_metadata(report: dict) -> dict:
@@ -147,9 +147,10 @@ def difficulty_metadata(report: dict) -> dict:
     return {k: s[k] for k in keys if s.get(k) is not None}
 
 
-def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
+def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions, cache_dir: Path,
+          pool=None) -> dict:
     from audits.lints import lint_files  # noqa: PLC0415
-    return lint_files(plan, facts, extractions.by_id, world.pack)
+    return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared")
 
 
 def lints_metadata(report: dict) -> dict:
