@@ -27,8 +27,12 @@ Measures:
   value facts found by a topic word (a content word of the fact's section heading) and the
   value on one line of some file.
 
-Tokens are lower-cased words, numbers and amounts (`_tokens`); "verbatim" compares token
-sequences, so line wrapping, case and punctuation do not hide a copy.
+Tokens are lower-cased words, numbers and amounts. "Verbatim" and "6-word run" read runs the
+way the lints do (`audits.language.phrases`, one definition of a run for the project): line
+wrapping, case and punctuation do not hide a copy, but a run does not cross a sentence's end,
+a table cell or a heading (a schedule's product header followed by its first row's label is no
+copy of a sentence), and a run made only of one catalog label's words ("cash deposit fee above
+the free", with no value and no word of the rule) names the thing without telling the fact.
 """
 from __future__ import annotations
 
@@ -40,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from facts.match import TextIndex, anchor_re, content_words, match_fact, normalise_text
+from facts.match import TextIndex, anchor_re, content_words, match_fact
 from facts.models import Fact, FactSet, SlotType
 from facts.surface import surface_forms
 from transforms import registry
@@ -48,6 +52,7 @@ from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
+from . import language as L
 from .match import _sentence_bounds
 
 REPORT_SCHEMA_VERSION = "1.0"
@@ -58,13 +63,8 @@ VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.perce
 _GENERIC = set("""policy policies rules rule general overview basics catalog catalogue schedule table terms
 conditions section notes note guide guidelines procedures procedure process handling standard standards
 information details list summary other misc miscellaneous faq questions""".split())
-_TOKEN = re.compile(r"[a-z0-9$%€£]+(?:[.,'][a-z0-9]+)*")
 _ATTRIBUTION = re.compile(r"^[> ]*On .{6,160} wrote:\s*$", re.M)
 _VTT_TIME = re.compile(r"(\d+):(\d\d):(\d\d)\.(\d{3})\s*-->\s*(\d+):(\d\d):(\d\d)\.(\d{3})")
-
-
-def _tokens(text: str) -> list[str]:
-    return _TOKEN.findall(normalise_text(text).lower())
 
 
 def topic_words(fact: Fact, brand: frozenset[str] = frozenset()) -> list[str]:
@@ -274,12 +274,15 @@ def _reading_context(facts: list[Fact], value_facts: list[Fact], brand: frozense
     stems = {f.id: [_stem_text(anchor_re(x).pattern) for x in f.anchors if x.strip()] for f in facts}
     grams: dict[tuple, set[str]] = defaultdict(set)
     full: dict[str, tuple] = {}
+    names = L.name_words(facts)
     for f in facts:
-        toks = tuple(_tokens(f.statement))
+        toks = tuple(L.tokens(f.statement))
         full[f.id] = toks
         n = min(RUN, len(toks))
         for i in range(len(toks) - n + 1 if n else 0):
-            grams[toks[i:i + n]].add(f.id)
+            g = toks[i:i + n]
+            if not L.only_names(g, names):  # a run that only names a catalog label says nothing of the fact
+                grams[g].add(f.id)
     topics = {f.id: topic_words(f, brand) for f in value_facts}
     by_topic: dict[str, list[str]] = defaultdict(list)
     for fid, ws in topics.items():
@@ -342,26 +345,28 @@ def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
 
 def _verbatim_in(text: str, ctx: dict) -> tuple[set[str], set[str]]:
     """(facts whose whole statement occurs verbatim in `text`, facts with some run of `RUN`
-    consecutive statement tokens verbatim in it)."""
+    consecutive statement words verbatim in it), runs read as the lints read them: within a
+    phrase (`audits.language.phrases`: not across a sentence's end, a table cell or a heading),
+    and not a run that only names a catalog label."""
     grams, full, firsts = ctx["grams"], ctx["full"], ctx["firsts"]
     run, whole = set(), set()
-    toks = _tokens(text)
-    joined = None
-    for n in ctx["sizes"]:
-        for i in range(len(toks) - n + 1):
-            if toks[i] not in firsts:
-                continue
-            hit = grams.get(tuple(toks[i:i + n]))
-            if not hit:
-                continue
-            for fid in hit:
-                if min(RUN, len(full[fid])) != n:
+    for toks in L.phrases(text):
+        joined = None
+        for n in ctx["sizes"]:
+            for i in range(len(toks) - n + 1):
+                if toks[i] not in firsts:
                     continue
-                run.add(fid)
-                if fid not in whole:
-                    joined = joined if joined is not None else " " + " ".join(toks) + " "
-                    if " " + " ".join(full[fid]) + " " in joined:
-                        whole.add(fid)
+                hit = grams.get(tuple(toks[i:i + n]))
+                if not hit:
+                    continue
+                for fid in hit:
+                    if min(RUN, len(full[fid])) != n:
+                        continue
+                    run.add(fid)
+                    if fid not in whole:
+                        joined = joined if joined is not None else " " + " ".join(toks) + " "
+                        if " " + " ".join(full[fid]) + " " in joined:
+                            whole.add(fid)
     return whole, run
 
 

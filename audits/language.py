@@ -234,7 +234,15 @@ def tokens(text: str) -> list[str]:
 
 
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    """Runs of `n` words; a run never crosses a sentence's end, a table cell boundary (" | " in
+    """Runs of `n` words of `text` (within its phrases: `phrases`)."""
+    out: set[tuple[str, ...]] = set()
+    for t in phrases(text):
+        out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+    return out
+
+
+def phrases(text: str) -> list[list[str]]:
+    """The words of `text` in phrases, a run of words never crossing a phrase's end: a run never crosses a sentence's end, a table cell boundary (" | " in
     extracted spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
     the next cell, or the header row's last cell followed by the next row's label, is not a
     phrase anybody wrote, nor a heading's end (a short line without closing punctuation before
@@ -256,13 +264,14 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
                 prose = []
     if prose:
         parts.append(" ".join(prose))
-    out: set[tuple[str, ...]] = set()
+    out: list[list[str]] = []
     for part in parts:
         # nor a sentence's end: the last words of one sentence and the first of the next are
         # no phrase either (a list of rules, one per line, joins into one prose part)
         for sentence in _SENTENCE_END.split(part):
             t = tokens(sentence)
-            out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
+            if t:
+                out.append(t)
     return out
 
 
@@ -293,10 +302,15 @@ def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = (
         for e in exempt:
             other |= ngrams(e, n)
         runs -= other
-    names = [nm for nm in names if nm]
     if runs and names:
-        runs = {r for r in runs if not any({w for w in r if w not in STOP_WORDS} <= nm for nm in names)}
+        runs = {r for r in runs if not only_names(r, names)}
     return sorted(" ".join(r) for r in runs)
+
+
+def only_names(run: Iterable[str], names: Iterable[frozenset[str]]) -> bool:
+    """Whether every word of `run` but function words belongs to one of `names` (`name_words`)."""
+    words = {w for w in run if w not in STOP_WORDS}
+    return any(words <= nm for nm in names if nm)
 
 
 def name_words(facts: Iterable[Fact], min_words: int = 2) -> list[frozenset[str]]:

@@ -71,7 +71,7 @@ class PlanConfig(BaseModel):
     noise_ratio: float = Field(0.5, ge=0, le=10)
     distractor_rate: float = Field(0.12, ge=0, le=1)   # a carrier's plainly stated, corrected wrong value
     superseded_rate: float = Field(0.0, ge=0, le=1)    # an old value inside its carrier (hedged)
-    voiced_rate: float = Field(0.85, ge=0, le=1)
+    voiced_rate: float = Field(0.85, ge=0, le=1)  # share of facts never written in the policy's words (quoted_facts)
     stray_distractor_rate: float = Field(0.012, ge=0, le=1)  # a hedged belief in a file carrying nothing
     roles: bool = True   # the second pass (plan_roles): volume, routes, series, echoes, chains
     volume: float = Field(1.0, ge=0, le=10)  # routine traffic, relative to the default
@@ -259,6 +259,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     facts = factset.facts
     routed = R.choose_routed(facts, random.Random(f"routes:{factset.domain}:{seed}"), kinds) if config.roles else set()
     assignments = _carrier_assignments([f for f in facts if f.id not in routed], kinds, config, rng)
+    quoted = quoted_facts(facts, factset.domain, seed, config)
 
     start = now.date() - dt.timedelta(days=config.history_days)
     end = now.date() - dt.timedelta(days=1)
@@ -275,7 +276,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
         spec = make(k, day, noise=not chunk)
         spec.title = " / ".join(chunk[0].section) if chunk else ""
-        spec.facts = [FactMention(fact_id=f.id, rendition=_rendition(f, art_rng, config) if k.voices else "canonical")
+        spec.facts = [FactMention(fact_id=f.id, rendition=_rendition(f, quoted) if k.voices else "canonical")
                       for f in chunk]
         if k.supports_distractors:
             spec.distractors = _in_file_distractors(chunk, art_rng, config, day, k.key(), banned, rumours=k.rumours)
@@ -285,7 +286,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     contested: list[str] = []
     if config.roles:
         def voiced(f: Fact) -> str:
-            return _rendition(f, rng, config)
+            return _rendition(f, quoted)
         routes, contested = R.add_roles(specs, facts, kinds, config, rng, start, end, routed, make, voiced, banned)
 
     # stray hedged beliefs in files that carry nothing (a careless reader of the wrong file)
@@ -307,8 +308,18 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
                         config=config, artifacts=artifacts, routes=routes, contested=contested)
 
 
-def _rendition(f: Fact, rng: random.Random, config: PlanConfig) -> str:
-    return "voiced" if rng.random() < config.voiced_rate and voiceable(f) else "canonical"
+def quoted_facts(facts: list[Fact], domain: str, seed: int, config: PlanConfig) -> set[str]:
+    """The facts whose policy wording the records quote: a share `1 - voiced_rate` of them,
+    drawn per fact (not per mention), so the other facts are never written in the policy's
+    words anywhere: every carrier words them its own way (a manual in its formal register, a
+    workbook in its terse one, a chat in an agent's). A fact the realiser cannot voice is
+    quoted whatever the draw."""
+    return {f.id for f in facts
+            if random.Random(f"quoted:{domain}:{seed}:{f.id}").random() >= config.voiced_rate or not voiceable(f)}
+
+
+def _rendition(f: Fact, quoted: set[str]) -> str:
+    return "canonical" if f.id in quoted else "voiced"
 
 
 def _in_file_distractors(chunk: list[Fact], rng: random.Random, config: PlanConfig, day: dt.date,

@@ -79,7 +79,8 @@ class RateSheet(Transformer):
     ext = ".xlsx"
     modality = "xlsx"
     max_facts = 200
-    voices = False  # a controlled workbook quotes the approved wording; its schedules quote rows and columns
+    voices = True  # a quoted fact's row quotes the approved wording; any other row is the workbook's own terse
+    # wording (its schedules quote rows and columns either way)
     weight = 1.0
     description = "Controlled rate/fee/limit workbook (xlsx): typed value cells, changelog of superseded values."
 
