@@ -756,11 +756,16 @@ class Realiser:
                     SlotType.percent: "rate"}.get(t, "value")
         return self.lower(m)
 
-    def _cell_parts(self, r: Reading) -> tuple[str, str]:
+    def _cell_parts(self, r: Reading, rng: Optional[random.Random] = None) -> tuple[str, str]:
         """(what, whom): ('annual fee', 'the Fleet Card'), ('return window', 'camping and
         hiking'), ('checked bag allowance', 'Wayfarer in Main'), ('amount', 'Voyager with a
-        qualifying delay')."""
+        qualifying delay'). With `rng` (a voiced rendition), the column is named the way people
+        name it rather than by the schedule's exact label (`label_variants`)."""
         c = r.cell
+        if rng is not None:
+            alts = label_variants(c["col"])
+            if alts:
+                c = {**c, "col": alts[rng.randrange(len(alts))]}
         row = c["row"]
         if not any(w[:1].isupper() for w in row.split()[1:]) and row.split()[0] not in self.proper:
             row = self.lower(row)
@@ -778,7 +783,7 @@ class Realiser:
         return what, whom
 
     def _cell_plain(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r)
+        what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         t = rng.choice(["the {what} for {whom} {is} {val}", "for {whom}, the {what} {is} {val}",
                         "the {what} on {whom} {comes} to {val}", "{whom} carries {a}{what} of {val}",
@@ -786,7 +791,7 @@ class Realiser:
         return Draft(t.format(what=what, whom=whom, val=val, **_number_words(what)), "cell_plain")
 
     def _cell_have(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r)
+        what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         t = rng.choice(["{Whom} has {a}{what} of {val}", "with {whom}, you are looking at {a}{what} of {val}",
                         "{Whom} comes with {a}{what} of {val}", "{Whom}: {what} of {val}"])
@@ -797,14 +802,14 @@ class Realiser:
                      "cell_have")
 
     def _cell_value_first(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r)
+        what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         t = rng.choice(["{val} is the {what} for {whom}", "{val} — that is the {what} for {whom}",
                         "{val} is what the {what} {comes} to for {whom}"])
         return Draft(t.format(what=what, whom=whom, val=val, **_number_words(what)), "cell_value_first")
 
     def _cell_qa(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r)
+        what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
         a = rng.choice(["{val}.", "{it} {is} {val}.", "That one is {val}." if not _is_plural(what) else "{val}, then."])
@@ -812,7 +817,7 @@ class Realiser:
         return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r)
+        what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         name = ctx.customer.first if ctx and ctx.customer else ""
         t = rng.choice(["{name}, for {whom} the {what} {is} {val}", "in your case, with {whom}, the {what} {is} {val}",
@@ -1265,6 +1270,44 @@ def telegraph(text: str, reg: Register) -> str:
         t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
     t = re.sub(r"\s{2,}", " ", t).strip()
     return capitalise(t)
+
+
+# How people name a schedule's column in a sentence (one change is enough: the exact label is
+# what the schedule prints, a person says "the maintenance fee per month" or "the overdraft
+# charge"). Each rule: a pattern on the label and its rewrite; rules that do not match are skipped.
+_LABEL_RULES: list[tuple[re.Pattern, str]] = [
+    (re.compile(r"^(daily|monthly) (.+? )?limit$", re.I), lambda m: f"{(m[2] or '')}limit per {'day' if m[1].lower() == 'daily' else 'month'}"),
+    (re.compile(r"^daily ((?:(?! for ).)+)$", re.I), lambda m: f"{m[1]} per day"),
+    (re.compile(r"^monthly (.+ fee)$", re.I), lambda m: f"{m[1]} per month"),
+    (re.compile(r"^annual (.+)$", re.I), lambda m: f"yearly {m[1]}"),
+    (re.compile(r"^(.+) fee$", re.I), lambda m: f"{m[1]} charge"),
+    (re.compile(r"^(.+) fees (.+)$", re.I), lambda m: f"{m[1]} charges {m[2]}"),
+    (re.compile(r"^minimum (opening deposit|amount|down payment.*|balance.*|daily balance.*|cash advance fee|credit limit)$",
+                re.I), lambda m: f"smallest {m[1]}"),
+    (re.compile(r"^minimum (credit score|annual income|annual business revenue|account age|time in business|term)$", re.I),
+     lambda m: f"lowest {m[1]}"),
+    (re.compile(r"^maximum (term|vehicle age)$", re.I), lambda m: f"longest {m[1]}" if m[1].lower() == "term" else "oldest vehicle age"),
+    (re.compile(r"^maximum (?!term$|vehicle age$)(.+)$", re.I), lambda m: f"highest {m[1]}"),
+    (re.compile(r"^(.+) per statement cycle$", re.I), lambda m: f"{m[1]} each statement cycle"),
+    (re.compile(r"^(.+) allowed per term$", re.I), lambda m: f"{m[1]} permitted per term"),
+    (re.compile(r"^(.+) period$", re.I), lambda m: f"{m[1]} window"),
+    (re.compile(r"^(.+) limit$", re.I), lambda m: f"{m[1]} cap"),
+]
+
+
+def label_variants(label: str) -> list[str]:
+    """Other ways to name a column `label` in a sentence ("Monthly maintenance fee" ->
+    "maintenance fee per month", "monthly maintenance charge"); [] when no rule applies. The
+    first word keeps the label's case (an acronym stays upper case)."""
+    out = []
+    for rx, rewrite in _LABEL_RULES:
+        m = rx.match(label.strip())
+        if m:
+            alt = rewrite(m).strip()
+            alt = alt[:1].upper() + alt[1:] if label[:1].isupper() and not alt[:2].isupper() else alt
+            if alt and alt.lower() != label.lower() and alt not in out:
+                out.append(alt)
+    return out
 
 
 def _property_like(col: str) -> bool:

@@ -199,7 +199,8 @@ class EmailThread(Transformer):
         its = current
 
         ask = [w.greeting(rng, "colleague", name=owner), rng.choice(_ASK_INTERNAL)]
-        ask += [f"{i + 1}. {w.question(it.fact, rng, register='staff_email')}" for i, it in enumerate(its)]
+        qs = [w.question(it.fact, rng, register='staff_email') for it in its]
+        ask += [f"{i + 1}. {q}" for i, q in enumerate(qs)]
         ask += [C.hedged(ctx, it.fact, d, rng, role="colleague", register="staff_email") for it in its for d in it.wrong]
         ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
         ask.append(w.closing(rng, "colleague", name=owner))
@@ -223,8 +224,7 @@ class EmailThread(Transformer):
         for who, text in zip((asker, helper), rng.sample(nudges, rng.randint(0, 2))):
             mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {C.first(owner)},", text])
         final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", rng.choice(_FINAL_LEADS)]
-        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="staff_email")
-                  for it in its]
+        final += _answers(ctx, rng, its, qs, "staff_email")
         final += ["I'll update the knowledge base article today.", w.closing(rng, "colleague",
                                                                               name=C.first(asker))]
         mail(day, owner, [asker, helper], final)
@@ -298,7 +298,8 @@ class EmailThread(Transformer):
 
         ask = ["Hello,", rng.choice(_CUST_ASK)] if not mails else [rng.choice(
             ["Hello again,", "Hi again,", "Hello,"]), rng.choice(["Different question this time.", *_CUST_ASK])]
-        ask += [w.question(it.fact, rng, talk.customer, talk.record if i == 0 else None) for i, it in enumerate(its)]
+        qs = [w.question(it.fact, rng, talk.customer, talk.record if i == 0 else None) for i, it in enumerate(its)]
+        ask += qs
         ask += [C.hedged(ctx, it.fact, d, rng, role="customer", register="customer_email", context=talk)
                 for it in its for d in it.wrong]
         ask += [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
@@ -313,8 +314,7 @@ class EmailThread(Transformer):
             if rng.random() < 0.5:
                 mail(day, cust.name, [rng.choice(_CUST_CHASE), C.first(cust.name)])
         final = [f"Hi {C.first(cust.name)},", rng.choice(_CUST_ANSWER_LEADS)]
-        final += [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="customer_email",
-                                  context=talk) for it in its]
+        final += _answers(ctx, rng, its, qs, "customer_email", talk)
         final.append(w.closing(rng, "agent", name=cust.name))
         mail(day, agent, final, display=disp)
         subject = f"[{case}] {subject}"
@@ -388,3 +388,21 @@ class EmailThread(Transformer):
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return Extraction(text=extract_eml(path), extractor="email-parser")
+
+
+INLINE_RATE = 0.6
+
+
+def _answers(ctx, rng, its, questions: list[str], register: str, context=None) -> list[str]:
+    """The paragraphs answering the thread's questions: usually each full answer in turn; often
+    (`INLINE_RATE`) answered inline, as people answer a list of questions: each question quoted
+    ("> ...") and the answer under it, which then names only what the question did not (the
+    bare figure and its case, `common.answer`: the quote right above it carries the rest)."""
+    if rng.random() >= INLINE_RATE:
+        return [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register=register, context=context)
+                for it in its]
+    out = []
+    for it, q in zip(its, questions):
+        out += [f"> {q}", C.answer(ctx, it, rng, q, after_wrong=bool(it.distractors), register=register,
+                                   context=context, gap=8)]
+    return out

@@ -173,8 +173,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             if not group:
                 continue
             body.append(f"<h2>{_e(s)}</h2>")
-            gridded = [it for it in group if (it.current and it.rendition == "canonical" or it.role == "stale")
-                       and K.is_cell(it.fact)]
+            gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
             said: set[str] = set()
             for it in group:
                 if it in gridded:

@@ -152,11 +152,12 @@ def _styles():
 
 
 def _schedule_row(it: Item) -> bool:
-    """Catalog cells (a value per product and attribute, stated canonically or as they stood in
-    an older version, no rumour to correct) go in a schedule grid (`transforms.catalog`)
-    instead of a clause paragraph; a cell given by a schedule code stays a clause."""
-    return (it.current or it.role == "stale") and (it.rendition == "canonical" or it.role == "stale") and \
-        not it.rumours and bool(it.value) and K.is_cell(it.fact)
+    """Catalog cells (a value per product and attribute, current or as they stood in an older
+    version, no rumour to correct) go in a schedule grid (`transforms.catalog`) instead of a
+    clause paragraph, whatever their rendition: a schedule's cell is a label and a figure, not
+    anybody's sentence, so a manual never spells its catalog out one sentence per cell; a cell
+    given by a schedule code stays a clause."""
+    return (it.current or it.role == "stale") and not it.rumours and bool(it.value) and K.is_cell(it.fact)
 
 
 def _applies(it: Item, names: bool = True) -> str:
