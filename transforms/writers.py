@@ -129,6 +129,15 @@ def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
 
 
+def _told(first: str, rng: random.Random) -> str:
+    """How a case note ends once the customer has been told ("Told Priya by phone.")."""
+    who = first or "the customer"
+    how = rng.choice(["", " by phone", " by email", " on chat", " on the call", " in branch", " the same day"])
+    return finish(rng.choice([f"{who} informed{how}.", f"told {who}{how}.", f"explained to {who}{how}.",
+                                  f"{who} {rng.choice(['OK', 'happy', 'fine'])} with that.",
+                                  f"customer informed{how}."]))
+
+
 def _register(reg: Optional["Register | str"], role: str = "agent") -> Register:
     if isinstance(reg, Register):
         return reg
@@ -576,10 +585,11 @@ class BuiltinWriter(Writer):
             t = rng.choice(["I've looked at {where}: {body}", "For {where}, {body}", "Checked {where} for you. {Body}"])
         else:
             t = rng.choice(["{Cust} ({where}): {body}", "Applied for {cust_l} on {where}: {body}",
-                            "Explained to {cust_l} ({where}): {body}", "{Where}: {body} Customer informed."])
+                            "Explained to {cust_l} ({where}): {body}", "{Where}: {body} {told}"])
         return fix_agreement(finish(t.format(where=where or "the record", Where=(where or "Record")[:1].upper()
                                              + (where or "Record")[1:], body=self.lower_first(body), Body=body,
-                                             Cust=cust or "Customer", cust_l=cust or "the customer")))
+                                             Cust=cust or "Customer", cust_l=cust or "the customer",
+                                             told=_told(cust, rng))))
 
     def hop_key(self, fact: Fact, route: "Route", rng: random.Random, register: Optional["Register | str"] = None,
                 context: Optional[Context] = None) -> str:
