@@ -1218,3 +1218,27 @@ def case_entry(ctx: "RenderContext", rng: random.Random, *, customer: Optional[C
         return CaseNote(cat, rng.choice(["Open", "Pending"]), s.text(s.pick(pending)), cust, rec, name)
     status = "Closed" if cat in ("Feedback", "General") and rng.random() < 0.5 else "Resolved"
     return CaseNote(cat, status, s.text(s.pick(done)), cust, rec, name)
+
+
+# What a repeat request was about, by the first case's storyline (a duplicate case names it).
+_DUP_ABOUT = {"receipt": "the receipt for <ref_short>", "status": "<ref_short>", "contact": "changing the <contact_field>",
+              "charge": "{the <amount> charge|the charge on <ref_short>}", "details": "the details of <ref_short>",
+              "login": "{signing in|the sign-in problem|the reset link}", "name": "the spelling of <clast>",
+              "payment": "{the new card|replacing <old>}", "compliment": "{the thank-you|their compliment}",
+              "callback": "{a callback|the callback about <ref_short>}",
+              "notifications": "{the notifications|too many messages}", "copy": "{a copy of <ref_short>|the paperwork}"}
+
+
+def duplicate_note(ctx: "RenderContext", rng: random.Random, first: CaseNote, *, avoid: Iterable[str] = ()) -> str:
+    """The note of a case closed as a duplicate of `first` (same customer, same request):
+    "{dup}" stands for the first case's id, filled in by the ledger once ids are known."""
+    s, cust, rec, _agent = _customer_scene(ctx, rng, "ticket", first.customer, None, first.record, avoid)
+    field_ = s.pick(["email address", "phone number", "postal address"])
+    s.slots.update({"contact_field": field_, "old": s.slots.get("pay") or "the old card", "dup": "{dup}"})
+    if rec is None:
+        s.slots.update({"ref": "the account", "ref_short": "the account"})
+    s.slots["about"] = expand(_DUP_ABOUT.get(first.scenario, "the same thing"), rng, s.slots, RULES)
+    return s.text("{Duplicate of|Same request as|Already raised in|Dupe of|Merged into|See} <dup>{:|;| —} {<cfirst>|<cname>|"
+                  "customer|cust} {wrote in|called|chatted in|emailed|rang} {again|a second time|before the first one was "
+                  "answered|while <dup> was still open} about <about>{; merged and closed|, closing this one|; merged|; no "
+                  "new info| — answered there|}.")
