@@ -649,11 +649,14 @@ class BuiltinWriter(Writer):
         if reg.to_customer:
             pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "In your case it's {v}.",
                     "{V}{for_c} — I've checked.", "It comes to {v}{for_c}."]
+        elif reg.controlled:  # a help page or a manual answers plainly
+            pool = ["{V}{for_c}.", "It is {v}{for_c}.", "The figure is {v}{for_c}.", "{V}{for_c} is the current figure."]
         else:
             pool = ["{V}{for_c}.", "It's {v}{for_c} — confirmed.", "{V}{for_c}, that's the current figure.",
-                    "{V}{for_c}. Checked it this morning."]
+                    "{V}{for_c}, checked {when}."]
         t = rng.choice(pool)
-        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c)))
+        when = rng.choice(["this morning", "today", "against the schedule"]) if "{when}" in t else ""
+        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when)))
 
     def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
               context: Optional[Context] = None) -> str:
