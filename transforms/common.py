@@ -390,6 +390,14 @@ def section_of(fact: "Fact") -> str:
     return fact.section[-1] if fact.section else "General"
 
 
+def section_topic(section: str) -> str:
+    """A section as people name its subject in a heading, a category or a memo: "Personal
+    credit card catalog" -> "Personal credit card"; "Dispute timelines by dispute type" ->
+    "Dispute timelines"."""
+    t = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", section.strip(), flags=re.I)
+    return t or section
+
+
 def sections_of(its: list[Item]) -> list[tuple[str, ...]]:
     seen: dict[tuple[str, ...], None] = {}
     for it in its:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-import re
 from html import escape
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from ..grammar import say
 from ..realise import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+from transforms.common import Content, answer, section_topic, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn
@@ -158,20 +157,13 @@ def _grids(items) -> list[str]:
     return out
 
 
-def _topic(section: str) -> str:
-    """A section as a help page names it: "Personal credit card catalog" -> "Personal credit
-    card"; "Dispute timelines by dispute type" -> "Dispute timelines"."""
-    t = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", section.strip(), flags=re.I)
-    return t or section
-
-
 def _heading(section: str, group, rng: random.Random) -> str:
     """A body section's heading: the catalog products it covers, or the section's short name."""
     rows = list(dict.fromkeys(r.cell["row"] for it in group if (r := read(it.fact)).cell))
     if rows and rng.random() < 0.6:
         names = rows[:3]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-    return _topic(section)
+    return section_topic(section)
 
 
 def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list[str], company: str) -> list[str]:
@@ -180,7 +172,7 @@ def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list
     records are: "What does "pending" mean on a transfer?"), now and then a general page."""
     w = ctx.writer
     all_rows = sorted({r.cell["row"] for f in ctx.facts.values() if (r := read(f)).cell})
-    all_secs = sorted({_topic(f.section[-1]) for f in ctx.facts.values() if f.section and ":" not in f.section[-1]
+    all_secs = sorted({section_topic(f.section[-1]) for f in ctx.facts.values() if f.section and ":" not in f.section[-1]
                        and "staff" not in f.section[-1].lower()})
     v = view(ctx.db)
     kinds = sorted({(r.kind, r.status) for r in v.records if r.status and r.kind})
@@ -192,7 +184,7 @@ def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list
         return say(rng.choice(_RELATED_TOPIC), rng, {"topic": t, "topic_l": w.lower_first(t)})
 
     out: list[str] = []
-    own = [product(p) for p in rows[:3]] + [topic(_topic(sec)) for sec in secs[:2]]
+    own = [product(p) for p in rows[:3]] + [topic(section_topic(sec)) for sec in secs[:2]]
     rng.shuffle(own)
     out += own[:2]
     pool = []
@@ -224,7 +216,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         sec = noise_title
     else:
         sec = secs[0] if secs else "Policies"
-    tslots = {"topic": _topic(sec), "topic_l": w.lower_first(_topic(sec)), "company": company,
+    tslots = {"topic": section_topic(sec), "topic_l": w.lower_first(section_topic(sec)), "company": company,
               "p1": rows[0] if rows else "", "p2": rows[1] if len(rows) > 1 else ""}
     if spec.title or spec.noise:
         title = spec.title or noise_title
@@ -261,7 +253,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         body.append("<h2>Step by step</h2><ol>" + "".join(f"<li>{_e(s)}</li>" for s in noise_steps) + "</ol>")
         faq = [generic(q, a) for q, a in rng.sample(_FAQ_GENERIC, 2)]
     else:
-        islots = {**tslots, "topic_l": " and ".join(w.lower_first(_topic(s)) for s in secs[:2])}
+        islots = {**tslots, "topic_l": " and ".join(w.lower_first(section_topic(s)) for s in secs[:2])}
         intro = _INTROS_PRODUCTS if rows and rng.random() < 0.5 else _INTROS
         body.append(f"<p>{_e(say(rng.choice(intro), rng, islots))}</p>")
         faq_items = [it for it in items if it.rumours]

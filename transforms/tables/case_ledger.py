@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import re
 from pathlib import Path
 
 from facts.models import SlotType
@@ -29,12 +28,8 @@ _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with cus
 
 
 def _category(fact) -> str:
-    """A CRM category for a fact's case: its section as a desk files it ("Personal credit card
-    catalog" -> "Personal credit card"; "Dispute timelines by dispute type" -> "Dispute
-    timelines")."""
-    sec = C.section_of(fact)
-    short = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", sec, flags=re.I)
-    return short or sec
+    """A CRM category for a fact's case: its section as a desk files it."""
+    return C.section_topic(C.section_of(fact))
 
 
 @register
