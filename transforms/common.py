@@ -237,7 +237,7 @@ def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
 def lead_in(lead: str, text: str) -> str:
     """`lead` + `text`, the first letter of `text` lower-cased after a comma or colon (unless
     it is "I" or a name the text starts with)."""
-    if lead.endswith((", ", ": ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
+    if lead.endswith((", ", ": ", " — ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
             and not re.match(r"^[A-Z][a-z]+ [A-Z]", text):
         text = text[:1].lower() + text[1:]
     return lead + text

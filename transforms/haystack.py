@@ -202,7 +202,13 @@ class Scene:
 
 
 # --- customers ----------------------------------------------------------------------------------
-def _rec_slots(rec: Optional[Rec], cust: Customer, rng: random.Random) -> dict[str, str]:
+def record_name(rec: Optional[Rec], rng: random.Random) -> str:
+    """How a customer names one of their records: "my Essential Checking statement from
+    April 30", "my card ending 0991", "my transfer to Elena Petrova"."""
+    return _rec_slots(rec, None, rng)["thing"]
+
+
+def _rec_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random) -> dict[str, str]:
     month = rng.choice(["January", "February", "March", "April", "May", "June"])
     if rec is None:
         return {"ref": "my account", "ref_short": "your account", "kind": "account", "rdate": "", "rmonth": "",
@@ -222,8 +228,9 @@ def _rec_slots(rec: Optional[Rec], cust: Customer, rng: random.Random) -> dict[s
         ways.append(f"the {label}{'' if kind in label.lower() else ' ' + kind}")
     if rec.detail:  # known by a merchant, a payee or its account's product
         what = label or kind
-        if re.match(r"transfer|payment", what):
-            ways.append(f"the {what.split()[0]} to {rec.detail}")
+        if re.search(r"\b(?:transfer|payment|wire)\b", what, re.I):
+            plain = what if len(what.split()) > 1 and what.split()[1][:1].isupper() else what[:1].lower() + what[1:]
+            ways.append(f"the {plain} to {rec.detail}")
         else:
             ways.append(f"the {rec.detail} {what}" + (f" from {short_day(rec.day)}" if rec.day and rng.random() < 0.5
                                                        else ""))

@@ -197,7 +197,7 @@ def _proper(text: str) -> str:
     """`text` when it reads as a proper name ("Elm Street Bakery", "City Power & Light",
     "M. Okonjo"), else ""."""
     words = text.split()
-    if not words or len(words) > 5 or re.search(r"\d", text) or not words[0][:1].isupper():
+    if not words or len(words) > 5 or re.search(r"[\d.]", text) or not words[0][:1].isupper():
         return ""
     return text if all(_NAME_WORD.match(w) for w in words) else ""
 

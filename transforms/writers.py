@@ -57,11 +57,11 @@ _LAST = ["Ortega", "Nguyen", "Fischer", "Adeyemi", "Rossi", "Kowalski", "Haddad"
 
 # Wording that is not a fact: every line carries a name or several choice points.
 _RULES: dict[str, list[str]] = {
-    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>{, thanks for {contacting|getting in touch "
-                    "with|messaging} <company>|, you're through to <agent>{ at <short>|}|, this is <agent>{ from "
-                    "<short>|}|, <agent> here}{!|.}{ How can I help{ today|}?| What can I do for you?|}",
+    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>, {thanks for {contacting|getting in touch "
+                    "with|messaging} <company>|you're through to <agent>{ at <short>|}|this is <agent>{ from "
+                    "<short>|}|<agent> here}{ — how can I help{ today|}?| — what can I do for you{ today|}?|!|.}",
                     "{Welcome to|Thanks for contacting} <company>{ support|}, <first>{ — {I'm|my name is} <agent>|"
-                    "}{.|!}{ How can I help?|}"],
+                    "}{, how can I help?|.|!}"],
     "greet_customer": ["{Hi|Hello|Hey|Good {morning|afternoon}}{, it's <first>|, <first> here|}{ — |, }{I've got a "
                        "{question|quick question} about <thing>|I'm hoping you can help with <thing>|I need some help "
                        "with <thing>|something's come up with <thing>}{.|!}"],
@@ -74,12 +74,14 @@ _RULES: dict[str, list[str]] = {
     "close_customer": ["{Thanks|Thank you|Cheers|Great, thanks}{ {so much|a lot|for explaining|for checking}|}, "
                        "<agentfirst>{ — {that's {clear|all I needed|really helpful}|that helps with <thing>|I'll "
                        "keep that in mind for <thing>}|}{!|.}", "{Okay|Right|Alright|Got it}, {that makes sense|that's "
-                       "clear now|good to know} {for <thing>|then|}{, thanks <agentfirst>|}{!|.}"],
-    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear.| Ping me "
-                        "with questions.|}", "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{.|!}"],
+                       "clear now|good to know}{ for <thing>|, thanks <agentfirst>|, <agentfirst>|}{!|.}"],
+    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear{ on "
+                        "this| before <wday>|}.| Ping me with questions{ on this| before <wday>|}.|}",
+                        "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{ — {shout|ping me} if "
+                        "anything's unclear| — more at <wday>'s huddle|}{.|!}"],
     "filler_agent": ["{Let me {check|pull up|look at} <thing>{ for you|}|One moment while I {check|open} <thing>|I'm "
                      "{checking|looking at} <thing> now}{, <first>|}{.|...}", "{Thanks for your patience|Bear with me|"
-                     "Just a moment}{, <first>|}{ — {the system is a little slow {today|this morning}|I'm reading the "
+                     "Just a moment}, <first>{ — {the system is a little slow {today|this morning}|I'm reading the "
                      "notes on <thing>}|}{.|!}"],
     "filler_customer": ["{Sure|Okay|No problem|Of course}{, take your time|}{ — I'm {at work|on my phone|in the car "
                         "park}|}{.|!}", "{Yes|Yep}, {that's right|that's the one}{ — <thing>|}{.|!}"],
@@ -647,7 +649,7 @@ class BuiltinWriter(Writer):
         conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
         for_c = f" for {' with '.join(conds[:2])}" if conds else ""
         if reg.to_customer:
-            pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "In your case it's {v}.",
+            pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "{In_your_case} it's {v}.",
                     "{V}{for_c} — I've checked.", "It comes to {v}{for_c}."]
         elif reg.controlled:  # a help page or a manual answers plainly
             pool = ["{V}{for_c}.", "It is {v}{for_c}.", "The figure is {v}{for_c}.", "{V}{for_c} is the current figure."]
@@ -656,7 +658,9 @@ class BuiltinWriter(Writer):
                     "{V}{for_c}, checked {when}."]
         t = rng.choice(pool)
         when = rng.choice(["this morning", "today", "against the schedule"]) if "{when}" in t else ""
-        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when)))
+        first = context.customer.first if context and context.customer else ""
+        yours = f"{first}, in your case" if first else "in your case"
+        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when, In_your_case=yours)))
 
     def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
               context: Optional[Context] = None) -> str:
