@@ -202,6 +202,13 @@ class Scene:
 
 
 # --- customers ----------------------------------------------------------------------------------
+def record_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random) -> dict[str, str]:
+    """How people refer to a customer's record, as grammar slots: ref (its full reference),
+    ref_short ("the Essential Checking statement from April 30"), thing ("my ..."), kind,
+    label, amount, status, rdate, rdate_or_wday..."""
+    return _rec_slots(rec, cust, rng)
+
+
 def record_name(rec: Optional[Rec], rng: random.Random) -> str:
     """How a customer names one of their records: "my Essential Checking statement from
     April 30", "my card ending 0991", "my transfer to Elena Petrova"."""

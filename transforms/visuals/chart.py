@@ -302,11 +302,14 @@ def _routine(ctx: RenderContext, spec: ArtifactSpec, rng: random.Random) -> tupl
     days = [day - dt.timedelta(days=13 - i) for i in range(14)]
     base = rng.randint(120, 260)
     contacts = [max(10, int(base * (0.55 if d.weekday() >= 5 else 1.0) + rng.randint(-25, 25))) for d in days]
-    panels.append(_Panel("line", "Contacts handled per day", 340, data=list(zip(days, contacts))))
+    what = rng.choice([("Contacts", "handled"), ("Chats", "answered"), ("Calls", "answered"), ("Emails", "answered"),
+                       ("Cases", "closed"), ("Contacts", "resolved")])
+    team = rng.choice(["", ", all queues", ", front line", ", day shift", ", team " + rng.choice("ABCD")])
+    panels.append(_Panel("line", f"{what[0]} {what[1]} per day{team}", 340, data=list(zip(days, contacts))))
     # the window by its first day, not "(14 days)": a duration on every dashboard read as the
     # value of any 14-day rule near a matching word ("device": the 14-day device return a
     # client held was found "present" on a chart that never stated it)
-    tiles.append((f"Contacts since {days[0]:%b} {days[0].day}", f"{sum(contacts):,}"))
+    tiles.append((f"{what[0]} since {days[0]:%b} {days[0].day}", f"{sum(contacts):,}"))
     if not kinds:
         channels = [("Chat", rng.randint(300, 900)), ("Email", rng.randint(200, 600)), ("Phone", rng.randint(150, 500))]
         panels.append(_Panel("status", "Contacts by channel", 340, data=channels))
@@ -466,7 +469,11 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
             _routine_axes(b, p, x, y, pw, routine_h, dark)
         y += routine_h + GAP
 
-    b.text(M, H - 34, f"Internal  |  {brand.company} service reporting", 12, False, MUTED, va="center")
+    source = rng.choice([f"{brand.company} service reporting", "Service desk dashboard", "Weekly service pack",
+                         "Operations analytics", f"{brand.short_name or brand.company} ops reporting",
+                         "Contact centre MI"])
+    b.text(M, H - 34, f"Internal  |  Source: {source}  |  Owner: {ctx.writer.person(rng, 'manager')}", 12, False, MUTED,
+           va="center")
     b.text(W - M, H - 34, "Page 1 of 1", 12, False, MUTED, ha="right", va="center")
     return b.image()
 
