@@ -516,7 +516,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"later", ["subsequent"]), (r"different", ["other"]), (r"explicit", ["clear", "express"]),
     (r"valid", ["good", "usable"]), (r"available", ["on offer", "offered"]), (r"unused", ["leftover"]),
     (r"optional", ["voluntary", "opt-in"]), (r"standard", ["regular", "normal"]), (r"regular", ["standard"]),
-    (r"free", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
+    (r"free(?! of charge)", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
                                                                                          "certified"]),
     (r"immediate", ["close"]), (r"consecutive", ["back-to-back", "successive"]), (r"temporary", ["short-term"]),
     (r"automatically", ["by default", "on its own"]), (r"automatic", ["auto"]), (r"separate", ["distinct"]),

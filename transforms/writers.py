@@ -485,7 +485,8 @@ class BuiltinWriter(Writer):
             elif rec.label and rec.label.lower() != rec.kind:
                 bits.append(rng.choice([f"I have the {rec.label} ({what})", f"about my {rec.label}, {what}"]))
             else:
-                bits.append(rng.choice([f"about my {what}", f"I'm looking at my {what}"]))
+                mine = re.sub(r"^the ", "", what)  # "my statement from March 31", not "my the statement"
+                bits.append(rng.choice([f"about my {mine}", f"I'm looking at my {mine}"]))
         return finish(", and ".join(bits)) if bits else ""
 
     def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer",
