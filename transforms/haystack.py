@@ -236,8 +236,7 @@ def _rec_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random)
     if rec.detail:  # known by a merchant, a payee or its account's product
         what = label or kind
         if re.search(r"\b(?:transfer|payment|wire)\b", what, re.I):
-            plain = what if len(what.split()) > 1 and what.split()[1][:1].isupper() else what[:1].lower() + what[1:]
-            ways.append(f"the {plain} to {rec.detail}")
+            ways.append(f"the {what} to {rec.detail}")  # a transfer type is a product name: its case stays
         else:
             ways.append(f"the {rec.detail} {what}" + (f" from {short_day(rec.day)}" if rec.day and rng.random() < 0.5
                                                        else ""))
@@ -692,6 +691,8 @@ def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) ->
              "kind2": rec2.kind if rec2 is not None else "account",
              "lead": C.first(C.staff(ctx, rng, "manager", 1, exclude=tuple(people))[0]),
              "shift2": rng.choice(["late", "early", "weekend", "evening", "Saturday", "mid"])}
+    slots["tool_n"] = re.sub(r"^the ", "", slots["tool"])  # "the <tool_n> problem"
+    slots["meeting_n"] = re.sub(r"^the ", "", slots["meeting"])
     slots.update(_rec_slots(rec, cust, rng))
     for i, p in enumerate(people):
         slots[f"p{i}"] = p
@@ -758,9 +759,9 @@ def _thread_tool(s: Scene, ppl: list[str]) -> str:
     s.add(b, "colleague", "{Same here|Yes, same for me|Me too}, <f0> — {it <symptom2> {twice|three times} {in the last hour|"
           "this morning|since <time>}{ on <cname2>'s case|}|I had to {restart|log back in} {twice|three times} {on "
           "<cname>'s case|before <time2>|during a call with <cfirst2>}}{.|!}")
-    s.add(c, "colleague", "I've {raised|logged} {it|<tool>|the <tool> problem} with IT as INC-<inc>{ and they're {looking at "
+    s.add(c, "colleague", "I've {raised|logged} {it|<tool>|the <tool_n> problem} with IT as INC-<inc>{ and they're {looking at "
           "it|on it} {now|this afternoon}|; they {think it's|suspect} {the update from <wday>|a network blip|the new "
-          "release}}, <f0>{ — {I mentioned <cname>'s case|it's on <meeting>'s list}|}.")
+          "release}}, <f0>{ — {I mentioned <cname>'s case|it's on the list for <meeting>}|}.")
     s.add(c, "colleague", "{Update on INC-<inc>|Update from IT|IT just told me}: <tool> {is back|is working again|should be "
           "fine now} {after a restart|after they rolled back a change|after a fix on their side}{ at <time2>|}{ — shout if "
           "it {happens again|acts up again|is still {slow|odd} for you}|}{.|!}")
@@ -787,7 +788,7 @@ def _thread_office(s: Scene, ppl: list[str]) -> str:
     a, b, c = ppl[0], ppl[1], ppl[2 % len(ppl)]
     thing, broken, fixed, it = s.pick(_OFFICE_THINGS)
     what = f"the {thing} {s.pick(_OFFICE_PLACES)}"
-    s.slots.update(what=expand(what, s.rng, s.slots, RULES), broken=broken, fixed=fixed, it=it)
+    s.slots.update(what=expand(what, s.rng, s.slots, RULES), broken=broken, fixed=fixed, it=it, thing_n=thing)
     s.add(a, "colleague", "{FYI|Heads-up|Just so you know}{,|:} <what> <broken>{ again|}{ {this morning|since <time>|"
           "today}|}{, and I've {told|emailed} facilities|; {facilities know|I've logged it with facilities}|}{.|!}")
     if s.rng.random() < 0.5:
@@ -841,11 +842,11 @@ def _thread_training(s: Scene, ppl: list[str]) -> str:
     a, b = ppl[0], ppl[1]
     s.add(a, "manager", "{Reminder|Heads-up}: {training|a refresher} on <tool> {is|moves to} <day> at <time> in <room>{ — "
           "{bring your laptop|it's about an hour|lunch is provided|<f1> is running it}|}{.|!}")
-    s.add(b, "colleague", "{Thanks|Noted}{, <f0>|} — {can I join the <day2> <tool> session instead, as I'm on the phones "
-          "at <time>?|I'll be in <room>{ after my <time2> callback| once <cfirst>'s callback is done|}.|will the <tool> "
+    s.add(b, "colleague", "{Thanks|Noted}{, <f0>|} — {can I join the <day2> <tool_n> session instead, as I'm on the phones "
+          "at <time>?|I'll be in <room>{ after my <time2> callback| once <cfirst>'s callback is done|}.|will the <tool_n> "
           "session on <day> be recorded?}")
     s.add(a, "manager", "{Sure|Yes|Of course}, <f1> — {I'll {add|move} you to the <day2> {one|session}{ in <room>|}|it will "
-          "be recorded and shared {on <wday>|in the team chat|on the team drive}|the <tool> slides go on the team drive "
+          "be recorded and shared {on <wday>|in the team chat|on the team drive}|the <tool_n> slides go on the team drive "
           "after <day>}{.|!}")
     return "{Training|Refresher}: <tool>, <day>"
 
@@ -875,7 +876,7 @@ def _thread_record(s: Scene, ppl: list[str]) -> str:
           "that normal|where should I look}|, {is that right|anything I should tell them}}?",
           seen_l=s.slots["seen"][:1].lower() + s.slots["seen"][1:])
     if s.rng.random() < 0.5:
-        s.add(b, "colleague", "{Looking|Opening <ref_short>|One sec, pulling up <cfirst>'s file}{, <f0>|}{.|...}")
+        s.add(b, "colleague", "{Looking|Opening <ref_short>|One sec, pulling up <cfirst>'s file|Having a look at <cfirst>'s <kind>}, <f0>{.|...}")
     if s.slots["status"] and s.rng.random() < 0.6:
         s.add(b, "colleague", "{That's {fine|normal|expected}|Nothing wrong there|All looks right to me}{, <f0>|} — "
               "<status> {means it's {gone through|done on our side}|is what it should say{ for <ref_short>|}|is the "
@@ -899,13 +900,13 @@ def _internal_scenarios() -> dict[str, Callable]:
 _ABOUT = {
     "handoff": ["{<cfirst>'s|<cname>'s} case", "<ref_short>", "the <cfirst> hand-off"],
     "shift": ["the <day> swap", "the <day> <shift> shift", "the rota for <day>"],
-    "tool": ["<tool>", "the <tool> problem", "INC-<inc>"],
-    "meeting": ["the <meeting> move", "the new time for <meeting>", "<meeting> on <day>"],
-    "office": ["<what>", "the <what> thing"],
+    "tool": ["<tool>", "the <tool_n> problem", "INC-<inc>"],
+    "meeting": ["the <meeting_n> move", "the new time for <meeting>", "<meeting> on <day>"],
+    "office": ["<what>", "the <thing_n> problem", "the <thing_n>"],
     "starter": ["<newf>'s first week", "<newf>'s start", "the buddy plan for <newf>"],
     "qa": ["<cfirst>'s call", "<f1>'s call with <cfirst>", "the <cfirst> example"],
     "volume": ["the <vtopic>", "the spike in <vtopic>", "the <vtopic> macro"],
-    "training": ["the <tool> training", "the <tool> refresher", "<day>'s training"],
+    "training": ["the <tool_n> training", "the <tool_n> refresher", "<day>'s training"],
     "escalation": ["<cname>'s complaint", "the <cfirst> escalation", "<cfirst>'s call-back"],
     "record": ["<cfirst>'s <kind>", "<ref_short>", "the question on <ref_short>"],
 }
@@ -950,7 +951,7 @@ _FOLLOW: dict[str, list[list[str]]] = {
               ["{Do we need|Should we open|Does this need} a ticket for <about>{, <f0>|}?",
                "{Not yet|No|Yes, probably|Maybe}{, <fx>|} — {I'll {log|open} one <later> if {it comes back|<cfirst2> "
                "calls again}|{<f0>|<lead>} already {logged|raised} it{ <when_past>|}|{it's|that's} covered by the "
-               "<meeting> notes}{.|!}"]],
+               "<meeting_n> notes}{.|!}"]],
     "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}|Does} <cfirst>{ know| get an update}{ about "
               "<ref_short>| on <about>|}{, <f1>|}?",
               "{Yes|Yep|Done|Sorted}{, <fx>|} — {<cfirst> {has|got} an update {<when_past>|by email|by text}|I {emailed|"

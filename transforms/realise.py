@@ -1158,9 +1158,16 @@ class Realiser:
         rng.shuffle(cands)
         for make in cands:
             new = fix_agreement(_tidy(make()))
+            if _MANGLED.search(new) and not _MANGLED.search(text):  # a swap inside a set phrase: the
+                new = re.sub(r"\b(?:no-cost|at no charge) of charge\b", "at no charge", new)  # whole phrase instead
+                if _MANGLED.search(new):
+                    continue
             if new != text and (vt or recoverable(fact, new)):
                 return new
         return text
+
+
+_MANGLED = re.compile(r"(?<!\bfree )\bof charge\b", re.I)
 
 
 def _tidy(text: str) -> str:

@@ -62,7 +62,13 @@ _QUERY = ["project = {key} AND created >= {since_iso} ORDER BY created ASC",
           "project = \"{key}\" AND created >= \"{since_iso}\" ORDER BY created ASC",
           "project = {key} AND created >= {since_iso} AND created <= {until_iso} ORDER BY created ASC",
           "project in ({key}) AND created >= {since_iso} ORDER BY created",
-          "created >= {since_iso} AND project = {key} ORDER BY created ASC, key ASC"]
+          "created >= {since_iso} AND project = {key} ORDER BY created ASC, key ASC",
+          "project = {key} AND created >= {since_iso} ORDER BY updated DESC",
+          "project = {key} AND updated >= {since_iso} ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} AND resolution in (Unresolved, Done, Answered) ORDER BY created",
+          "project = {key} AND (created >= {since_iso} OR updated >= {since_iso}) ORDER BY key",
+          "project = {key} AND created >= {since_iso} AND reporter in membersOf(\"{team}\") ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} ORDER BY priority DESC, created ASC"]
 
 
 def _iso(t: dt.datetime) -> str:
@@ -188,6 +194,7 @@ class TicketExport(Transformer):
                 c["id"] = f"{n}{i + 1:03d}"
             ordered.append(rec)
         fslots = {"first": C.first(owner), "since": f"{since:%B} {since.day}", "key": key, "since_iso": since.isoformat(),
+                  "team": rng.choice(["support-staff", "frontline", "cx-team", "service-desk-users"]),
                   "until_iso": day.isoformat(), "meeting": rng.choice(["the ops review", "the monthly review", "the KB "
                                                                        "review", "the team leads' meeting"])}
         export = {"source": f"{C.brand_short(pack)} Service Desk", "format": "issue export v2",
