@@ -217,9 +217,9 @@ def brand_internals(text: str) -> list[str]:
             re.finditer(r"name used in customer communications|\bbrand map\b|\bgeneric term\b", low)]
 
 
-_FUNCTION_WORDS = ("the", "a", "an", "to", "of", "in", "on", "for", "my", "your", "our", "their", "and", "at", "with", "by",
-                   "from", "is", "are", "it")
-_DOUBLED = re.compile(r"\b(" + "|".join(_FUNCTION_WORDS) + r")\s+\1\b", re.I)
+# words that never stand twice in a row ("log in in the app", "what it is is", "that that" can)
+_FUNCTION_WORDS = ("the", "a", "an", "to", "of", "for", "my", "your", "our", "their", "and", "at", "with", "by", "from")
+_DOUBLED = re.compile(r"(?<![\w'-])(" + "|".join(_FUNCTION_WORDS) + r")\s+\1\b", re.I)
 
 
 def doubled_words(text: str) -> list[str]:

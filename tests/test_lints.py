@@ -190,6 +190,9 @@ def test_a_word_written_twice():
     assert "doubled_word" in _lints("Should this go to the the team huddle?", "conversations/team_chat", "json")
     assert "doubled_word" not in _lints("I think that that is the one he had had in mind.",
                                         "conversations/team_chat", "json")
+    # a phrasal verb before its preposition, a compound before its own word: English
+    assert "doubled_word" not in _lints("Customer couldn't log in in the app; sign-on on Monday works.",
+                                        "tables/case_ledger", "csv")
 
 
 def test_a_possessive_before_an_article():

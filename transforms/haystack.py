@@ -1168,7 +1168,7 @@ _CASE_NOTES: dict[str, tuple[str, list[str], list[str]]] = {
         "{Details|Booking details|Record} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
         "correct|; no changes|}."], []),
     "login": ("Technical", [
-        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| in the app|} {since <ago>|}; {sent|issued} "
+        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| to the app|} {since <ago>|}; {sent|issued} "
         "a {reset link|one-time code|new sign-in link} to <contact>{, confirmed working|, customer back in|}.",
         "{Sign-in|Log-in|Password} {trouble|issue|problem} for <cname>{ (<contact>)|}: {reset link|code} {sent|"
         "issued}{ and used|, works now|}."], [

@@ -807,9 +807,11 @@ class Realiser:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
         q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
-        a = rng.choice(["{val}.", "{it} {is} {val}.", "That one is {val}." if not _is_plural(what) else "{val}, then."])
+        # the answer names the case it answers (a bare "It is 5 dollars." recurs across a domain)
+        a = rng.choice(["{val} for {whom}.", "for {whom}, {it} {is} {val}.", "on {whom} {it} {is} {val}.",
+                        "that one is {val} for {whom}." if not _is_plural(what) else "{val} for {whom}, then."])
         n = _number_words(what)
-        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, **n)), "cell_qa")
+        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, whom=whom, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)

@@ -53,7 +53,7 @@ _BACKGROUND = ["{Over the last quarter|Since <month>|In the last few weeks} we s
 _ACTIONS = ["Update the help-centre article on <topic_l>", "Brief <to_l> on <topic_l> at the next stand-up",
             "Check the system configuration for <topic_l>", "Refresh the call scripts covering <topic_l>",
             "Add <topic_l> to the QA checklist", "Retire the old printed guide on <topic_l>",
-            "Update the <topic_l> macros in the chat tool", "Check last month's <topic_l> cases against these decisions",
+            "Update the chat macros for <topic_l>", "Check last month's <topic_l> cases against these decisions",
             "Share this memo at the <wday> huddle", "Confirm the <p> pages on the website match"]
 _DECIDE = ["The following was agreed{ on <meeting>|} and applies {with immediate effect|from <date>|to all channels}:",
            "{Effective today|From <date>|As of <date>}, the rules{ for <topic_l>|} are:",
