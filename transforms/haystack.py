@@ -91,6 +91,8 @@ RULES: dict[str, list[str]] = {
     "ago": ["yesterday", "this morning", "last night", "on <wday>", "earlier today", "a couple of days ago",
             "last week", "over the weekend", "on <rdate_or_wday>"],
     "wday": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
+    "since_ago": ["since yesterday", "since this morning", "since last night", "since <wday>", "since the weekend",
+                  "for a couple of days", "since last week", "since <rdate_or_wday>"],
     "soon": ["in a few minutes", "shortly", "within the hour", "later today", "by the end of the day"],
     "pleased": ["great", "perfect", "brilliant", "lovely", "fantastic", "excellent", "super"],
     # customer
@@ -324,7 +326,7 @@ def _sc_status(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>{can|could} you {check|look at|tell me} {the status of|what's happening with|where "
           "things are with} <thing>{ please|}? I {haven't heard anything|haven't had an update|got no email} {since "
-          "<rdate_or_wday>|in a while|for a few days|after <ago>}{ and {wanted to be sure|I'm starting to worry}|}.")
+          "<rdate_or_wday>|in a while|for a few days|<since_ago>}{ and {wanted to be sure|I'm starting to worry}|}.")
     s.add(ag, "agent", "<a_look>", chat_only=True)
     if rec is not None and rec.done:
         s.add(ag, "agent", "{It's showing as|The status is|It's marked as|Our system has it as} <status>{ on my side| "
@@ -426,7 +428,7 @@ def _sc_login(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>I can't {log in|sign in|get into my account} {on|through} {the app|the website|"
           "<website>}{ —|;} {it {says my password is wrong|keeps {spinning|timing out}|sends me back to the start}|the "
-          "{code|text} never arrives|it {just|} shows an error} {since <ago>|every time|}{.|!}")
+          "{code|text} never arrives|it {just|} shows an error} {<since_ago>|every time|}{.|!}")
     s.add(ag, "agent", "{Sorry about that|That's annoying, sorry|Let's sort that out}{, <cfirst>|}{ —|,} <verify_ask>",
           chat_only=True)
     s.add(cu, "customer", "<verify_give>", chat_only=True)
@@ -435,7 +437,7 @@ def _sc_login(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "and tell me what happens}.")
     s.add(cu, "customer", "{Got it|That worked|I'm in}{ now|}{, thanks <afirst>|}{ —|,} {I can see <thing> again|everything "
           "for <ref_short> is there|back in business}{!|.}")
-    return "{Can't log in|Sign-in problem|Locked out of my account|Problem signing in|Password not working}{ {on the app|on <website>|since <ago>}|}{ — <cname>|}"
+    return "{Can't log in|Sign-in problem|Locked out of my account|Problem signing in|Password not working}{ {on the app|on <website>|<since_ago>}|}{ — <cname>|}"
 
 
 def _sc_name(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -501,7 +503,7 @@ def _sc_notifications(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>{how do I|can you} {stop|turn off} the {text|email|app} {messages|notifications|"
           "updates} {about|for} <thing>{, as|, because} {I get {three|several|a few} a day|they're {a bit much|filling my inbox}|my "
-          "<rel> gets them too} {since <ago>|now|}{.|!}")
+          "<rel> gets them too} {<since_ago>|now|}{.|!}")
     s.add(ag, "agent", "{Sure|Of course}{, <cfirst>|}{ —|,} I've {switched|turned} off the {marketing|reminder|update} "
           "{messages|notifications}{ for <ref_short>|}; {you'll still get|we'll still send} {anything about a change to "
           "<ref_short>|confirmations and receipts{ to <email>|}}.")
@@ -684,7 +686,7 @@ def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) ->
              "room": rng.choice(_ROOMS), "meeting": rng.choice(_MEETINGS),
              "time": rng.choice(["9:30", "10", "11", "noon", "1:30", "2", "3", "3:30", "4"]),
              "time2": rng.choice(["10:30", "11:30", "2:30", "4:30", "5", "9:45", "1:15", "3:45"]),
-             "vtopic": _volume_topic(v, rng),
+             "vtopic": _volume_topic(v, rng, rec),
              "email": cust.email, "cid": cust.id, "route": rec.route if rec else "",
              "cname2": other.name, "cfirst2": other.first,
              "ref2": _rec_slots(rec2, other, rng)["ref_short"] if rec2 is not None else f"{other.first}'s account",
@@ -700,13 +702,13 @@ def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) ->
     return slots
 
 
-def _volume_topic(v, rng: random.Random) -> str:
-    """What the queue is full of: a routine request type, or questions about one of the
-    database's products or merchants ("questions about Everyday Savings statements")."""
-    named = sorted({(r.detail or r.label, r.kind) for r in v.records if (r.detail or r.label) and
-                    (r.detail or r.label).lower() != r.kind})
+def _volume_topic(v, rng: random.Random, rec: Optional[Rec] = None) -> str:
+    """What the queue is full of: a routine request type, or questions about a product or
+    merchant of the thread's own record ("questions about Everyday Savings statements")."""
+    named = [(rec.detail or rec.label, rec.label if rec.detail and rec.label else rec.kind)] if rec is not None and \
+        (rec.detail or rec.label) and (rec.detail or rec.label).lower() != rec.kind else []
     if named and rng.random() < 0.6:
-        name, kind = rng.choice(named)
+        name, kind = named[0]
         return rng.choice([f"questions about {name} {kind}s", f"{name} {kind} queries", f"calls about {name} {kind}s"]) \
             if not name.lower().endswith(kind) else f"questions about {name}s"
     return rng.choice(_VOLUME_TOPICS)
@@ -867,10 +869,12 @@ def _thread_record(s: Scene, ppl: list[str]) -> str:
     """A colleague cannot make sense of a customer's record; another reads it for them (the
     record's own status, date and amount; nothing about a rule)."""
     a, b = ppl[0], ppl[1]
+    s.slots["tool"] = s.pick(["the CRM", f"{C.brand_short(s.ctx.pack)} Desk", "the case search", "the document viewer"])
+    dated = s.slots["rdate"] and s.slots["rdate"] not in s.slots["ref_short"]
     seen = [x for x in ("{the status shows <status>|it says <status>|it's showing as <status>}" if s.slots["status"] else "",
                         "{it shows <amount>|there's <amount> on it|the amount is <amount>}" if s.slots["amount"] else "",
-                        "{it's dated <rdate>|the date on it is <rdate>}" if s.slots["rdate"] else "") if x]
-    s.slots["seen"] = s.text(s.pick(seen), ) if seen else s.text("{I can't find it in <tool>|<tool> shows nothing}")
+                        "{it's dated <rdate>|the date on it is <rdate>}" if dated else "") if x]
+    s.slots["seen"] = s.text(s.pick(seen)) if seen else s.text("{I can't find it in <tool>|<tool> shows nothing for it}")
     s.add(a, "colleague", "{Quick one|Can someone sanity-check something|Does anyone know|Help please}{ —|:} {<cname>|"
           "<cfirst>{ (<cid>)|}} {is asking|wants to know|called} about <ref_short>, and <seen_l>{ — {what does that mean|is "
           "that normal|where should I look}|, {is that right|anything I should tell them}}?",
@@ -900,12 +904,12 @@ def _internal_scenarios() -> dict[str, Callable]:
 _ABOUT = {
     "handoff": ["{<cfirst>'s|<cname>'s} case", "<ref_short>", "the <cfirst> hand-off"],
     "shift": ["the <day> swap", "the <day> <shift> shift", "the rota for <day>"],
-    "tool": ["<tool>", "the <tool_n> problem", "INC-<inc>"],
+    "tool": ["the <tool_n> problem", "INC-<inc>", "the <tool_n> outage"],
     "meeting": ["the <meeting_n> move", "the new time for <meeting>", "<meeting> on <day>"],
     "office": ["<what>", "the <thing_n> problem", "the <thing_n>"],
     "starter": ["<newf>'s first week", "<newf>'s start", "the buddy plan for <newf>"],
     "qa": ["<cfirst>'s call", "<f1>'s call with <cfirst>", "the <cfirst> example"],
-    "volume": ["the <vtopic>", "the spike in <vtopic>", "the <vtopic> macro"],
+    "volume": ["the <vtopic>", "the spike in <vtopic>", "the macro for <vtopic>"],
     "training": ["the <tool_n> training", "the <tool_n> refresher", "<day>'s training"],
     "escalation": ["<cname>'s complaint", "the <cfirst> escalation", "<cfirst>'s call-back"],
     "record": ["<cfirst>'s <kind>", "<ref_short>", "the question on <ref_short>"],
@@ -913,9 +917,9 @@ _ABOUT = {
 
 # Follow-ups after a storyline ends: colleagues who were not in it chime in, someone asks to
 # write it up or raise it, someone closes the loop. Each is one or two turns (a question and its
-# answer come together, from two people), grounded in the thread's own slots (<about>, its
-# people, customer, record, days), and offered only where it makes sense: nobody has "had the
-# same thing" with a shift swap.
+# answer come together, from two people: <fx> is who a turn speaks to), grounded in the thread's
+# own slots (<about>, its people, customer, record, days), and offered only where it makes sense:
+# nobody has "had the same thing" with a shift swap.
 _FU_RULES: dict[str, list[str]] = {
     "catchup": ["{Late to this|Catching up on this|Only just seen this|Sorry, only catching up now|Scrolling back up|"
                 "Back from {lunch|my break|the huddle|a callback}|Just off a long call}{, but|, and|, but fwiw| —}"],
@@ -924,37 +928,36 @@ _FU_RULES: dict[str, list[str]] = {
     "later": ["after my <time2> call", "before I log off", "on <wday>", "first thing tomorrow", "once the queue calms down",
               "after the huddle", "before the <shift2> shift starts", "over lunch"],
     "wikidoc": ["handover doc", "team wiki", "<wday> huddle notes", "shift notes", "macro notes", "FAQ page on the wiki",
-            "onboarding pack", "<shift2> shift notes", "known-issues page"],
-    "ack": ["{Noted|Good to know|Thanks for flagging|Useful|Ah, good to know|Ok, noted|Got it}{, <fx>|, all|}"],
+                "onboarding pack", "<shift2> shift notes", "known-issues page"],
     "ty": ["{Thanks|Thank you|Cheers|Many thanks|Thanks a lot|Much appreciated|Nice one|Ta|Legend|Lifesaver|You're a "
            "star|Appreciate it|Thanks a million|Great stuff|Top work}{ for {sorting|chasing|picking up|handling|jumping "
-           "on|dealing with} <about>, <fx>|, <fx>{,| —} {that {sorts|settles} <about>|<about> {was|is} {bugging|worrying} "
-           "me}}"],
+           "on|dealing with} <about>|}, <fx>"],
 }
 _FOLLOW: dict[str, list[list[str]]] = {
     "me_too": [["<catchup> {<about> did the same to me|I had the same with <cname2>'s <kind2> on <tool>|same here "
-                "with <ref2>} <when_past>{, <f0>|}{.|!}"],
+                "with <ref2> on <tool>} <when_past>, <fx>{.|!}"],
                ["<catchup> {I {think|reckon} <cfirst2> {ran into|hit} this too|<cfirst2> {called|wrote in} about "
                 "something similar} <when_past>{ — I'll check {their notes|<ref2>}|, fwiw|}{.|!}"]],
-    "write_up": [["{Can we|Should we|Could someone|Worth it to} {add|put|write up} <about> {in|on} the <wikidoc>{, <f0>|}?",
-                  "{Good shout|Yes|Agreed|On it|Will do}{, <fx>|} — {I'll {add|write} a line about <about> <later>|it's on "
-                  "the <wikidoc> now|I've {added|pinned} it{ to the <wikidoc>|}}{, so the <shift2> shift {sees it|won't have to "
-                  "ask}|, for whoever gets <cfirst2> next|}{.|!}"],
-                 ["{I'll|Let me} {add|put} <about> {in|on} the <wikidoc> <later>{, <f0>|} — {the <shift2> shift {will|might} "
+    "me_too_office": [["<catchup> the {one|<thing_n>} {on three|by reception|in <room>|on the ground floor} {did the same|was "
+                       "playing up|had the same problem} <when_past>{, <fx>|}{.|!}"]],
+    "write_up": [["{Can we|Should we|Could someone|Worth it to} {add|put|write up} <about> {in|on} the <wikidoc>, <fx>?",
+                  "{Good shout|Yes|Agreed|On it|Will do}, <fx> — {I'll {add|write} a line about <about> <later>|it's on the "
+                  "<wikidoc> now|I've {added|pinned} it{ to the <wikidoc>|}}{, so the <shift2> shift {sees it|won't have "
+                  "to ask}|, for whoever gets <cfirst2> next|}{.|!}"],
+                 ["{I'll|Let me} {add|put} <about> {in|on} the <wikidoc> <later>, <fx> — {the <shift2> shift {will|might} "
                   "{hit|run into} {it|the same}|it'll save {the next person|whoever's on <wday>} a search|<cfirst2> "
                   "{might|could} call about {the same|something similar}}{.|!}"]],
-    "raise": [["{Is|Would} <about> {be |}worth raising {with <lead>|at <meeting>|with the team lead|at the <wday> huddle}"
-               "{, <f0>|}?",
-               "{Not for now|I don't think so|Only if it happens again|Maybe|Probably not yet}{, <fx>|} — {I'll {raise|flag} "
+    "raise": [["{Is <about>|Would <about> be} worth raising {with <lead>|at <meeting>|with the team lead|at the <wday> "
+               "huddle}, <fx>?",
+               "{Not for now|I don't think so|Only if it happens again|Maybe|Probably not yet}, <fx> — {I'll {raise|flag} "
                "it {with <lead>|at <meeting>} if it comes back|let's see how <wday> goes{ with <cfirst2>|}|it looks like "
                "a one-off{ for <cfirst>|}|<lead> {already knows|heard about it {this morning|on <wday>}}}{.|!}"],
-              ["{Do we need|Should we open|Does this need} a ticket for <about>{, <f0>|}?",
-               "{Not yet|No|Yes, probably|Maybe}{, <fx>|} — {I'll {log|open} one <later> if {it comes back|<cfirst2> "
-               "calls again}|{<f0>|<lead>} already {logged|raised} it{ <when_past>|}|{it's|that's} covered by the "
+              ["{Do we need|Should we open|Does this need} a ticket for <about>, <fx>?",
+               "{Not yet|No|Yes, probably|Maybe}, <fx> — {I'll {log|open} one <later> if {it comes back|<cfirst2> "
+               "calls again}|<lead> already {logged|raised} it{ <when_past>|}|{it's|that's} covered by the "
                "<meeting_n> notes}{.|!}"]],
-    "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}|Does} <cfirst>{ know| get an update}{ about "
-              "<ref_short>| on <about>|}{, <f1>|}?",
-              "{Yes|Yep|Done|Sorted}{, <fx>|} — {<cfirst> {has|got} an update {<when_past>|by email|by text}|I {emailed|"
+    "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}} <cfirst>{ about <ref_short>| on <about>|}, <fx>?",
+              "{Yes|Yep|Done|Sorted}, <fx> — {<cfirst> {has|got} an update {<when_past>|by email|by text}|I {emailed|"
               "called|messaged} <cfirst> {at <time2>|after lunch|this morning}{ about <ref_short>|}}{.|!}"]],
     "close": [["{Closing the loop{ on <about>|}|Last update from me{ on <about>|}|For the record|Wrapping up <about>}: "
                "{all sorted|nothing else needed|no further action|done and noted}{ on <ref_short>| here| for <cfirst>|}"
@@ -962,19 +965,19 @@ _FOLLOW: dict[str, list[list[str]]] = {
     "thanks": [["<ty>{!|.}"], ["<ty> — {I'll know for next time{ with <cfirst2>|}|that saves me a search {on "
                                   "<wday>|later}|that helps with <cfirst2>'s {one|case} too|made my <wday>}{.|!}"]],
     "coffee": [["{Who's|Anyone} {going|heading} {for coffee|to the kitchen|down for lunch|to the café over the road} "
-                "{after <about>|before <meeting>|at <time2>}{, <f0>|, <fx>}{?| — I'm buying.| — it's <f0>'s turn to "
-                "pay.}",
-                "{Me|Count me in|Yes please|Go on then}, <fx> — {after my <time2> call|once <ref_short> is done|give me "
-                "five minutes to finish <cfirst>'s notes|I'll meet you {by the lifts|in the kitchen|downstairs}{ after "
-                "<meeting>|}}{.|!}"]],
+                "{after <about>|before <meeting>|at <time2>}, <fx>{?| — I'm buying.| — it's your turn to pay.}",
+                "{Me|Count me in|Yes please|Go on then}, <fx> — {after my <time2> call|once I've finished with "
+                "<cfirst>'s {case|<kind>}|give me five minutes to finish <cfirst>'s notes|I'll meet you {by the "
+                "lifts|in the kitchen|downstairs}{ after <meeting>|}}{.|!}"]],
 }
-# Which follow-ups fit which storyline.
+# Which follow-ups fit which storyline ("thanks" and "close" speak to whoever did the work: the
+# storyline's last speaker).
 _FOLLOW_FOR = {
     "handoff": ["write_up", "tell", "close", "thanks", "raise"],
     "shift": ["thanks", "close", "coffee"],
     "tool": ["me_too", "write_up", "raise", "close", "thanks"],
     "meeting": ["thanks", "coffee", "close"],
-    "office": ["me_too", "raise", "close", "thanks", "coffee"],
+    "office": ["me_too_office", "raise", "close", "thanks", "coffee"],
     "starter": ["thanks", "coffee", "write_up"],
     "qa": ["write_up", "tell", "thanks", "coffee"],
     "volume": ["me_too", "write_up", "raise", "close", "thanks"],
@@ -989,15 +992,17 @@ def _follow_ups(s: Scene, name: str, people: list[str], n: int) -> None:
     s.slots["about"] = expand(s.pick(_ABOUT.get(name, ["that"])), s.rng, s.slots, RULES)
     kinds = list(_FOLLOW_FOR.get(name, ["thanks", "close"]))
     s.rng.shuffle(kinds)
-    last = s.turns[-1].who if s.turns else ""
+    worker = s.turns[-1].who if s.turns else ""
+    last = worker
     for kind in kinds[:n]:
         steps = s.pick(_FOLLOW[kind])
-        speakers = [p for p in people if p != last] or people
-        who = s.pick(speakers)
+        who = s.pick([p for p in people if p != last] or people)
+        to = worker if kind in ("thanks", "close") and worker and worker != who else \
+            s.pick([p for p in people if p != who] or people)
         for i, t in enumerate(steps):
-            if i:
-                who = s.pick([p for p in people if p != who] or people)
-            s.add(who, "colleague", t, fx=C.first(s.pick([p for p in people if p != who] or people)))
+            if i:  # the answer comes from the one asked, to the one who asked
+                who, to = to, who
+            s.add(who, "colleague", t, fx=C.first(to))
             last = who
 
 
@@ -1076,7 +1081,7 @@ _TICKET_SUMMARY = {
               "query: <amount>, <cname>}",
     "details": "{<cname> wants <ref_short> {read back|confirmed}|Confirm details of <ref_short> for <cname>|Details check "
                "— <cname>, <ref_short>}",
-    "login": "{<cname> {locked out|can't sign in}{ since <ago>| on the app| on the website|}|Sign-in help for "
+    "login": "{<cname> {locked out|can't sign in}{ <since_ago>| on the app| on the website|}|Sign-in help for "
              "<cname>|Password reset — <cname>}",
     "name": "{Surname typo on <ref_short> — <cname>|Fix spelling <wrong> → <clast>{ ({<cfirst>|<ref_short>})|}|Name "
             "correction for <cname>}",
@@ -1165,10 +1170,10 @@ _CASE_NOTES: dict[str, tuple[str, list[str], list[str]]] = {
         _NOTE_SUBJ + " {asked us to confirm|wanted to double-check|needed} the details of <ref>{ for a form| for "
         "their <rel>| before <wday>|}; {read back|confirmed|went through} {and all matched|over {chat|the phone}|, "
         "nothing to change}.",
-        "{Details|Booking details|Record} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
+        "{Details|Record details|The details} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
         "correct|; no changes|}."], []),
     "login": ("Technical", [
-        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| to the app|} {since <ago>|}; {sent|issued} "
+        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| to the app|} {<since_ago>|}; {sent|issued} "
         "a {reset link|one-time code|new sign-in link} to <contact>{, confirmed working|, customer back in|}.",
         "{Sign-in|Log-in|Password} {trouble|issue|problem} for <cname>{ (<contact>)|}: {reset link|code} {sent|"
         "issued}{ and used|, works now|}."], [

@@ -151,6 +151,10 @@ class Reading:
     text: str = ""                           # the statement without its final stop
 
 
+_HEAD_STOP = {"per", "for", "on", "of", "to", "at", "in", "by", "that", "above", "below", "before", "after", "with",
+              "from", "under", "over", "between", "within"}
+
+
 def _number_words(noun: str) -> dict[str, str]:
     """Words that agree with `noun` in a frame: {is}, {comes}, {applies}, {it}, and the
     article {a} ("a " for a singular noun, none for a plural: "free employee cards")."""
@@ -807,11 +811,20 @@ class Realiser:
         what, whom = self._cell_parts(r)
         val = self._cell_value(r, rng, vt)
         q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
-        # the answer names the case it answers (a bare "It is 5 dollars." recurs across a domain)
-        a = rng.choice(["{val} for {whom}.", "for {whom}, {it} {is} {val}.", "on {whom} {it} {is} {val}.",
-                        "that one is {val} for {whom}." if not _is_plural(what) else "{val} for {whom}, then."])
+        # the answer names what it is ("The limit is $800."): a bare "It is 5 dollars." recurs
+        # across a domain's files
+        words = what.split()
+        cut = next((i for i, x in enumerate(words) if i and x in _HEAD_STOP), len(words))
+        head = " ".join(w for w in words[0 if cut <= 3 else cut - 2:cut] if w.lower() not in ("the", "a", "an")) or "figure"
+        if _is_plural(head.split()[-1]) or _is_plural(what):
+            a = rng.choice(["{val}, then.", "{val} in that case.", "{val} is the number."])
+        elif reg.controlled:
+            a = rng.choice(["the {head} is {val}.", "{val} is the {head}.", "that {head} is {val}."])
+        else:
+            a = rng.choice(["the {head} is {val}.", "that {head} is {val}.", "{val} is the {head}.",
+                            "{val}: that's the {head}."])
         n = _number_words(what)
-        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, whom=whom, **n)), "cell_qa")
+        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, head=head, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r)

@@ -177,11 +177,18 @@ def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list
     v = view(ctx.db)
     kinds = sorted({(r.kind, r.status) for r in v.records if r.status and r.kind})
 
+    used: set[str] = set()
+
+    def pick(pool: list[str]) -> str:  # one template once a box ("Statements for A", "Statements for B")
+        t = rng.choice([x for x in pool if x not in used] or pool)
+        used.add(t)
+        return t
+
     def product(p: str) -> str:
-        return say(rng.choice(_RELATED_PRODUCT), rng, {"p": p})
+        return say(pick(_RELATED_PRODUCT), rng, {"p": p})
 
     def topic(t: str) -> str:
-        return say(rng.choice(_RELATED_TOPIC), rng, {"topic": t, "topic_l": w.lower_first(t)})
+        return say(pick(_RELATED_TOPIC), rng, {"topic": t, "topic_l": w.lower_first(t)})
 
     out: list[str] = []
     own = [product(p) for p in rows[:3]] + [topic(section_topic(sec)) for sec in secs[:2]]
@@ -218,8 +225,8 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         sec = secs[0] if secs else "Policies"
     tslots = {"topic": section_topic(sec), "topic_l": w.lower_first(section_topic(sec)), "company": company,
               "p1": rows[0] if rows else "", "p2": rows[1] if len(rows) > 1 else ""}
-    if spec.title or spec.noise:
-        title = spec.title or noise_title
+    if spec.title or spec.noise:  # a section's title as the page names it ("Personal checking")
+        title = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else noise_title
     elif rows and rng.random() < 0.7:
         title = say(rng.choice(_TITLES_PRODUCTS if len(rows) > 1 else _TITLES_PRODUCTS[:2] + _TITLES_PRODUCTS[3:]), rng,
                     tslots)
