@@ -815,14 +815,14 @@ class Realiser:
         # across a domain's files
         words = what.split()
         cut = next((i for i, x in enumerate(words) if i and x in _HEAD_STOP), len(words))
-        head = " ".join(w for w in words[0 if cut <= 3 else cut - 2:cut] if w.lower() not in ("the", "a", "an")) or "figure"
-        if _is_plural(head.split()[-1]) or _is_plural(what):
+        head = words[cut - 1] if cut and words[cut - 1].lower() not in ("the", "a", "an") else "figure"
+        if _is_plural(head) or _is_plural(what):
             a = rng.choice(["{val}, then.", "{val} in that case.", "{val} is the number."])
         elif reg.controlled:
             a = rng.choice(["the {head} is {val}.", "{val} is the {head}.", "that {head} is {val}."])
         else:
             a = rng.choice(["the {head} is {val}.", "that {head} is {val}.", "{val} is the {head}.",
-                            "{val}: that's the {head}."])
+                            "{val}: that's the {head}.", "it's {val}, that {head}."])
         n = _number_words(what)
         return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, head=head, **n)), "cell_qa")
 
