@@ -219,12 +219,15 @@ def brand_internals(text: str) -> list[str]:
 
 # words that never stand twice in a row ("log in in the app", "what it is is", "that that" can)
 _FUNCTION_WORDS = ("the", "a", "an", "to", "of", "for", "my", "your", "our", "their", "and", "at", "with", "by", "from")
-_DOUBLED = re.compile(r"(?<![\w'-])(" + "|".join(_FUNCTION_WORDS) + r")\s+\1\b", re.I)
+_DOUBLED = re.compile(r"(?<![\w'-])(" + "|".join(_FUNCTION_WORDS) + r")(?=[ \t]+(" + "|".join(_FUNCTION_WORDS) +
+                     r")\b)", re.I)
 
 
 def doubled_words(text: str) -> list[str]:
-    """A function word twice in a row, "the the" ("that that", "had had" are English)."""
-    return [_snip(text, m.start(), m.end()) for m in _DOUBLED.finditer(text)]
+    """A function word twice in a row on one line, "the the", "The the" ("that that", "had had"
+    are English; "waive the / The Nonprofit Savings" is two lines or two columns read as one)."""
+    return [_snip(text, m.start(), m.end() + len(m.group(2)) + 1) for m in _DOUBLED.finditer(text)
+            if m.group(2) == m.group(1).lower()]
 
 
 _POSSESSIVE_ARTICLE = re.compile(r"\b(my|your|our|their)\s+(the|a|an)\b", re.I)

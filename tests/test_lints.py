@@ -193,6 +193,10 @@ def test_a_word_written_twice():
     # a phrasal verb before its preposition, a compound before its own word: English
     assert "doubled_word" not in _lints("Customer couldn't log in in the app; sign-on on Monday works.",
                                         "tables/case_ledger", "csv")
+    # two columns or two lines read as one by OCR: a capital starts the next text
+    assert "doubled_word" not in _lints("Minimum daily balance to waive the The Everyday Savings carries",
+                                        "visuals/app_screenshot", "png")
+    assert "doubled_word" in _lints("The the fee is due.", "visuals/app_screenshot", "png")
 
 
 def test_a_possessive_before_an_article():

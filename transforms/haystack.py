@@ -233,7 +233,7 @@ def _rec_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random)
         ways.append(f"the trip from {o} to {d}" if not rec.day else f"the {o} to {d} trip on {short_day(rec.day)}")
     if rec.last4:
         ways.append(f"the {label or kind} ending {rec.last4}")
-    if label and not rec.last4:
+    if label and not rec.last4 and not (rec.internal and rec.detail):
         ways.append(f"the {label}{'' if kind in label.lower() else ' ' + kind}")
     if rec.detail:  # known by a merchant, a payee or its account's product
         what = label or kind
@@ -1083,13 +1083,13 @@ _TICKET_SUMMARY = {
                "— <cname>, <ref_short>}",
     "login": "{<cname> {locked out|can't sign in}{ <since_ago>| on the app| on the website|}|Sign-in help for "
              "<cname>|Password reset — <cname>}",
-    "name": "{Surname typo on <ref_short> — <cname>|Fix spelling <wrong> → <clast>{ ({<cfirst>|<ref_short>})|}|Name "
+    "name": "{Surname typo on <ref_short> — <cname>|<cname>: fix spelling <wrong> → <clast>{ on <ref_short>|}|Name "
             "correction for <cname>}",
     "payment": "{New card on file for <cname>|Replace <old> — <cname>|<cname>: update payment card}",
-    "compliment": "{Compliment from <cname> for <colleague>|Kind words for <colleague> from <cname>|Thank-you note: "
-                  "<colleague_full>{ (<cfirst>)|}}",
+    "compliment": "{Compliment from <cname> for <colleague>|Kind words for <colleague> from <cname>|Thank-you note "
+                  "from <cname>{ for <colleague_full>|}}",
     "callback": "{Callback for <cname>{ on <cb>|} re <ref_short>|Ring <cname> back{ on <cb>|}{ about <ref_short>|}|Call "
-                "back <cfirst> {<clast>|}{ — <ref_short>|}}",
+                "back <cname>{ — <ref_short>|}}",
     "notifications": "{<cname> wants fewer {texts|emails|notifications}|Turn off {reminders|marketing} for <cname>|"
                      "Notification settings — <cname>}",
     "copy": "{<cname> needs <doc> <ref_short>|Send <doc> <ref_short> to <cname>|Paperwork request — <cname>{, "

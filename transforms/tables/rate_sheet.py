@@ -100,7 +100,7 @@ class RateSheet(Transformer):
         n_old = rng.randint(3, 5)
         old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
         history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
-        areas = sorted({C.section_of(it.fact) for it in its}) or ["the price list"]
+        areas = sorted({C.section_topic(C.section_of(it.fact)) for it in its}) or ["office supplies"]
         slots = {"owner": owner, "owner_first": C.first(owner), "approver_first": C.first(approver), "doc": "this workbook",
                  "short": C.brand_short(pack), "email": w.email(owner),
                  "since": f"{min(old_days):%B %Y}" if old_days else "last year"}
