@@ -815,11 +815,11 @@ class Realiser:
         # across a domain's files
         words = what.split()
         cut = next((i for i, x in enumerate(words) if i and x in _HEAD_STOP), len(words))
-        head = words[cut - 1] if cut and words[cut - 1].lower() not in ("the", "a", "an") else "figure"
-        if _is_plural(head) or _is_plural(what):
+        head = " ".join(x for x in words[max(0, cut - 2):cut] if x.lower() not in ("the", "a", "an")) or "figure"
+        if _is_plural(head.split()[-1]) or _is_plural(what):
             a = rng.choice(["{val}, then.", "{val} in that case.", "{val} is the number."])
-        elif reg.controlled:
-            a = rng.choice(["the {head} is {val}.", "{val} is the {head}.", "that {head} is {val}."])
+        elif reg.controlled:  # the value last: two wrapped answers never end on the same line
+            a = rng.choice(["the {head} is {val}.", "that {head} is {val}."])
         else:
             a = rng.choice(["the {head} is {val}.", "that {head} is {val}.", "{val} is the {head}.",
                             "{val}: that's the {head}.", "it's {val}, that {head}."])

@@ -160,7 +160,7 @@ def _grids(items) -> list[str]:
 def _heading(section: str, group, rng: random.Random) -> str:
     """A body section's heading: the catalog products it covers, or the section's short name."""
     rows = list(dict.fromkeys(r.cell["row"] for it in group if (r := read(it.fact)).cell))
-    if rows and rng.random() < 0.6:
+    if rows:
         names = rows[:3]
         return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
     return section_topic(section)

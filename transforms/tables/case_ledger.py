@@ -22,14 +22,17 @@ from transforms import haystack as H
 from transforms.extract.text import extract_csv
 from transforms.grammar import say
 from transforms.registry import register
+from transforms.smalltalk import spoken_topic
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
 _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
 
 
 def _category(fact) -> str:
-    """A CRM category for a fact's case: its section as a desk files it."""
-    return C.section_topic(C.section_of(fact))
+    """A CRM category for a fact's case: its section as a desk files it, in a word or two
+    ("Savings and money market catalog" -> "Savings")."""
+    t = spoken_topic(C.section_of(fact))
+    return t[:1].upper() + t[1:]
 
 
 @register

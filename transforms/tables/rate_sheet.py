@@ -114,17 +114,19 @@ class RateSheet(Transformer):
         for it in its:
             for d in it.superseded:
                 on = C.earlier_day(d, day, rng, 5, 35)
-                history.append((on, C.section_of(it.fact), C.hedged(ctx, it.fact, d, rng, on=on), "Superseded", owner))
+                history.append((on, C.section_topic(C.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
+                                "Superseded", owner))
             for d in it.wrong:
-                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_of(it.fact),
+                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_topic(C.section_of(it.fact)),
                                 "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
                                 "Rejected", rng.choice(pack.brand.agents or [approver])))
         for fact, d in orphans:
             on = C.earlier_day(d, day, rng, 1, 6)
             if d.role == "superseded":
-                history.append((on, C.section_of(fact), C.hedged(ctx, fact, d, rng, on=on), "Superseded", owner))
+                history.append((on, C.section_topic(C.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
+                                "Superseded", owner))
             else:
-                history.append((on, C.section_of(fact), "Review comment: \u201c" +
+                history.append((on, C.section_topic(C.section_of(fact)), "Review comment: \u201c" +
                                 C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
                                 "Open - not in this release", approver))
         history.sort(key=lambda h: (h[0], h[3] != "Released"))

@@ -191,7 +191,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
 
 def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Key rules") for it in items))
-    title = " & ".join(section_topic(x) for x in secs[:2])
+    rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
+    # a catalog slide is named by its products, others by their sections
+    title = " & ".join(rows[:2]) if rows else " & ".join(section_topic(x) for x in secs[:2])
     return title, [(_head(it), protect(it.text, facts)) for it in items]
 
 
