@@ -148,7 +148,12 @@ class RateSheet(Transformer):
         wb = openpyxl.Workbook()
         ws = wb.active
         ws.title = "Summary"
-        title = spec.title or ("Rates, Fees & Limits" if its else "Supplies & Equipment Price List")
+        if spec.title:  # a schedule named for its subject, not the policy section's title
+            sub = " / ".join(C.section_topic(t) for t in spec.title.split(" / "))
+            title = rng.choice([f"{sub} schedule", f"{sub}: rates, fees and limits", f"{sub} price schedule",
+                                f"Schedule of charges: {sub}"])
+        else:
+            title = "Rates, Fees & Limits" if its else "Supplies & Equipment Price List"
         doc_id = f"RC-{pre}-{day:%Y}-{rng.randint(1, 40):02d}"
         if spec.series:
             doc_id = f"RC-{pre}-{random.Random(f'series-id:{spec.series}').randint(1, 40):02d}"
