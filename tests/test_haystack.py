@@ -198,3 +198,26 @@ def test_ticket_summaries_name_the_customer(banking):
             customer += 1
             assert any(n in tk.summary for n in names), tk.summary
     assert customer > 60
+
+
+def test_meeting_small_talk_varies(banking):
+    """A domain's meetings (~65, ~25 small-talk lines each, four people in a room) do not repeat
+    one another's small talk, and never write 'the the' around an agenda item."""
+    from audits.lints import doubled_words
+    from transforms.smalltalk import meeting_chatter, meeting_opener
+
+    rng = random.Random(1)
+    staff = sorted({p.split()[0] for p in banking.pack.brand.agents + banking.pack.brand.managers})
+    d = Distinct()
+    for _ in range(65):
+        people = rng.sample(staff, 4)
+        for k in range(25):
+            slots = {"first": rng.choice(people[1:]), "other": rng.choice(people[1:]), "owner_first": people[0],
+                     "wday": rng.choice(["Monday", "Tuesday", "Thursday"]), "topic": rng.choice(["queue", "rota",
+                                                                                                "personal checking"]),
+                     "time": rng.choice(["noon", "four", "half past three"]), "room": "the Maple room"}
+            for line in ([meeting_opener(rng, slots)] if k == 0 else []) + meeting_chatter(rng, slots, 1):
+                assert not doubled_words(line), line
+                d.add(units(line, "vtt"))
+    assert d.ratio >= 0.8, d.top(10)
+    assert not d.over(20), d.over(20)
