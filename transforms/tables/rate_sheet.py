@@ -236,7 +236,7 @@ class RateSheet(Transformer):
                 item = item[:1].upper() + item[1:]
                 ref = f"{letter}-{i + 1:03d}"
                 if name == "Rules":
-                    rows.append([ref, C.section_of(f), item, applies, details,
+                    rows.append([ref, C.section_topic(C.section_of(f)), item, applies, details,
                                  dt.datetime(eff.year, eff.month, eff.day)])
                     formats[(i, 5)] = "yyyy-mm-dd"
                     continue
@@ -244,7 +244,7 @@ class RateSheet(Transformer):
                 value, fmt, unit = X.typed_value(shown, f.statement.replace(f.slots[0].text, shown.text, 1))
                 if it.rendition == "voiced":  # the basis column must not quote the policy's words
                     unit = " ".join(unit.split()[:3])
-                rows.append([ref, C.section_of(f), item, applies, value, unit, details,
+                rows.append([ref, C.section_topic(C.section_of(f)), item, applies, value, unit, details,
                              dt.datetime(eff.year, eff.month, eff.day)])
                 formats[(i, 4)] = fmt
                 formats[(i, 7)] = "yyyy-mm-dd"

@@ -116,7 +116,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     items = content.items
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
-    screen = spec.title or rng.choice(_SCREENS)
+    screen = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else rng.choice(_SCREENS)
     recs = first_records(ctx, 3)
     rec = rng.choice(recs)[1] if recs else None
     name = rec.get("name") if rec and isinstance(rec.get("name"), str) else w.person(rng, "customer")

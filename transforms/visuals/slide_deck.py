@@ -18,6 +18,7 @@ from PIL import Image, ImageDraw
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, section_topic, spec_date
 from ..grammar import say
+from ..smalltalk import spoken_topic
 from ..realise import read
 from ..registry import register
 from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
@@ -90,7 +91,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     presenter = w.person(rng, "manager")
     # the deck is named for its topic, never just the section name its first slide carries
     deck = (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise and not spec.title
-            else rng.choice(_DECK).format(sec=spec.title or " & ".join(section_topic(x) for x in secs[:2])))
+            else rng.choice(_DECK).format(sec=" / ".join(section_topic(t) for t in spec.title.split(" / "))
+                                          if spec.title else " & ".join(section_topic(x) for x in secs[:2])))
     if not spec.title and len(secs) > 1 and font(38, True).getlength(deck) > SW - 2 * PAD:
         # a title that must wrap would show the content slide's title ("A & B") as a line of its own
         deck = deck.replace(" & ".join(section_topic(x) for x in secs[:2]), section_topic(secs[0]))
@@ -114,7 +116,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     if not hedges and len(secs) > 0:
         d.text((PAD, y + 10), "Agenda", font=font(24, True), fill=INK)
         for i, sname in enumerate(secs[:4]):
-            d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {section_topic(sname)}", font=font(22), fill=MUTED)
+            item = spoken_topic(sname)  # an agenda names a section in a word or two
+            d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {item[:1].upper() + item[1:]}", font=font(22), fill=MUTED)
     if hedges:
         bw = SW - 2 * PAD
         hh = sum(text_block(None, 0, 0, t, font(24), None, bw - 48) + 10 for t in hedges) + 64

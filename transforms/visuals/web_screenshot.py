@@ -114,7 +114,8 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     sec = secs[0] if secs else "Our service"
     sec = section_topic(sec)
     short = brand.short_name or brand.company
-    title = spec.title or (say(rng.choice(_NOISE_TITLES), rng, {"short": short}) if spec.noise
+    shown = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else ""
+    title = shown or (say(rng.choice(_NOISE_TITLES), rng, {"short": short}) if spec.noise
                            else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec), company=short))
 
     if spec.noise:
