@@ -252,10 +252,10 @@ def _rec_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random)
         full += f" ({rec.route}{', ' + short_day(rec.day) if rec.day else ''})"
     elif label and rec.id and not rec.last4 and not rec.internal:
         full += f" ({label})"
-    elif rec.detail and rec.internal and not label:
-        full = f"the {rec.detail} {kind}" + (f" from {short_day(rec.day)}" if rec.day else "")
-    elif rec.detail and rec.internal:
-        full = f"{full} ({rec.detail})"
+    elif rec.detail and rec.internal:  # its name in full, without the amount a sentence may say next to it
+        what = label or kind
+        full = (f"the {what} to {rec.detail}" if re.search(r"\b(?:transfer|payment|wire)\b", what, re.I) else
+                f"the {rec.detail} {what}") + (f" on {short_day(rec.day)}" if rec.day else "")
     mine = re.sub(r"^the ", "my ", thing) if thing.startswith("the ") else f"my {thing}"
     return {"ref": full, "ref_short": thing.replace("my ", "the ", 1), "kind": kind, "thing": mine,
             "rdate": short_day(rec.day), "rmonth": rec.day.strftime("%B") if rec.day else "",
@@ -428,7 +428,7 @@ def _sc_login(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>I can't {log in|sign in|get into my account} {on|through} {the app|the website|"
           "<website>}{ —|;} {it {says my password is wrong|keeps {spinning|timing out}|sends me back to the start}|the "
-          "{code|text} never arrives|it {just|} shows an error} {<since_ago>|every time|}{.|!}")
+          "{code|text} never arrives|it {just|} shows an error}{, and it's been like that <since_ago>|, every time|}{.|!}")
     s.add(ag, "agent", "{Sorry about that|That's annoying, sorry|Let's sort that out}{, <cfirst>|}{ —|,} <verify_ask>",
           chat_only=True)
     s.add(cu, "customer", "<verify_give>", chat_only=True)
@@ -461,9 +461,9 @@ def _sc_payment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "{file|my account}{ — the old one {expired|was lost|was replaced by the bank} <ago>|}{.|!}")
     s.add(ag, "agent", "{Sure|No problem}{, <cfirst>|}{ —|,} {For security|To keep card numbers out of {chat|email}|So you "
           "don't have to type the number here}, I've {sent you|emailed you} a secure link {to add it|for the new card}"
-          "{ at <email>|}{, <cfirst>|}.")
+          "{ at <email>|}.")
     s.add(cu, "customer", "{Okay, it's {in|saved} now|Done, I've added it|Added it just now}{ —|,} {should I remove the "
-          "<old> {myself|too}|do you need anything else from me for <ref_short>}?")
+          "<old> {myself|too}|do you need {more|any other details} from me for <ref_short>}?")
     s.add(ag, "agent", "{I can see the new card|The new card is showing} {on your account|now}{, <cfirst>|}{, and I've "
           "{removed|taken off} the <old>|} — {you're all set|nothing else needed}{ for <ref_short>|}{.|!}")
     return "{Updating my card|New payment card|Card on file|Replacing my <old>}{ — <cname>| for <ref_short>|}"
@@ -488,7 +488,7 @@ def _sc_callback(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(cu, "customer", "<c_open>{could|can} someone call me back about <thing>{ on <cb>| tomorrow|}? {I'm at work|I'm "
           "driving|I'm in meetings|I'm looking after my <rel>} {until|till} {lunch|the afternoon|about four}{ and can't "
           "{type much|stay on chat}|}{, <afirst>| on <cb>| so a call after that is easier|}.")
-    s.add(ag, "agent", "{Of course|Sure|Happy to}{, <cfirst>|}{ —|,} {which number should we use|is <phone> still the best "
+    s.add(ag, "agent", "{Of course|Sure|Happy to}{ —|,} {which number should we use|is <phone> still the best "
           "number|what's the best number to reach you} {on <cb>|for the call{ about <ref_short>|}}{, <cfirst>|}?")
     s.add(cu, "customer", "{Yes|Yep|That's right}, {that one|<phone> is fine|that's the best one}{ — {any time after <cb> "
           "lunch|mornings are harder{ on <cb>|}|ask for <cfirst> if my <rel> answers|I'm free from {two|three} on <cb>}| "
@@ -597,6 +597,8 @@ def _as_email(s: Scene, turns: list[Turn], cust: Customer, agent: str) -> list[T
     for i, m in enumerate(out):
         body = re.sub(r"^(Hi|Hello|Hey|Morning|Good \w+)( there)?(, (it's|this is) [^,—]+|, \w+ here)?\s*[—,]\s*", "",
                       m.text)
+        to = cust.first if m.role != "customer" else C.first(agent)  # the salutation names them: no vocative
+        body = re.sub(rf",\s+{re.escape(to)}(?=\s*(?:[—:,.!?;]|$))", "", body)
         body = body[:1].upper() + body[1:]
         if m.role == "customer":
             hi = s.text("{Hello|Hi|Dear <brand> team|Hi there|Good {morning|afternoon}}{,|}") if i == 0 else \
@@ -956,7 +958,7 @@ _FOLLOW: dict[str, list[list[str]]] = {
                "{Not yet|No|Yes, probably|Maybe}, <fx> — {I'll {log|open} one <later> if {it comes back|<cfirst2> "
                "calls again}|<lead> already {logged|raised} it{ <when_past>|}|{it's|that's} covered by the "
                "<meeting_n> notes}{.|!}"]],
-    "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}} <cfirst>{ about <ref_short>| on <about>|}, <fx>?",
+    "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}} <cfirst>{ about <ref_short>|}, <fx>?",
               "{Yes|Yep|Done|Sorted}, <fx> — {<cfirst> {has|got} an update {<when_past>|by email|by text}|I {emailed|"
               "called|messaged} <cfirst> {at <time2>|after lunch|this morning}{ about <ref_short>|}}{.|!}"]],
     "close": [["{Closing the loop{ on <about>|}|Last update from me{ on <about>|}|For the record|Wrapping up <about>}: "

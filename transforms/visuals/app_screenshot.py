@@ -16,8 +16,8 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms import grammar as H_
-from transforms.common import (Content, card_titles, check_capacity, first_records, grouped, plan_content,
-                               protect, record_id, section_topic, spec_date)
+from transforms.common import (Content, card_titles, check_capacity, grouped, plan_content, protect,
+                               section_topic, spec_date)
 from transforms.situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
@@ -63,22 +63,17 @@ class AppScreenshot(Transformer):
         return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
 
 
-def _noise_slots(ctx: RenderContext, rng: random.Random, first: str) -> dict[str, str]:
-    """Slots for a screen's routine cards: a customer of the database (the one greeted when it
-    is one) and one of their records."""
+def _noise_slots(ctx: RenderContext, rng: random.Random, cust, rec, first: str) -> dict[str, str]:
+    """Slots for a screen's routine cards: the signed-in customer and one of their records."""
     from transforms.haystack import record_slots  # noqa: PLC0415
-    v = view(ctx.db)
-    cust = next((c for c in v.customers if c.first == first and c.records), None) or \
-        v.customer(rng, lambda c: bool(c.records))
-    if cust is None:
-        return {"ref_short": "your account", "Label": "Account", "Kind": "Account", "kind": "account",
+    if cust is None or rec is None:
+        return {"ref_short": "account", "Label": "Account", "Kind": "Account", "kind": "account",
                 "status": "up to date", "rdate_or_wday": "today", "cfirst": first, "contact": "your email address",
                 "reply": "within a day", "wday": "Monday"}
-    rec = rng.choice(cust.records)
     r = record_slots(rec, cust, rng)
     ref = r["ref_short"]
-    return {"ref_short": re.sub(r"^the ", "", ref) if ref.startswith("the ") else ref, "Label": r["label"][:1].upper() +
-            r["label"][1:], "Kind": rec.kind.capitalize(), "kind": rec.kind, "status": rec.status or "up to date",
+    return {"ref_short": re.sub(r"^the ", "", ref), "Label": r["label"][:1].upper() + r["label"][1:],
+            "Kind": rec.kind.capitalize(), "kind": rec.kind, "status": rec.status or "up to date",
             "rdate_or_wday": r["rdate_or_wday"], "cfirst": cust.first,
             "contact": cust.email or cust.phone or "your email address",
             "reply": rng.choice(["within the hour", "the same day", "within a few minutes", "by the next morning"]),
@@ -117,12 +112,13 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
     screen = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else rng.choice(_SCREENS)
-    recs = first_records(ctx, 3)
-    rec = rng.choice(recs)[1] if recs else None
-    name = rec.get("name") if rec and isinstance(rec.get("name"), str) else w.person(rng, "customer")
-    customer = name.split()[0] if name.split() else "there"
+    # the signed-in customer and one of their own records (the seed database), else a brand customer
+    cust = view(ctx.db).customer(rng, lambda c: bool(c.records))
+    own = ([r for r in cust.records if not r.internal] or cust.records) if cust is not None else []
+    rec = rng.choice(own) if own else None
+    customer = cust.first if cust is not None else (w.person(rng, "customer").split() or ["there"])[0]
 
-    ns = _noise_slots(ctx, rng, customer)
+    ns = _noise_slots(ctx, rng, cust, rec, customer)
     f_label, f_value, f_body = font(24, True), font(30, True), font(22)
     card_w = W - 2 * PAD
     inner = card_w - 2 * 24 - 56
@@ -170,10 +166,10 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
 
     if rec:
         d.rounded_rectangle((PAD, y, W - PAD, y + 92), radius=18, fill=tint)
-        rid = record_id(rec)
-        d.text((PAD + 24, y + 18), f"{recs[0][0].rstrip('s').title()} {rid}".strip(), font=font(22, True),
-               fill=INK)
-        d.text((PAD + 24, y + 52), rng.choice(["Active", "Confirmed", "In progress", "Up to date"]) + "  \u2022  "
+        name = rec.label if rec.label and rec.label.lower() != rec.kind else rec.kind.capitalize()
+        tail = f"ending {rec.last4}" if rec.last4 else rec.id if rec.id and not rec.internal else ""
+        d.text((PAD + 24, y + 18), f"{name} {tail}".strip(), font=font(22, True), fill=INK)
+        d.text((PAD + 24, y + 52), (rec.status.capitalize() if rec.status else "Up to date") + "  \u2022  "
                + f"{brand.short_name or brand.company}", font=font(18), fill=MUTED)
         d.text((W - PAD - 24, y + 46), "\u203a", font=font(40), fill=MUTED, anchor="rm")
         y += 110

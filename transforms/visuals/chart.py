@@ -415,7 +415,7 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
     b.rect(0, 0, W, 96, PANEL)
     b.rect(0, 0, W, 8, dark)
     b.hline(0, W, 96, "#d6dce6")
-    b.text(M, 24, f"{brand.company}  |  {board}", 22, True, dark)
+    b.text(M, 24, f"{brand.short_name or brand.company}  |  {board}", 22, True, dark)  # the wordmark
     start = day - dt.timedelta(days=13)
     b.text(M, 62, f"Reporting period {fmt_date(start, 'short')} to {fmt_date(day, 'short')}", 14, False, MUTED)
     b.text(W - M, 62, f"Updated {fmt_date(day, 'short')}, {rng.randint(6, 9):02d}:{rng.choice([0, 15, 30, 45]):02d}",
@@ -469,7 +469,7 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
             _routine_axes(b, p, x, y, pw, routine_h, dark)
         y += routine_h + GAP
 
-    source = rng.choice([f"{brand.company} service reporting", "Service desk dashboard", "Weekly service pack",
+    source = rng.choice([f"{brand.short_name or brand.company} service reporting", "Service desk dashboard", "Weekly service pack",
                          "Operations analytics", f"{brand.short_name or brand.company} ops reporting",
                          "Contact centre MI"])
     b.text(M, H - 34, f"Internal  |  Source: {source}  |  Owner: {ctx.writer.person(rng, 'manager')}", 12, False, MUTED,

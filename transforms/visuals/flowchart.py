@@ -275,7 +275,10 @@ def _elements(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     if spec.noise:
         elems.append(("check", (check_q, check_no)))
         steps = _NOISE_PROCESSES[_noise_process(spec)]
-        kinds = sorted({r.kind for r in view(ctx.db).records if r.kind}) or ["record"]
+        recs = view(ctx.db).records
+        docs = sorted({r.kind for r in recs if r.kind and r.internal})  # what a copy or a receipt is of
+        kinds = (docs if "copy" in _noise_process(spec).lower() or "receipt" in _noise_process(spec).lower() else
+                 sorted({r.kind for r in recs if r.kind})) or ["record"]
         slots = {"kind": rng.choice(kinds),
                  "tool": rng.choice(_NOISE_TOOLS).replace("<short>", ctx.pack.brand.short_name or ctx.pack.brand.company)}
         for i in sorted(rng.sample(range(len(steps)), 3)):
@@ -378,7 +381,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     d.text((60 * S, 34 * S), title, font=_f(34, True), fill=INK)
     ref = doc_number(ctx, rng, "PM")
     owner = w.person(rng, "manager")
-    d.text((60 * S, 88 * S), f"{brand.company}  |  {ref}  |  Owner: {owner}  |  Revised {date.isoformat()}",
+    d.text((60 * S, 88 * S), f"{brand.short_name or brand.company}  |  {ref}  |  Owner: {owner}  |  Revised {date.isoformat()}",
            font=_f(18), fill=MUTED)
     lx, ly = W - 300, 30
     d.rounded_rectangle((lx * S, ly * S, (W - 40) * S, (ly + 100) * S), radius=8 * S, outline=LINE, width=S)

@@ -68,7 +68,7 @@ _CLASS = ["{Internal|Internal use only|Confidential|Staff only|For internal brie
 def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark, label: str = "") -> None:
     brand = ctx.pack.brand
     d.line((PAD, SH - 58, SW - PAD, SH - 58), fill=(222, 226, 232), width=1)
-    d.text((PAD, SH - 34), brand.company, font=font(16, True), fill=MUTED, anchor="lm")
+    d.text((PAD, SH - 34), brand.short_name or brand.company, font=font(16, True), fill=MUTED, anchor="lm")
     if label:
         d.text((SW // 2, SH - 34), label, font=font(15), fill=MUTED, anchor="mm")
     d.text((SW - PAD, SH - 34), str(num), font=font(18, True), fill=dark, anchor="rm")

@@ -32,15 +32,15 @@ _NOISE_TITLES = ["Why choose <short>?", "<short> at a glance", "Getting more fro
                  "Ways to get help", "About <short>", "Everyday services at <short>"]
 # A page's marketing cards are drawn from the domain: the brand's services (by what they are),
 # its catalog products, what its customers hold (record kinds), and how to reach support.
-_SERVICE_CARD = ["{<bp> is our <what>|Use <bp>, our <what>,} {— sign in with your usual details|for everyday "
-                 "tasks|wherever you are|in a few taps}.", "{Try|Discover|Get started with} <bp>{, our <what>|}{ — it's "
-                 "free for customers| today| from the app store|}."]
+_SERVICE_CARD = ["<bp> is our <what>{ — ask us about it in any branch| — find the details online| — our team can "
+                 "tell you more|}.", "{Find out about|Learn more about|Ask us about} <bp>, our <what>{, online or in "
+                 "any branch| — it is free for customers|}."]
 _PRODUCT_CARD = ["{Find out more about|Compare|See the terms of|Ask us about} the <row>{ on our <topic> page| in the "
                  "help centre| in any branch| with our team|}.", "{Thinking about|Already have} the <row>? {See|Read} "
                  "{what it includes|how it works|its terms} {online|in the help centre}."]
 _RECORD_CARD = ["{See|Check|Track} your <kind>s{ and their status|, old and new|} {in the app|online|in your account}"
-                "{ — updated daily| at any time|}.", "{Download|Find|Share} {a|any} <kind> {from your account|in the "
-                "app|online}{ in seconds| whenever you need it|}."]
+                "{ — updated daily| at any time|}.", "{Every|Each} <kind> {you have|on your account} is {listed|shown} "
+                "{in the app|online}{ with its status| as soon as it changes|}."]
 _SUPPORT_CARD = ["{Call|Ring} <phone> or {chat with us|message us} {from the app|on this site|any time}{ — we answer "
                  "<hours>|}.", "{Our team|Someone from our team} {answers|replies to} {chat|messages|email} <hours>{, and "
                  "most questions are sorted in one contact|}."]
@@ -154,10 +154,11 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     note_h = sum(text_block(None, 0, 0, n, f_note, None, W - 2 * MARGIN - 80) + 14 for n in notices)
     note_h = note_h + 60 if notices else 0
     site = brand.website or brand.email_domain
-    fine = say("{Figures|Amounts} {are|shown are} in <cur>{ unless stated otherwise|}{ on this page| for <sec_l>|}. {Information|The information} on this page {is current|"
+    fine = say("{Figures|Amounts} {are|shown are} in <cur>{ unless stated otherwise|}{ on this page|<for_sec>|}. {Information|The information} on this page {is current|"
                "was checked} as of <date>{ and may change| and can change without notice|}{; the terms in force when you "
-               "{apply|sign up|buy} apply|; your own terms take precedence|}. {Full|Complete} terms{ for <sec_l>|}: "
-               "<site>/<path>", rng, {"cur": ctx.pack.info.currency, "sec_l": w.lower_first(sec), "date": fmt_date(date),
+               "{apply|sign up|buy} apply|; your own terms take precedence|}. {Full|Complete} terms{<for_sec>|}: "
+               "<site>/<path>", rng, {"cur": ctx.pack.info.currency, "for_sec": "" if spec.noise else
+                                      f" for {w.lower_first(sec)}", "date": fmt_date(date),
                                       "site": site, "path": "terms/" + slug(sec, 30) if not spec.noise else "terms"})
     f_fine = font(17)
     fine_h = text_block(None, 0, 0, fine, f_fine, None, W - 2 * MARGIN) + 40
