@@ -17,7 +17,11 @@ made), then checked for:
 - `fact_steps`: a flowchart whose boxes are fact sentences (values, rules) rather than steps;
 - `contradicting_replies`: two canned replies in one conversation that cannot both be true;
 - `brand_internals`: the brand map's internals shown to readers ("the name used in customer
-  communications for our base tier").
+  communications for our base tier");
+- `doubled_word`: a function word written twice in a row ("go to the the team huddle");
+- `possessive_article`: a possessive before an article ("About my the statement");
+- `singular_unit`: one of a counted unit in the plural ("It is 1 dollars", "one days");
+- `mangled_idiom`: a set phrase broken by a word swap ("no-cost of charge").
 
 Besides the hits (blocking: the build fails on any), the report carries the language
 measures of `audits.language` for the domain: voiced renditions sharing a 6-word run with
@@ -216,6 +220,46 @@ def brand_internals(text: str) -> list[str]:
             re.finditer(r"name used in customer communications|\bbrand map\b|\bgeneric term\b", low)]
 
 
+# words that never stand twice in a row ("log in in the app", "what it is is", "that that" can)
+_FUNCTION_WORDS = ("the", "a", "an", "to", "of", "for", "my", "your", "our", "their", "and", "at", "with", "by", "from")
+_DOUBLED = re.compile(r"(?<![\w'-])(" + "|".join(_FUNCTION_WORDS) + r")(?=[ \t]+(" + "|".join(_FUNCTION_WORDS) +
+                     r")\b)", re.I)
+
+
+def doubled_words(text: str) -> list[str]:
+    """A function word twice in a row on one line, "the the", "The the" ("that that", "had had"
+    are English; "waive the / The Nonprofit Savings" is two lines or two columns read as one)."""
+    return [_snip(text, m.start(), m.end() + len(m.group(2)) + 1) for m in _DOUBLED.finditer(text)
+            if m.group(2) == m.group(1).lower()]
+
+
+_POSSESSIVE_ARTICLE = re.compile(r"\b(my|your|our|their)\s+(the|a|an)\b", re.I)
+
+
+def possessive_articles(text: str) -> list[str]:
+    """A possessive before an article: "my the statement", "your a card"."""
+    return [_snip(text, m.start(), m.end()) for m in _POSSESSIVE_ARTICLE.finditer(text)]
+
+
+_SINGULAR_UNIT = re.compile(r"(?<![\w.,$-])(?:1|one)\s+(dollars|euros|pounds|cents|days|hours|minutes|seconds|weeks|"
+                            r"months|years|points|transactions|withdrawals|bags|nights)\b", re.I)
+
+
+def singular_units(text: str) -> list[str]:
+    """One of a unit in the plural: "1 dollars", "one days" ("1.5 days", "21 days" are fine)."""
+    return [_snip(text, m.start(), m.end()) for m in _SINGULAR_UNIT.finditer(text)]
+
+
+# Set phrases a word swap breaks: the phrase, and what must come before or after it.
+_IDIOMS = [re.compile(r"(?<!\bfree )\bof charge\b", re.I),            # "no-cost of charge", "at no charge of charge"
+           re.compile(r"\bfree of cost\b|\bat no cost of\b", re.I)]
+
+
+def mangled_idioms(text: str) -> list[str]:
+    low = text.replace("\u2019", "'")
+    return [_snip(low, m.start(), m.end()) for rx in _IDIOMS for m in rx.finditer(low)]
+
+
 def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
     return " ".join(text[max(0, s - pad):e + pad].split())
 
@@ -237,6 +281,10 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     if not heard:
         add("agreement", agreement(body))
         add("product_case", product_case(body, names, strict))
+        add("doubled_word", doubled_words(body))
+        add("possessive_article", possessive_articles(body))
+        add("singular_unit", singular_units(body))
+        add("mangled_idiom", mangled_idioms(body))
     if family in SPEECH_FAMILIES and not heard:
         statements = " ".join(f.statement.lower() for f in facts or [])
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))

@@ -101,6 +101,8 @@ def surface_forms(slot: Slot) -> list[str]:
     if slot.type == SlotType.money and isinstance(v, (int, float)):
         sym = _CURRENCY_SYMBOL.get(slot.unit or "USD", "")
         word = _CURRENCY_WORD.get(slot.unit or "USD", slot.unit or "")
+        if v == 1 and word.endswith("s"):  # "1 dollar", "one dollar"
+            word = word[:-1]
         forms += [f"{sym}{fmt_num(v)}", f"{fmt_num(v)} {word}"]
         if _is_int(v) and v < 10000:
             forms.append(f"{int_to_words(int(v))} {word}")

@@ -224,3 +224,67 @@ def test_extractors_skip_hidden_html_and_read_docx_tables(tmp_path):
     assert "Shown bold" in text and "Fee | $5" in text and "end" in text
     assert "secret" not in text and "x3" not in text and "color" not in text
     assert len(text.splitlines()) == 3
+
+
+@pytest.fixture(scope="module")
+def banking_ctx(tmp_path_factory):
+    from domains import get_pack
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack("banking")
+    fs = pack.factset()
+    return pack, fs, RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack), db=pack.database(0),
+                                   workdir=tmp_path_factory.mktemp("banking"))
+
+
+def test_kb_filler_comes_from_the_domain(banking_ctx, tmp_path):
+    """Related articles and page titles are drawn from the domain (its catalog products,
+    sections, services, record statuses), not a fixed list: over a few dozen pages, no link
+    title recurs more than a handful of times and the general pages are a minority."""
+    from collections import Counter
+
+    from transforms.documents.kb_article import _RELATED
+
+    pack, fs, ctx = banking_ctx
+    t = registry.get("documents/kb_article")
+    by_section: dict = {}
+    for f in fs.facts:
+        by_section.setdefault(f.section[-1] if f.section else "", []).append(f)
+    sections = sorted(by_section)  # pages about different parts of the policy, as a help centre has
+    links: Counter = Counter()
+    general = {r.format(company=pack.brand.company) for r in _RELATED}
+    for i in range(30):
+        group = by_section[sections[(i * 7) % len(sections)]][:4]
+        spec = make_spec("documents/kb_article", group, seed=i)
+        spec.facts = [m.model_copy(update={"rendition": "canonical"}) for m in spec.facts]  # voicing is the planner's
+        out = tmp_path / f"kb{i}.html"
+        t.render(spec, ctx, out)
+        text = t.extract(out, _ectx()).text
+        box = text.split("Related articles\n", 1)[1].split("\nStill need help?", 1)[0].split("\n")
+        assert 3 <= len(box) <= 4, box
+        links.update(box)
+    assert links.most_common(1)[0][1] <= 6, links.most_common(5)
+    assert sum(n for x, n in links.items() if x in general) <= 0.15 * sum(links.values())
+
+
+def test_memo_header_and_one_title_a_sender(banking_ctx, tmp_path):
+    """A memo's sender has one title in every memo; title and address are in the FROM line;
+    the sign-off is the name."""
+    import re as _re
+
+    pack, fs, ctx = banking_ctx
+    t = registry.get("documents/memo")
+    facts = [f for f in fs.facts if f.slots][:40]
+    titles: dict[str, set[str]] = {}
+    for i in range(12):
+        spec = make_spec("documents/memo", facts[i * 3:i * 3 + 3], seed=100 + i)
+        spec.facts = [m.model_copy(update={"rendition": "canonical"}) for m in spec.facts]
+        out = tmp_path / f"m{i}.docx"
+        t.render(spec, ctx, out)
+        text = t.extract(out, _ectx()).text
+        m = _re.search(r"^FROM:\t(.+?), (.+) \(([^)]+@[^)]+)\)$", text, _re.M)
+        assert m, text[:400]
+        titles.setdefault(m.group(1), set()).add(m.group(2))
+        assert text.rstrip().split("\n")[-3].strip() == m.group(1) or m.group(1) in text.split("Regards,")[-1]
+    assert all(len(v) == 1 for v in titles.values()), titles

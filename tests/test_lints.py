@@ -182,3 +182,38 @@ def test_a_run_that_only_names_a_label_is_not_a_copy():
     assert shared_runs(statement, "fee above the free amount: 0.30%", names=names) == ["fee above the free amount 0.30%"]
     copied = "Tax Reserve Savings: cash deposit fee above the free amount is 0.30%."  # two labels joined
     assert "tax reserve savings cash deposit fee" in shared_runs(statement, copied, names=names)
+
+
+def test_a_word_written_twice():
+    assert "doubled_word" in _lints("Is the the queue page showing for everyone?", "conversations/meeting_transcript",
+                                    "vtt")
+    assert "doubled_word" in _lints("Should this go to the the team huddle?", "conversations/team_chat", "json")
+    assert "doubled_word" not in _lints("I think that that is the one he had had in mind.",
+                                        "conversations/team_chat", "json")
+    # a phrasal verb before its preposition, a compound before its own word: English
+    assert "doubled_word" not in _lints("Customer couldn't log in in the app; sign-on on Monday works.",
+                                        "tables/case_ledger", "csv")
+    # two columns or two lines read as one by OCR: a capital starts the next text
+    assert "doubled_word" not in _lints("Minimum daily balance to waive the The Everyday Savings carries",
+                                        "visuals/app_screenshot", "png")
+    assert "doubled_word" in _lints("The the fee is due.", "visuals/app_screenshot", "png")
+
+
+def test_a_possessive_before_an_article():
+    assert "possessive_article" in _lints("About my the statement from March 31, I'm looking at my the statement.",
+                                          "conversations/chat_transcript", "text")
+    assert "possessive_article" not in _lints("About my statement from March 31: give her a call.",
+                                              "conversations/chat_transcript", "text")
+
+
+def test_one_of_a_unit_in_the_plural():
+    assert "singular_unit" in _lints("The paper statement fee? It is 1 dollars.", "documents/kb_article", "html")
+    assert "singular_unit" in _lints("One dollars is the fee per extra withdrawal.", "documents/kb_article", "html")
+    assert "singular_unit" not in _lints("It is 1 dollar. It takes 21 days, or 1.5 days, or one day.",
+                                         "documents/kb_article", "html")
+
+
+def test_a_set_phrase_broken_by_a_word_swap():
+    assert "mangled_idiom" in _lints("A second card is no-cost of charge.", "documents/pdf_manual", "pdf")
+    assert "mangled_idiom" not in _lints("A second card is free of charge. The agent in charge of it agrees.",
+                                         "documents/pdf_manual", "pdf")

@@ -237,7 +237,7 @@ def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
 def lead_in(lead: str, text: str) -> str:
     """`lead` + `text`, the first letter of `text` lower-cased after a comma or colon (unless
     it is "I" or a name the text starts with)."""
-    if lead.endswith((", ", ": ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
+    if lead.endswith((", ", ": ", " — ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
             and not re.match(r"^[A-Z][a-z]+ [A-Z]", text):
         text = text[:1].lower() + text[1:]
     return lead + text
@@ -388,6 +388,14 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
 
 def section_of(fact: "Fact") -> str:
     return fact.section[-1] if fact.section else "General"
+
+
+def section_topic(section: str) -> str:
+    """A section as people name its subject in a heading, a category or a memo: "Personal
+    credit card catalog" -> "Personal credit card"; "Dispute timelines by dispute type" ->
+    "Dispute timelines"."""
+    t = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", section.strip(), flags=re.I)
+    return t or section
 
 
 def sections_of(its: list[Item]) -> list[tuple[str, ...]]:

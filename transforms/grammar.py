@@ -194,7 +194,8 @@ _COMMON = ("A An The This That That's These Those It It's Its For To So Should D
            "You You're Your We We'll We're Our My Me There There's Here Here's Got Found Oh Ah Right Alright Sorry "
            "Appreciate Much Many Cheers Not Try Should Have Has Had Maybe Also Anyway Well Once One Some Both Either "
            "Noted Sounds Looks Lovely Brilliant Fantastic Excellent Super Welcome Mine Taking Leave Sorted Fixed "
-           "Updated Corrected Booked Added Checking Looking Opening Bear Hope Hopefully Enjoy Take").split()
+           "Updated Corrected Booked Added Checking Looking Opening Bear Hope Hopefully Enjoy Take What's Who's Where's "
+           "How's Is Which Does").split()
 _MID_CAP = re.compile(r"((?:,|;| —| -)\s+)(" + "|".join(re.escape(w) for w in sorted(set(_COMMON), key=len, reverse=True))
                       + r")(?=[\s,.!?;:]|$)")
 _SENT_START = re.compile(r"([.!?]\s+)([a-z])(?=[a-z]*[\s,.!?'])")

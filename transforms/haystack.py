@@ -91,6 +91,8 @@ RULES: dict[str, list[str]] = {
     "ago": ["yesterday", "this morning", "last night", "on <wday>", "earlier today", "a couple of days ago",
             "last week", "over the weekend", "on <rdate_or_wday>"],
     "wday": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
+    "since_ago": ["since yesterday", "since this morning", "since last night", "since <wday>", "since the weekend",
+                  "for a couple of days", "since last week", "since <rdate_or_wday>"],
     "soon": ["in a few minutes", "shortly", "within the hour", "later today", "by the end of the day"],
     "pleased": ["great", "perfect", "brilliant", "lovely", "fantastic", "excellent", "super"],
     # customer
@@ -136,9 +138,9 @@ RULES: dict[str, list[str]] = {
                     "<contact>{ — that's the one on file| is the one I use|, same as {always|before}}{, <afirst>|, "
                     "for <ref_short>|}{.|!}"],
     # staff
-    "s_thanks": ["{Thanks|Thank you|Cheers|Many thanks|Thanks a lot|Much appreciated|Nice one}{, <to>|}{ — |, }"
-                 "{{that|this} helps {a lot|loads|with <wday>}|{I owe you|owe you} {one|a coffee}|{really|much} "
-                 "appreciated {on <wday>|this week|}|you're a star|lifesaver}{!|.}"],
+    "s_thanks": ["{Thanks|Thank you|Cheers|Many thanks|Thanks a lot|Much appreciated|Nice one}, <to>{ — |, }"
+                 "{{that|this} helps {a lot|loads|with <wday>}|{I owe you|owe you} {one|a coffee|a pastry}|{really|much} "
+                 "appreciated {on <wday>|this week|}|you're a star|lifesaver|you've saved my <wday>}{!|.}"],
 }
 
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
@@ -202,7 +204,20 @@ class Scene:
 
 
 # --- customers ----------------------------------------------------------------------------------
-def _rec_slots(rec: Optional[Rec], cust: Customer, rng: random.Random) -> dict[str, str]:
+def record_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random) -> dict[str, str]:
+    """How people refer to a customer's record, as grammar slots: ref (its full reference),
+    ref_short ("the Essential Checking statement from April 30"), thing ("my ..."), kind,
+    label, amount, status, rdate, rdate_or_wday..."""
+    return _rec_slots(rec, cust, rng)
+
+
+def record_name(rec: Optional[Rec], rng: random.Random) -> str:
+    """How a customer names one of their records: "my Essential Checking statement from
+    April 30", "my card ending 0991", "my transfer to Elena Petrova"."""
+    return _rec_slots(rec, None, rng)["thing"]
+
+
+def _rec_slots(rec: Optional[Rec], cust: Optional[Customer], rng: random.Random) -> dict[str, str]:
     month = rng.choice(["January", "February", "March", "April", "May", "June"])
     if rec is None:
         return {"ref": "my account", "ref_short": "your account", "kind": "account", "rdate": "", "rmonth": "",
@@ -218,9 +233,16 @@ def _rec_slots(rec: Optional[Rec], cust: Customer, rng: random.Random) -> dict[s
         ways.append(f"the trip from {o} to {d}" if not rec.day else f"the {o} to {d} trip on {short_day(rec.day)}")
     if rec.last4:
         ways.append(f"the {label or kind} ending {rec.last4}")
-    if label and not rec.last4:
+    if label and not rec.last4 and not (rec.internal and rec.detail):
         ways.append(f"the {label}{'' if kind in label.lower() else ' ' + kind}")
-    if rec.day and not rec.route and (rec.internal or not ways):
+    if rec.detail:  # known by a merchant, a payee or its account's product
+        what = label or kind
+        if re.search(r"\b(?:transfer|payment|wire)\b", what, re.I):
+            ways.append(f"the {what} to {rec.detail}")  # a transfer type is a product name: its case stays
+        else:
+            ways.append(f"the {rec.detail} {what}" + (f" from {short_day(rec.day)}" if rec.day and rng.random() < 0.5
+                                                       else ""))
+    if rec.day and not rec.route and (rec.internal or not ways) and not rec.detail:
         ways.append(f"the {kind} from {short_day(rec.day)}")
     if not ways:
         ways.append(rec.ref())
@@ -230,6 +252,10 @@ def _rec_slots(rec: Optional[Rec], cust: Customer, rng: random.Random) -> dict[s
         full += f" ({rec.route}{', ' + short_day(rec.day) if rec.day else ''})"
     elif label and rec.id and not rec.last4 and not rec.internal:
         full += f" ({label})"
+    elif rec.detail and rec.internal:  # its name in full, without the amount a sentence may say next to it
+        what = label or kind
+        full = (f"the {what} to {rec.detail}" if re.search(r"\b(?:transfer|payment|wire)\b", what, re.I) else
+                f"the {rec.detail} {what}") + (f" on {short_day(rec.day)}" if rec.day else "")
     mine = re.sub(r"^the ", "my ", thing) if thing.startswith("the ") else f"my {thing}"
     return {"ref": full, "ref_short": thing.replace("my ", "the ", 1), "kind": kind, "thing": mine,
             "rdate": short_day(rec.day), "rmonth": rec.day.strftime("%B") if rec.day else "",
@@ -293,14 +319,14 @@ def _sc_receipt(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
         s.add(ag, "agent", "{Done|Sent}{, <cfirst>|}: {I've {emailed|sent} {it|the receipt} to|it's on its way to} "
               "<email>{ for <ref>|}{, it should {land|arrive} <soon>|}.")
     s.add(cu, "customer", "{Got it|Found it|It's {arrived|here}|Just came through}{ —|,} <c_thanks>", chat_only=True)
-    return "{Receipt|Invoice|Copy of receipt|Receipt request} for <ref>"
+    return "{Receipt|Invoice|Copy of receipt|Receipt request} for {<ref>|<thing>}{, please| — <cname>|}"
 
 
 def _sc_status(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>{can|could} you {check|look at|tell me} {the status of|what's happening with|where "
           "things are with} <thing>{ please|}? I {haven't heard anything|haven't had an update|got no email} {since "
-          "<rdate_or_wday>|in a while|for a few days|after <ago>}{ and {wanted to be sure|I'm starting to worry}|}.")
+          "<rdate_or_wday>|in a while|for a few days|<since_ago>}{ and {wanted to be sure|I'm starting to worry}|}.")
     s.add(ag, "agent", "<a_look>", chat_only=True)
     if rec is not None and rec.done:
         s.add(ag, "agent", "{It's showing as|The status is|It's marked as|Our system has it as} <status>{ on my side| "
@@ -320,7 +346,7 @@ def _sc_status(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
               "follow up} {and update you|for you} {by <wday>|<soon>}}.")
         s.add(cu, "customer", "{Okay|OK|Alright}, {thanks|thank you} for {checking|looking into <ref_short>}{ — I'll wait "
               "to hear {from you|back} {by <wday>|then}|, <afirst>|}{.|!}")
-    return "{Status of|Update on|Checking on|Any news on} <ref>"
+    return "{Status of|Update on|Checking on|Any news on} {<ref>|<thing>}{?| — <cname>|}"
 
 
 def _sc_contact(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -336,6 +362,10 @@ def _sc_contact(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
         new = f"{s.rng.randint(12, 9800)} {s.pick(_STREETS)}{', ' + c.city if c.city else ''}"
         noun, reason = "address", "{I moved {last month|recently|in <rmonth_or_month>|<ago>}|we've just moved house}"
     s.slots["new"] = new
+    s.slots["contact_noun"] = noun
+    s.slots["reason_short"] = s.pick({"email": ["new job", "old inbox closing", "too much spam"],
+                                      "phone": ["new number", "switched carrier", "phone stolen"],
+                                      "address": ["moved house", "new address", "just moved"]}[what])
     s.add(cu, "customer", f"<c_open>{{I need|I'd like|I want}} to {{update|change}} the {noun} on my {{account|profile}}"
           f"{{ — {reason}|, {reason}|, since {reason}}}{{.|!}}")
     s.add(ag, "agent", "{Sure|Of course|Happy to help with that|No problem}{, <cfirst>|}{ —|,} <verify_ask>",
@@ -347,7 +377,7 @@ def _sc_contact(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(ag, "agent", f"{{Done|All set|Updated}}{{, <cfirst>|}}{{:|, and}} {{the|your}} {noun} {{is now|now reads}} <new>"
           f"{{, which {{applies to <ref_short> too|is what we'll use from now on}}|; you'll get a confirmation {{there|at the "
           f"new one}} <soon>|}}.")
-    return f"{{Change of|Updating my|New}} {noun}"
+    return f"{{Change of|Updating my|New|Please update my}} {noun}{{ — <cname>| on my account| for <ref_short>| (<reason_short>)|}}"
 
 
 def _sc_charge(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -364,7 +394,7 @@ def _sc_charge(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "{for|against}} <ref>{, {made|taken|recorded} on <rdate_or_wday>|}.")
     s.add(cu, "customer", "{Oh|Ah}{, of course|, right|} — {I {forgot|completely forgot} about <ref_short>|that makes "
           "sense now|I remember {now|<ref_short>}}{, sorry {for the bother|to waste your time}|, thanks <afirst>|}{.|!}")
-    return "{Question about a|Unrecognised|Query on a} charge of <amount>"
+    return "{Question about a|Unrecognised|Query on a|What is this} charge of <amount>{ in <rmonth_or_month>| from <rdate_or_wday>|}{?| — <cname>|}"
 
 
 def _sc_details(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -391,14 +421,14 @@ def _sc_details(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(cu, "customer", "{Perfect|Great|That all matches|Yes, that's {right|correct}}{, thanks <afirst>|, thank you|}"
           " — {I'll {tell|forward that to} my <rel>|that's what I have {on paper|in my notes} for <ref_short>|{so|and} "
           "I can finish the {form|claim} {today|by <wday>}}{.|!}")
-    return "{Details of|Checking|Confirming} <ref>"
+    return "{Details of|Checking|Confirming|Can you read back} {<ref>|<thing>}{ — <cname>| for my <rel>|}"
 
 
 def _sc_login(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>I can't {log in|sign in|get into my account} {on|through} {the app|the website|"
           "<website>}{ —|;} {it {says my password is wrong|keeps {spinning|timing out}|sends me back to the start}|the "
-          "{code|text} never arrives|it {just|} shows an error} {since <ago>|every time|}{.|!}")
+          "{code|text} never arrives|it {just|} shows an error}{, and it's been like that <since_ago>|, every time|}{.|!}")
     s.add(ag, "agent", "{Sorry about that|That's annoying, sorry|Let's sort that out}{, <cfirst>|}{ —|,} <verify_ask>",
           chat_only=True)
     s.add(cu, "customer", "<verify_give>", chat_only=True)
@@ -407,7 +437,7 @@ def _sc_login(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "and tell me what happens}.")
     s.add(cu, "customer", "{Got it|That worked|I'm in}{ now|}{, thanks <afirst>|}{ —|,} {I can see <thing> again|everything "
           "for <ref_short> is there|back in business}{!|.}")
-    return "{Can't log in|Sign-in problem|Locked out of my account}"
+    return "{Can't log in|Sign-in problem|Locked out of my account|Problem signing in|Password not working}{ {on the app|on <website>|<since_ago>}|}{ — <cname>|}"
 
 
 def _sc_name(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -421,7 +451,7 @@ def _sc_name(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(ag, "agent", "{Fixed|Done|Corrected}: {it now reads|it's} <cname> {on <ref_short>|everywhere}{, and {a new "
           "confirmation is on its way|I've noted the change on your file}|}{.|!}")
     s.add(cu, "customer", "<c_thanks>")
-    return "{Name spelling on|Typo in my name on} <ref>"
+    return "{Name spelling on|Typo in my name on|Wrong surname on|<wrong> should be <clast> on} {<ref>|<thing>}"
 
 
 def _sc_payment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -431,12 +461,12 @@ def _sc_payment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "{file|my account}{ — the old one {expired|was lost|was replaced by the bank} <ago>|}{.|!}")
     s.add(ag, "agent", "{Sure|No problem}{, <cfirst>|}{ —|,} {For security|To keep card numbers out of {chat|email}|So you "
           "don't have to type the number here}, I've {sent you|emailed you} a secure link {to add it|for the new card}"
-          "{ at <email>|}{, <cfirst>|}.")
+          "{ at <email>|}.")
     s.add(cu, "customer", "{Okay, it's {in|saved} now|Done, I've added it|Added it just now}{ —|,} {should I remove the "
-          "<old> {myself|too}|do you need anything else from me for <ref_short>}?")
+          "<old> {myself|too}|do you need {more|any other details} from me for <ref_short>}?")
     s.add(ag, "agent", "{I can see the new card|The new card is showing} {on your account|now}{, <cfirst>|}{, and I've "
           "{removed|taken off} the <old>|} — {you're all set|nothing else needed}{ for <ref_short>|}{.|!}")
-    return "{Updating my card|New payment card|Card on file}"
+    return "{Updating my card|New payment card|Card on file|Replacing my <old>}{ — <cname>| for <ref_short>|}"
 
 
 def _sc_compliment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -448,7 +478,7 @@ def _sc_compliment(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
           "it on to <colleague>|<colleague> will be {glad|happy} to hear it|I'll make sure <colleague>'s team lead sees "
           "this} {today|before <wday>|}{.|!}")
     s.add(cu, "customer", "<c_close>", chat_only=True)
-    return "{Thank you to|Compliment for|Thanks to} <colleague_full>"
+    return "{Thank you to|Compliment for|Thanks to|A thank-you for} <colleague_full>{ re <ref_short>| from <cname>| — <ref_short>|}"
 
 
 def _sc_callback(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -458,26 +488,27 @@ def _sc_callback(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(cu, "customer", "<c_open>{could|can} someone call me back about <thing>{ on <cb>| tomorrow|}? {I'm at work|I'm "
           "driving|I'm in meetings|I'm looking after my <rel>} {until|till} {lunch|the afternoon|about four}{ and can't "
           "{type much|stay on chat}|}{, <afirst>| on <cb>| so a call after that is easier|}.")
-    s.add(ag, "agent", "{Of course|Sure|Happy to}{, <cfirst>|}{ —|,} {Which number should we use|Is <phone> still the best "
-          "number|What's the best number to reach you} {on <cb>|for the call}?")
-    s.add(cu, "customer", "{Yes|Yep}, {that one|<phone> is fine|that's the best one}{ — {any time after <cb> lunch|mornings "
-          "are harder|ask for <cfirst> if my <rel> answers}| for <cb>}{.|!}")
+    s.add(ag, "agent", "{Of course|Sure|Happy to}{ —|,} {which number should we use|is <phone> still the best "
+          "number|what's the best number to reach you} {on <cb>|for the call{ about <ref_short>|}}{, <cfirst>|}?")
+    s.add(cu, "customer", "{Yes|Yep|That's right}, {that one|<phone> is fine|that's the best one}{ — {any time after <cb> "
+          "lunch|mornings are harder{ on <cb>|}|ask for <cfirst> if my <rel> answers|I'm free from {two|three} on <cb>}| "
+          "for <cb>}{, <afirst>|}{.|!}")
     s.add(ag, "agent", "{Booked|I've booked|I've scheduled} a callback for <cb> {afternoon|after lunch|between two and "
           "four}{ about <ref_short>|}{; |, and }{you'll get a text {before|when} we call|the note is on your file for "
           "whoever calls|<colleague> {or I|} will ring you}.")
-    return "{Callback request|Please call me back} about <ref>"
+    return "{Callback request|Please call me back|Call back please} about {<ref>|<thing>}{ on <cb>| — <cname>|}"
 
 
 def _sc_notifications(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     cu, ag = s.slots["cname"], s.slots["agent"]
     s.add(cu, "customer", "<c_open>{how do I|can you} {stop|turn off} the {text|email|app} {messages|notifications|"
           "updates} {about|for} <thing>{, as|, because} {I get {three|several|a few} a day|they're {a bit much|filling my inbox}|my "
-          "<rel> gets them too} {since <ago>|now|}{.|!}")
+          "<rel> gets them too} {<since_ago>|now|}{.|!}")
     s.add(ag, "agent", "{Sure|Of course}{, <cfirst>|}{ —|,} I've {switched|turned} off the {marketing|reminder|update} "
           "{messages|notifications}{ for <ref_short>|}; {you'll still get|we'll still send} {anything about a change to "
           "<ref_short>|confirmations and receipts{ to <email>|}}.")
     s.add(cu, "customer", "<c_thanks>")
-    return "{Too many notifications|Turn off notifications|Notification settings}{ for <ref>|}"
+    return "{Too many notifications|Turn off notifications|Notification settings|Fewer messages please}{ for {<ref>|<thing>}| — <cname>|}"
 
 
 def _sc_copy(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
@@ -490,7 +521,7 @@ def _sc_copy(s: Scene, c: Customer, rec: Optional[Rec]) -> str:
     s.add(ag, "agent", "{Sent|Done|On its way}{, <cfirst>|}: {it's in your inbox at <email>|I've emailed it to <email>}"
           "{ as a PDF| with <ref> in the subject line|; it should arrive <soon>|}.")
     s.add(cu, "customer", "<c_thanks>", chat_only=True)
-    return "{Copy of|Paperwork for|Documents for} <ref>"
+    return "{Copy of|Paperwork for|Documents for|<doc>} {<ref>|<thing>}{ — <cname>| for my <rel>|}"
 
 
 def _contact_slot(c: Customer, rng: random.Random) -> str:
@@ -525,6 +556,12 @@ def customer_exchange(ctx: "RenderContext", rng: random.Random, *, channel: str 
                       avoid: Iterable[str] = ()) -> Exchange:
     """A support conversation with one customer about one of their records (see module doc)."""
     s, cust, rec, agent = _customer_scene(ctx, rng, channel, customer, agent, record, avoid)
+    return _exchange(s, cust, rec, agent, channel, scenario)
+
+
+def _exchange(s: Scene, cust: Customer, rec: Optional[Rec], agent: str, channel: str,
+              scenario: Optional[str]) -> Exchange:
+    rng = s.rng
     scenarios = _cust_scenarios()
     name = scenario or rng.choice([n for n in sorted(scenarios) if _suits(n, cust, rec)])
     subject = s.text(scenarios[name](s, cust, rec))
@@ -560,6 +597,8 @@ def _as_email(s: Scene, turns: list[Turn], cust: Customer, agent: str) -> list[T
     for i, m in enumerate(out):
         body = re.sub(r"^(Hi|Hello|Hey|Morning|Good \w+)( there)?(, (it's|this is) [^,—]+|, \w+ here)?\s*[—,]\s*", "",
                       m.text)
+        to = cust.first if m.role != "customer" else C.first(agent)  # the salutation names them: no vocative
+        body = re.sub(rf",\s+{re.escape(to)}(?=\s*(?:[—:,.!?;]|$))", "", body)
         body = body[:1].upper() + body[1:]
         if m.role == "customer":
             hi = s.text("{Hello|Hi|Dear <brand> team|Hi there|Good {morning|afternoon}}{,|}") if i == 0 else \
@@ -589,41 +628,75 @@ def _spoken(text: str, rng: random.Random) -> str:
 # --- staff ---------------------------------------------------------------------------------------
 _TOOLS = ["<brand> Desk", "the CRM", "the phone system", "the knowledge base search", "the shared inbox",
           "the wallboard", "the QA portal", "the VPN", "the rota spreadsheet", "the chat widget", "the refund queue view",
-          "the call recorder", "the reporting dashboard", "single sign-on"]
-_SYMPTOMS2 = ["froze", "logged me out", "threw an error", "timed out", "lost my filters", "went blank"]
+          "the call recorder", "the reporting dashboard", "single sign-on", "the softphone", "the callback scheduler",
+          "the macro library", "the case search", "the email templates", "the document viewer"]
+_SYMPTOMS2 = ["froze", "logged me out", "threw an error", "timed out", "lost my filters", "went blank", "hung on save",
+              "dropped my notes", "showed the wrong queue"]
 _SYMPTOMS = ["is really slow", "keeps logging me out", "won't load", "is throwing an error on save", "froze twice",
              "shows yesterday's numbers", "is timing out", "won't open attachments", "lost my saved filters",
-             "shows a blank page"]
+             "shows a blank page", "keeps asking me to sign in again", "is crawling", "won't let me save notes",
+             "shows the spinning wheel", "has the wrong customer's name in the header"]
 _REASONS = ["a dentist appointment", "my kid's school play", "a family thing", "a doctor's appointment",
             "my sister's wedding", "a hospital check-up", "the car going in for service", "an evening class",
-            "a house move", "jury duty", "a parents' evening", "a driving test"]
+            "a house move", "jury duty", "a parents' evening", "a driving test", "a boiler repair visit",
+            "my nephew's christening", "an eye test", "a funeral", "the vet", "a viewing for a flat",
+            "my daughter's sports day", "a college exam"]
 _ROOMS = ["the Maple room", "room 3B", "the big meeting room", "the training room", "the fourth floor kitchen",
-          "the Harbour room", "room 2A", "the library corner"]
+          "the Harbour room", "room 2A", "the library corner", "the Willow room", "the quiet room", "room 4C",
+          "the Lighthouse room"]
 _MEETINGS = ["the weekly ops review", "the team huddle", "the QA calibration session", "the monthly all-hands",
-             "the one-to-ones", "the process review", "the escalations catch-up", "the rota planning call"]
-_OFFICE = [("the second floor printer", "is jammed again", "is working again, facilities swapped the drum"),
-           ("the badge reader at the side door", "isn't reading cards", "is fixed, it needed a reset"),
-           ("the coffee machine on four", "is out of order", "is back, someone descaled it"),
-           ("the car park barrier", "is stuck open", "is working again"),
-           ("the meeting room screens", "won't pick up laptops", "are sorted, it was the adapter"),
-           ("the air conditioning in the east wing", "is blowing hot air", "is fixed, it was a thermostat fault"),
-           ("the lift on the north side", "is out of service", "is running again")]
+             "the one-to-ones", "the process review", "the escalations catch-up", "the rota planning call",
+             "the complaints review", "the knowledge base review", "the Friday wrap-up", "the quality huddle"]
+# Office things that break, where they are, and how they break and get fixed (an object is
+# told of with a place: "the printer by the kitchen on three").
+_OFFICE_THINGS = [("printer", "is jammed again", "is working again, facilities swapped the drum", "it's"),
+                  ("badge reader", "isn't reading cards", "is fixed, it needed a reset", "it's"),
+                  ("coffee machine", "is out of order", "is back, someone descaled it", "it's"),
+                  ("microwave", "has died", "has been replaced", "it's"),
+                  ("water cooler", "is leaking", "is sorted, it was a loose valve", "it's"),
+                  ("meeting room screen", "won't pick up laptops", "is sorted, it was the adapter", "it's"),
+                  ("air conditioning", "is blowing hot air", "is fixed, it was a thermostat fault", "it's"),
+                  ("lift", "is out of service", "is running again", "it's"),
+                  ("dishwasher", "is flooding the floor", "is fixed, the filter was blocked", "it's"),
+                  ("fridge", "is warm", "is cold again after a reset", "it's"),
+                  ("headset charging rack", "isn't charging anything", "is charging again, a fuse had gone", "it's"),
+                  ("Wi-Fi", "keeps dropping", "is stable again after a router swap", "it's"),
+                  ("blinds", "are stuck half down", "are fixed", "they're"),
+                  ("heating", "is off", "is back on", "it's"),
+                  ("door entry buzzer", "isn't working", "is working again", "it's"),
+                  ("standing desk by the window", "won't go up", "moves again, it needed a new motor", "it's"),
+                  ("locker keys", "have gone missing", "have turned up at reception", "they're"),
+                  ("car park barrier", "is stuck open", "is working again", "it's")]
+_OFFICE_PLACES = ["on the second floor", "on four", "by the kitchen", "in the east wing", "near the lifts",
+                  "by reception", "on three", "in the north corner", "on the ground floor", "by the training room",
+                  "in <room>", "at the side entrance"]
 _VOLUME_TOPICS = ["sign-in problems", "receipt requests", "address changes", "status checks", "callback requests",
-                  "card updates", "notification complaints", "questions about statements"]
+                  "card updates", "notification complaints", "questions about statements", "name corrections",
+                  "requests for paperwork", "app sign-in codes", "payment card updates"]
 
 
 def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) -> dict[str, str]:
     v = view(ctx.db)
     cust = v.customer(rng, lambda c: bool(c.records)) or _brand_customer(ctx, rng)
     rec = rng.choice(cust.records) if cust.records else None
+    other = v.customer(rng, lambda c: bool(c.records) and c.name != cust.name) or cust
+    rec2 = rng.choice(other.records) if other.records else None
     slots = {"cname": cust.name, "cfirst": cust.first, "clast": cust.last, "rel": rng.choice(_RELATIONS),
              "day": rng.choice(_WEEKDAYS), "day2": rng.choice(_WEEKDAYS),
              "tool": rng.choice(_TOOLS).replace("<brand>", C.brand_short(ctx.pack)),
-             "symptom": rng.choice(_SYMPTOMS), "symptom2": rng.choice(_SYMPTOMS2), "reason": rng.choice(_REASONS), "room": rng.choice(_ROOMS),
-             "meeting": rng.choice(_MEETINGS), "time": rng.choice(["9:30", "10", "11", "noon", "1:30", "2", "3", "3:30",
-                                                                   "4"]),
-             "time2": rng.choice(["10:30", "11:30", "2:30", "4:30", "5"]), "vtopic": rng.choice(_VOLUME_TOPICS),
-             "email": cust.email, "cid": cust.id, "route": rec.route if rec else ""}
+             "symptom": rng.choice(_SYMPTOMS), "symptom2": rng.choice(_SYMPTOMS2), "reason": rng.choice(_REASONS),
+             "room": rng.choice(_ROOMS), "meeting": rng.choice(_MEETINGS),
+             "time": rng.choice(["9:30", "10", "11", "noon", "1:30", "2", "3", "3:30", "4"]),
+             "time2": rng.choice(["10:30", "11:30", "2:30", "4:30", "5", "9:45", "1:15", "3:45"]),
+             "vtopic": _volume_topic(v, rng, rec),
+             "email": cust.email, "cid": cust.id, "route": rec.route if rec else "",
+             "cname2": other.name, "cfirst2": other.first,
+             "ref2": _rec_slots(rec2, other, rng)["ref_short"] if rec2 is not None else f"{other.first}'s account",
+             "kind2": rec2.kind if rec2 is not None else "account",
+             "lead": C.first(C.staff(ctx, rng, "manager", 1, exclude=tuple(people))[0]),
+             "shift2": rng.choice(["late", "early", "weekend", "evening", "Saturday", "mid"])}
+    slots["tool_n"] = re.sub(r"^the ", "", slots["tool"])  # "the <tool_n> problem"
+    slots["meeting_n"] = re.sub(r"^the ", "", slots["meeting"])
     slots.update(_rec_slots(rec, cust, rng))
     for i, p in enumerate(people):
         slots[f"p{i}"] = p
@@ -631,15 +704,29 @@ def _staff_slots(ctx: "RenderContext", rng: random.Random, people: list[str]) ->
     return slots
 
 
+def _volume_topic(v, rng: random.Random, rec: Optional[Rec] = None) -> str:
+    """What the queue is full of: a routine request type, or questions about a product or
+    merchant of the thread's own record ("questions about Everyday Savings statements")."""
+    named = [(rec.detail or rec.label, rec.label if rec.detail and rec.label else rec.kind)] if rec is not None and \
+        (rec.detail or rec.label) and (rec.detail or rec.label).lower() != rec.kind else []
+    if named and rng.random() < 0.6:
+        name, kind = named[0]
+        return rng.choice([f"questions about {name} {kind}s", f"{name} {kind} queries", f"calls about {name} {kind}s"]) \
+            if not name.lower().endswith(kind) else f"questions about {name}s"
+    return rng.choice(_VOLUME_TOPICS)
+
+
 def _thread_handoff(s: Scene, ppl: list[str]) -> str:
     a, b = ppl[0], ppl[1]
     s.add(a, "colleague", "{Could|Can|Would} {someone|anyone|one of you} {pick up|take over|look after} <cname>'s {case|"
-          "query|email|chat} about <ref_short>{ {today|this afternoon|tomorrow}|}? {<cfirst> has|They've} {written in|called|"
+          "query|email|chat} about <ref_short>{ {today|this afternoon|tomorrow}|}? <cfirst> has {written in|called|"
           "chased} {twice|three times|again} {since <wday>|this week|today}{, and|;} I'm {off tomorrow|on the late shift|"
-          "in training {all afternoon|until <time2>}|at the dentist from <time>|covering the phones {on <wday>|all day}}.")
-    s.add(b, "colleague", "{I'll take it|I've got it|Taking it|Leave it with me|Happy to take it}{, <f0>|} — {anything I "
-          "should know before I {call|email} <cfirst>|is it in the {queue|shared inbox|callback list} or your inbox|did "
-          "<cfirst> ask for a call or an email}?")
+          "in training {all afternoon|until <time2>}|at the dentist from <time>|covering the phones {on <wday>|all day}|"
+          "on leave from <wday>}.")
+    s.add(b, "colleague", "{I'll take it|I've got it|Taking it|Leave it with me|Happy to take it}, <f0> — {anything I "
+          "should know before I {call|email} <cfirst>|is <cfirst>'s {email|case} in the {queue|shared inbox|callback "
+          "list} or your inbox|did <cfirst> ask for a call or an email|is <ref_short> the only thing <cfirst> is "
+          "chasing}?")
     s.add(a, "colleague", "{Thanks|Cheers|You're a star|Brilliant}{, <f1>|} — {it's all in the notes on <ref>|notes are on "
           "<ref>{ in <brand> Desk| in the CRM|}|the last message from <cfirst> is in the shared inbox{, dated <wday>|}}{, and <cfirst> {prefers"
           " email|is happy to get a call|asked for a callback after <time>}|}.")
@@ -656,8 +743,8 @@ def _thread_shift(s: Scene, ppl: list[str]) -> str:
           "I've got <reason>{ and can't move it| that week| that day|}{; I can {take one of yours|do your <day2> in return|"
           "give you a weekend shift back}|}?")
     if len(ppl) > 2 and s.rng.random() < 0.6:
-        s.add(c, "colleague", "{I can't that day|Not me on <day>|I'm away that week|I'm already on the <day> rota}{, sorry|}"
-              "{, <f0>|}{ — maybe <f1> can {help|do it}|, try <f1>|, hope someone can}{.|!}")
+        s.add(c, "colleague", "{I can't that day|Not me on <day>|I'm away that week|I'm already on the <day> rota|I've "
+              "got <meeting> that day}{, sorry|}, <f0>{ — maybe <f1> can {help|do it}|, try <f1>|, hope someone can}{.|!}")
     s.add(b, "colleague", "{I can {do it|take it|cover it}|Happy to swap|I'll take the <day> <shift>}, <f0>{ — {give me "
                           "your <day2> and we're even|I'll update the rota|just tell <f2>}|, no problem|}{.|!}")
     s.add(a, "colleague", "<s_thanks>", to=s.slots["f1"])
@@ -673,12 +760,12 @@ def _thread_tool(s: Scene, ppl: list[str]) -> str:
           " <kind> {really slow|a pain} to update|}?|Heads-up: <tool> <symptom><when_sym>{, which makes <cfirst>'s <kind> "
           "{really slow|a pain} to update|}.}", when_sym=s.pick(["", " this morning", " since lunch", " today",
                                                                  " since " + s.slots["time"]]))
-    s.add(b, "colleague", "{Same here|Yes, same for me|Me too}{, <f0>|} — {it <symptom2> {twice|three times} {in the last hour|"
-          "this morning|since <time>}|I had to {restart|log back in} {twice|three times} {on <cname>'s case|before "
-          "<time2>}}{.|!}")
-    s.add(c, "colleague", "I've {raised|logged} {it|<tool>} with IT as INC-<inc>{ and they're {looking at it|on it} {now|"
-          "this afternoon}|; they {think it's|suspect} {the update from <wday>|a network blip|the new release}}{, <f0>|, "
-          "<f1>|}.")
+    s.add(b, "colleague", "{Same here|Yes, same for me|Me too}, <f0> — {it <symptom2> {twice|three times} {in the last hour|"
+          "this morning|since <time>}{ on <cname2>'s case|}|I had to {restart|log back in} {twice|three times} {on "
+          "<cname>'s case|before <time2>|during a call with <cfirst2>}}{.|!}")
+    s.add(c, "colleague", "I've {raised|logged} {it|<tool>|the <tool_n> problem} with IT as INC-<inc>{ and they're {looking at "
+          "it|on it} {now|this afternoon}|; they {think it's|suspect} {the update from <wday>|a network blip|the new "
+          "release}}, <f0>{ — {I mentioned <cname>'s case|it's on the list for <meeting>}|}.")
     s.add(c, "colleague", "{Update on INC-<inc>|Update from IT|IT just told me}: <tool> {is back|is working again|should be "
           "fine now} {after a restart|after they rolled back a change|after a fix on their side}{ at <time2>|}{ — shout if "
           "it {happens again|acts up again|is still {slow|odd} for you}|}{.|!}")
@@ -690,11 +777,12 @@ def _thread_meeting(s: Scene, ppl: list[str]) -> str:
     s.add(a, "manager", "{Quick note:|Heads-up:|FYI,} <meeting> {moves|is moving} to <day> at <time>{ in <room>|}{ because "
           "{the room is double-booked|half the team is on training|of the system upgrade|it clashes with the "
           "all-hands|<f2> is out on <day2>}|}{.|!}")
-    s.add(b, "colleague", "{Noted|Thanks|Got it}{, <f0>|} — {calendar updated for <day>|I've moved it in my calendar|see "
-          "you in <room>{ on <day>|}|I'll bring the <wday> numbers{ to <room>|}}{.|!}")
+    s.add(b, "colleague", "{Noted|Thanks|Got it}{, <f0>|} — {I've moved <meeting> in my calendar{ to <day>|}|see you in "
+          "<room>{ on <day>|}|I'll bring the <wday> numbers to <meeting>|<day> at <time> works{ for me| for <meeting>}}{.|!}")
     if s.rng.random() < 0.6:
-        s.add(c, "colleague", "{Will it still be|Is it still} {an hour|the usual length}, <f0>{, as|? } {I'm on the phones "
-              "from <time2> on <day>|I have a callback booked at <time2> on <day>|I've got <reason> that afternoon}?")
+        s.add(c, "colleague", "{Will <meeting> still be|Is <meeting> still} {an hour|the usual length}, <f0>, {as I'm on "
+              "the phones from <time2> on <day>|as I have a callback {booked|with <cfirst>} at <time2> on <day>|as I've "
+              "got <reason> that afternoon}?")
         s.add(a, "manager", "{Yes|Should be}, <f2>{ —|,} {we'll finish {by|before} <time2>|I'll keep it short{ on <day>|}}"
               "{ — {start with your item|you can drop off early|I'll take your update first}|}.")
     return "{New time for|Moving} <meeting>: <day>"
@@ -702,18 +790,19 @@ def _thread_meeting(s: Scene, ppl: list[str]) -> str:
 
 def _thread_office(s: Scene, ppl: list[str]) -> str:
     a, b, c = ppl[0], ppl[1], ppl[2 % len(ppl)]
-    what, broken, fixed = s.pick(_OFFICE)
-    s.slots.update(what=what, broken=broken, fixed=fixed)
+    thing, broken, fixed, it = s.pick(_OFFICE_THINGS)
+    what = f"the {thing} {s.pick(_OFFICE_PLACES)}"
+    s.slots.update(what=expand(what, s.rng, s.slots, RULES), broken=broken, fixed=fixed, it=it, thing_n=thing)
     s.add(a, "colleague", "{FYI|Heads-up|Just so you know}{,|:} <what> <broken>{ again|}{ {this morning|since <time>|"
           "today}|}{, and I've {told|emailed} facilities|; {facilities know|I've logged it with facilities}|}{.|!}")
     if s.rng.random() < 0.5:
-        s.add(b, "colleague", "{Thanks for flagging|Ugh, thanks|Good to know}{, <f0>|} — {I'll {use|go to} the one on the "
+        s.add(b, "colleague", "{Thanks for flagging|Ugh, thanks|Good to know}, <f0> — {I'll {use|go to} the one on the "
               "{third|first} floor {for now|until then}|that explains {the queue|why <f2> was late}|I was about to {try it|"
-              "head there}}{.|!}")
+              "head there}}{ before <meeting>| after my <time2> call|}{.|!}")
     s.add(c, "colleague", "{Update:|Good news:|Facilities {say|just said}} <what> <fixed>"
           "{ — thanks to <f0> for {chasing|reporting it}|, says <f1>|, so <wday> should be fine| if you were waiting, <f1>"
           "|}{.|!}")
-    return "<what>"
+    return "{<what> <broken>|<what>: <broken>|<what> — facilities {know|called}}"
 
 
 def _thread_starter(s: Scene, ppl: list[str]) -> str:
@@ -744,10 +833,12 @@ def _thread_volume(s: Scene, ppl: list[str]) -> str:
     s.add(a, "manager", "{Volume is|Queues are|The queue is} {up|busier than usual|heavy} {today|this week|since <day>}, "
           "{mostly|a lot of it} <vtopic>{ like <cfirst>'s about <ref_short>|}{ — |; }{please {keep|try to keep} {chats|calls} "
           "{focused|moving}|if you have a backlog, flag it to me {by <time2>|before <day>}}{.|!}")
-    s.add(b, "colleague", "{Seeing the same|Same on my side|Yes, noticed that}{, <f0>|}{, {lots|loads} of <vtopic>|}{ — "
-          "would a {macro|saved reply} for <vtopic> help|; want me to draft a {macro|saved reply}}?")
-    s.add(a, "manager", "{Good idea|Yes please}, <f1> — {draft one and I'll review it {by <day>|this afternoon}|send me a "
-          "draft and I'll add it to the macro library{ before <day>|}}{.|!}")
+    s.add(b, "colleague", "{Seeing the same|Same on my side|Yes, noticed that}{, <f0>|}{, {lots|loads} of <vtopic>|, "
+          "<cfirst2> was one of them|} — {would a {macro|saved reply} for <vtopic> help|want me to draft a {macro|saved "
+          "reply} for <vtopic>}?")
+    s.add(a, "manager", "{Good idea|Yes please|Please do}, <f1> — {draft one for <vtopic> and I'll review it {by <day>|this "
+          "afternoon|after <meeting>}|send me a draft{ for <vtopic>|} and I'll add it to the macro library{ before <day>|}|"
+          "{base it on|start from} your reply to <cfirst2>{ and I'll review it by <day>|}}{.|!}")
     return "{Queue|Volume} {update|this week}: <vtopic>"
 
 
@@ -755,10 +846,12 @@ def _thread_training(s: Scene, ppl: list[str]) -> str:
     a, b = ppl[0], ppl[1]
     s.add(a, "manager", "{Reminder|Heads-up}: {training|a refresher} on <tool> {is|moves to} <day> at <time> in <room>{ — "
           "{bring your laptop|it's about an hour|lunch is provided|<f1> is running it}|}{.|!}")
-    s.add(b, "colleague", "{Thanks|Noted}{, <f0>|} — {can I join the <day2> one instead, as I'm on the phones at <time>?|I'll "
-          "be there{ after my <time2> callback| once <cfirst>'s callback is done|}.|will the <day> session be recorded?}")
-    s.add(a, "manager", "{Sure|Yes|Of course}{, <f1>|} — {I'll add you to <day2>|it will be recorded and shared on <wday>|"
-          "the slides go on the team drive after <day>}{.|!}")
+    s.add(b, "colleague", "{Thanks|Noted}{, <f0>|} — {can I join the <day2> <tool_n> session instead, as I'm on the phones "
+          "at <time>?|I'll be in <room>{ after my <time2> callback| once <cfirst>'s callback is done|}.|will the <tool_n> "
+          "session on <day> be recorded?}")
+    s.add(a, "manager", "{Sure|Yes|Of course}, <f1> — {I'll {add|move} you to the <day2> {one|session}{ in <room>|}|it will "
+          "be recorded and shared {on <wday>|in the team chat|on the team drive}|the <tool_n> slides go on the team drive "
+          "after <day>}{.|!}")
     return "{Training|Refresher}: <tool>, <day>"
 
 
@@ -774,31 +867,148 @@ def _thread_escalation(s: Scene, ppl: list[str]) -> str:
     return "{Escalation|Manager call-back}: <cname>"
 
 
+def _thread_record(s: Scene, ppl: list[str]) -> str:
+    """A colleague cannot make sense of a customer's record; another reads it for them (the
+    record's own status, date and amount; nothing about a rule)."""
+    a, b = ppl[0], ppl[1]
+    s.slots["tool"] = s.pick(["the CRM", f"{C.brand_short(s.ctx.pack)} Desk", "the case search", "the document viewer"])
+    dated = s.slots["rdate"] and s.slots["rdate"] not in s.slots["ref_short"]
+    seen = [x for x in ("{the status shows <status>|it says <status>|it's showing as <status>}" if s.slots["status"] else "",
+                        "{it shows <amount>|there's <amount> on it|the amount is <amount>}" if s.slots["amount"] else "",
+                        "{it's dated <rdate>|the date on it is <rdate>}" if dated else "") if x]
+    s.slots["seen"] = s.text(s.pick(seen)) if seen else s.text("{I can't find it in <tool>|<tool> shows nothing for it}")
+    s.add(a, "colleague", "{Quick one|Can someone sanity-check something|Does anyone know|Help please}{ —|:} {<cname>|"
+          "<cfirst>{ (<cid>)|}} {is asking|wants to know|called} about <ref_short>, and <seen_l>{ — {what does that mean|is "
+          "that normal|where should I look}|, {is that right|anything I should tell them}}?",
+          seen_l=s.slots["seen"][:1].lower() + s.slots["seen"][1:])
+    if s.rng.random() < 0.5:
+        s.add(b, "colleague", "{Looking|Opening <ref_short>|One sec, pulling up <cfirst>'s file|Having a look at <cfirst>'s <kind>}, <f0>{.|...}")
+    if s.slots["status"] and s.rng.random() < 0.6:
+        s.add(b, "colleague", "{That's {fine|normal|expected}|Nothing wrong there|All looks right to me}{, <f0>|} — "
+              "<status> {means it's {gone through|done on our side}|is what it should say{ for <ref_short>|}|is the "
+              "final state{ for that <kind>|}}{; <cfirst> doesn't need to do anything|, so <cfirst> can relax|}{.|!}")
+    else:
+        s.add(b, "colleague", "{Check|Look} {under|in} {History|the <kind> tab|the activity list} in <tool>{, <f0>|} — "
+              "{it's {all|} there{ with <rdate_or_wday> on it|}|{you'll|you should} see <ref_short> {listed|at the "
+              "top}}{.|!}")
+    s.add(a, "colleague", "<ty>{ — {found it|I'll {tell|call} <cfirst> {now|back}|that's what I needed for <cfirst>}|}"
+          "{.|!}", fx=C.first(b), about="that")
+    return "{Question on|Help reading|Anyone know} <ref_short>{ (<cname>)|}"
+
+
 def _internal_scenarios() -> dict[str, Callable]:
-    return {"handoff": _thread_handoff, "shift": _thread_shift, "tool": _thread_tool, "meeting": _thread_meeting,
+    return {"record": _thread_record, "handoff": _thread_handoff, "shift": _thread_shift, "tool": _thread_tool, "meeting": _thread_meeting,
             "office": _thread_office, "starter": _thread_starter, "qa": _thread_qa, "volume": _thread_volume,
             "training": _thread_training, "escalation": _thread_escalation}
 
 
-# Follow-ups after a storyline ends: people who were not in it chime in, someone asks to
-# document it, someone closes the loop. Grounded in the thread's own slots (its customer,
-# record, people, days), so they do not repeat across a channel.
-_FOLLOW_UPS = [
-    "{Late to this, but|Catching up here —|Just seeing this —} {same thing happened to me {on <wday>|last week|this "
-    "morning}|I had a similar one {with another customer|on <wday>|before lunch}}{, <f0>|}{.|!}",
-    "{Can we add this to|Worth adding this to|Adding this to} the {handover doc|team wiki|<wday> huddle notes|shift "
-    "notes}{, <f0>|}? {Others will hit it|It'll save the next person a search|The late shift should see it}{.|!}",
-    "{Noted|Thanks for flagging|Good to know}{, <f0>|, <f1>|} — {I'll {keep an eye out|watch for it} {on my queue|this "
-    "week|on <wday>}|I'll mention it at <meeting>|{passing|sending} it on to the <shift2> shift}{.|!}",
-    "{Did anyone {tell|update} <cfirst>|Has <cfirst> been {told|updated}}{ about <ref_short>|}{, <f1>|}?",
-    "{Yes|Yep|Done}{, <f2>|} — {<cfirst> has an update{ on <ref_short>|}|I {emailed|called} <cfirst> {at <time2>|after "
-    "lunch|this morning}}{.|!}",
-    "{Closing the loop|Last update from me|For the record}: {all sorted|nothing else needed|no further action}{ on "
-    "<ref_short>| here|}{, thanks <f0>|, thanks all|}{.|!}",
-    "{Do we need a ticket for this|Should this go to the <meeting>|Is this worth raising with the team lead}{, <f0>|}?",
-    "{Not for now|I don't think so|Only if it happens again}{, <f2>|} — {I'll {raise|flag} it if it comes back|let's "
-    "see how <wday> goes|it looks like a one-off}{.|!}",
-]
+# How colleagues refer to a thread's subject once it is under way (follow-ups use it).
+_ABOUT = {
+    "handoff": ["{<cfirst>'s|<cname>'s} case", "<ref_short>", "the <cfirst> hand-off"],
+    "shift": ["the <day> swap", "the <day> <shift> shift", "the rota for <day>"],
+    "tool": ["the <tool_n> problem", "INC-<inc>", "the <tool_n> outage"],
+    "meeting": ["the <meeting_n> move", "the new time for <meeting>", "<meeting> on <day>"],
+    "office": ["<what>", "the <thing_n> problem", "the <thing_n>"],
+    "starter": ["<newf>'s first week", "<newf>'s start", "the buddy plan for <newf>"],
+    "qa": ["<cfirst>'s call", "<f1>'s call with <cfirst>", "the <cfirst> example"],
+    "volume": ["the <vtopic>", "the spike in <vtopic>", "the macro for <vtopic>"],
+    "training": ["the <tool_n> training", "the <tool_n> refresher", "<day>'s training"],
+    "escalation": ["<cname>'s complaint", "the <cfirst> escalation", "<cfirst>'s call-back"],
+    "record": ["<cfirst>'s <kind>", "<ref_short>", "the question on <ref_short>"],
+}
+
+# Follow-ups after a storyline ends: colleagues who were not in it chime in, someone asks to
+# write it up or raise it, someone closes the loop. Each is one or two turns (a question and its
+# answer come together, from two people: <fx> is who a turn speaks to), grounded in the thread's
+# own slots (<about>, its people, customer, record, days), and offered only where it makes sense:
+# nobody has "had the same thing" with a shift swap.
+_FU_RULES: dict[str, list[str]] = {
+    "catchup": ["{Late to this|Catching up on this|Only just seen this|Sorry, only catching up now|Scrolling back up|"
+                "Back from {lunch|my break|the huddle|a callback}|Just off a long call}{, but|, and|, but fwiw| —}"],
+    "when_past": ["on <wday>", "last week", "this morning", "before lunch", "yesterday afternoon", "at the start of my shift",
+                  "on my <time2> call", "twice this week"],
+    "later": ["after my <time2> call", "before I log off", "on <wday>", "first thing tomorrow", "once the queue calms down",
+              "after the huddle", "before the <shift2> shift starts", "over lunch"],
+    "wikidoc": ["handover doc", "team wiki", "<wday> huddle notes", "shift notes", "macro notes", "FAQ page on the wiki",
+                "onboarding pack", "<shift2> shift notes", "known-issues page"],
+    "ty": ["{Thanks|Thank you|Cheers|Many thanks|Thanks a lot|Much appreciated|Nice one|Ta|Legend|Lifesaver|You're a "
+           "star|Appreciate it|Thanks a million|Great stuff|Top work}{ for {sorting|chasing|picking up|handling|jumping "
+           "on|dealing with} <about>|}, <fx>"],
+}
+_FOLLOW: dict[str, list[list[str]]] = {
+    "me_too": [["<catchup> {<about> did the same to me|I had the same with <cname2>'s <kind2> on <tool>|same here "
+                "with <ref2> on <tool>} <when_past>, <fx>{.|!}"],
+               ["<catchup> {I {think|reckon} <cfirst2> {ran into|hit} this too|<cfirst2> {called|wrote in} about "
+                "something similar} <when_past>{ — I'll check {their notes|<ref2>}|, fwiw|}{.|!}"]],
+    "me_too_office": [["<catchup> the {one|<thing_n>} {on three|by reception|in <room>|on the ground floor} {did the same|was "
+                       "playing up|had the same problem} <when_past>{, <fx>|}{.|!}"]],
+    "write_up": [["{Can we|Should we|Could someone|Worth it to} {add|put|write up} <about> {in|on} the <wikidoc>, <fx>?",
+                  "{Good shout|Yes|Agreed|On it|Will do}, <fx> — {I'll {add|write} a line about <about> <later>|it's on the "
+                  "<wikidoc> now|I've {added|pinned} it{ to the <wikidoc>|}}{, so the <shift2> shift {sees it|won't have "
+                  "to ask}|, for whoever gets <cfirst2> next|}{.|!}"],
+                 ["{I'll|Let me} {add|put} <about> {in|on} the <wikidoc> <later>, <fx> — {the <shift2> shift {will|might} "
+                  "{hit|run into} {it|the same}|it'll save {the next person|whoever's on <wday>} a search|<cfirst2> "
+                  "{might|could} call about {the same|something similar}}{.|!}"]],
+    "raise": [["{Is <about>|Would <about> be} worth raising {with <lead>|at <meeting>|with the team lead|at the <wday> "
+               "huddle}, <fx>?",
+               "{Not for now|I don't think so|Only if it happens again|Maybe|Probably not yet}, <fx> — {I'll {raise|flag} "
+               "it {with <lead>|at <meeting>} if it comes back|let's see how <wday> goes{ with <cfirst2>|}|it looks like "
+               "a one-off{ for <cfirst>|}|<lead> {already knows|heard about it {this morning|on <wday>}}}{.|!}"],
+              ["{Do we need|Should we open|Does this need} a ticket for <about>, <fx>?",
+               "{Not yet|No|Yes, probably|Maybe}, <fx> — {I'll {log|open} one <later> if {it comes back|<cfirst2> "
+               "calls again}|<lead> already {logged|raised} it{ <when_past>|}|{it's|that's} covered by the "
+               "<meeting_n> notes}{.|!}"]],
+    "tell": [["{Did anyone {tell|update}|Has anyone {told|updated}} <cfirst>{ about <ref_short>|}, <fx>?",
+              "{Yes|Yep|Done|Sorted}, <fx> — {<cfirst> {has|got} an update {<when_past>|by email|by text}|I {emailed|"
+              "called|messaged} <cfirst> {at <time2>|after lunch|this morning}{ about <ref_short>|}}{.|!}"]],
+    "close": [["{Closing the loop{ on <about>|}|Last update from me{ on <about>|}|For the record|Wrapping up <about>}: "
+               "{all sorted|nothing else needed|no further action|done and noted}{ on <ref_short>| here| for <cfirst>|}"
+               "{, thanks <fx>|, thanks all|}{.|!}"]],
+    "thanks": [["<ty>{!|.}"], ["<ty> — {I'll know for next time{ with <cfirst2>|}|that saves me a search {on "
+                                  "<wday>|later}|that helps with <cfirst2>'s {one|case} too|made my <wday>}{.|!}"]],
+    "coffee": [["{Who's|Anyone} {going|heading} {for coffee|to the kitchen|down for lunch|to the café over the road} "
+                "{after <about>|before <meeting>|at <time2>}, <fx>{?| — I'm buying.| — it's your turn to pay.}",
+                "{Me|Count me in|Yes please|Go on then}, <fx> — {after my <time2> call|once I've finished with "
+                "<cfirst>'s {case|<kind>}|give me five minutes to finish <cfirst>'s notes|I'll meet you {by the "
+                "lifts|in the kitchen|downstairs}{ after <meeting>|}}{.|!}"]],
+}
+# Which follow-ups fit which storyline ("thanks" and "close" speak to whoever did the work: the
+# storyline's last speaker).
+_FOLLOW_FOR = {
+    "handoff": ["write_up", "tell", "close", "thanks", "raise"],
+    "shift": ["thanks", "close", "coffee"],
+    "tool": ["me_too", "write_up", "raise", "close", "thanks"],
+    "meeting": ["thanks", "coffee", "close"],
+    "office": ["me_too_office", "raise", "close", "thanks", "coffee"],
+    "starter": ["thanks", "coffee", "write_up"],
+    "qa": ["write_up", "tell", "thanks", "coffee"],
+    "volume": ["me_too", "write_up", "raise", "close", "thanks"],
+    "training": ["write_up", "thanks", "coffee", "close"],
+    "escalation": ["me_too", "write_up", "tell", "raise", "close", "thanks"],
+    "record": ["me_too", "write_up", "tell", "close", "thanks"],
+}
+
+
+def _follow_ups(s: Scene, name: str, people: list[str], n: int) -> None:
+    """`n` follow-up exchanges after the storyline `name` (see `_FOLLOW`)."""
+    s.slots["about"] = expand(s.pick(_ABOUT.get(name, ["that"])), s.rng, s.slots, RULES)
+    kinds = list(_FOLLOW_FOR.get(name, ["thanks", "close"]))
+    s.rng.shuffle(kinds)
+    worker = s.turns[-1].who if s.turns else ""
+    last = worker
+    for kind in kinds[:n]:
+        steps = s.pick(_FOLLOW[kind])
+        who = s.pick([p for p in people if p != last] or people)
+        to = worker if kind in ("thanks", "close") and worker and worker != who else \
+            s.pick([p for p in people if p != who] or people)
+        for i, t in enumerate(steps):
+            if i:  # the answer comes from the one asked, to the one who asked
+                who, to = to, who
+            s.add(who, "colleague", t, fx=C.first(to))
+            last = who
+
+
+RULES.update(_FU_RULES)
 
 
 def internal_thread(ctx: "RenderContext", rng: random.Random, *, people: Optional[list[str]] = None,
@@ -813,18 +1023,11 @@ def internal_thread(ctx: "RenderContext", rng: random.Random, *, people: Optiona
     people = list(people) + C.staff(ctx, rng, "agent", max(0, 3 - len(people)), exclude=tuple(people))
     s = Scene(ctx, rng, avoid, **_staff_slots(ctx, rng, people))
     scenarios = _internal_scenarios()
-    name = scenario or rng.choice(sorted(scenarios))
+    name = scenario or rng.choice([n for n in sorted(scenarios) if channel != "meeting" or n != "record"])
     subject = s.text(scenarios[name](s, people))
     subject = subject[:1].upper() + subject[1:]
     if follow_ups:
-        s.slots.setdefault("shift2", rng.choice(["late", "early", "weekend", "evening"]))
-        pool = list(_FOLLOW_UPS)
-        rng.shuffle(pool)
-        for i, t in enumerate(pool[:follow_ups]):
-            who = people[(i + 1 + rng.randrange(len(people))) % len(people)]
-            if s.turns and s.turns[-1].who == who:
-                who = people[(people.index(who) + 1) % len(people)]
-            s.add(who, "colleague", t)
+        _follow_ups(s, name, people, follow_ups)
     turns = s.turns
     if channel == "email":
         turns = _as_staff_email(s, turns)
@@ -870,17 +1073,49 @@ def meeting_item(ctx: "RenderContext", rng: random.Random, people: list[str], *,
     return turns
 
 
+# How an agent sums up a customer's request in a ticket's title (the customer's own subject line
+# is for e-mail): the customer's name and their record, in the clipped style of a queue.
+_TICKET_SUMMARY = {
+    "receipt": "{Receipt {resend|request|copy}|Invoice request} {for|—} <cname>{, <ref_short>| (<ref_short>)|}",
+    "status": "{<cname> chasing <ref_short>|Status update for <cname>{ on <ref_short>|}|<cname>: where is <ref_short>}",
+    "contact": "{<Contact_noun> update|New <contact_noun>|Change <contact_noun>} {—|for} <cname>",
+    "charge": "{<cname> querying <amount>{ ({<rmonth_or_month>|<ref_short>})|}|Unrecognised <amount> — <cname>|Charge "
+              "query: <amount>, <cname>}",
+    "details": "{<cname> wants <ref_short> {read back|confirmed}|Confirm details of <ref_short> for <cname>|Details check "
+               "— <cname>, <ref_short>}",
+    "login": "{<cname> {locked out|can't sign in}{ <since_ago>| on the app| on the website|}|Sign-in help for "
+             "<cname>|Password reset — <cname>}",
+    "name": "{Surname typo on <ref_short> — <cname>|<cname>: fix spelling <wrong> → <clast>{ on <ref_short>|}|Name "
+            "correction for <cname>}",
+    "payment": "{New card on file for <cname>|Replace <old> — <cname>|<cname>: update payment card}",
+    "compliment": "{Compliment from <cname> for <colleague>|Kind words for <colleague> from <cname>|Thank-you note "
+                  "from <cname>{ for <colleague_full>|}}",
+    "callback": "{Callback for <cname>{ on <cb>|} re <ref_short>|Ring <cname> back{ on <cb>|}{ about <ref_short>|}|Call "
+                "back <cname>{ — <ref_short>|}}",
+    "notifications": "{<cname> wants fewer {texts|emails|notifications}|Turn off {reminders|marketing} for <cname>|"
+                     "Notification settings — <cname>}",
+    "copy": "{<cname> needs <doc> <ref_short>|Send <doc> <ref_short> to <cname>|Paperwork request — <cname>{, "
+            "<ref_short>|}}",
+}
+
+
 def ticket(ctx: "RenderContext", rng: random.Random, *, people: Optional[list[str]] = None,
            avoid: Iterable[str] = ()) -> Ticket:
     """A routine helpdesk / issue-tracker record: a customer request worked by an agent, or an
     internal task, with its comments."""
     if rng.random() < 0.55:
-        ex = customer_exchange(ctx, rng, channel="ticket", agent=people[0] if people else None, avoid=avoid)
+        s, cust, rec, agent = _customer_scene(ctx, rng, "ticket", None, people[0] if people else None, None, avoid)
+        ex = _exchange(s, cust, rec, agent, "ticket", None)
+        s.slots.setdefault("contact_noun", s.slots.get("noun", "contact details"))
+        s.slots["Contact_noun"] = s.slots["contact_noun"][:1].upper() + s.slots["contact_noun"][1:]
+        summary = s.text(_TICKET_SUMMARY[ex.scenario]) if ex.scenario in _TICKET_SUMMARY else ex.subject
         first, rest = ex.turns[0].text, ex.turns[1:]
         desc = f"Customer {ex.customer.name}{f' ({ex.customer.id})' if ex.customer.id else ''} wrote: \u201c{first}\u201d"
         comments = [Turn(t.who, t.role, t.text if t.role != "customer" else f"Customer replied: \u201c{t.text}\u201d")
                     for t in rest if t.role != "system"]
-        return Ticket(ex.subject, "Customer request", "Resolved", ex.agent, ex.agent, desc, ex.scenario, comments)
+        return Ticket(summary, "Customer request", "Resolved", ex.agent, ex.agent, desc, ex.scenario, comments)
+    if people:  # three different people: the one who raises it is not the one who picks it up
+        people = list(dict.fromkeys(people))
     th = internal_thread(ctx, rng, people=people, channel="ticket", avoid=avoid)
     status = "Done" if th.scenario in ("tool", "office", "handoff", "escalation", "shift") else rng.choice(["Open", "Done"])
     return Ticket(th.subject, rng.choice(["Task", "Internal request", "Incident"]) if th.scenario in ("tool", "office")
@@ -937,10 +1172,10 @@ _CASE_NOTES: dict[str, tuple[str, list[str], list[str]]] = {
         _NOTE_SUBJ + " {asked us to confirm|wanted to double-check|needed} the details of <ref>{ for a form| for "
         "their <rel>| before <wday>|}; {read back|confirmed|went through} {and all matched|over {chat|the phone}|, "
         "nothing to change}.",
-        "{Details|Booking details|Record} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
+        "{Details|Record details|The details} of <ref> {read back to|confirmed with|checked with} <cfirst>{, all "
         "correct|; no changes|}."], []),
     "login": ("Technical", [
-        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| in the app|} {since <ago>|}; {sent|issued} "
+        _NOTE_SUBJ + " {couldn't|unable to} {log in|sign in}{ on <website>| to the app|} {<since_ago>|}; {sent|issued} "
         "a {reset link|one-time code|new sign-in link} to <contact>{, confirmed working|, customer back in|}.",
         "{Sign-in|Log-in|Password} {trouble|issue|problem} for <cname>{ (<contact>)|}: {reset link|code} {sent|"
         "issued}{ and used|, works now|}."], [
@@ -1005,3 +1240,27 @@ def case_entry(ctx: "RenderContext", rng: random.Random, *, customer: Optional[C
         return CaseNote(cat, rng.choice(["Open", "Pending"]), s.text(s.pick(pending)), cust, rec, name)
     status = "Closed" if cat in ("Feedback", "General") and rng.random() < 0.5 else "Resolved"
     return CaseNote(cat, status, s.text(s.pick(done)), cust, rec, name)
+
+
+# What a repeat request was about, by the first case's storyline (a duplicate case names it).
+_DUP_ABOUT = {"receipt": "the receipt for <ref_short>", "status": "<ref_short>", "contact": "changing the <contact_field>",
+              "charge": "{the <amount> charge|the charge on <ref_short>}", "details": "the details of <ref_short>",
+              "login": "{signing in|the sign-in problem|the reset link}", "name": "the spelling of <clast>",
+              "payment": "{the new card|replacing <old>}", "compliment": "{the thank-you|their compliment}",
+              "callback": "{a callback|the callback about <ref_short>}",
+              "notifications": "{the notifications|too many messages}", "copy": "{a copy of <ref_short>|the paperwork}"}
+
+
+def duplicate_note(ctx: "RenderContext", rng: random.Random, first: CaseNote, *, avoid: Iterable[str] = ()) -> str:
+    """The note of a case closed as a duplicate of `first` (same customer, same request):
+    "{dup}" stands for the first case's id, filled in by the ledger once ids are known."""
+    s, cust, rec, _agent = _customer_scene(ctx, rng, "ticket", first.customer, None, first.record, avoid)
+    field_ = s.pick(["email address", "phone number", "postal address"])
+    s.slots.update({"contact_field": field_, "old": s.slots.get("pay") or "the old card", "dup": "{dup}"})
+    if rec is None:
+        s.slots.update({"ref": "the account", "ref_short": "the account"})
+    s.slots["about"] = expand(_DUP_ABOUT.get(first.scenario, "the same thing"), rng, s.slots, RULES)
+    return s.text("{Duplicate of|Same request as|Already raised in|Dupe of|Merged into|See} <dup>{:|;| —} {<cfirst>|<cname>|"
+                  "customer|cust} {wrote in|called|chatted in|emailed|rang} {again|a second time|before the first one was "
+                  "answered|while <dup> was still open} about <about>{; merged and closed|, closing this one|; merged|; no "
+                  "new info| — answered there|}.")

@@ -151,6 +151,10 @@ class Reading:
     text: str = ""                           # the statement without its final stop
 
 
+_HEAD_STOP = {"per", "for", "on", "of", "to", "at", "in", "by", "that", "above", "below", "before", "after", "with",
+              "from", "under", "over", "between", "within"}
+
+
 def _number_words(noun: str) -> dict[str, str]:
     """Words that agree with `noun` in a frame: {is}, {comes}, {applies}, {it}, and the
     article {a} ("a " for a singular noun, none for a plural: "free employee cards")."""
@@ -516,7 +520,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"later", ["subsequent"]), (r"different", ["other"]), (r"explicit", ["clear", "express"]),
     (r"valid", ["good", "usable"]), (r"available", ["on offer", "offered"]), (r"unused", ["leftover"]),
     (r"optional", ["voluntary", "opt-in"]), (r"standard", ["regular", "normal"]), (r"regular", ["standard"]),
-    (r"free", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
+    (r"free(?! of charge)", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
                                                                                          "certified"]),
     (r"immediate", ["close"]), (r"consecutive", ["back-to-back", "successive"]), (r"temporary", ["short-term"]),
     (r"automatically", ["by default", "on its own"]), (r"automatic", ["auto"]), (r"separate", ["distinct"]),
@@ -812,9 +816,20 @@ class Realiser:
         what, whom = self._cell_parts(r, rng)
         val = self._cell_value(r, rng, vt)
         q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
-        a = rng.choice(["{val}.", "{it} {is} {val}.", "That one is {val}." if not _is_plural(what) else "{val}, then."])
+        # the answer names what it is ("The limit is $800."): a bare "It is 5 dollars." recurs
+        # across a domain's files
+        words = what.split()
+        cut = next((i for i, x in enumerate(words) if i and x in _HEAD_STOP), len(words))
+        head = " ".join(x for x in words[max(0, cut - 2):cut] if x.lower() not in ("the", "a", "an")) or "figure"
+        if _is_plural(head.split()[-1]) or _is_plural(what):
+            a = rng.choice(["{val}, then.", "{val} in that case.", "{val} is the number."])
+        elif reg.controlled:  # the value last: two wrapped answers never end on the same line
+            a = rng.choice(["the {head} is {val}.", "that {head} is {val}."])
+        else:
+            a = rng.choice(["the {head} is {val}.", "that {head} is {val}.", "{val} is the {head}.",
+                            "{val}: that's the {head}.", "it's {val}, that {head}."])
         n = _number_words(what)
-        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, **n)), "cell_qa")
+        return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, head=head, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self._cell_parts(r, rng)
@@ -1163,9 +1178,16 @@ class Realiser:
         rng.shuffle(cands)
         for make in cands:
             new = fix_agreement(_tidy(make()))
+            if _MANGLED.search(new) and not _MANGLED.search(text):  # a swap inside a set phrase: the
+                new = re.sub(r"\b(?:no-cost|at no charge) of charge\b", "at no charge", new)  # whole phrase instead
+                if _MANGLED.search(new):
+                    continue
             if new != text and (vt or recoverable(fact, new)):
                 return new
         return text
+
+
+_MANGLED = re.compile(r"(?<!\bfree )\bof charge\b", re.I)
 
 
 def _tidy(text: str) -> str:

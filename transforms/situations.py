@@ -77,6 +77,8 @@ class Rec:
     status: str = ""
     last4: str = ""
     internal: bool = False        # ids customers never quote (transactions, statements)
+    detail: str = ""              # a proper name it is known by: the merchant, the payee, the parent
+                                  # account's product ("Elm Street Bakery", "Essential Checking")
     fields: dict = field(default_factory=dict)
 
     def ref(self) -> str:
@@ -185,6 +187,34 @@ def _label(rec: dict) -> str:
     name = rec.get("name")
     if isinstance(name, str):
         return name
+    return ""
+
+
+_NAME_WORD = re.compile(r"^(?:[A-Z\u00c0-\u00de][\w\u00e0-\u00ff.'&-]*|&|of|and|de|la)$")
+
+
+def _proper(text: str) -> str:
+    """`text` when it reads as a proper name ("Elm Street Bakery", "City Power & Light",
+    "M. Okonjo"), else ""."""
+    words = text.split()
+    if not words or len(words) > 5 or re.search(r"[\d.]", text) or not words[0][:1].isupper():
+        return ""
+    return text if all(_NAME_WORD.match(w) for w in words) else ""
+
+
+def _detail(rec: dict, label: str) -> str:
+    """The proper name a record is known by besides its label: a merchant or payee ("Elm
+    Street Bakery"; "Rent - Willowbrook Apartments" -> "Willowbrook Apartments")."""
+    for k in ("merchant", "payee", "description", "vendor", "store"):
+        v = rec.get(k)
+        if not isinstance(v, str) or not v.strip() or v.strip() == label:
+            continue
+        v = v.strip()
+        name = _proper(v.split(" - ", 1)[1]) if " - " in v else _proper(v)
+        if name and len(name.split()) + (" - " not in v) >= 2 and name.lower() != label.lower() and \
+                name.split()[-1].lower() not in ("fee", "rebate", "interest", "payment", "deposit", "withdrawal", "atm",
+                                                 "employer"):
+            return name
     return ""
 
 
@@ -310,7 +340,7 @@ def build_view(db: dict) -> View:
             label = _label(r)
             rec = Rec(t, kind, rid, owner, label=label, route=_route(r, cities), day=_day(r), amount=_amount(r),
                       status=_human(r.get("status", "")) if isinstance(r.get("status"), str) else "",
-                      last4=_last4(r),
+                      last4=_last4(r), detail=_detail(r, label),
                       internal=bool(_INTERNAL_ID.match(rid)) or not rid)
             if not rid and rec.amount is None and rec.day is None:
                 continue
@@ -323,6 +353,18 @@ def build_view(db: dict) -> View:
                         people[owner].others.append(n)
             elif (label or rec.route) and (label or rec.route) not in things:
                 things.append(label or rec.route)
+    by_id = {r.id: r for r in records if r.id}
+    for t, recs in tables:  # a record with no name of its own is known by its parent's ("the
+        for r in recs:      # Essential Checking statement")
+            _k, rid = _own_id(t, r)
+            rec = by_id.get(rid)
+            if rec is None or rec.label or rec.detail:
+                continue
+            for k, v in r.items():
+                parent = by_id.get(str(v)) if k.endswith("_id") and k != _k and isinstance(v, (str, int)) else None
+                if parent is not None and parent.label and parent.kind != rec.kind:
+                    rec.detail = parent.label
+                    break
     return View(list(people.values()), records, things, cities)
 
 

@@ -57,11 +57,11 @@ _LAST = ["Ortega", "Nguyen", "Fischer", "Adeyemi", "Rossi", "Kowalski", "Haddad"
 
 # Wording that is not a fact: every line carries a name or several choice points.
 _RULES: dict[str, list[str]] = {
-    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>{, thanks for {contacting|getting in touch "
-                    "with|messaging} <company>|, you're through to <agent>{ at <short>|}|, this is <agent>{ from "
-                    "<short>|}|, <agent> here}{!|.}{ How can I help{ today|}?| What can I do for you?|}",
+    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>, {thanks for {contacting|getting in touch "
+                    "with|messaging} <company>|you're through to <agent>{ at <short>|}|this is <agent>{ from "
+                    "<short>|}|<agent> here}{ — how can I help{ today|}?| — what can I do for you{ today|}?|!|.}",
                     "{Welcome to|Thanks for contacting} <company>{ support|}, <first>{ — {I'm|my name is} <agent>|"
-                    "}{.|!}{ How can I help?|}"],
+                    "}{, how can I help?|.|!}"],
     "greet_customer": ["{Hi|Hello|Hey|Good {morning|afternoon}}{, it's <first>|, <first> here|}{ — |, }{I've got a "
                        "{question|quick question} about <thing>|I'm hoping you can help with <thing>|I need some help "
                        "with <thing>|something's come up with <thing>}{.|!}"],
@@ -74,12 +74,14 @@ _RULES: dict[str, list[str]] = {
     "close_customer": ["{Thanks|Thank you|Cheers|Great, thanks}{ {so much|a lot|for explaining|for checking}|}, "
                        "<agentfirst>{ — {that's {clear|all I needed|really helpful}|that helps with <thing>|I'll "
                        "keep that in mind for <thing>}|}{!|.}", "{Okay|Right|Alright|Got it}, {that makes sense|that's "
-                       "clear now|good to know} {for <thing>|then|}{, thanks <agentfirst>|}{!|.}"],
-    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear.| Ping me "
-                        "with questions.|}", "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{.|!}"],
+                       "clear now|good to know}{ for <thing>|, thanks <agentfirst>|, <agentfirst>|}{!|.}"],
+    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear{ on "
+                        "this| before <wday>|}.| Ping me with questions{ on this| before <wday>|}.|}",
+                        "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{ — {shout|ping me} if "
+                        "anything's unclear| — more at <wday>'s huddle|}{.|!}"],
     "filler_agent": ["{Let me {check|pull up|look at} <thing>{ for you|}|One moment while I {check|open} <thing>|I'm "
                      "{checking|looking at} <thing> now}{, <first>|}{.|...}", "{Thanks for your patience|Bear with me|"
-                     "Just a moment}{, <first>|}{ — {the system is a little slow {today|this morning}|I'm reading the "
+                     "Just a moment}, <first>{ — {the system is a little slow {today|this morning}|I'm reading the "
                      "notes on <thing>}|}{.|!}"],
     "filler_customer": ["{Sure|Okay|No problem|Of course}{, take your time|}{ — I'm {at work|on my phone|in the car "
                         "park}|}{.|!}", "{Yes|Yep}, {that's right|that's the one}{ — <thing>|}{.|!}"],
@@ -127,6 +129,15 @@ _SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}", "Until {
 def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
     toks = re.findall(r"[a-z0-9$%]+", text.lower())
     return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
+
+
+def _told(first: str, rng: random.Random) -> str:
+    """How a case note ends once the customer has been told ("Told Priya by phone.")."""
+    who = first or "the customer"
+    how = rng.choice(["", " by phone", " by email", " on chat", " on the call", " in branch", " the same day"])
+    return finish(rng.choice([f"{who} informed{how}.", f"told {who}{how}.", f"explained to {who}{how}.",
+                                  f"{who} {rng.choice(['OK', 'happy', 'fine'])} with that.",
+                                  f"customer informed{how}."]))
 
 
 def _register(reg: Optional["Register | str"], role: str = "agent") -> Register:
@@ -474,7 +485,8 @@ class BuiltinWriter(Writer):
             elif rec.label and rec.label.lower() != rec.kind:
                 bits.append(rng.choice([f"I have the {rec.label} ({what})", f"about my {rec.label}, {what}"]))
             else:
-                bits.append(rng.choice([f"about my {what}", f"I'm looking at my {what}"]))
+                mine = re.sub(r"^the ", "", what)  # "my statement from March 31", not "my the statement"
+                bits.append(rng.choice([f"about my {mine}", f"I'm looking at my {mine}"]))
         return finish(", and ".join(bits)) if bits else ""
 
     def distractor(self, fact: Fact, d: "Distractor", rng: random.Random, role: str = "customer",
@@ -576,10 +588,11 @@ class BuiltinWriter(Writer):
             t = rng.choice(["I've looked at {where}: {body}", "For {where}, {body}", "Checked {where} for you. {Body}"])
         else:
             t = rng.choice(["{Cust} ({where}): {body}", "Applied for {cust_l} on {where}: {body}",
-                            "Explained to {cust_l} ({where}): {body}", "{Where}: {body} Customer informed."])
+                            "Explained to {cust_l} ({where}): {body}", "{Where}: {body} {told}"])
         return fix_agreement(finish(t.format(where=where or "the record", Where=(where or "Record")[:1].upper()
                                              + (where or "Record")[1:], body=self.lower_first(body), Body=body,
-                                             Cust=cust or "Customer", cust_l=cust or "the customer")))
+                                             Cust=cust or "Customer", cust_l=cust or "the customer",
+                                             told=_told(cust, rng))))
 
     def hop_key(self, fact: Fact, route: "Route", rng: random.Random, register: Optional["Register | str"] = None,
                 context: Optional[Context] = None) -> str:
@@ -637,13 +650,18 @@ class BuiltinWriter(Writer):
         conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
         for_c = f" for {' with '.join(conds[:2])}" if conds else ""
         if reg.to_customer:
-            pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "In your case it's {v}.",
+            pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "{In_your_case} it's {v}.",
                     "{V}{for_c} — I've checked.", "It comes to {v}{for_c}."]
+        elif reg.controlled:  # a help page or a manual answers plainly
+            pool = ["{V}{for_c}.", "It is {v}{for_c}.", "The figure is {v}{for_c}.", "{V}{for_c} is the current figure."]
         else:
             pool = ["{V}{for_c}.", "It's {v}{for_c} — confirmed.", "{V}{for_c}, that's the current figure.",
-                    "{V}{for_c}. Checked it this morning."]
+                    "{V}{for_c}, checked {when}."]
         t = rng.choice(pool)
-        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c)))
+        when = rng.choice(["this morning", "today", "against the schedule"]) if "{when}" in t else ""
+        first = context.customer.first if context and context.customer else ""
+        yours = f"{first}, in your case" if first else "in your case"
+        return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when, In_your_case=yours)))
 
     def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
               context: Optional[Context] = None) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from pathlib import Path
 
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
@@ -14,6 +15,7 @@ from transforms.registry import register
 
 from transforms import common as C
 from transforms import haystack as H
+from transforms.grammar import expand as say_
 
 _CHANNELS = ["Web chat", "In-app chat", "WhatsApp Business", "Web chat (mobile)", "Messenger"]
 _SUPERSEDED_LEADS = ["I can see an older note on your file: ", "Our knowledge base still has this entry: ",
@@ -61,6 +63,8 @@ class ChatTranscript(Transformer):
         cust_email = (talk.customer.email if talk.customer and talk.customer.email
                       else w.email(cust.name, internal=False))
         thing = f"{ref_kind} {ref}"
+        if rec is not None and (rec.internal or rec.detail):  # customers name a statement by its account, not its id
+            thing = re.sub(r"^my ", "the ", H.record_name(rec, rng))
         avoid = [d.text for d in spec.distractors]
 
         turns: list[tuple[dt.datetime, str, str]] = []
@@ -92,7 +96,10 @@ class ChatTranscript(Transformer):
                     say(cust.name if t.role == "customer" else agent, t.text)
         for n, it in enumerate(its):
             if n or extra >= 2:
-                q = C.lead_in(rng.choice(["One more thing. ", "Also, ", "While I have you: ", ""]),
+                q = C.lead_in(say_(rng.choice(["One more thing{, <agent>|} — ", "Also, ", "While I have you{, <agent>|}: ",
+                                               "Oh, and ", "Another question{ about <thing>|}: ",
+                                               "Before you go{, <agent>|}: ", "Something else{ on <thing>|}: ", ""]),
+                                   rng, {"agent": C.first(agent), "thing": thing}),
                               w.question(it.fact, rng, talk.customer, rec if rng.random() < 0.5 else None))
             else:
                 q = w.question(it.fact, rng, talk.customer, rec)

@@ -29,6 +29,8 @@ from transforms.registry import register
 
 from transforms import common as C
 from transforms import haystack as H
+from transforms.grammar import say
+from transforms.smalltalk import spoken_topic
 
 
 @dataclass
@@ -41,26 +43,47 @@ class _Mail:
     signature: list[str]
 
 
-_ASK_INTERNAL = ["We're getting more questions on this and the macros don't agree. Can someone confirm the current rules?",
-                 "Before I update the help centre article, can we confirm the following?",
-                 "A few customers pushed back this week, so I want to make sure we're consistent. Questions below."]
-_FINAL_LEADS = ["Thanks everyone for the input. Final decision below, effective immediately; please use this wording with customers:",
-                "Closing the loop on this thread. The approved rules are:",
-                "Signed off with compliance this morning. Please treat the following as current:"]
-_REVIEW = ["Thanks, I'll take this to the policy review.", "Looping in ops so they see this.",
-           "Adding this to Thursday's agenda.", "Agree we need one answer here. Let me check with finance."]
-_CUST_ASK = ["I have a couple of questions before my next booking.", "I'm hoping you can clear something up for me.",
-             "I couldn't find a clear answer on your website, so I'm writing in."]
+# Thread wording is a grammar (`say`) over the thread's people, topic, customer record and days,
+# so one domain's threads do not repeat each other; a fact's own words are never edited.
+_ASK_INTERNAL = ["{We're getting more questions on <topic>|<cust> and others asked about <topic> this week|The <queue> "
+                 "queue keeps asking about <topic>} and {the macros don't agree|the knowledge base is unclear|two of our "
+                 "macros contradict each other}{ — can|; can} {someone|you, <owner_first>,} confirm the current rules?",
+                 "Before I update the {help centre article|<topic> article|<topic> macro}{ on <wday>|}, can we confirm "
+                 "the following{, <owner_first>|}?",
+                 "{A few|Several|Two} customers pushed back {this week|on <wday>|on the <queue> queue} about <topic>, so "
+                 "I want to make sure we're consistent{ — questions below|; my questions are below|}."]
+_FINAL_LEADS = ["{Thanks {everyone|both of you|<asker_first> and <helper_first>} for the input|Closing the loop on "
+                "<topic>|Signed off with {compliance|the policy team} {this morning|on <wday>}}{ —|;} {final decision "
+                "below, effective {immediately|from <date>}|the approved rules are below|please treat the following as "
+                "current}{, and please use this wording with customers|}:"]
+_KB_UPDATE = ["{I'll update|<helper_first> will update|I've asked <helper_first> to update} the {knowledge base "
+              "article|<topic> article|<topic> macros} {today|by <wday>|before the <wday> huddle}{, <asker_first>|}."]
+_REVIEW = ["{Thanks|Thanks, <asker_first>}{,| —} I'll take <topic> to the {policy review|<wday> review}{ and report back|}.",
+           "Looping in {ops|<owner_first>} so they see {this|the <topic> question}{ before <wday>|}.",
+           "Adding <topic> to {<wday>'s agenda|the agenda for the <wday> review}{, <asker_first>|}.",
+           "Agree we need one answer on <topic>{, <asker_first>|}{ — let me check with finance| — I'll check with "
+           "<owner_first>|}."]
+_CUST_ASK = ["{I have a couple of questions|I'm hoping you can clear something up for me|I couldn't find a clear answer "
+             "on your website} about <thing>{, so I'm writing in| before <wday>|}.",
+             "I'm writing about <thing>{ — I have {a couple of|two} questions| as I'm not sure how it works|}."]
 _AUTO = ("Thank you for contacting {company}. Your request has been received and assigned case number "
          "{case}. A member of our team will reply within one business day. Please keep the case number in "
          "the subject line if you write again.")
-_HOLDING = ["Thanks for your email. I'm checking the details with our policy team and will get back to you shortly.",
-            "Thanks for waiting. I want to give you an exact answer, so I'm confirming with a colleague."]
-_CUST_CHASE = ["Any update on this? Thanks.", "Just following up on my question below.",
-               "Hi again, wanted to check if there's news on this."]
-_CUST_ANSWER_LEADS = ["Thanks for your patience. Here's what applies to your questions:",
-                      "Sorry for the wait. I've confirmed the following:",
-                      "Thanks for bearing with us. The answers are below:"]
+_HOLDING = ["Thanks for your email about <thing>{, <cust_first>|} — I'm checking the details with {our policy team|a "
+            "colleague} and will {get back to you|reply} {shortly|by <wday>|tomorrow}.",
+            "Thanks for waiting{, <cust_first>|}: I want to give you an exact answer on <thing>, so I'm confirming "
+            "with {a colleague|our policy team}{ today| and will reply by <wday>|}."]
+_CUST_CHASE = ["Any update on {this|my question about <thing>}{, <agent_first>|}?", "Just following up on my question "
+               "{below|about <thing>}{ from <wday>|}.", "Hi again{, <agent_first>|} — {wanted to check if there's news|is "
+               "there any news} on <thing>{?|.}"]
+_CUST_ANSWER_LEADS = ["{Thanks for your patience|Sorry for the wait|Thanks for bearing with us}{ while I checked <thing>|"
+                      ", <cust_first>| on <thing>}{ — here's what applies| — this is what I confirmed| — the answers are "
+                      "below| — I've confirmed the following}:"]
+
+
+def _yours(thing: str) -> str:
+    """The customer's "my account" as the agent says it: "your account"."""
+    return "your" + thing[2:] if thing.startswith("my ") else thing
 
 
 def _signature(ctx: RenderContext, name: str, title: str, internal: bool) -> list[str]:
@@ -198,14 +221,18 @@ class EmailThread(Transformer):
                  [w.greeting(rng, "colleague"), C.authoritative(ctx, it, rng, after_wrong=False, register="staff_email")])
         its = current
 
-        ask = [w.greeting(rng, "colleague", name=owner), rng.choice(_ASK_INTERNAL)]
+        g = {"topic": spoken_topic(C.section_of(its[0].fact)), "owner_first": C.first(owner), "asker_first": C.first(asker),
+             "helper_first": C.first(helper), "wday": f"{day:%A}", "date": f"{day:%B} {day.day}",
+             "queue": rng.choice(["chat", "phone", "email", "branch"]),
+             "cust": C.first(C.pick_customer(ctx, rng).name)}
+        ask = [w.greeting(rng, "colleague", name=owner), say(rng.choice(_ASK_INTERNAL), rng, g)]
         qs = [w.question(it.fact, rng, register='staff_email') for it in its]
         ask += [f"{i + 1}. {q}" for i, q in enumerate(qs)]
         ask += [C.hedged(ctx, it.fact, d, rng, role="colleague", register="staff_email") for it in its for d in it.wrong]
         ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
         ask.append(w.closing(rng, "colleague", name=owner))
         mail(start, asker, [owner, helper], ask)
-        mail(start, helper, [asker, owner], [f"Hi {C.first(asker)},", rng.choice(_REVIEW)])
+        mail(start, helper, [asker, owner], [f"Hi {C.first(asker)},", say(rng.choice(_REVIEW), rng, g)])
         k = 0
         for it in its:
             for d in it.superseded:
@@ -223,10 +250,9 @@ class EmailThread(Transformer):
                   "Did this get discussed at the review?"]
         for who, text in zip((asker, helper), rng.sample(nudges, rng.randint(0, 2))):
             mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {C.first(owner)},", text])
-        final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", rng.choice(_FINAL_LEADS)]
+        final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", say(rng.choice(_FINAL_LEADS), rng, g)]
         final += _answers(ctx, rng, its, qs, "staff_email")
-        final += ["I'll update the knowledge base article today.", w.closing(rng, "colleague",
-                                                                              name=C.first(asker))]
+        final += [say(rng.choice(_KB_UPDATE), rng, g), w.closing(rng, "colleague", name=C.first(asker))]
         mail(day, owner, [asker, helper], final)
         return mails, subject
 
@@ -296,8 +322,11 @@ class EmailThread(Transformer):
                 exchange(t0, start - dt.timedelta(days=1))
                 t0 = t0 + dt.timedelta(days=1)
 
-        ask = ["Hello,", rng.choice(_CUST_ASK)] if not mails else [rng.choice(
-            ["Hello again,", "Hi again,", "Hello,"]), rng.choice(["Different question this time.", *_CUST_ASK])]
+        g = {"thing": H.record_name(talk.record, rng) if talk.record is not None else "my account",
+             "cust_first": C.first(cust.name), "agent_first": C.first(agent), "wday": f"{day:%A}"}
+        ask = ["Hello,", say(rng.choice(_CUST_ASK), rng, g)] if not mails else [rng.choice(
+            ["Hello again,", "Hi again,", "Hello,"]), say(rng.choice(["Different question this time, about <thing>.",
+                                                                     *_CUST_ASK]), rng, g)]
         qs = [w.question(it.fact, rng, talk.customer, talk.record if i == 0 else None) for i, it in enumerate(its)]
         ask += qs
         ask += [C.hedged(ctx, it.fact, d, rng, role="customer", register="customer_email", context=talk)
@@ -310,10 +339,12 @@ class EmailThread(Transformer):
         if not had:
             mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
         if rng.random() < 0.7:
-            mail(start + dt.timedelta(days=1), agent, [f"Hi {C.first(cust.name)},", rng.choice(_HOLDING)], display=disp)
+            mail(start + dt.timedelta(days=1), agent, [f"Hi {C.first(cust.name)},",
+                                                        say(rng.choice(_HOLDING), rng, {**g, "thing": _yours(g["thing"])})],
+                 display=disp)
             if rng.random() < 0.5:
-                mail(day, cust.name, [rng.choice(_CUST_CHASE), C.first(cust.name)])
-        final = [f"Hi {C.first(cust.name)},", rng.choice(_CUST_ANSWER_LEADS)]
+                mail(day, cust.name, [say(rng.choice(_CUST_CHASE), rng, g), C.first(cust.name)])
+        final = [f"Hi {C.first(cust.name)},", say(rng.choice(_CUST_ANSWER_LEADS), rng, {**g, "thing": _yours(g["thing"])})]
         final += _answers(ctx, rng, its, qs, "customer_email", talk)
         final.append(w.closing(rng, "agent", name=cust.name))
         mail(day, agent, final, display=disp)

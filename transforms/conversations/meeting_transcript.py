@@ -20,8 +20,10 @@ from transforms.smalltalk import meeting_chatter, meeting_opener, spoken_topic
 # Meeting wording is a grammar ({a|b} choices, <slot> names: owner/first names, topic, day),
 # so one domain's meetings do not repeat each other; a fact's own words are never edited.
 _OPEN = ["{Okay|Right|Alright}, let's {get started|kick off|begin}{, thanks {everyone|all} for joining| — thanks for "
-         "making time on a <wday>|}.", "{Right|Okay}, I think we have everyone{ except <first>|}. Let's {start|begin}.",
-         "Thanks for making time{, everyone|, all}{ — <first> will join late|}. Let's kick off."]
+         "making time on a <wday>| — <first>, you're first up| while we wait for <other>}.",
+         "{Right|Okay}, I think we have everyone{ except <first>| but <other>|}, so let's {start|begin}{ with the <topic> "
+         "item|}.", "Thanks for making time{, everyone|, all|, <first> and <other>}{ — <first> will join late| on a busy "
+         "<wday>|}, so let's kick off."]
 _AGENDA = ["{Today|This session} I want to go through <n> questions {the team keeps getting|that keep coming up} "
            "{from customers|on <topic>|in the queue}.",
            "Agenda is short: <n> questions {from the floor|on <topic>}, then {any other business|AOB|a quick round}.",
@@ -37,15 +39,22 @@ _OWNER_LEADS = ["{So|Okay}, to be clear for {everyone|the team|<first> and every
                 "{Okay|Right}, here's the decision{ on this one|}.",
                 "Let me state it so it goes in the {notes|minutes}{, <first>|}.",
                 "This is the one to use with customers{ from today| from <next>|}."]
-_ACKS = ["{Okay|Right}, that's clear{, thanks <owner_first>|}.", "Got it{, <owner_first>|}.",
-         "Makes sense{, thanks|, I'll tell the team|}.", "{Perfect|Great}{, that settles it for <topic>|}."]
-_ACTIONS = ["I'll update the {knowledge base article|<topic> article} {this afternoon|before <next>|today}.",
-            "I'll send the notes{ and the recording link|} {after this|by end of day}{, <first>|}.",
-            "{Can someone|<first>, can you} update the macros by <next>?",
-            "Let's {check in on|revisit} {this|<topic>} at the {next team meeting|<next> huddle}."]
-_CLOSE = ["{Great|Okay}, thanks {everyone|all}. {Talk soon|Speak <next>|Have a good <wday>}.",
-          "That's everything{ for today|}, thanks {all|everyone}{ — <first>, stay on a sec|}.",
-          "{Okay|Right}, I'll let you go. Thanks{, everyone|}!"]
+_ACKS = ["{Okay|Right}, that's clear{, thanks <owner_first>|}{ — I'll {tell|brief} the <topic> {queue|team}| for the "
+         "<topic> macro|}.", "Got it, <owner_first>{ — {I'll pass that on|that's what I {thought|hoped}} {to <other>|for "
+         "the <topic> item}|}.", "Makes sense{, thanks|, I'll tell the team|, <owner_first>}{ — <other> had the same "
+         "question| — that clears up the <topic> item|}.", "{Perfect|Great|Brilliant}, {that settles the <topic> item|"
+         "<owner_first>{, thanks| — noted for <wday>}}."]
+_ACTIONS = ["I'll update the {knowledge base article|<topic> article|<topic> macro} {this afternoon|before <next>|today}"
+            "{, <first>|}.",
+            "I'll send the notes{ and the recording link|} {after this|by end of day}{, <first>|, <other>|}{ — <first> "
+            "has the <topic> actions|}.",
+            "{Can someone|<first>, can you|<other>, could you} update the {macros|<topic> macro} by <next>?",
+            "Let's {check in on|revisit} {this|the <topic> item} at the {next team meeting|<next> huddle}{, <first>|}."]
+_CLOSE = ["{Great|Okay}, thanks {everyone|all}{ — talk soon| — speak <next>| — have a good <wday>|, see you <next>}"
+          "{, and thanks <first> for the notes|}.",
+          "That's everything{ for today|}, thanks {all|everyone}{ — <first>, stay on a sec| — <other>, I'll send you the "
+          "<topic> notes|}.",
+          "{Okay|Right}, I'll let you go{ — thanks, everyone| — thanks <first>, thanks <other>| back to the queue}{!|.}"]
 _HOLD = ["{Let's not quote that|Please don't quote that to customers} until I've checked{, <first>|}. "
          "I'll come back to you{ by <next>|}."]
 
@@ -89,10 +98,16 @@ class MeetingTranscript(Transformer):
 
         nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
 
+        routine_topics = ["queue", "rota", "backlog", "callback list", "macro", "QA", "training", "handover"]
+        room = rng.choice(["the Maple room", "the Harbour room", "room 3B", "the training room", "the Willow room"])
+
         def slots() -> dict[str, str]:
-            return {"first": C.first(rng.choice(staff)), "owner_first": C.first(owner), "wday": f"{day:%A}",
-                    "next": nxt, "topic": spoken_topic(rng.choice(topics)) if topics else "the queue",
-                    "time": rng.choice(["eleven", "two o'clock", "half past three", "noon"])}
+            a, b = rng.sample(staff, 2) if len(staff) > 1 else (staff[0], owner)
+            topic = spoken_topic(rng.choice(topics)) if topics else rng.choice(routine_topics)
+            return {"first": C.first(a), "other": C.first(b), "owner_first": C.first(owner), "wday": f"{day:%A}",
+                    "next": nxt, "topic": topic, "room": room,
+                    "time": rng.choice(["eleven", "two o'clock", "half past three", "noon", "four", "half eleven",
+                                        "quarter to three", "one"])}
 
         def line(pool: list[str], **raw: str) -> str:
             return say(rng.choice(pool), rng, slots(), raw=raw)

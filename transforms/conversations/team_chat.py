@@ -45,11 +45,14 @@ _DRAFT_REPLIES = ["{Looks reasonable|Seems fine} from the floor{, <owner_first>|
                   "Can we check this against {last quarter's numbers|what <topic> cases looked like last month}?",
                   "{Ops|Finance|The team leads} might push back on this one{ before <next>|}.",
                   "Thanks{, <owner_first>|}, will read before <next>."]
-_LOOKING = ["{Checking|Pulling up|Looking at} {the policy doc|the <topic> section|the manual}{, one sec| now|}"
-            "{, <asker_first>|}.", "{Looking|On it}{, <asker_first>|}."]
-_THANKS = ["{Perfect|Great|Brilliant|Lovely|Thanks|Thank you}{, <owner_first>|}{!|.} {Updating the {macro|<topic> "
-           "macro} now|Passing it on to <cust>|That's what I needed{ for <cust>|}|Telling <cust> now|I'll note it "
-           "on the case{ for <cust>|}}{.|!}", "Thank you{, <owner_first>|}!"]
+_LOOKING = ["{Checking|Pulling up|Looking at} {the policy doc|the <topic> section|the manual|the <topic> page}{, one sec| now|}"
+            "{, <asker_first>|}.", "{Looking|On it|Checking now|Give me a minute}, <asker_first>{ — {one sec|pulling up "
+            "the <topic> page|<cust> can hold a moment|bear with me}|}."]
+_THANKS = ["{Perfect|Great|Brilliant|Lovely|Thanks|Thank you|Cheers|Super}, <owner_first> — {updating the {macro|<topic> "
+           "macro} now|passing it on to <cust>|that's what I needed{ for <cust>|}|telling <cust> now|I'll note it on "
+           "<cust>'s case|<cust> will be pleased|I'll let <cust> know{ straight away|}}{.|!}",
+           "{Thank you|Thanks|Cheers|Much appreciated}{, <owner_first>|} — {<cust> has {the answer|it} now|that clears up "
+           "<topic>{ for <cust>|}|I was {stuck|going round in circles} on <topic>}{!|.}"]
 _HOLD = ["{Let's not quote anything on that|Please don't quote that to customers|Hold off on quoting that} until "
          "{the review|I've checked|<next>}{, I'll confirm| — I'll confirm in this thread|}."]
 _REACT = ["white_check_mark", "+1", "pray", "eyes", "raised_hands", "100"]

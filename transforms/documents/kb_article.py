@@ -17,19 +17,45 @@ from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Tran
 from .. import catalog as K
 from ..extract.html import html_text
 from ..grammar import say
+from ..realise import read
 from ..registry import register
-from transforms.common import Content, answer, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+from ..situations import view
+from transforms.common import Content, answer, section_topic, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
-_TITLES = ["{sec}: what you need to know", "How {sec_l} work", "{sec} explained", "Our {sec_l} policy",
-           "{sec} - rules and FAQs", "Understanding {sec_l}"]
-_INTROS = ["This article explains how {sec_l} work at {company}, and answers the questions we hear most often.",
-           "Here is everything you need to know about {sec_l}. If your question is not answered below, our team is "
-           "happy to help.",
-           "We get a lot of questions about {sec_l}. This page sums up the current rules.",
-           "Below you'll find the current {company} rules for {sec_l}, plus answers to common questions."]
+# Page wording is a grammar over the page's own topics (a section's short name, the catalog
+# products it covers) and the brand: titles, intros and the "Related articles" box are drawn
+# from the domain (its products, sections and records), not from a fixed list.
+_TITLES = ["<topic>: what you need to know", "<topic> explained", "<topic>: rules and FAQs", "Understanding <topic_l>",
+           "<topic>: common questions", "A guide to <topic_l>", "<topic>: the essentials", "Questions about <topic_l>"]
+_TITLES_PRODUCTS = ["<p1>{ and <p2>|}: {fees, rates and limits|what you need to know|the figures|key terms}",
+                    "{Fees, rates and limits|Key figures|Terms at a glance} for the <p1>{ and <p2>|}",
+                    "{Comparing|Choosing between} the <p1> and the <p2>", "The <p1>{ and <p2>|}: {FAQs|questions answered}"]
+_INTROS = ["{This article|This page} {explains|covers|sets out} {how <topic_l> work at <company>|the current <company> rules "
+           "for <topic_l>|what applies to <topic_l>}{, and answers the questions we hear most often| and answers common "
+           "questions| with examples| in plain words|}.",
+           "{Here is|Below is|You'll find here} {everything you need to know|what you need to know|the detail} about "
+           "<topic_l>{ at <company>|}{ — if your question is not answered below, our team is happy to help| and how "
+           "it applies to your account|}.",
+           "{We get a lot of questions|Customers often ask us} about <topic_l>{, so this page sums up the current rules| "
+           "— this page sums them up| and this page answers the most common ones}.",
+           "{Below|On this page} you'll find the current <company> rules for <topic_l>{, plus answers to common "
+           "questions| and a summary table| and what to do if your case is different|}."]
+_INTROS_PRODUCTS = ["{This article|This page} {covers|sets out|explains} the {fees, rates and limits|current figures|"
+                    "terms} of the <p1>{ and the <p2>|}{, and answers common questions| in one place|}.",
+                    "{Thinking about|Already have} the <p1>{ or the <p2>|}? {This page sets out|Here are} the {figures|"
+                    "terms} that apply{ today| to it|}."]
+_RELATED_PRODUCT = ["<p>: frequently asked questions", "Getting started with the <p>", "Is the <p> right for you?",
+                    "The <p> at a glance", "Managing your <p> online", "Switching to the <p>",
+                    "Fees and charges on the <p>", "Statements and documents for the <p>"]
+_RELATED_TOPIC = ["<topic>: common questions", "<topic> explained", "<topic>: what's changed",
+                  "<topic>: a step-by-step guide", "<topic>: how we can help"]
+_RELATED_BRAND = ["<bp>: frequently asked questions", "Getting started with <bp>", "Troubleshooting <bp>",
+                  "What's new in <bp>"]
+_RELATED_RECORD = ["What does \u201c<status>\u201d mean on a <kind>?", "Why is my <kind> showing \u201c<status>\u201d?",
+                   "Questions about a <kind>"]
 _RELATED = ["How to update your payment method", "Contact {company} support", "Managing your account online",
-            "Understanding your receipt", "Our privacy notice in plain words", "Accessibility at {company}",
-            "How to make a complaint", "Gift cards and promotional codes", "Opening hours and locations"]
+            "Our privacy notice in plain words", "Accessibility at {company}", "How to make a complaint",
+            "Opening hours and locations", "Keeping your account secure", "Updating your contact details"]
 _NOISE = [("How to reset your password",
            ["Open the sign-in page and choose Forgot password.",
             "Enter the email address on your account. We send a reset link within a few minutes.",
@@ -46,15 +72,25 @@ _NOISE = [("How to reset your password",
             "You can manage most requests in the app without calling us."])]
 # Generic questions every help page ends with, worded from a grammar with the brand's own
 # site and phone line (`say` with the page's slots).
-_FAQ_GENERIC = [("{Where can I find|How do I get|Can I download} {my receipt|a copy of my receipt|an invoice}{ for "
-                 "<thing>|}?", "{Receipts are|Every receipt is} in the Account area{ on <website>|} under History, "
-                 "and we {email a copy|send a copy to your inbox} after every {transaction|payment}."),
-                ("{Can I talk to a person|How do I reach a real person|Is there a phone number}{ about <thing>|}?",
-                 "{Yes|Of course}. Use the chat button on this page or call <phone> during opening hours{, "
-                 "<hours>|}."),
-                ("{What if|What should I do if} {my question is not answered here|this page does not cover my case}?",
-                 "{Message|Contact} {our team|us} {from your account|through the chat button}{ and quote the "
-                 "article number|}; {we reply|someone replies} <reply>.")]
+_FAQ_GENERIC = [("{Where can I find|How do I get|Can I download} {my receipt|a copy of my receipt|an invoice|my "
+                 "paperwork}{ for <thing>| about <topic_l>|}?", "{Receipts are|Every receipt is|Your documents are} in the "
+                 "Account area{ on <website>| of the app|} under {History|Documents}, and we {email a copy|send a copy to "
+                 "your inbox} after every {transaction|payment|change}."),
+                ("{Can I talk to a person|How do I reach a real person|Is there a phone number}{ about <thing>| about "
+                 "<topic_l>|}?", "{Yes — use|You can use|Please use} the chat button on this page or call <phone> "
+                 "{during opening hours|<hours>}{; have <thing> to hand|; we'll ask for your <check>|}."),
+                ("{What if|What should I do if} {my question is not answered here|this page does not cover my case|my "
+                 "question about <topic_l> is not covered here|<thing> does not fit these rules}?",
+                 "{Message|Contact|Write to} {our team|us} {from your account|through the chat button|at <website>}{ and "
+                 "quote the article number| and mention <topic_l>|}; {we reply|someone replies|a specialist replies} "
+                 "<reply>."),
+                ("{Has anything changed|Have the rules changed} {recently|this year|since I joined} for "
+                 "<topic_l>?", "{The rules above are|This page is} {current|up to date} as of the date at the top; we "
+                 "{write to you|let you know by email|notify you in the app} before any change to <thing>."),
+                ("{Does this apply to|Is this the same for} {everyone|all customers|customers who joined online|"
+                 "customers of <company> in every state}?",
+                 "{Unless the page says otherwise|Where the page does not say otherwise}, {yes|the same rules apply}; "
+                 "{ask us|check with our team} if <thing> {is different|has special terms}.")]
 
 _CSS = """
 *{box-sizing:border-box}body{margin:0;font-family:-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;
@@ -121,18 +157,81 @@ def _grids(items) -> list[str]:
     return out
 
 
+def _heading(section: str, group, rng: random.Random) -> str:
+    """A body section's heading: the catalog products it covers, or the section's short name."""
+    rows = list(dict.fromkeys(r.cell["row"] for it in group if (r := read(it.fact)).cell))
+    if rows:
+        names = rows[:3]
+        return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+    return section_topic(section)
+
+
+def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list[str], company: str) -> list[str]:
+    """Four links for the "Related articles" box: the page's own products and sections first,
+    then others of the domain (catalog products, sections, the brand's services, what its
+    records are: "What does "pending" mean on a transfer?"), now and then a general page."""
+    w = ctx.writer
+    all_rows = sorted({r.cell["row"] for f in ctx.facts.values() if (r := read(f)).cell})
+    all_secs = sorted({section_topic(f.section[-1]) for f in ctx.facts.values() if f.section and ":" not in f.section[-1]
+                       and "staff" not in f.section[-1].lower()})
+    v = view(ctx.db)
+    kinds = sorted({(r.kind, r.status) for r in v.records if r.status and r.kind})
+
+    used: set[str] = set()
+
+    def pick(pool: list[str]) -> str:  # one template once a box ("Statements for A", "Statements for B")
+        t = rng.choice([x for x in pool if x not in used] or pool)
+        used.add(t)
+        return t
+
+    def product(p: str) -> str:
+        return say(pick(_RELATED_PRODUCT), rng, {"p": p})
+
+    def topic(t: str) -> str:
+        return say(pick(_RELATED_TOPIC), rng, {"topic": t, "topic_l": w.lower_first(t)})
+
+    out: list[str] = []
+    own = [product(p) for p in rows[:3]] + [topic(section_topic(sec)) for sec in secs[:2]]
+    rng.shuffle(own)
+    out += own[:2]
+    pool = []
+    if all_rows:
+        pool.append(lambda: product(rng.choice(all_rows)))
+    if all_secs:
+        pool.append(lambda: topic(rng.choice(all_secs)))
+    if ctx.pack.brand.products:
+        pool.append(lambda: say(rng.choice(_RELATED_BRAND), rng,
+                                {"bp": rng.choice(sorted(ctx.pack.brand.products.values()))}))
+    if kinds:
+        pool.append(lambda: say(rng.choice(_RELATED_RECORD), rng, dict(zip(("kind", "status"), rng.choice(kinds)))))
+    while len(out) < 4 and pool:
+        out.append(rng.choice(pool)())
+    if rng.random() < 0.3:
+        out[-1] = rng.choice(_RELATED).format(company=company)
+    return list(dict.fromkeys(out))
+
+
 def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> str:
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
     company = brand.company
     items = content.items
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "General") for it in items))
+    rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
     if spec.noise:
         noise_title, noise_steps = rng.choice(_NOISE)
         sec = noise_title
     else:
         sec = secs[0] if secs else "Policies"
-    title = spec.title or (noise_title if spec.noise else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec)))
+    tslots = {"topic": section_topic(sec), "topic_l": w.lower_first(section_topic(sec)), "company": company,
+              "p1": rows[0] if rows else "", "p2": rows[1] if len(rows) > 1 else ""}
+    if spec.title or spec.noise:  # a section's title as the page names it ("Personal checking")
+        title = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else noise_title
+    elif rows and rng.random() < 0.7:
+        title = say(rng.choice(_TITLES_PRODUCTS if len(rows) > 1 else _TITLES_PRODUCTS[:2] + _TITLES_PRODUCTS[3:]), rng,
+                    tslots)
+    else:
+        title = say(rng.choice(_TITLES), rng, tslots)
     author = w.person(rng, "agent")
     art_id = rng.randint(100000, 999999)
     updated = date  # the page's date is its last update
@@ -142,6 +241,9 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
               "thing": rng.choice(["a booking", "an order", "my account", "a payment", "a recent purchase"]),
               "hours": rng.choice(["weekdays 8am to 8pm", "every day from 7am to 10pm", "Monday to Saturday"]),
               "reply": rng.choice(["within one working day", "the same day", "within a few hours"])}
+
+    fslots.update(topic_l=tslots["topic_l"], company=company,
+                  check=rng.choice(["date of birth", "email address", "postcode", "phone number"]))
 
     def generic(q: str, a: str) -> tuple[str, str]:
         return say(q, rng, fslots), say(a, rng, fslots)
@@ -158,8 +260,9 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         body.append("<h2>Step by step</h2><ol>" + "".join(f"<li>{_e(s)}</li>" for s in noise_steps) + "</ol>")
         faq = [generic(q, a) for q, a in rng.sample(_FAQ_GENERIC, 2)]
     else:
-        intro_sec = " and ".join(w.lower_first(s) for s in secs[:2])
-        body.append(f"<p>{_e(rng.choice(_INTROS).format(sec_l=intro_sec, company=company))}</p>")
+        islots = {**tslots, "topic_l": " and ".join(w.lower_first(section_topic(s)) for s in secs[:2])}
+        intro = _INTROS_PRODUCTS if rows and rng.random() < 0.5 else _INTROS
+        body.append(f"<p>{_e(say(rng.choice(intro), rng, islots))}</p>")
         faq_items = [it for it in items if it.rumours]
         others = [it for it in items if not it.rumours]
         if len(others) >= 3:  # readers' questions answered in the FAQ, value questions above all
@@ -172,8 +275,10 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             group = [it for it in body_items if (it.fact.section[-1] if it.fact.section else "General") == s]
             if not group:
                 continue
-            body.append(f"<h2>{_e(s)}</h2>")
+            body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")
             gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
+            if len({read(it.fact).cell["row"] for it in gridded}) < 2 and not any(it.role == "stale" for it in gridded):
+                gridded = []  # one product: its figures read as sentences, not a one-column table
             said: set[str] = set()
             for it in group:
                 if it in gridded:
@@ -210,12 +315,8 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     body.append('<div class="helpful">Was this article helpful? <button type="button">Yes</button> '
                 '<button type="button">No</button></div>')
 
-    related = rng.sample(_RELATED, 4)
-    products = sorted(brand.products.values())
-    if products:
-        related.insert(0, f"{rng.choice(products)}: frequently asked questions")
-    rel_html = "".join(f'<li><a href="/help/articles/{rng.randint(100000, 999999)}">{_e(r.format(company=company))}'
-                       f"</a></li>" for r in related)
+    rel_html = "".join(f'<li><a href="/help/articles/{rng.randint(100000, 999999)}">{_e(r)}</a></li>'
+                       for r in _related(ctx, rng, secs, rows, company))
     contact = f"Call {_e(brand.phone)} or chat with us." if brand.phone else "Chat with us."
     site = brand.website or f"www.{brand.email_domain}"
     nav = "\n".join(f'<a href="/help/{c.lower().replace(" ", "-")}">{c}</a>' for c in cats)

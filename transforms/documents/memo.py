@@ -16,27 +16,58 @@ from pathlib import Path
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from ..extract.docx import docx_text
 from ..registry import register
-from transforms.common import Content, check_capacity, doc_number, fmt_date, initials, plan_content, spec_date
+from facts.hashing import sha256_hex
+from transforms.common import (Content, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
+                               spec_date)
+
+from ..grammar import say
+from ..realise import read
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
-          "Contact centre team", "Store and support managers"]
-_PURPOSE = ["This memo records the decisions from the {sec_l} review held on {meeting} and what each team needs "
-            "to do next.",
-            "Following the kickoff meeting on {meeting}, this memo confirms how we will handle {sec_l} from now on.",
-            "The purpose of this memo is to confirm the agreed rules for {sec_l}, so that everyone gives customers "
-            "the same answer.",
-            "We met on {meeting} to settle open questions on {sec_l}. The outcomes are below."]
-_BACKGROUND = ["Over the last quarter we saw inconsistent answers across channels, and several complaints "
-               "traced back to outdated guidance.",
-               "Team leads asked for one written reference after questions came up in coaching sessions.",
-               "The review looked at recent tickets, the customer terms and feedback from the floor.",
-               "Several teams were still working from printed guides that predate the last policy update."]
-_ACTIONS = ["Update the help-centre article on {topic}", "Brief the team on {topic} at the next stand-up",
-            "Check the system configuration for {topic}", "Refresh the call scripts covering {topic}",
-            "Add {topic} to the QA checklist", "Retire the old printed guide on {topic}"]
-_NEXT = ["Please read the decisions with your team this week. Questions go to the sender of this memo.",
-         "We will review how this is working at the next monthly operations meeting.",
-         "Reply to this memo if anything above conflicts with a process you use today."]
+          "Contact centre team", "Store and support managers", "Chat and email teams", "Phone team leads",
+          "Quality and training team", "Complaints team", "Back-office operations team"]
+_TITLES = ["Head of Customer Operations", "Service Policy Lead", "Operations Manager", "Director, Customer Experience",
+           "Contact Centre Manager", "Quality Lead"]
+# Memo wording is a grammar over the memo's own topics, products, meeting, sender and teams
+# (`say`), so one domain's memos read as written by different people about different things.
+_PURPOSE = ["This memo {records|sets out|confirms} the decisions from the <topic_l> review {held on|of} <meeting>{ and "
+            "what each team needs to do next| and who does what next| for <to_l>|}.",
+            "Following the {kickoff|working} meeting on <meeting>, this memo confirms how we {will handle|handle} "
+            "<topic_l> {from now on|from <date>|across <to_l>}.",
+            "The purpose of this memo is to confirm the agreed rules for <topic_l>{, so that everyone gives customers "
+            "the same answer| for <to_l>| after the <meeting> review|}.",
+            "We met on <meeting> to settle open questions on <topic_l>{ raised by <to_l>| from <cc_first>'s queue|}; "
+            "the outcomes are {below|listed under Decisions}.",
+            "{After|Following} {several|a run of} questions {from <to_l>|from the floor|in coaching} about <topic_l>, "
+            "this memo {puts the agreed answers in one place|is the written reference}."]
+_BACKGROUND = ["{Over the last quarter|Since <month>|In the last few weeks} we saw {inconsistent|different} answers "
+               "{across channels|between chat and phone|from one shift to the next} on <topic_l>{, and {several|a "
+               "handful of} complaints traced back to {outdated guidance|an old macro|a printed guide}|}.",
+               "{Team leads|<cc_first> and the other team leads|Quality reviewers} asked for one written reference on "
+               "<topic_l> after {questions came up in coaching sessions|the <month> calibration session|a run of "
+               "escalations}.",
+               "The review {looked at|went through} {recent tickets|<month>'s tickets|a sample of calls}, the customer "
+               "terms{ for <topic_l>|} and feedback from {the floor|<to_l>|the complaints team}.",
+               "{Several teams|Some of <to_l>} were still working from {printed guides|old macros|notes} on <topic_l> "
+               "that predate the {last policy update|<month> update|current terms}."]
+_ACTIONS = ["Update the help-centre article on <topic_l>", "Brief <to_l> on <topic_l> at the next stand-up",
+            "Check the system configuration for <topic_l>", "Refresh the call scripts covering <topic_l>",
+            "Add <topic_l> to the QA checklist", "Retire the old printed guide on <topic_l>",
+            "Update the chat macros for <topic_l>", "Check last month's <topic_l> cases against these decisions",
+            "Share this memo at the <wday> huddle", "Confirm the <p> pages on the website match"]
+_DECIDE = ["The following was agreed{ on <meeting>|} and applies {with immediate effect|from <date>|to all channels}:",
+           "{Effective today|From <date>|As of <date>}, the rules{ for <topic_l>|} are:",
+           "We agreed the following{ on <meeting>| for <topic_l>|}:", "{Decisions|Agreed points}{ for <topic_l>|}, "
+           "{in force from <date>|effective immediately}:"]
+_NEXT = ["{Please|Team leads, please} {go through|read|walk through} {these decisions|the decisions above|this memo} with "
+         "{your team|<to_l>} {this week|before <due>|at the <wday> huddle}{; questions go to <sender_first>|, and send "
+         "questions to <sender_first>|}.",
+         "We will review how {this|the <topic_l> change} is working at {the next monthly operations meeting|the "
+         "<month> review|the <wday> leads' meeting}{, <sender_first> chairing|}.",
+         "Reply to {this memo|<sender_first>} if anything above conflicts with a process {you use today|<to_l> "
+         "follow|in your area}{, by <due>|}.",
+         "{<cc_first> will|I will} {check in with|follow up with} {each team lead|<to_l>} {by <due>|next week} on "
+         "<topic_l>."]
 _NOISE = [("Office move: schedule and logistics",
            ["The move to the new floor happens over one weekend; desks will be packed on Friday afternoon.",
             "Each team lead collects crates from facilities on the Wednesday before the move.",
@@ -106,16 +137,24 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     items = content.items
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "General") for it in items))
     sender = w.person(rng, "manager")
-    sender_title = rng.choice(["Head of Customer Operations", "Service Policy Lead", "Operations Manager",
-                               "Director, Customer Experience"])
+    sender_title = _TITLES[int(sha256_hex(f"{ctx.pack.name}:{sender}")[:8], 16) % len(_TITLES)]  # one title a person
     cc = w.person(rng, "agent")
     meeting = date - dt.timedelta(days=rng.randint(1, 6))
     if spec.noise:
         re_line, noise_paras = rng.choice(_NOISE)
         sec_l = re_line.lower()
     else:
-        sec_l = " and ".join(ctx.writer.lower_first(s) for s in secs[:2]) or "policy"
+        sec_l = " and ".join(ctx.writer.lower_first(section_topic(s)) for s in secs[:2]) or "policy"
         re_line = spec.title or w.subject([it.fact for it in items], rng)
+    to = rng.choice(_TEAMS)
+    rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
+    to_l = to.lower() if to.startswith("All") else "the " + to.lower()
+    slots = {"topic_l": sec_l, "meeting": fmt_date(meeting, "short"), "date": fmt_date(date, "short"),
+             "month": (date - dt.timedelta(days=rng.randint(20, 80))).strftime("%B"), "to_l": to_l,
+             "cc_first": cc.split()[0], "sender_first": sender.split()[0],
+             "wday": rng.choice(["Monday", "Tuesday", "Wednesday", "Thursday"]),
+             "due": fmt_date(date + dt.timedelta(days=rng.randint(5, 14)), "short"),
+             "p": rows[0] if rows else w.lower_first(section_topic(secs[0])) if secs else "policy"}
     ref = doc_number(ctx, rng, "MEMO")
 
     d = docx.Document()
@@ -140,30 +179,29 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     r.font.size = Pt(22)
     r.font.color.rgb = accent
 
-    block = d.add_table(rows=0, cols=2)
-    block.alignment = WD_TABLE_ALIGNMENT.LEFT
-    to = rng.choice(_TEAMS)
-    head = [("TO:", to), ("FROM:", f"{sender}, {sender_title}"), ("CC:", cc), ("DATE:", fmt_date(date)),
-            ("RE:", re_line)]
+    # the header block as a typed memo sets it: one tab-aligned line a field
+    head = [("TO:", to), ("FROM:", f"{sender}, {sender_title} ({w.email(sender)})"), ("CC:", cc),
+            ("DATE:", fmt_date(date)), ("RE:", re_line)]
     if spec.series:
-        head.append(("VERSION:", f"{spec.version or 1} (this version replaces any earlier one with the same title)"
-                     if (spec.version or 1) > 1 else "1"))
+        head.append(("VERSION:", f"{spec.version or 1} (replaces earlier versions)" if (spec.version or 1) > 1 else "1"))
     if not spec.noise:
         head.append(("APPROVED BY:", f"{sender}, {sender_title}"))
     for k, v in head:
-        cells = block.add_row().cells
-        cells[0].paragraphs[0].add_run(k).bold = True
-        cells[1].paragraphs[0].add_run(v)
+        hp_ = d.add_paragraph()
+        hp_.paragraph_format.space_after = Pt(0)
+        hp_.paragraph_format.tab_stops.add_tab_stop(Pt(90))
+        hp_.add_run(k).bold = True
+        hp_.add_run(f"\t{v}")
     _rule(d.add_paragraph())
 
     d.add_heading("Purpose", level=2)
     if spec.noise:
         d.add_paragraph(f"This memo sets out the plan for {sec_l}.")
     else:
-        d.add_paragraph(rng.choice(_PURPOSE).format(sec_l=sec_l, meeting=fmt_date(meeting, "short")))
+        d.add_paragraph(say(rng.choice(_PURPOSE), rng, slots))
 
     d.add_heading("Background", level=2)
-    d.add_paragraph(rng.choice(_BACKGROUND))
+    d.add_paragraph(say(rng.choice(_BACKGROUND), rng, slots))
     hedges = content.hedges
     if hedges:
         d.add_paragraph("For the record, these are the points that caused confusion:")
@@ -176,8 +214,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
             d.add_paragraph(p, style="List Number")
     else:
         d.add_heading("Decisions", level=2)
-        d.add_paragraph(rng.choice(["The following was agreed and applies with immediate effect:",
-                                    "Effective today, the rules are:", "We agreed the following:"]))
+        d.add_paragraph(say(rng.choice(_DECIDE), rng, slots))
         said: set[str] = set()
         for it in items:
             if it.role == "hop" and it.route is not None and it.route.label:
@@ -191,22 +228,22 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     tbl.style = "Light Grid Accent 1"
     for cell, h in zip(tbl.rows[0].cells, ("#", "Action", "Owner", "Due")):
         cell.paragraphs[0].add_run(h).bold = True
-    topics = list(dict.fromkeys(ctx.writer.lower_first(s) for s in secs)) or ["the new process", "the schedule", "the checklist"]
+    topics = list(dict.fromkeys(ctx.writer.lower_first(section_topic(s)) for s in secs)) or \
+        ["the new process", "the schedule", "the checklist"]
     actions = rng.sample(_ACTIONS, min(len(_ACTIONS), max(2, min(5, len(topics) + 1))))
     for i, a in enumerate(actions, 1):
         cells = tbl.add_row().cells
         due = date + dt.timedelta(days=rng.randint(3, 21))
         cells[0].text = str(i)
-        cells[1].text = a.format(topic=topics[(i - 1) % len(topics)])
+        cells[1].text = say(a, rng, {**slots, "topic_l": topics[(i - 1) % len(topics)]})
         cells[2].text = w.person(rng, "agent")
         cells[3].text = fmt_date(due, "short")
 
     d.add_heading("Next steps", level=2)
-    d.add_paragraph(rng.choice(_NEXT))
+    d.add_paragraph(say(rng.choice(_NEXT), rng, slots))
     d.add_paragraph(rng.choice(["Regards,", "Thanks,", "Best regards,", "Many thanks,"]))
-    sig = d.add_paragraph()
+    sig = d.add_paragraph()  # signed with the name: title and address are in the header
     sig.add_run(sender).bold = True
-    sig.add_run(f"\n{sender_title}\n{brand.company}\n{w.email(sender)}")
     d.add_paragraph(f"{initials(sender)}/{initials(cc)}  Ref. {ref}").runs[0].font.size = Pt(8)
 
     cp = d.core_properties

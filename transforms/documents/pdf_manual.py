@@ -362,7 +362,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     story: list = []
     # --- title page -----------------------------------------------------------------------
     story += [Paragraph(escape(brand.company), S["brand"])]
-    if brand.tagline:
+    if brand.tagline and rng.random() < 0.3:  # only some of the templates print the brand's tagline
         story.append(Paragraph(escape(brand.tagline), S["tagline"]))
     story += [Paragraph(escape(title), S["title"])]
     meta = [["Document ID", doc_id], ["Version", version], ["Effective date", fmt_date(date)],
@@ -509,7 +509,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     intro.keepWithNext = 1
     story.append(intro)
     story.append(_revision_table(spec, ctx, content, rng, date, major, minor, fm, P, S, table, doc.width))
-    story += [Spacer(1, 14), Paragraph(escape(f"End of document {doc_id}."), S["center"])]
+    story += [Spacer(1, 14), Paragraph(escape(f"End of {doc_id}"), S["center"])]
 
     doc.multiBuild(story, canvasmaker=NumberedCanvas)
     return buf.getvalue()

@@ -13,7 +13,6 @@ from __future__ import annotations
 import csv
 import datetime as dt
 import io
-import re
 from pathlib import Path
 
 from facts.models import SlotType
@@ -23,9 +22,17 @@ from transforms import haystack as H
 from transforms.extract.text import extract_csv
 from transforms.grammar import say
 from transforms.registry import register
+from transforms.smalltalk import spoken_topic
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
 _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
+
+
+def _category(fact) -> str:
+    """A CRM category for a fact's case: its section as a desk files it, in a word or two
+    ("Savings and money market catalog" -> "Savings")."""
+    t = spoken_topic(C.section_of(fact))
+    return t[:1].upper() + t[1:]
 
 
 @register
@@ -71,29 +78,29 @@ class CaseLedger(Transformer):
                 who = C.Person(talk.customer.name, talk.customer.id) if talk.customer else None
                 note = C.word(ctx, it, rng, register="ticket", context=talk)
                 case(C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng, 8, 18),
-                     rng.choice(["Charges", "Account change", "Service request", C.section_of(f)]), "Closed", note,
+                     rng.choice(["Charges", "Account change", "Service request", _category(f)]), "Closed", note,
                      amount, who=who)
                 continue
             for d in it.wrong:
                 when = C.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
-                case(when, C.section_of(f), "Closed - no change",
+                case(when, _category(f), "Closed - no change",
                      f'Customer queried this: "{C.hedged(ctx, f, d, rng, role="customer")}" '
                      "Explained the current policy.", ref=C.policy_ref(pack, f))
             for d in it.superseded:
                 when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
-                case(when, C.section_of(f), "Closed", "Handled with the macro in force at the time. " +
+                case(when, _category(f), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, f, d, rng, on=when.date()), ref=C.policy_ref(pack, f))
             note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False, register="ticket")
-            case(C.office_time(pack, day, rng, 8, 18), C.section_of(f), "Resolved", note, amount,
+            case(C.office_time(pack, day, rng, 8, 18), _category(f), "Resolved", note, amount,
                  C.policy_ref(pack, f))
         for fact, d in orphans:
             if d.role == "superseded":
                 when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
-                case(when, C.section_of(fact), "Closed", "Handled with the macro in force at the time. " +
+                case(when, _category(fact), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, fact, d, rng, on=when.date()), ref=C.policy_ref(pack, fact))
                 continue
             when = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
-            case(when, C.section_of(fact), "Open",
+            case(when, _category(fact), "Open",
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
         avoid = tuple(d.text for d in spec.distractors)
@@ -102,15 +109,16 @@ class CaseLedger(Transformer):
         for _ in range(n_noise):
             opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
             recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open
-            if rows and rng.random() < 0.05:
-                note = say("{Duplicate of|Same request as|Already raised in} <dup>{; merged and closed|, closing this "
-                           "one|; customer wrote in twice|}.", rng, {"dup": "{dup}"})
-                if any(re.search(rf"(?<!\w){re.escape(a)}(?!\w)", note, re.I) for a in avoid):
-                    note = "Duplicate of {dup}."  # filler never says a wrong value of this file ("twice")
-                case(opened, "General", "Closed", note)
+            earlier = [r for r in rows if r.get("entry") is not None and r["opened"] < opened]
+            if earlier and rng.random() < 0.05:  # the same customer wrote in again: merged into the first case
+                orig = rng.choice(earlier)
+                note = H.duplicate_note(ctx, rng, orig["entry"], avoid=avoid)
+                case(opened, orig["category"], "Closed", note, who=C.Person(orig["customer"], orig["customer_id"]))
+                rows[-1]["dup_of"] = orig
                 continue
             cn = H.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
             case(opened, cn.category, cn.status, cn.text, who=C.Person(cn.customer.name, cn.customer.id))
+            rows[-1]["entry"] = cn
         rows.sort(key=lambda r: r["opened"])
         prefix = C.id_prefix(pack, "case", "ticket")
         n, ids = rng.randint(20000, 80000), []
@@ -121,8 +129,9 @@ class CaseLedger(Transformer):
         wr = csv.writer(buf, lineterminator="\r\n")
         wr.writerow(["case_id", "opened_at", "closed_at", "customer", "customer_id", "category", "channel",
                      "status", "amount", "currency", "resolution_note", "policy_ref", "agent"])
+        id_of = {id(r): ids[i] for i, r in enumerate(rows)}
         for i, r in enumerate(rows):
-            note = r["note"].replace("{dup}", ids[i - 1] if i else ids[0])
+            note = r["note"].replace("{dup}", id_of[id(r["dup_of"])]) if "dup_of" in r else r["note"]
             wr.writerow([ids[i], f"{r['opened']:%Y-%m-%d %H:%M}", f"{r['closed']:%Y-%m-%d %H:%M}" if r["closed"] else "",
                          r["customer"], r["customer_id"], r["category"], r["channel"], r["status"], r["amount"],
                          pack.info.currency if r["amount"] else "", note, r["ref"], r["agent"]])

@@ -101,7 +101,7 @@ class RateSheet(Transformer):
         n_old = rng.randint(3, 5)
         old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
         history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
-        areas = sorted({C.section_of(it.fact) for it in its}) or ["the price list"]
+        areas = sorted({C.section_topic(C.section_of(it.fact)) for it in its}) or ["office supplies"]
         slots = {"owner": owner, "owner_first": C.first(owner), "approver_first": C.first(approver), "doc": "this workbook",
                  "short": C.brand_short(pack), "email": w.email(owner),
                  "since": f"{min(old_days):%B %Y}" if old_days else "last year"}
@@ -115,17 +115,19 @@ class RateSheet(Transformer):
         for it in its:
             for d in it.superseded:
                 on = C.earlier_day(d, day, rng, 5, 35)
-                history.append((on, C.section_of(it.fact), C.hedged(ctx, it.fact, d, rng, on=on), "Superseded", owner))
+                history.append((on, C.section_topic(C.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
+                                "Superseded", owner))
             for d in it.wrong:
-                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_of(it.fact),
+                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_topic(C.section_of(it.fact)),
                                 "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
                                 "Rejected", rng.choice(pack.brand.agents or [approver])))
         for fact, d in orphans:
             on = C.earlier_day(d, day, rng, 1, 6)
             if d.role == "superseded":
-                history.append((on, C.section_of(fact), C.hedged(ctx, fact, d, rng, on=on), "Superseded", owner))
+                history.append((on, C.section_topic(C.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
+                                "Superseded", owner))
             else:
-                history.append((on, C.section_of(fact), "Review comment: \u201c" +
+                history.append((on, C.section_topic(C.section_of(fact)), "Review comment: \u201c" +
                                 C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
                                 "Open - not in this release", approver))
         history.sort(key=lambda h: (h[0], h[3] != "Released"))
@@ -147,7 +149,12 @@ class RateSheet(Transformer):
         wb = openpyxl.Workbook()
         ws = wb.active
         ws.title = "Summary"
-        title = spec.title or ("Rates, Fees & Limits" if its else "Supplies & Equipment Price List")
+        if spec.title:  # a schedule named for its subject, not the policy section's title
+            sub = " / ".join(C.section_topic(t) for t in spec.title.split(" / "))
+            title = rng.choice([f"{sub} schedule", f"{sub}: rates, fees and limits", f"{sub} price schedule",
+                                f"Schedule of charges: {sub}"])
+        else:
+            title = "Rates, Fees & Limits" if its else "Supplies & Equipment Price List"
         doc_id = f"RC-{pre}-{day:%Y}-{rng.randint(1, 40):02d}"
         if spec.series:
             doc_id = f"RC-{pre}-{random.Random(f'series-id:{spec.series}').randint(1, 40):02d}"
@@ -230,7 +237,7 @@ class RateSheet(Transformer):
                 item = item[:1].upper() + item[1:]
                 ref = f"{letter}-{i + 1:03d}"
                 if name == "Rules":
-                    rows.append([ref, C.section_of(f), item, applies, details,
+                    rows.append([ref, C.section_topic(C.section_of(f)), item, applies, details,
                                  dt.datetime(eff.year, eff.month, eff.day)])
                     formats[(i, 5)] = "yyyy-mm-dd"
                     continue
@@ -238,7 +245,7 @@ class RateSheet(Transformer):
                 value, fmt, unit = X.typed_value(shown, f.statement.replace(f.slots[0].text, shown.text, 1))
                 if it.rendition == "voiced":  # the basis column must not quote the policy's words
                     unit = " ".join(unit.split()[:3])
-                rows.append([ref, C.section_of(f), item, applies, value, unit, details,
+                rows.append([ref, C.section_topic(C.section_of(f)), item, applies, value, unit, details,
                              dt.datetime(eff.year, eff.month, eff.day)])
                 formats[(i, 4)] = fmt
                 formats[(i, 7)] = "yyyy-mm-dd"

@@ -26,15 +26,49 @@ _ASK = ["{Frontline|The <queue> queue} keeps getting this and the knowledge base
         "{Please confirm|Can <owner_first> confirm}:",
         "Need an authoritative answer for the {macros|<topic> macros}{ before <next>|}. Questions:",
         "Customers are escalating on {this|<topic>}; can the policy owner confirm the current rule{ by <next>|}?"]
-_RESOLVE_LEAD = ["Resolution{ for <reporter_first>|}:", "Answer from {the policy owner|<owner_first>}:",
-                 "Confirmed with compliance{ on <wday>|}."]
+_RESOLVE_LEAD = ["{Resolution|Answer}{ for <reporter_first>| on <topic>|}{ from <owner_first>|}:",
+                 "{Answer|Ruling} from {the policy owner|<owner_first>}{ on <topic>| for the <queue> queue|}:",
+                 "Confirmed with {compliance|the policy team|<owner_first>}{ on <wday>| this morning|}{, <reporter_first>|}:"]
 _DRAFT_LEAD = ["Draft for discussion{ on <topic>|}, not approved yet:", "Working notes from the {review|<wday> review}:"]
-_AFTER = ["{Knowledge base article|The <topic> article} updated, closing.",
-          "Macros updated to match{, thanks <owner_first>|}. Closing this ticket.",
-          "Thanks{, <owner_first>|}, shared with the team {in the morning huddle|at <wday>'s huddle|on the <queue> "
-          "channel}."]
+_AFTER = ["{Updated|Changed|Fixed} the <topic> {article|macro|saved reply} to match{, thanks <owner_first>|}{ — closing| and "
+          "closed this|; closing on <wday>|}.",
+          "{Macros|The <queue> macros|Saved replies} {updated|now match}{ for <topic>|}{, thanks <owner_first>|}{; closing|, "
+          "so closing this ticket| — shared with the <queue> queue}.",
+          "{Thanks|Cheers|Got it}, <owner_first> — {shared with the team {in the morning huddle|at <wday>'s huddle|on the "
+          "<queue> channel}|I'll brief the <queue> queue {today|on <wday>}|the <topic> article is updated}{, closing|}."]
 _SUMMARY = ["{Clarify|Confirm|Need a ruling on} <topic> {rules|wording} for {frontline|the <queue> queue}",
             "{Conflicting|Unclear} answers on <topic>{ in the <queue> queue|}"]
+
+
+def _record(talk) -> str:
+    """How a case note names the customer's record ("their Everyday Savings account")."""
+    rec = talk.record
+    if rec is None:
+        return "their account"
+    if rec.detail and rec.internal:
+        return f"the {rec.detail} {rec.label or rec.kind}"
+    if rec.label and rec.label.lower() != rec.kind:
+        return f"their {rec.label}" + ("" if rec.kind in rec.label.lower() else f" {rec.kind}")
+    return rec.ref()
+
+
+# The saved filter an export was pulled with: its name (who keeps it, what it is for) and its
+# query (the project, from the first ticket's day).
+_FILTER_NAME = ["{<first>'s|My} {weekly|monthly|} {review|queue check|ticket list}", "{Support ops|Frontline|Service "
+                "desk} {— last few weeks|since <since>|tickets since <since>|review pack}", "{All|Open and closed} "
+                "<key> tickets{ since <since>| for <first>|}", "{Export|Pull} for <meeting>{ (<first>)|}"]
+_QUERY = ["project = {key} AND created >= {since_iso} ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} ORDER BY key ASC",
+          "project = \"{key}\" AND created >= \"{since_iso}\" ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} AND created <= {until_iso} ORDER BY created ASC",
+          "project in ({key}) AND created >= {since_iso} ORDER BY created",
+          "created >= {since_iso} AND project = {key} ORDER BY created ASC, key ASC",
+          "project = {key} AND created >= {since_iso} ORDER BY updated DESC",
+          "project = {key} AND updated >= {since_iso} ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} AND resolution in (Unresolved, Done, Answered) ORDER BY created",
+          "project = {key} AND (created >= {since_iso} OR updated >= {since_iso}) ORDER BY key",
+          "project = {key} AND created >= {since_iso} AND reporter in membersOf(\"{team}\") ORDER BY created ASC",
+          "project = {key} AND created >= {since_iso} ORDER BY priority DESC, created ASC"]
 
 
 def _iso(t: dt.datetime) -> str:
@@ -84,9 +118,10 @@ class TicketExport(Transformer):
                             "status": "Done", "resolution": "Done", "priority": "Low", "reporter": agent,
                             "assignee": agent, "created": created, "updated": _iso(t1), "labels": ["customer"],
                             "components": ["Frontline"],
-                            "description": rng.choice(["Customer called about their record.",
-                                                       f"{who} wrote in through the web form.",
-                                                       f"Request from {who} via chat."]),
+                            "description": say("{<who> {called|rang|phoned} {about|to ask about} <rec>{ on <wday>| this "
+                                               "morning|}|<who> wrote in {through the web form|by email} about <rec>|"
+                                               "{Request|Question} from <who> {via chat|by phone|in branch} about <rec>}.",
+                                               rng, {"who": who, "rec": _record(talk), "wday": f"{created:%A}"}),
                             "comments": [comment(agent, t1, note)]})
         for group in C.split_groups(its, rng, 1, 4):
             reporter = rng.choice(agents)
@@ -158,9 +193,14 @@ class TicketExport(Transformer):
             for i, c in enumerate(rec["comments"]):
                 c["id"] = f"{n}{i + 1:03d}"
             ordered.append(rec)
+        fslots = {"first": C.first(owner), "since": f"{since:%B} {since.day}", "key": key, "since_iso": since.isoformat(),
+                  "team": rng.choice(["support-staff", "frontline", "cx-team", "service-desk-users"]),
+                  "until_iso": day.isoformat(), "meeting": rng.choice(["the ops review", "the monthly review", "the KB "
+                                                                       "review", "the team leads' meeting"])}
         export = {"source": f"{C.brand_short(pack)} Service Desk", "format": "issue export v2",
-                  "project": {"key": key, "name": f"{pack.brand.company} Support Operations"},
-                  "query": f"project = {key} AND created >= {since.isoformat()} ORDER BY created ASC",
+                  "project": {"key": key},
+                  "filter": {"name": say(rng.choice(_FILTER_NAME), rng, fslots),
+                             "query": rng.choice(_QUERY).format(**fslots)},
                   "exported_at": _iso(C.at(pack, day, 18)), "exported_by": owner, "total": len(ordered),
                   "tickets": ordered}
         out.write_text(json.dumps(export, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")

@@ -9,13 +9,16 @@ tab bar. Fact-bearing text is dark on white, at least 22 px. Recovered by OCR.
 from __future__ import annotations
 
 import random
+import re
 from pathlib import Path
 
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, card_titles, check_capacity, first_records, grouped, plan_content,
-                               protect, record_id, spec_date)
+from transforms import grammar as H_
+from transforms.common import (Content, card_titles, check_capacity, grouped, plan_content, protect,
+                               section_topic, spec_date)
+from transforms.situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
                       text_block)
@@ -23,10 +26,21 @@ from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, 
 W, H_MIN = 750, 1334
 PAD = 32
 _SCREENS = ["Help", "Policies", "Good to know", "My rental", "Account", "Support"]
-_NOISE = [("Your profile is up to date", "We'll let you know when something changes."),
-          ("Notifications are on", "You can change this any time in Settings."),
-          ("Need help?", "Chat with our team from the Support tab."),
-          ("Invite a friend", "Share your code and you both get a reward.")]
+# Cards of a screen with no rule on it, about the customer's own records (`transforms.situations`)
+# and the app itself: heading and text from a grammar.
+_NOISE = [("{<Label> update|Latest on your <ref_short>|<Kind> status}", "{Your|The} <ref_short> {is|shows as} <status>"
+           "{ — nothing for you to do| as of <rdate_or_wday>|}."),
+          ("{Notifications are on|Alerts are on|Stay in the loop}", "{You'll get|We'll send} {an alert|a notification} "
+           "{when your <ref_short> changes|about your <ref_short>|for new <kind>s}{ — change this any time in Settings|}."),
+          ("{Need help?|Questions?|Talk to us}", "{Chat with|Message} {our team|us} {from the Support tab|in the app}"
+           "{ about your <ref_short>|, <cfirst>|} — {we reply <reply>|someone will pick it up <reply>}."),
+          ("{Your profile|Contact details|Your details}", "{We have|We'll use} <contact> {for alerts|to reach you}"
+           "{ — is it still right, <cfirst>?|; update it in Account if it changes.}"),
+          ("{Documents|Paperwork|Your files}", "{A copy of|The PDF for} your <ref_short> is {ready|available} {under "
+           "Documents|in Activity}{ to download or share|}.")]
+_SUBS = ["{Everything is in order|Nothing needs your attention|You're all up to date}{ today|}{, <cfirst>|}.",
+         "{Last signed in|Your last visit was} on <wday>{ — welcome back|}.",
+         "{You have|There's} one update on your <ref_short>."]
 
 
 @register
@@ -47,6 +61,23 @@ class AppScreenshot(Transformer):
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
+
+
+def _noise_slots(ctx: RenderContext, rng: random.Random, cust, rec, first: str) -> dict[str, str]:
+    """Slots for a screen's routine cards: the signed-in customer and one of their records."""
+    from transforms.haystack import record_slots  # noqa: PLC0415
+    if cust is None or rec is None:
+        return {"ref_short": "account", "Label": "Account", "Kind": "Account", "kind": "account",
+                "status": "up to date", "rdate_or_wday": "today", "cfirst": first, "contact": "your email address",
+                "reply": "within a day", "wday": "Monday"}
+    r = record_slots(rec, cust, rng)
+    ref = r["ref_short"]
+    return {"ref_short": re.sub(r"^the ", "", ref), "Label": r["label"][:1].upper() + r["label"][1:],
+            "Kind": rec.kind.capitalize(), "kind": rec.kind, "status": rec.status or "up to date",
+            "rdate_or_wday": r["rdate_or_wday"], "cfirst": cust.first,
+            "contact": cust.email or cust.phone or "your email address",
+            "reply": rng.choice(["within the hour", "the same day", "within a few minutes", "by the next morning"]),
+            "wday": rng.choice(["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"])}
 
 
 def _clock(spec: ArtifactSpec, ctx: RenderContext, rng: random.Random) -> str:
@@ -80,17 +111,19 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     items = content.items
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
-    screen = spec.title or rng.choice(_SCREENS)
-    recs = first_records(ctx, 3)
-    rec = rng.choice(recs)[1] if recs else None
-    name = rec.get("name") if rec and isinstance(rec.get("name"), str) else w.person(rng, "customer")
-    customer = name.split()[0] if name.split() else "there"
+    screen = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else rng.choice(_SCREENS)
+    # the signed-in customer and one of their own records (the seed database), else a brand customer
+    cust = view(ctx.db).customer(rng, lambda c: bool(c.records))
+    own = ([r for r in cust.records if not r.internal] or cust.records) if cust is not None else []
+    rec = rng.choice(own) if own else None
+    customer = cust.first if cust is not None else (w.person(rng, "customer").split() or ["there"])[0]
 
+    ns = _noise_slots(ctx, rng, cust, rec, customer)
     f_label, f_value, f_body = font(24, True), font(30, True), font(22)
     card_w = W - 2 * PAD
     inner = card_w - 2 * 24 - 56
     if spec.noise:
-        cards = [("", t, "", b) for t, b in rng.sample(_NOISE, 3)]
+        cards = [("", H_.say(t, rng, ns), "", H_.say(b, rng, ns)) for t, b in rng.sample(_NOISE, 3)]
     else:
         # catalog cells under their row (or column) named once (cards of one product do not each
         # repeat the product's name)
@@ -126,16 +159,17 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
 
     y = top + 28
     d.text((PAD, y), f"Hi {customer},", font=font(28, True), fill=INK)
-    sub = (f"Here's what to know about {ctx.writer.lower_first(secs[0])}." if secs else "Everything is in order today.")
+    sub = (f"Here's what to know about {ctx.writer.lower_first(section_topic(secs[0]))}." if secs
+           else H_.say(rng.choice(_SUBS), rng, ns))
     d.text((PAD, y + 44), sub, font=font(20), fill=MUTED)
     y += 100
 
     if rec:
         d.rounded_rectangle((PAD, y, W - PAD, y + 92), radius=18, fill=tint)
-        rid = record_id(rec)
-        d.text((PAD + 24, y + 18), f"{recs[0][0].rstrip('s').title()} {rid}".strip(), font=font(22, True),
-               fill=INK)
-        d.text((PAD + 24, y + 52), rng.choice(["Active", "Confirmed", "In progress", "Up to date"]) + "  \u2022  "
+        name = rec.label if rec.label and rec.label.lower() != rec.kind else rec.kind.capitalize()
+        tail = f"ending {rec.last4}" if rec.last4 else rec.id if rec.id and not rec.internal else ""
+        d.text((PAD + 24, y + 18), f"{name} {tail}".strip(), font=font(22, True), fill=INK)
+        d.text((PAD + 24, y + 52), (rec.status.capitalize() if rec.status else "Up to date") + "  \u2022  "
                + f"{brand.short_name or brand.company}", font=font(18), fill=MUTED)
         d.text((W - PAD - 24, y + 46), "\u203a", font=font(40), fill=MUTED, anchor="rm")
         y += 110
@@ -173,11 +207,12 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     d.line((0, tb, W, tb), fill=LINE, width=1)
     tabs = ["Home", "Activity", "Help", "Account"]
     active = rng.randrange(len(tabs))
-    for i, t in enumerate(tabs):
+    for i, t in enumerate(tabs):  # icons; only the selected tab shows its label
         cx = int((i + 0.5) * W / len(tabs))
         col = dark if i == active else (140, 148, 160)
         _tab_icon(d, i, cx, tb + 30, col)
-        d.text((cx, tb + 62), t, font=font(16, i == active), fill=col, anchor="mm")
+        if i == active:
+            d.text((cx, tb + 62), t, font=font(16, True), fill=col, anchor="mm")
     d.rounded_rectangle((W // 2 - 70, H - 22, W // 2 + 70, H - 14), radius=4, fill=INK)
     return img
 

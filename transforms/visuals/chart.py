@@ -302,11 +302,14 @@ def _routine(ctx: RenderContext, spec: ArtifactSpec, rng: random.Random) -> tupl
     days = [day - dt.timedelta(days=13 - i) for i in range(14)]
     base = rng.randint(120, 260)
     contacts = [max(10, int(base * (0.55 if d.weekday() >= 5 else 1.0) + rng.randint(-25, 25))) for d in days]
-    panels.append(_Panel("line", "Contacts handled per day", 340, data=list(zip(days, contacts))))
+    what = rng.choice([("Contacts", "handled"), ("Chats", "answered"), ("Calls", "answered"), ("Emails", "answered"),
+                       ("Cases", "closed"), ("Contacts", "resolved")])
+    team = rng.choice(["", ", all queues", ", front line", ", day shift", ", team " + rng.choice("ABCD")])
+    panels.append(_Panel("line", f"{what[0]} {what[1]} per day{team}", 340, data=list(zip(days, contacts))))
     # the window by its first day, not "(14 days)": a duration on every dashboard read as the
     # value of any 14-day rule near a matching word ("device": the 14-day device return a
     # client held was found "present" on a chart that never stated it)
-    tiles.append((f"Contacts since {days[0]:%b} {days[0].day}", f"{sum(contacts):,}"))
+    tiles.append((f"{what[0]} since {days[0]:%b} {days[0].day}", f"{sum(contacts):,}"))
     if not kinds:
         channels = [("Chat", rng.randint(300, 900)), ("Email", rng.randint(200, 600)), ("Phone", rng.randint(150, 500))]
         panels.append(_Panel("status", "Contacts by channel", 340, data=channels))
@@ -412,7 +415,7 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
     b.rect(0, 0, W, 96, PANEL)
     b.rect(0, 0, W, 8, dark)
     b.hline(0, W, 96, "#d6dce6")
-    b.text(M, 24, f"{brand.company}  |  {board}", 22, True, dark)
+    b.text(M, 24, f"{brand.short_name or brand.company}  |  {board}", 22, True, dark)  # the wordmark
     start = day - dt.timedelta(days=13)
     b.text(M, 62, f"Reporting period {fmt_date(start, 'short')} to {fmt_date(day, 'short')}", 14, False, MUTED)
     b.text(W - M, 62, f"Updated {fmt_date(day, 'short')}, {rng.randint(6, 9):02d}:{rng.choice([0, 15, 30, 45]):02d}",
@@ -466,7 +469,11 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
             _routine_axes(b, p, x, y, pw, routine_h, dark)
         y += routine_h + GAP
 
-    b.text(M, H - 34, f"Internal  |  {brand.company} service reporting", 12, False, MUTED, va="center")
+    source = rng.choice([f"{brand.short_name or brand.company} service reporting", "Service desk dashboard", "Weekly service pack",
+                         "Operations analytics", f"{brand.short_name or brand.company} ops reporting",
+                         "Contact centre MI"])
+    b.text(M, H - 34, f"Internal  |  Source: {source}  |  Owner: {ctx.writer.person(rng, 'manager')}", 12, False, MUTED,
+           va="center")
     b.text(W - M, H - 34, "Page 1 of 1", 12, False, MUTED, ha="right", va="center")
     return b.image()
 

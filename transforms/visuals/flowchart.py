@@ -24,7 +24,9 @@ from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, check_capacity, doc_number, plan_content, protect, spec_date
+from ..grammar import say
 from ..registry import register
+from ..situations import view
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png,
                       text_block, wrap)
 
@@ -41,8 +43,33 @@ _TRIGGERS = ["Customer request received", "Case opened", "Customer contacts supp
 _ENDS = ["Close the case", "Confirm with customer and close", "Update the record and close", "End of process"]
 _CHECKS = [("Identity verified?", "Verify identity first"), ("Record found?", "Escalate to team lead"),
            ("Request complete?", "Ask for missing details")]
-_NOISE_STEPS = ["Log the request in the ticketing system.", "Check the customer's contact details.",
-                "Agree next steps with the customer.", "Send the confirmation email."]
+# Routine processes (a flowchart that carries no rule): steps from a grammar over the domain's
+# record kinds and the desk's tools.
+_NOISE_PROCESSES = {
+    "Receipt request": ["{Find|Open} the <kind> in <tool>.", "{Check|Confirm} the email address on file{ with the "
+                        "customer|}.", "{Re-send|Send} the receipt from the <kind> {page|record}.",
+                        "{Note|Log} the {resend|request} on the case{ with the date|}."],
+    "Contact details change": ["{Verify|Check} the customer's identity{ in <tool>|}.", "{Update|Change} the {email "
+                               "address|phone number|postal address} on the profile.", "{Send|Trigger} a confirmation "
+                               "to the {old|previous} {address|contact}.", "{Note|Record} the change on the case."],
+    "Sign-in reset": ["{Confirm|Check} the customer's {email address|phone number} on file.", "{Send|Issue} a {reset "
+                      "link|one-time code} from <tool>.", "{Stay on the line|Wait} until the customer {is back in|can "
+                      "sign in}.", "{Log|Record} the reset on the case{ with the channel|}."],
+    "Name correction": ["{Ask for|Check} the correct spelling{ against ID|}.", "{Correct|Update} the name on the <kind> "
+                        "and the profile.", "{Re-issue|Send} the {confirmation|paperwork} with the new spelling.",
+                        "{Note|Record} the old and new spelling on the case."],
+    "Callback request": ["{Confirm|Check} the best number{ and time|} for the call.", "{Book|Schedule} the callback in "
+                         "<tool>.", "{Call|Ring} the customer {at the agreed time|as booked}.", "{Note|Log} the "
+                         "outcome{ and any follow-up|} on the case."],
+    "Document copy request": ["{Find|Open} the <kind> the customer {means|needs}.", "{Generate|Export} a PDF {copy|of "
+                              "the <kind>}{ from <tool>|}.", "{Email|Send} it to the address on file.", "{Note|Log} "
+                              "what was sent on the case."],
+    "Notification settings change": ["{Open|Find} the customer's {alert|notification} settings{ in <tool>|}.",
+                                     "{Turn off|Reduce} the {marketing|reminder} messages{ they asked about|}.",
+                                     "{Tell|Remind} the customer that {receipts|confirmations} still go out.",
+                                     "{Note|Record} the change on the case."],
+}
+_NOISE_TOOLS = ["the CRM", "<short> Desk", "the case tool", "the back-office system"]
 _SIDE = ["Standard terms apply", "Apply the general rule", "Skip this step"]
 
 
@@ -232,6 +259,12 @@ def _arrow(d: ImageDraw.ImageDraw, pts: list[tuple[int, int]], col=(70, 80, 96),
         d.text(((lx + 16) * S, (ly - 28 if horizontal else ly + 4) * S), label, font=_f(18, True), fill=MUTED)
 
 
+def _noise_process(spec: ArtifactSpec) -> str:
+    """Which routine process a flowchart without a rule maps (by the spec's own seed)."""
+    names = sorted(_NOISE_PROCESSES)
+    return names[spec.rng("noise-process").randrange(len(names))]
+
+
 def _elements(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> list[tuple[str, object]]:
     """The main column: start, the procedure (or a noise process), end. Payloads: start/end
     text; check (question, side outcome); step (label, text, note, number or 0, group);
@@ -241,8 +274,15 @@ def _elements(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     elems: list[tuple[str, object]] = [("start", rng.choice(_TRIGGERS))]
     if spec.noise:
         elems.append(("check", (check_q, check_no)))
-        for i in sorted(rng.sample(range(len(_NOISE_STEPS)), 3)):
-            elems.append(("step", ("", _NOISE_STEPS[i], "", 0, None)))
+        steps = _NOISE_PROCESSES[_noise_process(spec)]
+        recs = view(ctx.db).records
+        docs = sorted({r.kind for r in recs if r.kind and r.internal})  # what a copy or a receipt is of
+        kinds = (docs if "copy" in _noise_process(spec).lower() or "receipt" in _noise_process(spec).lower() else
+                 sorted({r.kind for r in recs if r.kind})) or ["record"]
+        slots = {"kind": rng.choice(kinds),
+                 "tool": rng.choice(_NOISE_TOOLS).replace("<short>", ctx.pack.brand.short_name or ctx.pack.brand.company)}
+        for i in sorted(rng.sample(range(len(steps)), 3)):
+            elems.append(("step", ("", say(steps[i], rng, slots), "", 0, None)))
         elems.append(("end", rng.choice(_ENDS)))
         return elems
     prev = None
@@ -301,7 +341,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     date = spec_date(spec)
     items = content.items
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Process") for it in items))
-    title = spec.title or (f"{secs[0]} process map" if secs else "Request handling process map")
+    title = spec.title or (f"{secs[0]} process map" if secs else f"{_noise_process(spec)} process map")
     elems = _elements(spec, ctx, content, rng)
 
     def step_h(p) -> int:
@@ -341,7 +381,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     d.text((60 * S, 34 * S), title, font=_f(34, True), fill=INK)
     ref = doc_number(ctx, rng, "PM")
     owner = w.person(rng, "manager")
-    d.text((60 * S, 88 * S), f"{brand.company}  |  {ref}  |  Owner: {owner}  |  Rev. {date.isoformat()}",
+    d.text((60 * S, 88 * S), f"{brand.short_name or brand.company}  |  {ref}  |  Owner: {owner}  |  Revised {date.isoformat()}",
            font=_f(18), fill=MUTED)
     lx, ly = W - 300, 30
     d.rounded_rectangle((lx * S, ly * S, (W - 40) * S, (ly + 100) * S), radius=8 * S, outline=LINE, width=S)
@@ -415,9 +455,9 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             _arrow(d, [(CX, y + h), (CX, y + h + gap)])
         y += h + gap
 
-    d.text((60 * S, (H - 50) * S), f"Printed from the {brand.short_name or brand.company} process library. "
-           f"Uncontrolled when printed. Valid from {(date - dt.timedelta(days=rng.randint(0, 20))).isoformat()}.",
-           font=_f(16), fill=MUTED)
+    valid = (date - dt.timedelta(days=rng.randint(0, 20))).isoformat()  # document control, as labelled fields
+    d.text((60 * S, (H - 50) * S), f"Source: {brand.short_name or brand.company} process library  |  Status: "
+           f"uncontrolled when printed  |  Valid from: {valid}", font=_f(16), fill=MUTED)
     small = img.resize((W, H), Image.LANCZOS)
     d.replay(small)
     return small

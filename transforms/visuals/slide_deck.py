@@ -16,7 +16,9 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, spec_date
+from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, section_topic, spec_date
+from ..grammar import say
+from ..smalltalk import spoken_topic
 from ..realise import read
 from ..registry import register
 from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
@@ -57,11 +59,18 @@ class SlideDeck(Transformer):
         return Extraction(text=ocr_text(path, marks=True), extractor="ocr-tesseract-psm3-marks")
 
 
-def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark) -> None:
+# The classification line of a deck's template (on its title slide; content slides carry the
+# company and the slide number only).
+_CLASS = ["{Internal|Internal use only|Confidential|Staff only|For internal briefing}{ — do not forward| — not for "
+          "customers| — please don't share outside the team| — <team>|}"]
+
+
+def _chrome(d: ImageDraw.ImageDraw, ctx: RenderContext, num: int, dark, label: str = "") -> None:
     brand = ctx.pack.brand
     d.line((PAD, SH - 58, SW - PAD, SH - 58), fill=(222, 226, 232), width=1)
-    d.text((PAD, SH - 34), brand.company, font=font(16, True), fill=MUTED, anchor="lm")
-    d.text((SW // 2, SH - 34), f"Internal - slide {num} - do not forward", font=font(15), fill=MUTED, anchor="mm")
+    d.text((PAD, SH - 34), brand.short_name or brand.company, font=font(16, True), fill=MUTED, anchor="lm")
+    if label:
+        d.text((SW // 2, SH - 34), label, font=font(15), fill=MUTED, anchor="mm")
     d.text((SW - PAD, SH - 34), str(num), font=font(18, True), fill=dark, anchor="rm")
 
 
@@ -82,10 +91,11 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     presenter = w.person(rng, "manager")
     # the deck is named for its topic, never just the section name its first slide carries
     deck = (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise and not spec.title
-            else rng.choice(_DECK).format(sec=spec.title or " & ".join(secs[:2])))
+            else rng.choice(_DECK).format(sec=" / ".join(section_topic(t) for t in spec.title.split(" / "))
+                                          if spec.title else " & ".join(section_topic(x) for x in secs[:2])))
     if not spec.title and len(secs) > 1 and font(38, True).getlength(deck) > SW - 2 * PAD:
         # a title that must wrap would show the content slide's title ("A & B") as a line of its own
-        deck = deck.replace(" & ".join(secs[:2]), secs[0])
+        deck = deck.replace(" & ".join(section_topic(x) for x in secs[:2]), section_topic(secs[0]))
     slides: list[Image.Image] = []
 
     # Title slide
@@ -106,7 +116,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     if not hedges and len(secs) > 0:
         d.text((PAD, y + 10), "Agenda", font=font(24, True), fill=INK)
         for i, sname in enumerate(secs[:4]):
-            d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {sname}", font=font(22), fill=MUTED)
+            item = spoken_topic(sname)  # an agenda names a section in a word or two
+            d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {item[:1].upper() + item[1:]}", font=font(22), fill=MUTED)
     if hedges:
         bw = SW - 2 * PAD
         hh = sum(text_block(None, 0, 0, t, font(24), None, bw - 48) + 10 for t in hedges) + 64
@@ -115,7 +126,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
         ty = y + 52
         for t in hedges:
             ty += text_block(d, PAD + 24, ty, t, font(24), INK, bw - 48) + 10
-    _chrome(d, ctx, 1, dark)
+    _chrome(d, ctx, 1, dark, say(_CLASS[0], rng, {"team": rng.choice(["Customer Operations", "Service Policy",
+                                                                        "Quality and Training", "Contact Centre"])}))
     slides.append(s)
 
     # Content slides: facts spread evenly, at most PER_SLIDE per slide, within the slide height.
@@ -182,7 +194,9 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
 
 def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Key rules") for it in items))
-    title = " & ".join(secs[:2])
+    rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
+    # a catalog slide is named by its products, others by their sections
+    title = " & ".join(rows[:2]) if rows else " & ".join(section_topic(x) for x in secs[:2])
     return title, [(_head(it), protect(it.text, facts)) for it in items]
 
 

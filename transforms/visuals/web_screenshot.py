@@ -15,7 +15,10 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import (Content, card_titles, check_capacity, fmt_date, grouped, plan_content, protect,
-                               spec_date)
+                               section_topic, slug, spec_date)
+from ..grammar import say
+from ..realise import read
+from ..situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
                       text_block)
@@ -23,13 +26,24 @@ from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, 
 W = 1280
 MARGIN = 64
 GUTTER = 96  # between the two card columns (at 32 px OCR read lines across them)
-_TITLES = ["{sec} at {company}", "Pricing and policies", "{sec}: the details", "Good to know before you book",
-           "Fees and rules", "How {sec_l} work"]
-_NOISE_CARDS = [("Friendly support", "Our team answers chat and email seven days a week."),
-                ("Easy online account", "Manage bookings, receipts and contact details in one place."),
-                ("Secure payments", "We accept all major cards and never store your full card number."),
-                ("Local and independent", "Run by a small team who know the neighbourhood."),
-                ("Gift cards", "Give the gift of a great day out. Available online and in store.")]
+_TITLES = ["{sec} at {company}", "Pricing and policies", "{sec}: the details", "Good to know before you apply",
+           "Fees and rules", "{sec} explained"]
+_NOISE_TITLES = ["Why choose <short>?", "<short> at a glance", "Getting more from <short>", "Our services",
+                 "Ways to get help", "About <short>", "Everyday services at <short>"]
+# A page's marketing cards are drawn from the domain: the brand's services (by what they are),
+# its catalog products, what its customers hold (record kinds), and how to reach support.
+_SERVICE_CARD = ["<bp> is our <what>{ — ask us about it in any branch| — find the details online| — our team can "
+                 "tell you more|}.", "{Find out about|Learn more about|Ask us about} <bp>, our <what>{, online or in "
+                 "any branch| — it is free for customers|}."]
+_PRODUCT_CARD = ["{Find out more about|Compare|See the terms of|Ask us about} the <row>{ on our <topic> page| in the "
+                 "help centre| in any branch| with our team|}.", "{Thinking about|Already have} the <row>? {See|Read} "
+                 "{what it includes|how it works|its terms} {online|in the help centre}."]
+_RECORD_CARD = ["{See|Check|Track} your <kind>s{ and their status|, old and new|} {in the app|online|in your account}"
+                "{ — updated daily| at any time|}.", "{Every|Each} <kind> {you have|on your account} is {listed|shown} "
+                "{in the app|online}{ with its status| as soon as it changes|}."]
+_SUPPORT_CARD = ["{Call|Ring} <phone> or {chat with us|message us} {from the app|on this site|any time}{ — we answer "
+                 "<hours>|}.", "{Our team|Someone from our team} {answers|replies to} {chat|messages|email} <hours>{, and "
+                 "most questions are sorted in one contact|}."]
 _LINKS = ["Home", "Pricing", "Locations", "Help", "About"]
 
 
@@ -53,6 +67,43 @@ class WebScreenshot(Transformer):
         return Extraction(text=ocr_text(path), extractor="ocr-tesseract-psm3")
 
 
+def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[str, str]]:
+    """`n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`)."""
+    brand = ctx.pack.brand
+    rows = sorted({r.cell["row"] for f in ctx.facts.values() if (r := read(f)).cell})
+    topics = {r.cell["row"]: section_topic(f.section[-1]) for f in ctx.facts.values() if (r := read(f)).cell and f.section}
+    kinds = sorted({r.kind for r in view(ctx.db).records if r.kind})
+    hours = rng.choice(["seven days a week", "weekdays from 8am to 8pm", "every day until 10pm", "around the clock"])
+    makers = []
+    if brand.products:
+        def service():
+            what, bp = rng.choice(sorted(brand.products.items()))
+            return bp, say(rng.choice(_SERVICE_CARD), rng, {"bp": bp, "what": what})
+        makers.append(service)
+    if rows:
+        def product():
+            row = rng.choice(rows)
+            return row, say(rng.choice(_PRODUCT_CARD), rng, {"row": row, "topic": ctx.writer.lower_first(topics[row])})
+        makers.append(product)
+    if kinds:
+        def record():
+            kind = rng.choice(kinds)
+            return say("{Your <kind>s|<Kind>s online|<Kind>s in the app}", rng, {"kind": kind, "Kind": kind.capitalize()}), \
+                say(rng.choice(_RECORD_CARD), rng, {"kind": kind})
+        makers.append(record)
+    makers.append(lambda: (rng.choice(["Friendly support", "Talk to us", "Here to help", "Get in touch"]),
+                           say(rng.choice(_SUPPORT_CARD), rng, {"phone": brand.phone or "our support line", "hours": hours})))
+    rng.shuffle(makers)
+    out: list[tuple[str, str]] = []
+    for i in range(n * 3):
+        card = makers[i % len(makers)]() if i < len(makers) else rng.choice(makers)()
+        if card[0] not in {c[0] for c in out}:
+            out.append(card)
+        if len(out) == n:
+            break
+    return out
+
+
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -61,12 +112,14 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     facts = [it.fact for it in items]
     secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
     sec = secs[0] if secs else "Our service"
-    title = spec.title or (rng.choice(["Why ride with us", "About our service", "What we offer"]) if spec.noise
-                           else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec), company=brand.short_name
-                                                           or brand.company))
+    sec = section_topic(sec)
+    short = brand.short_name or brand.company
+    shown = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else ""
+    title = shown or (say(rng.choice(_NOISE_TITLES), rng, {"short": short}) if spec.noise
+                           else rng.choice(_TITLES).format(sec=sec, sec_l=w.lower_first(sec), company=short))
 
     if spec.noise:
-        cards = [("", h, "", b) for h, b in rng.sample(_NOISE_CARDS, 4)]
+        cards = [("", h, "", b) for h, b in _noise_cards(ctx, rng, 4)]
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
@@ -100,9 +153,13 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     f_note = font(22)
     note_h = sum(text_block(None, 0, 0, n, f_note, None, W - 2 * MARGIN - 80) + 14 for n in notices)
     note_h = note_h + 60 if notices else 0
-    fine = (f"Prices in {ctx.pack.info.currency} include applicable taxes unless stated otherwise. Information on "
-            f"this page is current as of {fmt_date(date)} and may change; the terms in force on the day of "
-            f"booking apply. Full terms: {brand.website or brand.email_domain}/terms")
+    site = brand.website or brand.email_domain
+    fine = say("{Figures|Amounts} {are|shown are} in <cur>{ unless stated otherwise|}{ on this page|<for_sec>|}. {Information|The information} on this page {is current|"
+               "was checked} as of <date>{ and may change| and can change without notice|}{; the terms in force when you "
+               "{apply|sign up|buy} apply|; your own terms take precedence|}. {Full|Complete} terms{<for_sec>|}: "
+               "<site>/<path>", rng, {"cur": ctx.pack.info.currency, "for_sec": "" if spec.noise else
+                                      f" for {w.lower_first(sec)}", "date": fmt_date(date),
+                                      "site": site, "path": "terms/" + slug(sec, 30) if not spec.noise else "terms"})
     f_fine = font(17)
     fine_h = text_block(None, 0, 0, fine, f_fine, None, W - 2 * MARGIN) + 40
     H = 76 + 250 + note_h + sum(row_h) + 32 * len(rows) + 40 + fine_h + 150
@@ -132,7 +189,9 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     d.text((MARGIN, y + 36), f"Home  /  {rng.choice(['Pricing', 'Help', 'Policies'])}  /  {sec}", font=font(17),
            fill=MUTED)
     d.text((MARGIN, y + 76), title, font=font(46, True), fill=INK)
-    sub = brand.tagline or f"Everything you need to know about {w.lower_first(sec)}."
+    sub = brand.tagline if brand.tagline and spec.noise and rng.random() < 0.35 else say(
+        "{Everything you need to know about|What to know about|The essentials of|Your guide to} <sec_l>{ at <short>|}{.|}",
+        rng, {"sec_l": w.lower_first(sec), "short": short})
     d.text((MARGIN, y + 148), sub, font=font(24), fill=MUTED)
     upd = date - dt.timedelta(days=rng.randint(0, 10))
     d.text((MARGIN, y + 192), f"Last updated {fmt_date(upd)}", font=font(18), fill=MUTED)
