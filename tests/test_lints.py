@@ -204,6 +204,11 @@ def test_a_possessive_before_an_article():
                                           "conversations/chat_transcript", "text")
     assert "possessive_article" not in _lints("About my statement from March 31: give her a call.",
                                               "conversations/chat_transcript", "text")
+    # a picture's two card columns read by OCR as one line: a seam, not a phrase (the same words
+    # written in a text file are a hit)
+    seam = "Pedalwise Pass is our membership \u2014 our the app. team can tell you more."
+    assert "possessive_article" not in _lints(seam, "visuals/web_screenshot", "png")
+    assert "possessive_article" in _lints(seam, "documents/kb_article", "html")
 
 
 def test_one_of_a_unit_in_the_plural():

@@ -186,6 +186,10 @@ class Transformer(ABC):
     # Whether the kind words a fact in its own way (a "voiced" rendition); a process map
     # quotes the procedure.
     voices: ClassVar[bool] = True
+    # Whether the kind prints catalog cells (a value per product and attribute) in schedule
+    # grids: a grid's cell is a label and a figure, nobody's sentence, so such a mention is
+    # planned canonical whatever the fact's draw (`plan_roles.rendition_in`).
+    tabulates_cells: ClassVar[bool] = False
     description: ClassVar[str] = ""
 
     @classmethod

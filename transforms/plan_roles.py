@@ -110,6 +110,15 @@ def value_slot(f: Fact) -> Optional[Slot]:
     return None
 
 
+def rendition_in(kind: type, f: Fact, wanted: str) -> str:
+    """The rendition of `f` in a file of `kind`: `wanted`, unless the kind never words a fact its
+    own way (a process map) or prints a catalog cell in a schedule grid (a manual's schedule, a
+    help page's comparison table): then canonical, as the file shows it."""
+    if not kind.voices or (kind.tabulates_cells and cell_parts(f)):
+        return "canonical"
+    return wanted
+
+
 def cell_parts(f: Fact) -> Optional[tuple[str, str]]:
     m = _CELL.match(f.statement)
     return (m["row"].strip(), m["col"].strip()) if m else None
@@ -452,7 +461,7 @@ def _echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
             if host is not None:
                 # an echo is someone's own words: voiced wherever the realiser can voice the fact
                 b.add(host, FactMention(fact_id=f.id, role="echo",
-                                        rendition="voiced" if b.kinds[host.kind].voices and voiceable(f) else "canonical"))
+                                        rendition=rendition_in(b.kinds[host.kind], f, "voiced" if voiceable(f) else "canonical")))
         slot = value_slot(f)
         if f.conditions and slot is not None and rng.random() < PARTIAL_SHARE:
             host = _host(b, PARTIAL_KINDS, rng, window, room, weights=ECHO_WEIGHTS, avoid=f.id)

@@ -276,7 +276,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         day = start + dt.timedelta(days=art_rng.randrange(config.history_days - 3) + 3)
         spec = make(k, day, noise=not chunk)
         spec.title = " / ".join(chunk[0].section) if chunk else ""
-        spec.facts = [FactMention(fact_id=f.id, rendition=_rendition(f, quoted) if k.voices else "canonical")
+        spec.facts = [FactMention(fact_id=f.id, rendition=R.rendition_in(k, f, _rendition(f, quoted)))
                       for f in chunk]
         if k.supports_distractors:
             spec.distractors = _in_file_distractors(chunk, art_rng, config, day, k.key(), banned, rumours=k.rumours)

@@ -308,7 +308,8 @@ class Writer:
             return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
                                "Q3 dashboard access", "Printer on 4th floor"])
         sec = facts[0].section[-1] if facts[0].section else "policy"
-        lab = self.label(facts[0]) or sec
+        lab = self.label(facts[0])
+        lab = sec if not lab or _holds_value(lab, facts[0]) else lab
         if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
             # (counted as the lints count them: "out-of-network" is three), not the rule's wording
             lab = sec if len(sec.split()) <= 5 else " ".join(lab.split()[:4]).rstrip(",;:")
@@ -344,6 +345,20 @@ class Writer:
         if vals and lab:
             return f"{lab}{f' ({cond})' if cond else ''}: {vals}"
         return fact.statement.rstrip(".")
+
+
+_NUMBER_WORD = re.compile(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                          r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand)\b(?!-)", re.I)
+
+
+def _holds_value(label: str, fact: Fact) -> bool:
+    """Whether a label names one of the fact's values ("passenger under 14 years old", "lb costs
+    an extra $100"): such a label asked about, or put in a subject line, gives the answer away
+    and reads as nobody's question."""
+    if re.search(r"\d", label) or _NUMBER_WORD.search(label):
+        return True
+    low = label.lower()
+    return any(s.text and s.text.lower() in low for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
 
 
 def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
@@ -462,6 +477,8 @@ class BuiltinWriter(Writer):
             what, whom = self.realiser._cell_parts(r)
             return f"the {what} for {whom}"
         lab = self.label(fact)
+        if lab and _holds_value(lab, fact):
+            lab = ""  # "what's the lb costs an extra $100?": a question never carries its own answer
         if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
                                                                            "with", "from", "per", "and", "or"):
             lab = self.lower_first(lab)

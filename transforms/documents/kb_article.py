@@ -277,8 +277,8 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 continue
             body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")
             gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
-            if len({read(it.fact).cell["row"] for it in gridded}) < 2 and not any(it.role == "stale" for it in gridded):
-                gridded = []  # one product: its figures read as sentences, not a one-column table
+            if len(gridded) < 2 and not any(it.role == "stale" for it in gridded):
+                gridded = []  # one figure reads as a sentence; two or more of one product are its spec table
             said: set[str] = set()
             for it in group:
                 if it in gridded:

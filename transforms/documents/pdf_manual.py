@@ -203,6 +203,7 @@ class PdfManual(Transformer):
     modality = "pdf"
     max_facts = 400
     weight = 1.0
+    tabulates_cells = True  # catalog cells go into schedule grids (`_schedule_row`)
     description = ("Multi-page SOP / policy manual PDF: title page, contents, numbered clauses, schedules, "
                    "revision history.")
 
