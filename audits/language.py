@@ -9,8 +9,11 @@ All measures read the text the kind's extractor returns (never the renderer's in
   value" metadata lines, running PDF headers and footers (a line on at least half of a PDF's
   pages) and page numbers, site furniture of knowledge-base pages and memos (a line on at
   least half of a domain's pages of that kind, at least three: navigation, footer,
-  letterhead), and spreadsheet/export cells that are data rather than prose
-  (fewer than four words without sentence punctuation). **Quoted copies count once**: lines
+  letterhead), spreadsheet/export cells that are data rather than prose
+  (fewer than four words without sentence punctuation), and the row labels of a table (the
+  first cell of a row, without figures or sentence punctuation, whose other cells hold the
+  figures: "Daily ATM withdrawal limit | $500 | $1,000" is a schedule's header column,
+  printed the same in every schedule of a catalog, as a header row is). **Quoted copies count once**: lines
   quoted in an e-mail reply ("> ...") are copies of a message that is counted where it was
   written, so they are dropped; so are forwarded-message blocks.
 - **voiced runs**: a voiced rendition must share no run of six words with the policy
@@ -170,6 +173,8 @@ def units(text: str, modality: str, running: frozenset | set = frozenset()) -> l
         if m:
             line = m.group(2).strip()
         cells = [c.strip() for c in line.split(" | ")] if " | " in line else [line]
+        if len(cells) > 1 and _row_label(cells):
+            cells = cells[1:]
         for cell in cells:
             if not cell or _field_line(cell) and modality not in ("xlsx", "csv"):
                 continue
@@ -179,6 +184,13 @@ def units(text: str, modality: str, running: frozenset | set = frozenset()) -> l
                                                    and not re.search(r"[.!?]$", sent)):
                     out.append(sent)
     return out
+
+
+def _row_label(cells: list[str]) -> bool:
+    """Whether a table row's first cell labels the row: no figure and no sentence end in it,
+    a figure in some other cell."""
+    first = cells[0]
+    return bool(first) and not re.search(r"\d|[.!?]$", first) and any(re.search(r"\d", c) for c in cells[1:])
 
 
 def mask(sentence: str) -> str:

@@ -220,3 +220,24 @@ def test_noise_keeps_stray_distractors_hedged(kind, hand_facts, render_ctx, tmp_
         t.render(spec, render_ctx, out)
         lines = [ln for ln in t.extract(out, ExtractContext()).text.lower().splitlines() if "$45" in ln]
         assert lines and all(any(h in ln for h in HEDGE_MARKERS) for ln in lines), (kind, seed)
+
+
+def test_email_thread_never_passes_25_messages(hand_facts, render_ctx, tmp_path):
+    """Routine exchanges are written whole, so a thread padded to the planner's largest size
+    overshoots it; the oldest routine mails go, the planned ones stay."""
+    from audits.difficulty import _email_messages
+
+    counts = []
+    for seed in range(6):
+        for noise in (False, True):
+            spec = make_spec("conversations/email_thread", hand_facts, seed=seed, noise=noise).model_copy(
+                update={"size": 25})
+            out, ex = (check_round_trip("conversations/email_thread", spec, render_ctx, tmp_path) if not noise else
+                       (None, None))
+            if noise:
+                t = registry.get("conversations/email_thread")
+                out = tmp_path / f"n{seed}.eml"
+                t.render(spec, render_ctx, out)
+                ex = t.extract(out, ExtractContext())
+            counts.append(_email_messages(ex.text))
+    assert max(counts) <= 25 and min(counts) >= 20, counts

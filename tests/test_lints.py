@@ -140,6 +140,20 @@ def test_site_furniture_left_out_of_the_distinct_measure():
     assert L.running_lines(pages[:2]) == set()  # two pages are not a site
 
 
+def test_a_tables_row_labels_are_furniture_its_prose_cells_are_not():
+    from audits import language as L
+
+    grid = ("Personal checking | Everyday Checking | Premier Checking\n"
+            "Minimum daily balance to waive the monthly fee | $1,500 | $15,000\n"
+            "Note on this table | Fees are waived for the first three months after opening. | -\n")
+    kept = L.units(grid, "html")
+    assert not any("waive the monthly fee" in u for u in kept)  # a row's label, figures beside it
+    assert "Fees are waived for the first three months after opening." in kept  # a cell's sentence stays
+    # a row without figures has no label column: its long cells are read as they are
+    assert L.units("Minimum daily balance to waive the monthly fee | ask in branch", "html") == [
+        "Minimum daily balance to waive the monthly fee"]
+
+
 def test_a_run_never_crosses_a_sentence_end():
     """The last words of one rule and the first of the next (a memo's list of decisions) are
     no copy of a policy sentence; the same words inside one sentence are."""

@@ -21,6 +21,7 @@ history).
 """
 from __future__ import annotations
 
+import random
 import re
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
@@ -83,19 +84,36 @@ class Grid:
                     out.append((name, Grid(self.section, self.dimension, prods, part, cells)))
         return out
 
-    def footnotes(self) -> list[str]:
+    def footnotes(self, rng: Optional[random.Random] = None) -> list[str]:
+        """The grid's notes: abbreviations, blank cells, changes. With `rng` (a help page among
+        many) the abbreviations and the blank-cell note are worded one of several ways, as
+        different authors word a legend; a document series keeps one legend."""
         notes = []
         used = {ab for ab in _ABBREVIATIONS for a in self.attributes if re.search(rf"\b{ab}\b", a)}
         if used:
-            notes.append("; ".join(f"{ab}: {_ABBREVIATIONS[ab]}" for ab in sorted(used)) + ".")
+            form = rng.choice(_ABBR_FORMS) if rng else "{ab}: {full}"
+            text = "; ".join(form.format(ab=ab, full=_ABBREVIATIONS[ab]) for ab in sorted(used))
+            notes.append((rng.choice(_ABBR_LEADS) if rng else "") + text + ".")
         if any((a, p) not in self.cells for a in self.attributes for p in self.products):
-            notes.append("A blank cell: the value is set out elsewhere in this document or in the product terms.")
+            notes.append(rng.choice(_BLANK_NOTES) if rng else
+                         "A blank cell: the value is set out elsewhere in this document or in the product terms.")
         changed = [c for c in self.cells.values() if c.changed]
         if changed:
             names = sorted({c.attribute for c in changed})
             notes.append(f"Changed in this version: {', '.join(names[:4])}{' and others' if len(names) > 4 else ''}; "
                          "earlier figures are listed in the revision history only.")
         return notes
+
+
+_ABBR_FORMS = ["{ab}: {full}", "{ab} = {full}", "{ab} stands for {full}", "{ab} means {full}", "{ab} ({full})"]
+_ABBR_LEADS = ["", "", "Abbreviations: ", "Key: ", "In this table, "]
+_BLANK_NOTES = ["A blank cell: the value is set out elsewhere in this document or in the product terms.",
+                "Where a cell is empty, see the product's own terms.",
+                "Empty cells are covered in the product terms, not on this page.",
+                "No figure shown? It is in the full product terms.",
+                "A gap in the table means the figure is published with the product terms.",
+                "Figures left blank here are listed in each product's terms and conditions.",
+                "Blank entries: ask us or check the product terms for that figure."]
 
 
 def is_cell(fact: Fact) -> bool:

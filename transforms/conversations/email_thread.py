@@ -162,7 +162,7 @@ class EmailThread(Transformer):
             chain, subject = self._internal(spec, ctx, rng, its, orphans)
         else:
             chain, subject = self._customer(spec, ctx, rng, its, orphans)
-        self._write(spec, ctx, chain, subject, out)
+        self._write(spec, ctx, _trim(chain, spec, ctx), subject, out)
 
     # --- thread shapes -----------------------------------------------------------------
     def _internal(self, spec, ctx, rng, its, orphans):
@@ -421,7 +421,7 @@ class EmailThread(Transformer):
         return Extraction(text=extract_eml(path), extractor="email-parser")
 
 
-INLINE_RATE = 0.6
+INLINE_RATE = 0.85
 
 
 def _answers(ctx, rng, its, questions: list[str], register: str, context=None) -> list[str]:
@@ -436,4 +436,31 @@ def _answers(ctx, rng, its, questions: list[str], register: str, context=None) -
     for it, q in zip(its, questions):
         out += [f"> {q}", C.answer(ctx, it, rng, q, after_wrong=bool(it.distractors), register=register,
                                    context=context, gap=8)]
+    return out
+
+
+MAX_MESSAGES = 25
+
+
+def _trim(chain: list[_Mail], spec: ArtifactSpec, ctx: RenderContext) -> list[_Mail]:
+    """A thread of at most `MAX_MESSAGES`: routine exchanges are written whole, so the padding
+    can overshoot the planner's size; the oldest mails that carry nothing planned (no wrong
+    value, none of the file's facts' values) go first, as if the thread had started later
+    (an auto-reply left at the top goes with them)."""
+    planned = [d.text for d in spec.distractors if d.text]
+    facts = ctx.facts
+    for m in spec.facts:
+        f = facts.get(m.fact_id)
+        if f is not None:
+            planned += [sl.text for sl in f.slots if sl.text]
+    out = list(chain)
+    i = 0
+    while len(out) > MAX_MESSAGES and i < len(out) - 1:
+        body = " ".join(out[i].paragraphs)
+        if any(t in body for t in planned):
+            i += 1
+            continue
+        del out[i]
+        while i == 0 and len(out) > 1 and out[0].paragraphs[:1] and out[0].paragraphs[0].startswith(_AUTO[:30]):
+            del out[0]
     return out

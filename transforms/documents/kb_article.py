@@ -12,6 +12,7 @@ import datetime as dt
 import random
 from html import escape
 from pathlib import Path
+from typing import Optional
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
@@ -138,7 +139,7 @@ def _e(text: str) -> str:
     return escape(text, quote=True)
 
 
-def _grids(items) -> list[str]:
+def _grids(items, rng: Optional[random.Random] = None) -> list[str]:
     """Catalog cells as tables: attributes down the side, products across (a few per table),
     as a help page prints a product comparison (`transforms.catalog`)."""
     grids, _ = K.grids([(it.fact, shown_slot(it), False) for it in items], min_cells=1)
@@ -151,7 +152,7 @@ def _grids(items) -> list[str]:
                 for a in block.attributes)
             out.append(f"<table><caption>{_e(caption)}</caption><thead><tr><th>{_e(g.dimension)}</th>{head}</tr>"
                        f"</thead><tbody>{rows}</tbody></table>")
-        notes = g.footnotes()
+        notes = g.footnotes(rng)
         if notes:
             out.append(f'<p class="small">{_e(" ".join(notes))}</p>')
     return out
@@ -290,7 +291,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 special = it.fact.conditions and all(c.attribute != "attribute" for c in it.fact.conditions)
                 cls = ' class="callout"' if special else ""
                 body.append(f"<p{cls}>{_e(it.text)}</p>")
-            body += _grids(gridded)
+            body += _grids(gridded, rng)
             valued = [it for it in group if it.value and not K.is_cell(it.fact)]
             if len(valued) >= 3:
                 rows = "".join(f"<tr><td>{_e(it.label)}</td><td>{_e(it.value)}</td></tr>" for it in valued)
