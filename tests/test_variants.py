@@ -367,7 +367,10 @@ def test_leak_scan_clean_variant_and_caught_leak(world, mock_pack, tmp_path):
     assert rep2["summary"]["hits"] == len(hits) >= 1
     assert {h["file"] for h in hits} == {"evidence/conversations/chat_transcript/leak-0001.txt"}
     assert {h["term"] for h in hits} == {"$50"} and hits[0]["fact_id"] == var_dep.id
-    assert "50" in hits[0]["text"] and hits[0]["extractor"]
+    # the snippet shows the leaked figure in whatever form the writer used ("$50", "fifty dollars")
+    from facts.surface import surface_forms
+    forms = {f.lower() for sl in base_dep.slots for f in surface_forms(sl)}
+    assert any(f in hits[0]["text"].lower() for f in forms) and hits[0]["extractor"], (forms, hits[0]["text"])
 
     # a file rendered with the base brand
     base_world = resolve("_mock")

@@ -92,8 +92,7 @@ class Grid:
         used = {ab for ab in _ABBREVIATIONS for a in self.attributes if re.search(rf"\b{ab}\b", a)}
         if used:
             form = rng.choice(_ABBR_FORMS) if rng else "{ab}: {full}"
-            text = "; ".join(form.format(ab=ab, full=_ABBREVIATIONS[ab]) for ab in sorted(used))
-            notes.append((rng.choice(_ABBR_LEADS) if rng else "") + text + ".")
+            notes.append("; ".join(form.format(ab=ab, full=_ABBREVIATIONS[ab]) for ab in sorted(used)) + ".")
         if any((a, p) not in self.cells for a in self.attributes for p in self.products):
             notes.append(rng.choice(_BLANK_NOTES) if rng else
                          "A blank cell: the value is set out elsewhere in this document or in the product terms.")
@@ -105,8 +104,10 @@ class Grid:
         return notes
 
 
-_ABBR_FORMS = ["{ab}: {full}", "{ab} = {full}", "{ab} stands for {full}", "{ab} means {full}", "{ab} ({full})"]
-_ABBR_LEADS = ["", "", "Abbreviations: ", "Key: ", "In this table, "]
+# (forms that differ only by punctuation read as one sentence: each form has its own words)
+_ABBR_FORMS = ["{ab}: {full}", "{ab} stands for {full}", "{ab} means {full}", "{full} ({ab})", "{ab} is short for {full}",
+               "{ab} refers to the {full}", "In this table {ab} means {full}", "Here {ab} is the {full}",
+               "{ab} is used for the {full}", "Note that {ab} stands for {full}"]
 _BLANK_NOTES = ["A blank cell: the value is set out elsewhere in this document or in the product terms.",
                 "Where a cell is empty, see the product's own terms.",
                 "Empty cells are covered in the product terms, not on this page.",

@@ -26,7 +26,7 @@ from facts.errors import FactforgeError
 from facts.match import matches
 from facts.surface import surface_forms
 
-from .trace import db_view, view
+from .trace import db_view, fact_view, facts_view, view
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -388,6 +388,30 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
 
 def section_of(fact: "Fact") -> str:
     return fact.section[-1] if fact.section else "General"
+
+
+@facts_view("catalog_names")
+def catalog_names(facts: dict) -> dict:
+    """What pages name across the whole domain, without any figure: the catalog's products
+    (rows) with their section's topic, and the policy's section topics. A change of one fee
+    leaves this view as it was, so a help page's related-articles box or a web page's
+    marketing card does not re-render for it."""
+    from .realise import read  # noqa: PLC0415
+
+    rows: dict[str, str] = {}
+    secs: set[str] = set()
+    for f in facts.values():
+        r = read(f)
+        if r.cell and r.cell["row"] not in rows:
+            rows[r.cell["row"]] = section_topic(f.section[-1]) if f.section else ""
+        if f.section and ":" not in f.section[-1] and "staff" not in f.section[-1].lower():
+            secs.add(section_topic(f.section[-1]))
+    return {"rows": dict(sorted(rows.items())), "sections": sorted(secs)}
+
+
+def catalog_view(ctx: "RenderContext") -> dict:
+    """`catalog_names` of the render's fact table (one recorded read)."""
+    return fact_view(ctx.facts, "catalog_names")
 
 
 def section_topic(section: str) -> str:

@@ -47,6 +47,22 @@ def db_view(name: str):
     return deco
 
 
+# name -> function(facts) -> JSON-able value: derived views of the fact table (the catalog's
+# product names, the section topics), read as one observation "facts:<name>" compared by the
+# view's own hash, so a page that names every product does not depend on every fee
+FACT_VIEWS: dict[str, Callable[[dict], Any]] = {}
+
+
+def facts_view(name: str):
+    """Decorator registering a derived view of the fact table under a stable name."""
+    def deco(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
+        if name in FACT_VIEWS and FACT_VIEWS[name] is not fn:
+            raise RuntimeError(f"fact view {name!r} registered twice")
+        FACT_VIEWS[name] = fn
+        return fn
+    return deco
+
+
 class _Memo:
     """Views and value hashes of one database (and fact table), computed at most once."""
 
@@ -56,6 +72,10 @@ class _Memo:
         self.hashes: dict[Obs, str] = {}
 
     def view(self, name: str) -> Any:
+        if name not in self.views and name.startswith("facts:"):
+            if name[6:] not in FACT_VIEWS:
+                raise KeyError(f"unknown fact view {name[6:]!r}; known: {', '.join(sorted(FACT_VIEWS))}")
+            self.views[name] = FACT_VIEWS[name[6:]](self.facts)
         if name not in self.views:
             if name not in DB_VIEWS:
                 raise KeyError(f"unknown database view {name!r}; known: {', '.join(sorted(DB_VIEWS))}")
@@ -312,3 +332,12 @@ def view(db: Any, name: str) -> Any:
         db.recorder.note("view", name)
         return db.recorder.memo.view(name)
     return memo_for(db, _NO_FACTS).view(name)
+
+
+def fact_view(facts: Any, name: str) -> Any:
+    """A registered view of the fact table (`facts_view`): recorded as one read when `facts`
+    is a render's traced fact table, computed either way."""
+    if isinstance(facts, _TracedDict) and facts._path == ("facts",):
+        facts._rec.note("view", "facts:" + name)
+        return facts._rec.memo.view("facts:" + name)
+    return FACT_VIEWS[name](facts)

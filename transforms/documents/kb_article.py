@@ -21,7 +21,7 @@ from ..grammar import say
 from ..realise import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, section_topic, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+from transforms.common import Content, answer, catalog_view, section_topic, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn
@@ -172,9 +172,8 @@ def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list
     then others of the domain (catalog products, sections, the brand's services, what its
     records are: "What does "pending" mean on a transfer?"), now and then a general page."""
     w = ctx.writer
-    all_rows = sorted({r.cell["row"] for f in ctx.facts.values() if (r := read(f)).cell})
-    all_secs = sorted({section_topic(f.section[-1]) for f in ctx.facts.values() if f.section and ":" not in f.section[-1]
-                       and "staff" not in f.section[-1].lower()})
+    names = catalog_view(ctx)
+    all_rows, all_secs = list(names["rows"]), list(names["sections"])
     v = view(ctx.db)
     kinds = sorted({(r.kind, r.status) for r in v.records if r.status and r.kind})
 

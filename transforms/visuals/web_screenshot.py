@@ -14,10 +14,9 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, card_titles, check_capacity, fmt_date, grouped, plan_content, protect,
+from transforms.common import (Content, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
                                section_topic, slug, spec_date)
 from ..grammar import say
-from ..realise import read
 from ..situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
@@ -70,8 +69,8 @@ class WebScreenshot(Transformer):
 def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[str, str]]:
     """`n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`)."""
     brand = ctx.pack.brand
-    rows = sorted({r.cell["row"] for f in ctx.facts.values() if (r := read(f)).cell})
-    topics = {r.cell["row"]: section_topic(f.section[-1]) for f in ctx.facts.values() if (r := read(f)).cell and f.section}
+    topics = catalog_view(ctx)["rows"]
+    rows = list(topics)
     kinds = sorted({r.kind for r in view(ctx.db).records if r.kind})
     hours = rng.choice(["seven days a week", "weekdays from 8am to 8pm", "every day until 10pm", "around the clock"])
     makers = []
