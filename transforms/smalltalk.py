@@ -7,6 +7,8 @@ import random
 import re
 from typing import Mapping
 
+from facts.match import STOP_WORDS
+
 from .grammar import say
 
 _OPENERS = [
@@ -71,9 +73,6 @@ _CHATTER = [
 ]
 # Slots a meeting passes: first and other (two participants' first names), owner_first, wday,
 # time, room, topic (a noun used before "item", "notes", "page": "personal checking", "rota").
-_FUNCTION = {"for", "of", "to", "a", "an", "the", "with", "in", "on", "at", "by", "from", "per", "your", "our"}
-
-
 def spoken_topic(section: str) -> str:
     """How people name a policy section when they talk: a short title as it is, a long one
     ("Delays, cancellations and compensation") by its first words ("delays"): nobody reads a
@@ -91,7 +90,7 @@ def spoken_topic(section: str) -> str:
             head.append(w)
         if len(head) > 5 or len(head) == len(words):  # a long title by its first words
             head = head[:2]
-        while len(head) > 1 and head[-1].lower() in _FUNCTION:  # never "applying for"
+        while len(head) > 1 and head[-1].lower() in STOP_WORDS:  # never "applying for"
             head.pop()
         out = " ".join(head)
     return out if any(w[:1].isupper() for w in out.split()[1:]) else out[:1].lower() + out[1:]

@@ -15,7 +15,9 @@ What is recorded, at two levels of the database (tables, then records) and one o
 - `("item", path)`: one table, one whole record, or one fact, as returned by `[]`/`get`;
 - `("view", name)`: a derived view of the whole database (`DB_VIEWS`, e.g. the people in
   the records), computed once per database and compared by its own hash, so choosing a
-  customer from the people list does not depend on every field of every record.
+  customer from the people list does not depend on every field of every record; a derived
+  view of the fact table (`FACT_VIEWS`, read as "facts:<name>", e.g. every catalog product's
+  name) likewise, so a page naming every product does not depend on every fee.
 
 Records and facts are handed out as they are (plain dicts, `Fact` objects): whatever the
 renderer does with one is covered by that record's hash. The proxies hold no data of their
@@ -37,14 +39,16 @@ Obs = tuple  # ("keys", path) | ("item", path) | ("view", name); path is a tuple
 DB_VIEWS: dict[str, Callable[[dict], Any]] = {}
 
 
-def db_view(name: str):
-    """Decorator registering a derived view of the seed database under a stable name."""
-    def deco(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        if name in DB_VIEWS and DB_VIEWS[name] is not fn:
-            raise RuntimeError(f"database view {name!r} registered twice")
-        DB_VIEWS[name] = fn
-        return fn
-    return deco
+def _registrar(table: dict, what: str):
+    """A decorator factory registering derived views in `table` under stable names."""
+    def register(name: str):
+        def deco(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
+            if name in table and table[name] is not fn:
+                raise RuntimeError(f"{what} {name!r} registered twice")
+            table[name] = fn
+            return fn
+        return deco
+    return register
 
 
 # name -> function(facts) -> JSON-able value: derived views of the fact table (the catalog's
@@ -52,15 +56,8 @@ def db_view(name: str):
 # view's own hash, so a page that names every product does not depend on every fee
 FACT_VIEWS: dict[str, Callable[[dict], Any]] = {}
 
-
-def facts_view(name: str):
-    """Decorator registering a derived view of the fact table under a stable name."""
-    def deco(fn: Callable[[dict], Any]) -> Callable[[dict], Any]:
-        if name in FACT_VIEWS and FACT_VIEWS[name] is not fn:
-            raise RuntimeError(f"fact view {name!r} registered twice")
-        FACT_VIEWS[name] = fn
-        return fn
-    return deco
+db_view = _registrar(DB_VIEWS, "database view")  # decorator: a derived view of the seed database
+facts_view = _registrar(FACT_VIEWS, "fact view")  # decorator: a derived view of the fact table
 
 
 class _Memo:

@@ -309,7 +309,7 @@ class Writer:
                                "Q3 dashboard access", "Printer on 4th floor"])
         sec = facts[0].section[-1] if facts[0].section else "policy"
         lab = self.label(facts[0])
-        lab = sec if not lab or _holds_value(lab, facts[0]) else lab
+        lab = sec if not lab or _holds_value(lab, self.pack.info.currency) else lab
         if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
             # (counted as the lints count them: "out-of-network" is three), not the rule's wording
             lab = sec if len(sec.split()) <= 5 else " ".join(lab.split()[:4]).rstrip(",;:")
@@ -347,18 +347,13 @@ class Writer:
         return fact.statement.rstrip(".")
 
 
-_NUMBER_WORD = re.compile(r"\b(zero|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-                          r"fifteen|twenty|thirty|forty|fifty|sixty|hundred|thousand)\b(?!-)", re.I)
+def _holds_value(label: str, currency: str) -> bool:
+    """Whether a label holds a figure ("passenger under 14 years old", "lb costs an extra
+    $100", "of spending in the last 12"): such a label asked about, or put in a subject line,
+    gives the answer away and reads as nobody's question."""
+    from facts.values import find_values  # noqa: PLC0415
 
-
-def _holds_value(label: str, fact: Fact) -> bool:
-    """Whether a label names one of the fact's values ("passenger under 14 years old", "lb costs
-    an extra $100"): such a label asked about, or put in a subject line, gives the answer away
-    and reads as nobody's question."""
-    if re.search(r"\d", label) or _NUMBER_WORD.search(label):
-        return True
-    low = label.lower()
-    return any(s.text and s.text.lower() in low for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
+    return bool(find_values(label, currency=currency))
 
 
 def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
@@ -477,7 +472,7 @@ class BuiltinWriter(Writer):
             what, whom = self.realiser._cell_parts(r)
             return f"the {what} for {whom}"
         lab = self.label(fact)
-        if lab and _holds_value(lab, fact):
+        if lab and _holds_value(lab, self.pack.info.currency):
             lab = ""  # "what's the lb costs an extra $100?": a question never carries its own answer
         if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
                                                                            "with", "from", "per", "and", "or"):
