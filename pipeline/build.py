@@ -198,9 +198,11 @@ def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
 
 def _failure_line(err) -> str:
     """One line for a failed step: a FactforgeError's own message (file:line: problem), any
-    other exception as `Type: first line of its message`."""
+    other exception as `Type: first line of its message`. A process pool chains the worker's
+    traceback text (`_RemoteTraceback`) under the error it re-raises: the error is the cause
+    to report, not the traceback text under it."""
     cause = err
-    while cause is not None and cause.cause is not None:
+    while cause is not None and cause.cause is not None and cause.cause.cls_name != "_RemoteTraceback":
         cause = cause.cause
     info = cause or err
     if info is None:

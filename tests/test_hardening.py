@@ -705,3 +705,28 @@ def test_a_lone_leading_pipe_is_reported_not_looped_on():
     assert [f.statement for f in fs.facts] == ["The security deposit is $50 per bike."]
     (u,) = fs.unparsed
     assert u.line == 6 and "lone '|'" in u.reason
+
+
+def _worker_refuses(_):
+    from facts.errors import FactforgeError
+
+    raise FactforgeError("this worker runs other code or tools than the build that sent the unit")
+
+
+def test_a_failed_pool_unit_reports_the_workers_error_not_its_traceback_text():
+    """A process pool re-raises a worker's error with the worker's traceback text chained under
+    it (`_RemoteTraceback`); the build's one line is the error's own message."""
+    import sys
+    from concurrent.futures import ProcessPoolExecutor
+
+    from dagster._utils.error import serializable_error_info_from_exc_info
+
+    from pipeline.build import _failure_line
+
+    with ProcessPoolExecutor(1) as pool:
+        try:
+            pool.submit(_worker_refuses, 0).result()
+        except Exception:
+            info = serializable_error_info_from_exc_info(sys.exc_info())
+    assert info.cause is not None and info.cause.cls_name == "_RemoteTraceback"
+    assert _failure_line(info) == "this worker runs other code or tools than the build that sent the unit"
