@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import os
 import re
+import threading
+import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 import dagster as dg
 
@@ -117,6 +119,85 @@ def _outcome(key: str, result) -> BuildResult:
                        rendered=sum(int(m.get("files", 0)) - int(m.get("cached", 0)) for m in fams),
                        extracted=int(ex.get("files", 0)) - int(ex.get("cached", 0)),
                        revoiced=sum(int(m.get("revoiced_lines", 0)) for m in fams))
+
+
+# --- several partitions: side by side on one pool ------------------------------------------
+def build_many(keys: list[str], workspace: Workspace, settings: BuildSettings, execution: Execution,
+               at_once: int = 0, on_built: Optional[Callable[[BuildResult, float], None]] = None) -> list[BuildResult]:
+    """Build every partition of `keys`; return their results in `keys` order.
+
+    Why side by side: a partition's build alternates between steps whose units fill the pool
+    (rendering, extraction, audits) and steps that run in this process alone (planning, the
+    held-out test suite, matching facts, writing the bundle), when all but one core idle; the
+    last, longest units of a step idle cores too. Two partitions built at once (threads of
+    this process, one shared pool) fill those gaps with the other's work. `at_once` 0 means
+    2 when the local pool has two or more workers, else 1 (an inline pool runs renderers in
+    the calling thread, where one at a time is the rule; the Dask engine schedules its own
+    steps). The largest packs start first, so the longest build does not start last.
+    Bytes never depend on this: every unit is a pure function of its inputs and results are
+    put back in input order (`transforms.pool`).
+
+    On the first failure no further partition is started; those already running finish
+    (their bundles are written whole or not at all), then the failure of the earliest key
+    in `keys` is raised."""
+    from concurrent.futures import ThreadPoolExecutor, as_completed  # noqa: PLC0415
+
+    if not at_once:
+        from transforms.pool import cores  # noqa: PLC0415
+        at_once = 2 if execution.engine == "local" and (execution.workers or cores()) > 1 else 1
+    at_once = max(1, min(at_once, len(keys)))
+    results: dict[str, BuildResult] = {}
+    if at_once == 1:
+        for key in keys:
+            t0 = time.perf_counter()
+            results[key] = build_partition(key, workspace, settings, execution=execution)
+            if on_built:
+                on_built(results[key], time.perf_counter() - t0)
+        return [results[k] for k in keys]
+    order = sorted(keys, key=lambda k: (-_pack_size(k, settings.domains_dirs), keys.index(k)))
+    failed = threading.Event()
+
+    def one(key: str) -> tuple[BuildResult, float]:
+        if failed.is_set():
+            raise _Skipped(key)
+        t0 = time.perf_counter()
+        try:
+            return build_partition(key, workspace, settings, execution=execution), time.perf_counter() - t0
+        except BaseException:
+            failed.set()
+            raise
+
+    errors: dict[str, BaseException] = {}
+    with ThreadPoolExecutor(max_workers=at_once, thread_name_prefix="factforge-build") as ex:
+        futures = {ex.submit(one, k): k for k in order}
+        for fut in as_completed(futures):
+            try:
+                res, secs = fut.result()
+            except _Skipped:
+                continue
+            except BaseException as e:  # noqa: BLE001  (raised below, after the running builds end)
+                errors[futures[fut]] = e
+                continue
+            results[futures[fut]] = res
+            if on_built:
+                on_built(res, secs)
+    if errors:
+        raise errors[min(errors, key=keys.index)]
+    return [results[k] for k in keys]
+
+
+class _Skipped(Exception):
+    pass
+
+
+def _pack_size(key: str, domains_dirs: list[str]) -> int:
+    """Bytes of the pack's files (a cheap stand-in for how long it takes to build)."""
+    from domains.variants import resolve  # noqa: PLC0415
+    try:
+        root = resolve(key, domains_dirs).pack.path
+    except FactforgeError:
+        return 0
+    return sum(p.stat().st_size for p in Path(root).rglob("*") if p.is_file() and "__pycache__" not in p.parts)
 
 
 # --- the Dask engine -----------------------------------------------------------------------

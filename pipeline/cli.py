@@ -126,6 +126,7 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           engine: str = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
           dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Scheduler of an existing Dask cluster (engine dask; default: a local cluster of --workers processes)."),
           seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds the pack's seed.py may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
+          at_once: int = typer.Option(0, "--at-once", min=0, help="Domains built side by side on the shared pool (default 0: two when the pool has two or more workers, else one)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
     """Materialize the asset graph and write verified bundles, with live progress."""
     from transforms.planner import PROFILES, PlanConfig  # noqa: PLC0415
@@ -152,7 +153,7 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
                       highlight=False)
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
-    from .build import build_partition, dask_cluster, preflight  # noqa: PLC0415
+    from .build import build_many, dask_cluster, preflight  # noqa: PLC0415
     from .progress import ProgressView  # noqa: PLC0415
     from .resources import BuildSettings, Execution, Workspace, default_workspace  # noqa: PLC0415
     preflight(keys, profile, _dirs(domains_dir))
@@ -166,14 +167,14 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
         with dask_cluster(workers, dask_address) if engine == "dask" else _nothing() as address:
             execution = Execution(engine=engine, workers=workers, dask_address=address, progress_file=str(progress_file))
             with ProgressView(progress_file, keys, stream=sys.stderr):
-                for key in keys:
-                    t0 = time.perf_counter()
-                    res = build_partition(key, ws, settings, execution=execution)
-                    out.print(f"[green]built[/green] {key}: {res.bundle}  ({res.metadata.get('files', '?')} files, "
-                              f"{res.rendered} rendered and {res.extracted} extracted, the rest cached; "
-                              f"{time.perf_counter() - t0:.1f}s"
+                def built(res, seconds: float) -> None:
+                    out.print(f"[green]built[/green] {res.key}: {res.bundle}  ({res.metadata.get('files', '?')} "
+                              f"files, {res.rendered} rendered and {res.extracted} extracted, the rest cached; "
+                              f"{seconds:.1f}s"
                               f"{f'; {res.revoiced} recorded lines re-voiced' if res.revoiced else ''})",
                               highlight=False)
+
+                build_many(keys, ws, settings, execution, at_once=at_once, on_built=built)
     finally:
         progress_file.unlink(missing_ok=True)
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import atexit
 import os
 import pickle
+import threading
 import uuid
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -212,6 +213,7 @@ def cores() -> int:
 
 
 _POOLS: dict[tuple, Pool] = {}
+_POOLS_LOCK = threading.Lock()  # partitions built side by side (threads) share one pool
 
 
 def get_pool(engine: str = "local", workers: int = 0, address: Optional[str] = None) -> Pool:
@@ -222,14 +224,18 @@ def get_pool(engine: str = "local", workers: int = 0, address: Optional[str] = N
     else:
         workers = workers or cores()
         key = ("local", workers)
-    if key not in _POOLS:
-        if engine == "dask":
-            _POOLS[key] = DaskPool(address)
-        elif workers == 1:
-            _POOLS[key] = InlinePool()
-        else:
-            _POOLS[key] = ProcessPool(workers)
-    return _POOLS[key]
+    with _POOLS_LOCK:
+        if key not in _POOLS:
+            _POOLS[key] = _new_pool(engine, workers, address)
+        return _POOLS[key]
+
+
+def _new_pool(engine: str, workers: int, address: Optional[str]) -> Pool:
+    if engine == "dask":
+        return DaskPool(address)
+    if workers == 1:
+        return InlinePool()
+    return ProcessPool(workers)
 
 
 @atexit.register
