@@ -308,10 +308,17 @@ def _read_file(ctx: dict, spec, text: str) -> FileReading:
         if f.id in planned:
             cands[f.id] = f
     recovered = set()
+    stem_in: dict[str, bool] = {}  # facts share anchor stems: each is looked up once per file
+
+    def has_stem(p: str) -> bool:
+        if p not in stem_in:
+            stem_in[p] = p in low
+        return stem_in[p]
+
     for f in cands.values():
         need = ctx["need"][f.id]
         # cheap filter first: the matcher needs at least one anchor stem somewhere in the file
-        if need and not speech and sum(1 for p in ctx["stems"][f.id] if p in low) < need:
+        if need and not speech and sum(1 for p in ctx["stems"][f.id] if has_stem(p)) < need:
             continue
         m = match_fact(f, ix, speech=speech)
         # and the fact is told from its siblings there: its condition terms (a catalog cell's

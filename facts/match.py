@@ -40,10 +40,17 @@ def normalise_text(text: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def anchor_re(anchor: str) -> re.Pattern:
+def anchor_stem(anchor: str) -> str:
+    """What an anchor term is searched as: lower case, a long word without its last two
+    letters (so "refunds" finds "refunded")."""
     a = anchor.lower().strip()
-    stem = a[:max(4, len(a) - 2)] if len(a) > 5 else a
-    return re.compile(r"(?<![a-z0-9])" + re.escape(stem))
+    return a[:max(4, len(a) - 2)] if len(a) > 5 else a
+
+
+@lru_cache(maxsize=4096)
+def anchor_re(anchor: str) -> re.Pattern:
+    """The anchor's stem, not glued to a letter or digit before it."""
+    return re.compile(r"(?<![a-z0-9])" + re.escape(anchor_stem(anchor)))
 
 
 class TextIndex:
@@ -101,11 +108,36 @@ class TextIndex:
             memo[w] = start
         return start
 
+    def anchor_starts(self, anchor: str) -> tuple[list[int], int]:
+        """Every position where `anchor` occurs in the text (`anchor_re`: a term not glued to
+        a letter or digit before it; overlapping occurrences included), sorted, and the length
+        of an occurrence. Found once per text and anchor: a fact is matched at each
+        occurrence of its value, and a file's many facts share their anchor words, so a window
+        query is a bisect, not a regex search of the window."""
+        memo = self.__dict__.setdefault("_anchor_pos", {})
+        got = memo.get(anchor)
+        if got is None:  # what anchor_re finds, by str.find (a regex led by a lookbehind scans every position)
+            stem, low, starts = anchor_stem(anchor), self.low, []
+            i = low.find(stem) if stem else -1
+            while i >= 0:
+                if i == 0 or not ("a" <= low[i - 1] <= "z" or "0" <= low[i - 1] <= "9"):
+                    starts.append(i)
+                i = low.find(stem, i + 1)
+            got = memo[anchor] = (starts, len(stem))
+        return got
+
+    def has_anchor(self, anchor: str, start: int, end: int) -> bool:
+        """Whether `anchor` occurs entirely inside [start, end) (looking before `start` for
+        the letter or digit it must not be glued to): `anchor_re(anchor).search(low, start,
+        end)`, answered from `anchor_starts`."""
+        starts, size = self.anchor_starts(anchor)
+        i = bisect_left(starts, max(0, start))
+        return i < len(starts) and starts[i] + size <= end
+
     def anchors_in(self, anchors: list[str], start: int, end: int) -> int:
         """How many of `anchors` occur entirely inside [start, end) (an occurrence is a term not
         glued to a letter or digit before it, looking before `start` too)."""
-        start = max(0, start)
-        return sum(1 for a in anchors if anchor_re(a).search(self.low, start, end))
+        return sum(1 for a in anchors if self.has_anchor(a, start, end))
 
 
 def _needed(n_anchors: int, has_values: bool) -> int:
@@ -138,7 +170,7 @@ def _table_anchors(idx: TextIndex, anchors: list[str], s: int) -> int:
         return 0
     cs = start + sum(len(c) + 3 for c in cells[:col])
     ce = cs + len(cells[col])
-    return sum(1 for a in anchors if anchor_re(a).search(text, ls, le) or anchor_re(a).search(text, cs, ce))
+    return sum(1 for a in anchors if idx.has_anchor(a, ls, le) or idx.has_anchor(a, cs, ce))
 
 
 def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
