@@ -82,11 +82,12 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
             return _outcome(key, result)
     resources = {"settings": settings, "workspace": workspace, "writer": writer, "execution": execution,
                  "io_manager": dg.FilesystemIOManager(base_dir=storage)}
-    with time_limit(settings.seed_timeout):  # every call into the pack's code (steps run in this thread)
+    # The instance is disposed in the thread that made it: its in-memory SQLite connections
+    # must not be closed by the garbage collector in another thread (side-by-side builds).
+    with time_limit(settings.seed_timeout), dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
-                                resources=resources, instance=dg.DagsterInstance.ephemeral(), raise_on_error=False,
-                                run_config=_QUIET)
-    return _outcome(key, result)
+                                resources=resources, instance=instance, raise_on_error=False, run_config=_QUIET)
+        return _outcome(key, result)
 
 
 def _outcome(key: str, result) -> BuildResult:

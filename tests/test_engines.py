@@ -32,10 +32,13 @@ def test_one_worker_two_workers_and_dask_build_the_same_bundle(tmp_path):
     assert {f["path"].rsplit(".", 1)[-1] for f in man["files"]} >= {"wav", "mp4", "png", "pdf", "eml"}
 
 
-def test_two_domains_side_by_side_build_what_they_build_one_after_the_other(tmp_path):
+def test_two_domains_side_by_side_build_what_they_build_one_after_the_other(tmp_path, capfd):
     """`build_many` runs two partitions at once on one shared pool (threads of this process):
     each bundle is byte-identical to the one built alone, results come back in key order and
-    every built partition is reported once."""
+    every built partition is reported once; nothing is left for the garbage collector to
+    complain about on stderr (a Dagster instance's SQLite closed from another thread)."""
+    import gc
+
     from pipeline.build import build_many
 
     keys = ["_mock", "_mock@spokewell"]
@@ -49,6 +52,8 @@ def test_two_domains_side_by_side_build_what_they_build_one_after_the_other(tmp_
         assert a.rendered == b.rendered > 20
         assert a.version == b.version and a.metadata["content_hash"] == b.metadata["content_hash"]
         assert verify_bundle(b.bundle) == []
+    gc.collect()
+    assert "Traceback" not in capfd.readouterr().err
 
 
 def test_side_by_side_builds_stop_starting_after_a_failure(tmp_path, monkeypatch):
@@ -56,10 +61,14 @@ def test_side_by_side_builds_stop_starting_after_a_failure(tmp_path, monkeypatch
     raised."""
     from pipeline import build as B
 
+    import threading
+
     calls = []
+    both_started = threading.Barrier(2, timeout=30)
 
     def fake(key, workspace, settings, execution=None):
         calls.append(key)
+        both_started.wait()  # two builds are running when the first fails
         raise B.BuildFailed(f"check x failed on y [{key}]")
 
     monkeypatch.setattr(B, "build_partition", fake)
