@@ -158,10 +158,13 @@ def edit() -> None:
         print(_row("airline fresh build", first))
         policy, seed = pack / "policy.md", pack / "seed.py"
         text = policy.read_text(encoding="utf-8")
-        line = next(ln for ln in text.splitlines() if "$75" in ln and "Voyager" in ln)
-        policy.write_text(text.replace(line, line.replace("$75", "$80")), encoding="utf-8")
+        # the Voyager column of the change-fee table's Main row (the seed value's own source line)
+        line = next(ln for ln in text.splitlines() if ln.startswith("| Main | $99 | $75 |"))
+        policy.write_text(text.replace(line, line.replace("| $75 |", "| $80 |", 1)), encoding="utf-8")
         src = seed.read_text(encoding="utf-8")
-        seed.write_text(src.replace('"change_fee_main_voyager": 75,', '"change_fee_main_voyager": 80,'), encoding="utf-8")
+        src = src.replace('"change_fee_main_voyager": 75,', '"change_fee_main_voyager": 80,')
+        # the seed's value sources quote the row as the policy now writes it
+        seed.write_text(src.replace('"| Main | $99 | $75', '"| Main | $99 | $80'), encoding="utf-8")
         second = build(["-d", "airline", "--profile", "full"], ws, env)
         d = second["domains"]["airline"]
         print(_row("airline after a one-value edit ($75 -> $80)", second))

@@ -70,9 +70,14 @@ def atomic_facts(context: dg.AssetExecutionContext, settings: BuildSettings):
 
 @dg.asset(partitions_def=domains_partitions, group_name="domain", deps=[domain_pack], check_specs=[
     _check("database_consistent", "seed_database", "Database obeys the domain's own rules.")])
-def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings):
-    """The domain's seed database (variant: renamed and re-valued consistently)."""
-    sdb = steps.seed_database(_world(context, settings), settings.seed, settings.seed_timeout)
+def seed_database(context: dg.AssetExecutionContext, settings: BuildSettings, execution: Execution):
+    """The domain's seed database (variant: renamed and re-valued consistently). With the
+    local engine it also hands the held-out test suite to the pool (see test_suite)."""
+    world = _world(context, settings)
+    sdb = steps.seed_database(world, settings.seed, settings.seed_timeout)
+    if execution.engine == "local" and not sdb.problems:
+        steps.start_test_suite(context.partition_key, settings.domains_dirs, settings.seed, sdb, execution.pool(),
+                               settings.seed_timeout)
     yield dg.Output(sdb, metadata={"tables": sdb.counts(), "db_hash": sdb.hash})
     yield dg.AssetCheckResult(check_name="database_consistent", passed=not sdb.problems,
                               metadata={"problems": sdb.problems[:50]})
@@ -87,7 +92,10 @@ def domain_api(context: dg.AssetExecutionContext, settings: BuildSettings):
     yield dg.AssetCheckResult(check_name="openapi_valid", passed=not problems, metadata={"problems": problems})
 
 
-@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_api], check_specs=[
+# Scheduled last (lowest priority): with the local engine its work has been running on the
+# pool since the seed step (steps.start_test_suite), beside the evidence chain.
+@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_api], op_tags={"dagster/priority": "-1"},
+          check_specs=[
     _check("gold_replays", "test_suite", "Every test's gold actions replay to its expected database hash."),
     _check("gold_passes_domain_check", "test_suite", "Every gold outcome passes the domain's own check."),
     _check("test_ids_unique", "test_suite", "Test ids are unique."),
@@ -96,9 +104,10 @@ def domain_api(context: dg.AssetExecutionContext, settings: BuildSettings):
 def test_suite(context: dg.AssetExecutionContext, seed_database, settings: BuildSettings):
     """Held-out simulations with gold actions, expected database hashes and scripted users."""
     world = _world(context, settings)
-    suite = steps.test_suite(world, settings.seed, seed_database.tables)
+    suite, checks = steps.test_suite_and_checks(context.partition_key, world, settings.seed, seed_database,
+                                                settings.seed_timeout)
     yield dg.Output(suite, metadata=steps.test_suite_metadata(suite))
-    for name, problems in steps.test_suite_checks(world, suite, seed_database.tables).items():
+    for name, problems in checks.items():
         yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],
                                                                                   "count": len(problems)})
 

@@ -2,6 +2,8 @@
 does, written so the asset body stays a few lines. No Dagster types here."""
 from __future__ import annotations
 
+import threading
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
@@ -187,6 +189,51 @@ def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:
 
 def test_suite(world: World, seed: int, db: dict):
     return world.test_suite(seed, db=db)
+
+
+# --- the held-out test suite, computed beside the evidence chain -----------------------------
+# Generating and re-verifying a domain's tests (replaying every gold, hashing databases,
+# asking the pack's check) is pure Python that nothing of the evidence chain needs. With the
+# local engine the seed step hands it to the build's pool as one unit (another process: a
+# thread of this one would share its interpreter lock with the chain), where it runs while the
+# chain plans, renders and extracts; the test_suite step, scheduled last, collects it. On the
+# Dask engine (steps in other processes) the step computes it itself. Same result either way.
+_SUITES: dict[tuple, Future] = {}
+_SUITES_LOCK = threading.Lock()
+
+
+def _suite_key(key: str, seed: int, db: "SeedDB") -> tuple:
+    return (key, seed, db.hash)
+
+
+def _suite_and_checks(world: World, seed: int, tables: dict, timeout: Optional[float]):
+    with time_limit(timeout):
+        suite = test_suite(world, seed, tables)
+        return suite, test_suite_checks(world, suite, tables)
+
+
+def suite_unit(key: str, domains_dirs: list[str], seed: int, tables: dict, timeout: Optional[float]):
+    """One pool unit: the test suite of partition `key` and its checks."""
+    from domains.variants import resolve  # noqa: PLC0415
+    return _suite_and_checks(resolve(key, domains_dirs), seed, tables, timeout)
+
+
+def start_test_suite(key: str, domains_dirs: list[str], seed: int, db: "SeedDB", pool,
+                     timeout: Optional[float] = None) -> None:
+    """Submit the partition's test suite and its checks to `pool` (collected by
+    `test_suite_and_checks`); a pool that takes no single units leaves it to the step."""
+    fut = pool.submit(suite_unit, key, list(domains_dirs), seed, db.tables, timeout)
+    if fut is not None:
+        with _SUITES_LOCK:
+            _SUITES[_suite_key(key, seed, db)] = fut
+
+
+def test_suite_and_checks(key: str, world: World, seed: int, db: "SeedDB", timeout: Optional[float] = None):
+    """(suite, problems per check): what `start_test_suite` submitted for these inputs, else
+    computed now."""
+    with _SUITES_LOCK:
+        fut = _SUITES.pop(_suite_key(key, seed, db), None)
+    return fut.result() if fut is not None else _suite_and_checks(world, seed, db.tables, timeout)
 
 
 def test_suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:

@@ -106,6 +106,11 @@ class Pool(ABC):
         """A handle on `obj` for the units of one step (the pickle is removed afterwards)."""
         yield Shared(obj)
 
+    def submit(self, fn: Callable, *args: Any) -> Optional[Future]:
+        """One unit on its own, started now (queued behind units already submitted); its
+        future. None when this pool takes no single units (the caller runs it itself)."""
+        return None
+
 
 class InlinePool(Pool):
     workers = 1
@@ -162,6 +167,9 @@ class ProcessPool(_FilePool):
         finally:
             for fut in pending:
                 fut.cancel()
+
+    def submit(self, fn, *args):
+        return self._ex.submit(fn, *args)
 
     def close(self) -> None:
         self._ex.shutdown(wait=True, cancel_futures=True)
