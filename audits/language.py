@@ -121,10 +121,21 @@ def _pdf_lines(text: str) -> list[str]:
         running = set()
     out = []
     for p in pages:
-        keep = [line for line in p if line.strip() and mask(line) not in running and not _PAGE.match(line)]
-        # wrapped lines: a line not ending a sentence continues on the next one
+        # wrapped lines: a line not ending a sentence continues on the next one, unless a line
+        # dropped as running chrome or a page number stood between them (a line that is also
+        # on half the pages can be body text: "certificate is forfeited." ends a clause in the
+        # definitions and again in its section; the line before it is not continued by the
+        # next table row or heading, so "any unused remainder of a" + "Exception" is no
+        # sentence of the file)
         buf = ""
-        for line in keep:
+        for line in p:
+            if not line.strip():
+                continue
+            if mask(line) in running or _PAGE.match(line):
+                if buf:
+                    out.append(buf)
+                    buf = ""
+                continue
             buf = f"{buf} {line.strip()}" if buf else line.strip()
             if re.search(r"[.!?:]$", buf) or len(buf) > 600:
                 out.append(buf)
