@@ -263,3 +263,16 @@ def test_a_body_line_on_half_the_pages_does_not_join_its_neighbours():
     # an agreement error inside one wrapped sentence is still found
     bad = "\f".join(p.replace("A decision that departs", "A decision that depart from a\nexception") for p in pages)
     assert "agreement" in _lints(bad, "documents/pdf_manual", "pdf")
+
+
+def test_a_message_quoted_in_capitals_is_not_read_as_abbreviations():
+    """The tau2 airline import (text-only, seed 0) failed the lint gate on its own policy's
+    quoted message "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.": "A HUMAN"
+    was read as an abbreviation spelt out ("an H..."). Between words in capitals, a word in
+    capitals is a word; alone, it is still an abbreviation."""
+    quoted = "Then send the message 'YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.' to the user."
+    assert "agreement" not in _lints(quoted, "conversations/chat_transcript", "text")
+    assert "agreement" in _lints("Send 'PLEASE HOLD FOR A HOUR' to the user.", "conversations/chat_transcript", "text")
+    assert "agreement" not in _lints("A SIM locks after 3 wrong PIN entries. Send an SMS.", "visuals/app_screenshot",
+                                     "png")
+    assert "agreement" in _lints("Order an SIM card for the customer.", "visuals/app_screenshot", "png")
