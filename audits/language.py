@@ -31,8 +31,10 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Optional
 
-from facts.match import STOP_WORDS, content_words
+from facts.match import content_words
 from facts.models import Fact
+# voiced runs are defined in facts.runs, where the renderers check the same runs as they write
+from facts.runs import name_words, ngrams, only_names, phrases, shared_runs, tokens  # noqa: F401
 
 # --- sentences --------------------------------------------------------------------------------
 _FIELD = re.compile(r"^[A-Z][\w /&().#-]{0,30}:\s+\S")
@@ -121,10 +123,21 @@ def _pdf_lines(text: str) -> list[str]:
         running = set()
     out = []
     for p in pages:
-        keep = [line for line in p if line.strip() and mask(line) not in running and not _PAGE.match(line)]
-        # wrapped lines: a line not ending a sentence continues on the next one
+        # wrapped lines: a line not ending a sentence continues on the next one, unless a line
+        # dropped as running chrome or a page number stood between them (a line that is also
+        # on half the pages can be body text: "certificate is forfeited." ends a clause in the
+        # definitions and again in its section; the line before it is not continued by the
+        # next table row or heading, so "any unused remainder of a" + "Exception" is no
+        # sentence of the file)
         buf = ""
-        for line in keep:
+        for line in p:
+            if not line.strip():
+                continue
+            if mask(line) in running or _PAGE.match(line):
+                if buf:
+                    out.append(buf)
+                    buf = ""
+                continue
             buf = f"{buf} {line.strip()}" if buf else line.strip()
             if re.search(r"[.!?:]$", buf) or len(buf) > 600:
                 out.append(buf)
@@ -236,106 +249,6 @@ class Distinct:
                 "max_repeat": self.counts.most_common(1)[0][1] if self.counts else 0,
                 "over_limit": len(self.over(limit)), "top": self.top(10)}
 
-
-# --- voiced runs ------------------------------------------------------------------------------
-_TOK = re.compile(r"[a-z0-9$%]+(?:[.,][0-9]+%?)*")  # a number stays whole: "0.30%" is not "0" + "30%"
-
-
-def tokens(text: str) -> list[str]:
-    return _TOK.findall(text.lower().replace("\u00a0", " "))
-
-
-def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    """Runs of `n` words of `text` (within its phrases: `phrases`)."""
-    out: set[tuple[str, ...]] = set()
-    for t in phrases(text):
-        out |= {tuple(t[i:i + n]) for i in range(len(t) - n + 1)}
-    return out
-
-
-def phrases(text: str) -> list[list[str]]:
-    """The words of `text` in phrases, a run of words never crossing a phrase's end: a run never crosses a sentence's end, a table cell boundary (" | " in
-    extracted spreadsheets, exports and HTML tables) nor a table row's end: a header cell followed by
-    the next cell, or the header row's last cell followed by the next row's label, is not a
-    phrase anybody wrote, nor a heading's end (a short line without closing punctuation before
-    a capitalised line). Other lines of prose join (a sentence wraps)."""
-    parts: list[str] = []
-    prose: list[str] = []
-    lines = text.split("\n")
-    for i, line in enumerate(lines):
-        if " | " in line:  # a table row: its cells stand alone
-            if prose:
-                parts.append(" ".join(prose))
-                prose = []
-            parts += line.split(" | ")
-        else:
-            prose.append(line)
-            nxt = lines[i + 1].lstrip() if i + 1 < len(lines) else ""
-            if _heading(line) and nxt[:1].isupper():  # a heading and the paragraph under it
-                parts.append(" ".join(prose))
-                prose = []
-    if prose:
-        parts.append(" ".join(prose))
-    out: list[list[str]] = []
-    for part in parts:
-        # nor a sentence's end: the last words of one sentence and the first of the next are
-        # no phrase either (a list of rules, one per line, joins into one prose part)
-        for sentence in _SENTENCE_END.split(part):
-            t = tokens(sentence)
-            if t:
-                out.append(t)
-    return out
-
-
-def _heading(line: str) -> bool:
-    """A short line without closing punctuation: a heading or a title, not a wrapped line of
-    prose (wrapped lines are long)."""
-    words = line.split()
-    return 0 < len(words) <= 8 and not re.search(r"[.!?:;,\"\u201d)]$", line.strip())
-
-
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
-
-
-def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = (),
-                names: Iterable[frozenset[str]] = ()) -> list[str]:
-    """6-word runs of `statement` that occur in `text`, except runs that also belong to one of
-    the `exempt` statements (other facts the text states canonically) and runs that only name
-    something: every word of the run but function words belongs to one of `names` (`name_words`: the
-    content words of one catalog row or column label, a tier, a cabin). A label of six words or
-    more ("Cash deposit fee above the free amount", "Outgoing international wire in US
-    dollars") is what the business calls the thing, in every file and in its own schedules;
-    writing it out is naming, not copying the policy's phrasing. A run that joins two labels
-    ("Corporate Purchasing Card free employee cards") or adds words of the rule's own still
-    counts."""
-    runs = ngrams(statement, n) & ngrams(text, n)
-    if runs and exempt:
-        other: set = set()
-        for e in exempt:
-            other |= ngrams(e, n)
-        runs -= other
-    if runs and names:
-        runs = {r for r in runs if not only_names(r, names)}
-    return sorted(" ".join(r) for r in runs)
-
-
-def only_names(run: Iterable[str], names: Iterable[frozenset[str]]) -> bool:
-    """Whether every word of `run` but function words belongs to one of `names` (`name_words`)."""
-    words = {w for w in run if w not in STOP_WORDS}
-    return any(words <= nm for nm in names if nm)
-
-
-def name_words(facts: Iterable[Fact], min_words: int = 2) -> list[frozenset[str]]:
-    """Content-word sets of the labels the facts are conditioned on (condition values: a
-    catalog row and column, a tier, a cabin) of two words or more ("Minimum opening deposit":
-    "the minimum opening deposit for the" names a column); for `shared_runs(names=...)`."""
-    out: set[frozenset[str]] = set()
-    for f in facts:
-        for c in f.conditions:
-            words = frozenset(w for w in tokens(c.value) if w not in STOP_WORDS)
-            if len(tokens(c.value)) >= min_words and words:
-                out.add(words)
-    return sorted(out, key=lambda w: sorted(w))
 
 
 # --- lead-ins ---------------------------------------------------------------------------------

@@ -108,9 +108,20 @@ def agreement(text: str) -> list[str]:
         art, word = m.group(1).lower(), m.group(2)
         if word.lower() in ("per", "few", "lot", "bit", "couple"):
             continue
+        if word.isupper() and _shouted(text, m.start(), m.end()):
+            word = word.lower()  # "TO A HUMAN AGENT": a word in capitals, not letters spelt out
         if (art == "an") != needs_an(word):
             out.append(_snip(text, m.start(), m.end()))
     return out
+
+
+def _shouted(text: str, start: int, end: int) -> bool:
+    """Whether the words either side of [start, end) are in capitals too (a message quoted
+    in capitals: "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT"), so a word in capitals there
+    is a word, not an abbreviation read letter by letter ("an SMS")."""
+    before = re.findall(r"[A-Za-z]+", text[max(0, start - 40):start])
+    after = re.findall(r"[A-Za-z]+", text[end:end + 40])
+    return any(w and len(w) > 1 and w.isupper() for w in (before[-1:] + after[:1]))
 
 
 def _caps(words: list[str]) -> set[int]:

@@ -241,3 +241,25 @@ def test_email_thread_never_passes_25_messages(hand_facts, render_ctx, tmp_path)
                 ex = t.extract(out, ExtractContext())
             counts.append(_email_messages(ex.text))
     assert max(counts) <= 25 and min(counts) >= 20, counts
+
+
+def test_team_chat_posts_an_old_value_its_date_resolves_on_that_date(hand_facts, render_ctx, tmp_path):
+    """The banking text-only build (seed 0) failed the recoverability gate: a team chat holding
+    only old values resolved by the file's date (no fact carried) posted each in a thread moved
+    a day back, so no message showed the file's date (2026-04-12; every message was of the
+    11th). A thread with such a value is posted on the file's date."""
+    from audits.recoverability import date_visible
+    from transforms.common import spec_date
+
+    t = registry.get("conversations/team_chat")
+    old = [("age", "18"), ("deposit", "$40"), ("fee", "$10"), ("discount", "15%"), ("days", "7 business days")]
+    for seed in range(40):
+        # no routine threads (size: as many threads as values), so no chit-chat shows the date by chance
+        spec = ArtifactSpec(id=f"tc-{seed}", kind="conversations/team_chat", path="x", seed=seed, date="2026-02-14",
+                            noise=True, size=len(old), distractors=[
+                                Distractor(fact_id=f.id, slot=slot, text=text, role="superseded", date="2026-02-14",
+                                           resolution="date") for f, (slot, text) in zip(hand_facts, old)])
+        out = tmp_path / f"tc{seed}.json"
+        t.render(spec, render_ctx, out)
+        text = t.extract(out, ExtractContext()).text
+        assert date_visible(text, spec_date(spec)), (seed, text[-600:])

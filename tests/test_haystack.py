@@ -221,3 +221,13 @@ def test_meeting_small_talk_varies(banking):
                 d.add(units(line, "vtt"))
     assert d.ratio >= 0.8, d.top(10)
     assert not d.over(20), d.over(20)
+
+
+def test_a_tool_named_after_the_brand_keeps_its_capital_mid_sentence():
+    """The tau2 airline import (text-only, seed 0) failed the lint gate: "Tau2 Airline Desk
+    shows nothing for it" was put mid-sentence as "and tau2 Airline Desk shows nothing for it"
+    (the brand lost its capital). A clause opening with a capitalised name keeps it."""
+    assert H._mid_sentence("Tau2 Airline Desk shows nothing for it.", "Tau2 Airline Desk") == \
+        "Tau2 Airline Desk shows nothing for it."
+    assert H._mid_sentence("The CRM shows nothing for it.", "the CRM") == "the CRM shows nothing for it."
+    assert H._mid_sentence("It says Pending.", "Tau2 Airline Desk") == "it says Pending."

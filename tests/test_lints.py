@@ -236,3 +236,43 @@ def test_a_set_phrase_broken_by_a_word_swap():
     assert "mangled_idiom" in _lints("A second card is no-cost of charge.", "documents/pdf_manual", "pdf")
     assert "mangled_idiom" not in _lints("A second card is free of charge. The agent in charge of it agrees.",
                                          "documents/pdf_manual", "pdf")
+
+
+def test_a_body_line_on_half_the_pages_does_not_join_its_neighbours():
+    """The airline text-only build (seed 0) failed the lint gate on its PDF manual: the line
+    "certificate is forfeited." is on two of four pages (a definition, and its clause), so it
+    is dropped as running chrome, and the line before it ("... any unused remainder of a") was
+    joined to the next table row ("Exception A decision ...") into "a Exception", an agreement
+    error no sentence of the file has. A dropped line now ends the wrapped line before it."""
+    from audits.language import units
+
+    head = "Larkspur Airways\nSOP-LAR-224 Rev. 4.2\n"
+    pages = [head + "3 Definitions\nA travel certificate\nA travel certificate is used up in full when it is applied, "
+                    "and any unused remainder of a\ncertificate is forfeited.\nException\nA decision that departs "
+                    "from a clause of this manual.\nPage 1 of 4",
+             head + "4 Baggage\nEach passenger may check one bag.\nPage 2 of 4",
+             head + "6.1.5 A travel certificate is used up in full when it is applied, and any unused remainder "
+                    "of a\ncertificate is forfeited.\n7 Revision history\nOlder versions are no longer in force.\n"
+                    "Page 3 of 4",
+             head + "End of SOP-LAR-224\nPage 4 of 4"]
+    text = "\f".join(pages)
+    assert "agreement" not in _lints(text, "documents/pdf_manual", "pdf")
+    us = units(text, "pdf")
+    assert not any("of a Exception" in u or "of a Older" in u for u in us), us
+    assert not any("Larkspur Airways" in u for u in us)  # the running header is still dropped
+    # an agreement error inside one wrapped sentence is still found
+    bad = "\f".join(p.replace("A decision that departs", "A decision that depart from a\nexception") for p in pages)
+    assert "agreement" in _lints(bad, "documents/pdf_manual", "pdf")
+
+
+def test_a_message_quoted_in_capitals_is_not_read_as_abbreviations():
+    """The tau2 airline import (text-only, seed 0) failed the lint gate on its own policy's
+    quoted message "YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.": "A HUMAN"
+    was read as an abbreviation spelt out ("an H..."). Between words in capitals, a word in
+    capitals is a word; alone, it is still an abbreviation."""
+    quoted = "Then send the message 'YOU ARE BEING TRANSFERRED TO A HUMAN AGENT. PLEASE HOLD ON.' to the user."
+    assert "agreement" not in _lints(quoted, "conversations/chat_transcript", "text")
+    assert "agreement" in _lints("Send 'PLEASE HOLD FOR A HOUR' to the user.", "conversations/chat_transcript", "text")
+    assert "agreement" not in _lints("A SIM locks after 3 wrong PIN entries. Send an SMS.", "visuals/app_screenshot",
+                                     "png")
+    assert "agreement" in _lints("Order an SIM card for the customer.", "visuals/app_screenshot", "png")

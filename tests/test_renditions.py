@@ -128,3 +128,36 @@ def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     once, gb = (f.slots[0] for f in fs.facts)
     assert typed_value(once, fs.facts[0].statement)[0] == "once" and typed_value(gb, fs.facts[1].statement)[0] == "2GB"
     assert matches(fs.facts[0], "L-003 | Helmets | A helmet can be swapped | once | Maximum per rental | 2025-10-07")
+
+
+def test_no_sentence_copies_the_policy_of_another_fact_its_file_voices(packs):
+    """The multidoc text-only build (seed 0) failed the lint gate: a memo voicing both "Offer a
+    2GB top-up at the plan's per-GB price." and "When a line runs out of data, you can add a
+    top-up at the per-GB price of its plan." worded the first "... offers a 2 GB top-up at the
+    per-GB price of the plan", a 6-word run of the second's policy statement, which the lint
+    charges to the second. A file's sentences are now checked against the statements it voices
+    as they are written (`common.Voiced`) and re-worded inside the run."""
+    from audits.language import shared_runs
+    from transforms.base import ArtifactSpec, FactMention
+
+    pack = packs["wireless"]
+    ctx = _ctx(pack)
+    offer = next(f for f in pack.facts.facts if f.statement == "Offer a 2GB top-up at the plan's per-GB price.")
+    add = next(f for f in pack.facts.facts if f.statement.startswith("When a line runs out of data, you can add"))
+    # the writer alone keeps the offer clear of its own statement, not of its neighbour's
+    raws = [ctx.writer.statement(offer, "voiced", random.Random(s), register="memo") for s in range(10)]
+    assert all(shared_runs(add.statement, r) for r in raws), raws
+    for s in range(10):
+        spec = ArtifactSpec(id=f"memo-{s:04d}", kind="documents/memo", path=f"evidence/memo-{s:04d}.docx", seed=s,
+                            date="2025-03-10", facts=[FactMention(fact_id=offer.id, rendition="voiced"),
+                                                      FactMention(fact_id=add.id, rendition="voiced")])
+        items = C.plan_content(spec, ctx, random.Random(s), role="colleague", register="memo").items
+        for it in items:
+            assert matches(it.fact, it.text, pack.info.currency), it.text
+            for f in (offer, add):
+                assert shared_runs(f.statement, it.text) == [], (f.statement, it.text)
+    # a run the file states canonically is its own copy: nothing to re-word
+    spec = ArtifactSpec(id="memo-x", kind="documents/memo", path="evidence/memo-x.docx", seed=0, date="2025-03-10",
+                        facts=[FactMention(fact_id=add.id, rendition="voiced"),
+                               FactMention(fact_id=add.id, rendition="canonical")])
+    assert C.Voiced.of(spec, ctx).borrowed(add.statement) == []

@@ -132,3 +132,24 @@ def test_agreement_and_list_swaps_never_break_grammar():
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) is None
     t = "Meals and lodging are covered."
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) == "Lodging and meals are covered."
+
+
+def test_a_partial_mention_never_copies_the_statement_by_its_label():
+    """The telecom text-only build (seed 0) failed the lint gate: an e-mail answered with the
+    partial wording "30 percent for the down payment on a financed device, usually.", whose
+    label is a 6-word run of the policy ("The down payment on a financed device is 30% for
+    credit class C."). The partial wording is now broken inside the run, or says the label by
+    its head."""
+    import random
+
+    from domains import get_pack
+    from facts.values import slot_matches
+
+    pack = get_pack("telecom")
+    w = BuiltinWriter(pack)
+    f = next(x for x in pack.facts.facts if x.statement == "The down payment on a financed device is 30% for credit class C.")
+    outs = [w.partial(f, random.Random(s), register="staff_email") for s in range(30)]
+    for out in outs:
+        assert not shares_run(out, f.statement), out
+        assert slot_matches(f.slots[0], out) is not None, out  # the value, in any of its forms
+    assert any("down payment" in o for o in outs)

@@ -18,6 +18,7 @@ import datetime as dt
 import itertools
 import random
 import re
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
@@ -61,6 +62,39 @@ class Hedge:
     text: str
 
 
+@dataclass(frozen=True)
+class Voiced:
+    """The runs a file's sentences must not copy, as the lint gate reads them
+    (`audits.lints`, `facts.runs.shared_runs`): 6-word runs of the policy statement of every
+    fact the file words in its own way (its voiced mentions), except runs of a statement the
+    file states canonically and runs that only name one of its facts' labels. The writer keeps
+    a voiced rendition clear of its own statement; a sentence stating another fact can still
+    hit one ("offers a 2 GB top-up at the per-GB price of the plan" copies "a top-up at the
+    per-GB price of its plan" of the fact next to it), and `word` re-words it."""
+
+    statements: tuple[tuple[str, str], ...]  # (fact id, policy statement) of the voiced mentions
+    canonical: tuple[str, ...] = ()
+    names: tuple[frozenset, ...] = ()
+
+    @classmethod
+    def of(cls, spec: "ArtifactSpec", ctx: "RenderContext") -> Optional["Voiced"]:
+        from facts.runs import name_words  # noqa: PLC0415
+
+        mentioned = [(m, _lookup(ctx, spec, m.fact_id)) for m in spec.facts]
+        voiced = tuple(dict.fromkeys((f.id, f.statement) for m, f in mentioned if m.rendition == "voiced"))
+        if not voiced:
+            return None
+        canonical = tuple(dict.fromkeys(f.statement for m, f in mentioned if m.rendition == "canonical"))
+        return cls(voiced, canonical, tuple(name_words(f for _m, f in mentioned)))
+
+    def borrowed(self, text: str) -> list[str]:
+        """The runs of `text` the lint would find."""
+        from facts.runs import shared_runs  # noqa: PLC0415
+
+        return [r for _fid, st in self.statements
+                for r in shared_runs(st, text, exempt=self.canonical, names=self.names)]
+
+
 @dataclass
 class Item:
     """One fact the artifact states, in its role (`FactMention.role`: carrier, echo, partial,
@@ -81,6 +115,7 @@ class Item:
     route: Optional["Route"] = None
     part: Optional[str] = None
     stale: Optional["Distractor"] = None
+    voiced: Optional[Voiced] = None  # what the item's sentence must not copy (`word`)
 
     @property
     def superseded(self) -> list["Distractor"]:
@@ -134,11 +169,12 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext", tables: bool = False) -> t
     distractors."""
     out, by_id = [], {}
     routes = {r.id: r for r in spec.routes}
+    voiced = Voiced.of(spec, ctx)
     for m in ([] if spec.noise else spec.facts):
         if m.role == "hop" and m.part == "table" and not tables:
             continue
         it = Item(_lookup(ctx, spec, m.fact_id), m.rendition, role=m.role, part=m.part,
-                  route=routes.get(m.route) if m.route else None)
+                  route=routes.get(m.route) if m.route else None, voiced=voiced)
         out.append(it)
         by_id.setdefault(m.fact_id, it)
     orphans = []
@@ -146,7 +182,7 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext", tables: bool = False) -> t
         if d.fact_id in by_id and by_id[d.fact_id].current:
             by_id[d.fact_id].distractors.append(d)
         elif d.resolution in PLAIN_RESOLUTIONS:
-            out.append(Item(_lookup(ctx, spec, d.fact_id), "voiced", role="stale", stale=d))
+            out.append(Item(_lookup(ctx, spec, d.fact_id), "voiced", role="stale", stale=d, voiced=voiced))
         else:
             orphans.append((_lookup(ctx, spec, d.fact_id), d))
     return out, orphans
@@ -184,7 +220,28 @@ def shown_slot(it: Item):
 def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool = False,
          register: Optional[str] = None, context: Optional["Context"] = None) -> str:
     """The sentence for an item in its role (see `Item`): carriers and echoes pass `recoverable`;
-    the other roles are by design not the whole fact."""
+    the other roles are by design not the whole fact. A sentence that copies a run of a
+    policy statement its file words in its own way (`Voiced`) is re-worded inside the run
+    (`Realiser.unborrow`, on an rng of its own so the rest of the file draws as before), the
+    re-wording kept only when no such run is left and a current item is still recovered."""
+    text = _word(ctx, it, rng, after_wrong, register, context)
+    if it.voiced is None or not it.voiced.borrowed(text):
+        return text
+    realiser = getattr(ctx.writer, "realiser", None)
+    if realiser is None:
+        return text
+    from .realise import REGISTERS  # noqa: PLC0415
+
+    against = [st for fid, st in it.voiced.statements if fid != it.fact.id or it.rendition == "voiced"]
+    new = tidy(realiser.unborrow(it.fact, text, against, random.Random(zlib.crc32(text.encode("utf-8"))),
+                                 REGISTERS.get(register or "", REGISTERS["chat"]), keep=it.current))
+    if new != text and not it.voiced.borrowed(new) and (not it.current or matches(it.fact, new, ctx.pack.info.currency)):
+        return new
+    return text
+
+
+def _word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
+          register: Optional[str], context: Optional["Context"]) -> str:
     w = ctx.writer
     if it.role == "partial":
         return tidy(w.partial(it.fact, rng, register=register, context=context))

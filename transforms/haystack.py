@@ -867,6 +867,15 @@ def _thread_escalation(s: Scene, ppl: list[str]) -> str:
     return "{Escalation|Manager call-back}: <cname>"
 
 
+def _mid_sentence(text: str, name: str) -> str:
+    """`text` (a clause finished as a sentence) inside another sentence: its first letter in
+    lower case, unless it opens with `name` written with a capital ("Tau2 Airline Desk shows
+    nothing for it" stays as it is; "The CRM shows ..." becomes "the CRM shows ...")."""
+    if name[:1].isupper() and text.startswith(name):
+        return text
+    return text[:1].lower() + text[1:]
+
+
 def _thread_record(s: Scene, ppl: list[str]) -> str:
     """A colleague cannot make sense of a customer's record; another reads it for them (the
     record's own status, date and amount; nothing about a rule)."""
@@ -880,7 +889,7 @@ def _thread_record(s: Scene, ppl: list[str]) -> str:
     s.add(a, "colleague", "{Quick one|Can someone sanity-check something|Does anyone know|Help please}{ —|:} {<cname>|"
           "<cfirst>{ (<cid>)|}} {is asking|wants to know|called} about <ref_short>, and <seen_l>{ — {what does that mean|is "
           "that normal|where should I look}|, {is that right|anything I should tell them}}?",
-          seen_l=s.slots["seen"][:1].lower() + s.slots["seen"][1:])
+          seen_l=_mid_sentence(s.slots["seen"], s.slots["tool"]))
     if s.rng.random() < 0.5:
         s.add(b, "colleague", "{Looking|Opening <ref_short>|One sec, pulling up <cfirst>'s file|Having a look at <cfirst>'s <kind>}, <f0>{.|...}")
     if s.slots["status"] and s.rng.random() < 0.6:

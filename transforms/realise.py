@@ -960,6 +960,15 @@ class Realiser:
         out = self._break_runs(fact, text, rng, reg, {"_": ""})
         return None if shares_run(out, fact.statement) else out
 
+    def unborrow(self, fact: Fact, text: str, statements: list[str], rng: random.Random,
+                 reg: Register = REGISTERS["chat"], keep: bool = True) -> str:
+        """`text` (a sentence about `fact`) re-worded inside every 6-word run it shares with one
+        of `statements` (policy statements its file must not copy: those of the other facts
+        the file words in its own way, and the fact's own when it is voiced); `keep`: every
+        swap keeps the recovery rule of `fact` (a sentence stating it as current). The caller
+        checks what is left."""
+        return self._break_runs(fact, text, rng, reg, None if keep else {"_": ""}, against="\n".join(statements))
+
     def ask(self, fact: Fact, rng: random.Random, first_person: bool = True) -> Optional[str]:
         """A question about the fact without its answer ("How long is the profile locked
         after three failed verification attempts?"), from its own clause; None when the
@@ -1136,11 +1145,13 @@ class Realiser:
         return name if re.match(r"^(the|a|an)\b", name, re.I) else f"the {name}"
 
     # .. guaranteeing the voiced rule ...............................................................
-    def _break_runs(self, fact: Fact, text: str, rng: random.Random, reg: Register, vt) -> str:
-        """Re-word inside every 6-word run still shared with the statement. A swap is kept only
-        when the rendition still meets the recovery rule (values are never touched)."""
+    def _break_runs(self, fact: Fact, text: str, rng: random.Random, reg: Register, vt,
+                    against: Optional[str] = None) -> str:
+        """Re-word inside every 6-word run still shared with the statement (or with `against`:
+        other statements, one a line). A swap is kept only when the rendition still meets the
+        recovery rule of `fact` (values are never touched)."""
         for i in range(30):
-            run = first_shared_run(text, fact.statement)
+            run = first_shared_run(text, fact.statement if against is None else against)
             if run is None:
                 return text
             new = self._reword_in(fact, text, run, rng, reg, vt, last_resort=i > 8)
@@ -1278,7 +1289,16 @@ def _then(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optio
     return None
 
 
-_STRUCTURAL = (_lists, _genitive, _generic_any, _then)
+def _per_unit(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
+    """A rate by its unit: "the per-GB price" -> "the price per GB" (a run may end inside it)."""
+    for m in re.finditer(r"(?<![\w-])per-([A-Za-z]+) (price|rate|fee|charge|cost)\b", text):
+        if m.end() < s or m.start() > e:
+            continue
+        return text[:m.start()] + f"{m.group(2)} per {m.group(1)}" + text[m.end():]
+    return None
+
+
+_STRUCTURAL = (_lists, _genitive, _generic_any, _then, _per_unit)
 
 
 def telegraph(text: str, reg: Register) -> str:

@@ -579,7 +579,14 @@ class BuiltinWriter(Writer):
         about = self._about(fact, r) or "that"
         t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually",
                         "it comes to {val} for {about}"])
-        return finish(fix_agreement(t.format(about=about, val=value))) + "."
+        text = finish(fix_agreement(t.format(about=about, val=value))) + "."
+        if not shares_run(text, fact.statement):
+            return text
+        # a label of six words or more copies the policy ("the down payment on a financed
+        # device"): broken where the realiser can, else said by its head ("the down payment")
+        head = re.sub(r"\s+(?:on|of|for|in|at|per|with|from|to|by)\s.*$", "", about)
+        return self.realiser.unrun(fact, text, rng, reg) or \
+            finish(fix_agreement(t.format(about=head, val=value))) + "."
 
     def case(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
              context: Optional[Context] = None, record: str = "") -> str:

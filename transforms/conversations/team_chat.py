@@ -135,6 +135,8 @@ class TeamChat(Transformer):
         groups = C.split_groups(its, rng, 1, 1) if rng.random() < 0.5 else C.split_groups(its, rng, 1, 2)
         for g in groups:
             back = rng.randint(0, 1) if len(groups) > 2 and not any(it.superseded for it in g) else 0
+            if any(it.stale is not None and it.stale.resolution in ("date", "version") for it in g):
+                back = 0  # an old value the file's date resolves is posted on that date, which the file shows
             on = day - dt.timedelta(days=back)
             asker = rng.choice(agents)
             question = " ".join(w.question(it.fact, rng, register="team_chat") for it in g)
