@@ -173,3 +173,31 @@ def test_noise_keeps_stray_distractors_hedged(kind, hand_facts, render_ctx, tmp_
         t.render(spec, render_ctx, out)
         lines = [ln for ln in t.extract(out, ExtractContext()).text.lower().splitlines() if "$41.95" in ln]
         assert lines and all(any(h in ln for h in HEDGE_MARKERS) for ln in lines), (kind, seed)
+
+
+def test_ticket_lead_does_not_run_into_the_answer_as_the_policy():
+    """A ticket's resolution lead ends in ":" and a reader runs it into the answer under it: a
+    lead naming the topic is drawn again (else a lead without the topic is used) when, with the
+    answer's first words, it makes a run of the policy statement the answer alone avoids
+    (banking, text+image+audio: "Ruling from Margaret on business credit card:" over "The
+    business owner ..." failed the lint gate)."""
+    from types import SimpleNamespace
+
+    from facts.runs import ngrams
+    from transforms.tables.ticket_export import _RESOLVE_LEAD, _lead
+
+    fact = SimpleNamespace(statement="For a business credit card, the business owner must sign a personal guarantee.")
+    answer = "The business owner must personally guarantee it."
+    bad = "Ruling from Margaret on business credit card:"
+    assert not ngrams(answer) & ngrams(fact.statement) and ngrams(f"{bad}\n{answer}") & ngrams(fact.statement)
+    calls = []
+
+    def line(pool, reporter, f):
+        calls.append(pool)
+        return "Confirmed with the policy team this morning:" if pool == _RESOLVE_LEAD[2:] else bad
+
+    got = _lead(bad, line, "Ana", fact, answer)
+    assert got == "Confirmed with the policy team this morning:" and len(calls) == 7
+    assert _lead("Answer from Margaret:", line, "Ana", fact, answer) == "Answer from Margaret:"
+    quoted = "For a business credit card, the business owner must sign a personal guarantee."
+    assert _lead(bad, line, "Ana", fact, quoted) == bad  # a canonical answer quotes the policy anyway

@@ -17,6 +17,7 @@ from transforms import common as C
 from transforms import haystack as H
 from transforms.extract.text import extract_json_strings
 from transforms.registry import register
+from facts.runs import ngrams
 from transforms.grammar import say
 from transforms.smalltalk import spoken_topic
 
@@ -38,6 +39,22 @@ _AFTER = ["{Updated|Changed|Fixed} the <topic> {article|macro|saved reply} to ma
           "<queue> channel}|I'll brief the <queue> queue {today|on <wday>}|the <topic> article is updated}{, closing|}."]
 _SUMMARY = ["{Clarify|Confirm|Need a ruling on} <topic> {rules|wording} for {frontline|the <queue> queue}",
             "{Conflicting|Unclear} answers on <topic>{ in the <queue> queue|}"]
+
+
+def _lead(lead: str, line, reporter: str, fact, answer: str) -> str:
+    """The line over the owner's answer. A reader runs a lead ending in ":" into the answer
+    under it, so a lead naming the topic must not make, with the answer's first words, a run
+    of the policy's own statement that the answer alone avoids ("Ruling on business credit
+    card:" over "The business owner ..."); such a lead is drawn again, else one without the
+    topic is used."""
+    own = ngrams(fact.statement)
+    if ngrams(answer) & own:
+        return lead  # the answer itself quotes the policy (a canonical rendition)
+    for _ in range(6):
+        if not ngrams(f"{lead}\n{answer}") & own:
+            return lead
+        lead = line(_RESOLVE_LEAD, reporter, fact)
+    return line(_RESOLVE_LEAD[2:], reporter, fact)
 
 
 def _record(talk) -> str:
@@ -141,8 +158,9 @@ class TicketExport(Transformer):
                 comments.append(comment(owner, t, f"{line(_DRAFT_LEAD, reporter, it.fact)} "
                                                   f"{C.hedged(ctx, it.fact, d, rng, on=sday)}"))
             final = max(t + dt.timedelta(minutes=10), C.office_time(pack, day, rng, 9, 15))
-            body = "\n".join([line(_RESOLVE_LEAD, reporter, group[0].fact)] +
-                             [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="ticket") for it in group])
+            lead = line(_RESOLVE_LEAD, reporter, group[0].fact)
+            answers = [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="ticket") for it in group]
+            body = "\n".join([_lead(lead, line, reporter, group[0].fact, answers[0])] + answers)
             comments.append(comment(owner, final, body))
             comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)),
                                     line(_AFTER, reporter, group[0].fact)))
