@@ -132,3 +132,35 @@ def test_agreement_and_list_swaps_never_break_grammar():
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) is None
     t = "Meals and lodging are covered."
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) == "Lodging and meals are covered."
+
+
+def test_cell_reply_names_the_case_and_figure_not_the_measure():
+    """A catalog cell said as a reply (the question named the measure): the row, the column
+    and the figure, recoverable on their own, without the schedule's measure beside the figure
+    ("Pinnacle and Lite: two.", not "the checked bag allowance for Pinnacle and Lite is two
+    bags")."""
+    from domains import get_pack
+    from facts.match import matches
+    from transforms.realise import read
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    cells = [f for f in pack.facts.facts if read(f).cell]
+    assert cells
+    for i, f in enumerate(cells):
+        text = w.cell_reply(f, random.Random(i), register="team_chat")
+        assert matches(f, text, pack.info.currency), (f.statement, text)
+        assert not any(m in text.lower() for m in ("allowance", "change fee", "the amount")), text
+    prose = next(f for f in pack.facts.facts if not read(f).cell)
+    assert w.cell_reply(prose, random.Random(0)) == ""
+
+
+def test_short_answer_leaves_out_the_case_the_question_named():
+    from domains import get_pack
+    from transforms.realise import read
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    f = next(f for f in pack.facts.facts if read(f).cell and any(c.attribute != "attribute" for c in f.conditions))
+    tier = next(c.value for c in f.conditions if c.attribute != "attribute")
+    assert any(tier in w.short_answer(f, random.Random(s), register="chat") for s in range(8))
+    for s in range(8):
+        assert tier not in w.short_answer(f, random.Random(s), register="chat", named=f"What about {tier} members?")

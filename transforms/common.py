@@ -349,11 +349,24 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
 
         asked = {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(question, ctx.pack.info.currency)}
         skip = {s.name for s in it.fact.slots if s.key() in asked}
-        short = tidy(ctx.writer.short_answer(it.fact, rng, register=register, context=context, skip=skip))
+        short = tidy(ctx.writer.short_answer(it.fact, rng, register=register, context=context, skip=skip,
+                                             named=question))
         # `gap`: what the file may put between question and answer (a time stamp and a name, a
         # "let me check" turn); the match must hold across it
         if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency):
             return short
+    return reply(ctx, it, rng, after_wrong, register=register, context=context)
+
+
+def reply(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool, register: Optional[str] = None,
+          context: Optional["Context"] = None) -> str:
+    """A full answer to someone who asked about the item: a current catalog cell as its case
+    and figure ("Pinnacle and Lite: two bags."; the question named the measure), when the
+    audits' matcher recovers the cell from that alone; otherwise `authoritative`."""
+    if it.current and not after_wrong and getattr(ctx.writer, "cell_reply", None) is not None:
+        text = tidy(ctx.writer.cell_reply(it.fact, rng, register=register))
+        if text and matches(it.fact, text, ctx.pack.info.currency):
+            return text
     return authoritative(ctx, it, rng, after_wrong, register=register, context=context)
 
 

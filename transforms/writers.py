@@ -32,7 +32,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
 from .common import condition_values
-from .grammar import finish, expand
+from .grammar import capitalise, finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
                       fix_agreement, main_text, read, recoverable, shares_run, voiceable)
@@ -649,17 +649,20 @@ class BuiltinWriter(Writer):
         return self.realiser.unrun(fact, text, rng, reg) or text
 
     def short_answer(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
-                     context: Optional[Context] = None, skip: frozenset = frozenset()) -> str:
+                     context: Optional[Context] = None, skip: frozenset = frozenset(), named: str = "") -> str:
         """The answer to a question that already named the thing: the value (every numeric
         value of the fact) with the case it applies to, and nothing else ("It's $75 for Main
-        with Voyager status."). Only recoverable together with the question before it."""
+        with Voyager status."). Only recoverable together with the question before it.
+        `named`: the question; a case it already named is not said again ("It's $75.")."""
         reg = _register(register)
         vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
                 and s.name not in skip]
         if not vals:
             return ""
         v = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
-        conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
+        asked = named.lower()
+        conds = [c.value for c in fact.conditions if c.attribute != "attribute" and
+                 not (asked and re.search(r"(?<![a-z0-9])" + re.escape(c.value.lower()) + r"(?![a-z0-9])", asked))]
         for_c = f" for {' with '.join(conds[:2])}" if conds else ""
         if reg.to_customer:
             pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "{In_your_case} it's {v}.",
@@ -674,6 +677,28 @@ class BuiltinWriter(Writer):
         first = context.customer.first if context and context.customer else ""
         yours = f"{first}, in your case" if first else "in your case"
         return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when, In_your_case=yours)))
+
+    def cell_reply(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None) -> str:
+        """A catalog cell said as a reply to someone who asked about it (a customer's question,
+        a colleague's thread): the case and the figure, the column's measure left to the
+        question ("Pinnacle and Lite: two bags.", "For Main with Voyager, it's $75."), as
+        people answer; "" for a fact that is not a cell. The caller checks it on its own."""
+        r = read(fact)
+        if not r.cell:
+            return ""
+        _what, whom = self.realiser._cell_parts(r, rng)
+        val = self.realiser._cell_value(r, rng, None)
+        slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
+        bare = re.match(r"^(\S+)\s+[a-z]+$", val)
+        if slot is not None and slot.type == SlotType.count and not slot.unit and bare:
+            val = bare.group(1)  # "how many bags?" - "two for Pinnacle in Lite": the count, its noun asked already
+        reg = _register(register)
+        pool = ["{Whom}: {val}.", "For {whom}, it's {val}.", "{Val} for {whom}.", "{Whom} — {val}.",
+                "With {whom} it's {val}.", "That's {val} for {whom}."]
+        if reg.controlled:
+            pool = ["{Whom}: {val}.", "For {whom}: {val}.", "{Val} for {whom}."]
+        t = rng.choice(pool)
+        return fix_agreement(t.format(whom=whom, Whom=capitalise(whom), val=val, Val=capitalise(val)))
 
     def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
               context: Optional[Context] = None) -> str:

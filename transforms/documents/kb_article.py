@@ -276,9 +276,9 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             if not group:
                 continue
             body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")
+            # a product's figures as its spec table, even one: a help page prints the figure in its
+            # cell under the column's name, not in a sentence that names the measure beside it
             gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
-            if len(gridded) < 2 and not any(it.role == "stale" for it in gridded):
-                gridded = []  # one figure reads as a sentence; two or more of one product are its spec table
             said: set[str] = set()
             for it in group:
                 if it in gridded:

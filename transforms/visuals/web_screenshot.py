@@ -16,7 +16,8 @@ from PIL import Image, ImageDraw
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import (Content, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
                                section_topic, slug, spec_date)
-from ..grammar import say
+from ..grammar import capitalise, say
+from ..realise import read
 from ..situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
@@ -103,6 +104,23 @@ def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[s
     return out
 
 
+_CELL_BODY = ["Applies to {whom}.", "For {whom}.", "{Whom}, as of today.", "Current figure for {whom}.",
+              "{Whom}: see the full terms for details.", "Shown for {whom}."]
+
+
+def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
+    """The small print under a card's figure. A price card for a catalog cell says whom the
+    figure is for, as pricing pages do; the figure itself is the card's large line, and the
+    measure is the card's title or group heading, not repeated next to it. Other cards carry
+    their statement."""
+    r = read(it.fact)
+    realiser = getattr(ctx.writer, "realiser", None)
+    if not (r.cell and it.current and it.value and realiser is not None):
+        return it.text
+    _what, whom = realiser._cell_parts(r, rng)
+    return capitalise(rng.choice(_CELL_BODY).format(whom=whom, Whom=capitalise(whom)))
+
+
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -122,7 +140,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
-        cards = grouped([(group, label, it.value, protect(it.text, facts))
+        cards = grouped([(group, label, it.value, protect(_card_body(ctx, it, rng), facts))
                          for (group, label), it in zip(card_titles(items), items)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
