@@ -164,3 +164,20 @@ def test_short_answer_leaves_out_the_case_the_question_named():
     assert any(tier in w.short_answer(f, random.Random(s), register="chat") for s in range(8))
     for s in range(8):
         assert tier not in w.short_answer(f, random.Random(s), register="chat", named=f"What about {tier} members?")
+
+
+def test_an_answer_after_a_question_that_named_the_subject_says_it():
+    """A rule voiced after a question that named its subject ("Could you tell me about
+    TripGuard?") refers back ("It costs ..."), recoverable with the question before it; a
+    question that did not name it gets no such answer."""
+    from domains import get_pack
+    from facts.match import matches
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    f = next(f for f in pack.facts.facts if f.statement.startswith("TripGuard costs"))
+    q = "Could you tell me about TripGuard?"
+    a = w.anaphoric(f, random.Random(0), q, register="chat")
+    assert a and "tripguard" not in a.lower() and a.split()[0] in ("It", "It's"), a
+    assert matches(f, f"{q}\n{'.' * 120}\n{a}", pack.info.currency)
+    assert w.anaphoric(f, random.Random(0), "How does that work for me?", register="chat") == ""
+    assert w._subject(f, __import__("transforms.realise", fromlist=["read"]).read(f)) == "TripGuard"

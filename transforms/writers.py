@@ -450,6 +450,13 @@ class BuiltinWriter(Writer):
                         ["could you tell me about {about}?", "what's {about}?", "can you check {about} for me?",
                          "how does {about} work for me?"])
                 q = rng.choice(pool).format(about=about)
+            elif self._subject(fact, r):
+                subj = self._subject(fact, r)
+                pool = (["what's the rule on {s}?", "can someone confirm how {s} works?", "what do we tell customers "
+                         "about {s}?"] if staff else
+                        ["could you tell me about {s}?", "how do {s} work?" if _plural_np(subj) else
+                         "how does {s} work?", "what should I know about {s}?", "what is the deal with {s}?"])
+                q = rng.choice(pool).format(s=subj)
             else:
                 q = rng.choice(["what do we tell the customer here?", "which rule applies here?"] if staff else
                                ["what happens in my case?", "what are my options here?", "how does that work for me?"])
@@ -475,10 +482,24 @@ class BuiltinWriter(Writer):
         if lab and _holds_value(lab, self.pack.info.currency):
             lab = ""  # "what's the lb costs an extra $100?": a question never carries its own answer
         if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
-                                                                           "with", "from", "per", "and", "or"):
+                                                                           "with", "from", "per", "and", "or", "before",
+                                                                           "after", "within", "under", "over", "than",
+                                                                           "up", "minus"):
             lab = self.lower_first(lab)
             return lab if re.match(r"^(the|a|an|your|my|[A-Z])", lab) else f"the {lab}"
         return ""
+
+    def _subject(self, fact: Fact, r) -> str:
+        """The statement's subject as a customer names the thing they ask about ("TripGuard",
+        "refunds to a credit card"); "" when it holds a figure, is a person or is long."""
+        from .realise import plain_subject  # noqa: PLC0415
+
+        subj = plain_subject(r.main)
+        if not subj or \
+                _holds_value(subj, self.pack.info.currency) or \
+                re.match(r"^(?:the|a|an|each|every|any)?\s*(?:customer|passenger|agent|member|staff|you|we)s?\b", subj, re.I):
+            return ""
+        return self.realiser.lower(subj)
 
     def _situation(self, fact: Fact, rng: random.Random, customer: Optional["Customer"], record: Optional["Rec"]) -> str:
         if customer is None:
@@ -678,6 +699,31 @@ class BuiltinWriter(Writer):
         yours = f"{first}, in your case" if first else "in your case"
         return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when, In_your_case=yours)))
 
+    def anaphoric(self, fact: Fact, rng: random.Random, question: str, register: Optional["Register | str"] = None,
+                  context: Optional[Context] = None, gap: int = 120) -> str:
+        """A voiced answer to `question` when the question named the fact's subject: the
+        subject said again as "it" or "they" ("Could you tell me about TripGuard?" - "It costs
+        thirty-five dollars per passenger."), recoverable with the question before it (`gap`
+        characters between them); "" when the question did not name it or no wording holds."""
+        from .realise import _named_in, plain_subject  # noqa: PLC0415
+
+        r = read(fact)
+        if r.cell or not plain_subject(r.main) or not _named_in(r.main.subj, question):
+            return ""
+        reg = _register(register)
+        seed = rng.random()
+        self.realiser.given = question
+        try:
+            for k in range(VOICE_ATTEMPTS):
+                try:
+                    return self.realiser.voiced(r, random.Random(f"{seed}:{k}"), reg, context,
+                                                before=f"{question}\n{'.' * gap}\n")
+                except RealiseError:
+                    continue
+        finally:
+            self.realiser.given = ""
+        return ""
+
     def cell_reply(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None) -> str:
         """A catalog cell said as a reply to someone who asked about it (a customer's question,
         a colleague's thread): the case and the figure, the column's measure left to the
@@ -729,6 +775,12 @@ class BuiltinWriter(Writer):
 _FUNCTION = {"of", "worth", "to", "up", "at", "least", "most", "is", "are", "be", "by", "a", "an", "the", "for", "gets",
              "get", "receive", "receives", "pays", "pay", "costs", "cost", "within", "than", "more", "less", "no",
              "only", "after", "before", "over", "under", "with", "and", "or", "per", "each", "every", "in", "on"}
+
+
+def _plural_np(np: str) -> bool:
+    """Whether a noun phrase's head is plural ("refunds to a credit card": yes)."""
+    head = re.split(r"\s(?:to|of|for|with|on|in|under|from|after|before|at)\s", np)[0].split()[-1]
+    return head.endswith("s") and not head.endswith("ss")
 
 
 def _value_noun(fact: Fact, slot: Optional[Slot]) -> str:
