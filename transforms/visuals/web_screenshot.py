@@ -104,21 +104,20 @@ def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[s
     return out
 
 
-_CELL_BODY = ["Applies to {whom}.", "For {whom}.", "{Whom}, as of today.", "Current figure for {whom}.",
-              "{Whom}: see the full terms for details.", "Shown for {whom}."]
+_CELL_BODY = ["{What} for {whom}.", "{What}, {whom}.", "Applies to {whom}: {what}.", "{What} for {whom}, as of today.",
+              "Current {what} for {whom}.", "{What} shown for {whom}."]
 
 
 def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
     """The small print under a card's figure. A price card for a catalog cell says whom the
-    figure is for, as pricing pages do; the figure itself is the card's large line, and the
-    measure is the card's title or group heading, not repeated next to it. Other cards carry
-    their statement."""
+    figure is for and what it is, as pricing pages do; the figure itself is the card's large
+    line, never beside its measure. Other cards carry their statement."""
     r = read(it.fact)
     realiser = getattr(ctx.writer, "realiser", None)
     if not (r.cell and it.current and it.value and realiser is not None):
         return it.text
-    _what, whom = realiser._cell_parts(r, rng)
-    return capitalise(rng.choice(_CELL_BODY).format(whom=whom, Whom=capitalise(whom)))
+    what, whom = realiser._cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
+    return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
