@@ -288,3 +288,18 @@ def test_memo_header_and_one_title_a_sender(banking_ctx, tmp_path):
         titles.setdefault(m.group(1), set()).add(m.group(2))
         assert text.rstrip().split("\n")[-3].strip() == m.group(1) or m.group(1) in text.split("Regards,")[-1]
     assert all(len(v) == 1 for v in titles.values()), titles
+
+
+def test_memo_tables_its_catalog_figures_where_the_matcher_reads_them():
+    """A memo puts decided catalog figures in a table (the figure in its cell, the measure in
+    its row), every one of them readable there by the audits' matcher; prose rules stay in
+    its numbered list."""
+    from types import SimpleNamespace
+    from domains import get_pack
+    from transforms.common import Item
+    from transforms.documents.memo import _tables, _unread_in_tables
+    from transforms.realise import read
+    pack = get_pack("airline")
+    cells = [Item(f, "canonical", role="echo") for f in pack.facts.facts if read(f).cell][:6]
+    assert cells and _tables(cells)
+    assert _unread_in_tables(cells, SimpleNamespace(pack=pack)) == set()

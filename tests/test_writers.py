@@ -153,3 +153,52 @@ def test_a_partial_mention_never_copies_the_statement_by_its_label():
         assert not shares_run(out, f.statement), out
         assert slot_matches(f.slots[0], out) is not None, out  # the value, in any of its forms
     assert any("down payment" in o for o in outs)
+
+
+def test_cell_reply_names_the_case_and_figure_not_the_measure():
+    """A catalog cell said as a reply (the question named the measure): the row, the column
+    and the figure, recoverable on their own, without the schedule's measure beside the figure
+    ("Pinnacle and Lite: two.", not "the checked bag allowance for Pinnacle and Lite is two
+    bags")."""
+    from domains import get_pack
+    from facts.match import matches
+    from transforms.realise import read
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    cells = [f for f in pack.facts.facts if read(f).cell]
+    assert cells
+    for i, f in enumerate(cells):
+        text = w.cell_reply(f, random.Random(i), register="team_chat")
+        assert matches(f, text, pack.info.currency), (f.statement, text)
+        assert not any(m in text.lower() for m in ("allowance", "change fee", "the amount")), text
+    prose = next(f for f in pack.facts.facts if not read(f).cell)
+    assert w.cell_reply(prose, random.Random(0)) == ""
+
+
+def test_short_answer_leaves_out_the_case_the_question_named():
+    from domains import get_pack
+    from transforms.realise import read
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    f = next(f for f in pack.facts.facts if read(f).cell and any(c.attribute != "attribute" for c in f.conditions))
+    tier = next(c.value for c in f.conditions if c.attribute != "attribute")
+    assert any(tier in w.short_answer(f, random.Random(s), register="chat") for s in range(8))
+    for s in range(8):
+        assert tier not in w.short_answer(f, random.Random(s), register="chat", named=f"What about {tier} members?")
+
+
+def test_an_answer_after_a_question_that_named_the_subject_says_it():
+    """A rule voiced after a question that named its subject ("Could you tell me about
+    TripGuard?") refers back ("It costs ..."), recoverable with the question before it; a
+    question that did not name it gets no such answer."""
+    from domains import get_pack
+    from facts.match import matches
+    pack = get_pack("airline")
+    w = BuiltinWriter(pack)
+    f = next(f for f in pack.facts.facts if f.statement.startswith("TripGuard costs"))
+    q = "Could you tell me about TripGuard?"
+    a = w.anaphoric(f, random.Random(0), q, register="chat")
+    assert a and "tripguard" not in a.lower() and a.split()[0] in ("It", "It's"), a
+    assert matches(f, f"{q}\n{'.' * 120}\n{a}", pack.info.currency)
+    assert w.anaphoric(f, random.Random(0), "How does that work for me?", register="chat") == ""
+    assert w._subject(f, __import__("transforms.realise", fromlist=["read"]).read(f)) == "TripGuard"

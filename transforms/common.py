@@ -406,11 +406,32 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
 
         asked = {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(question, ctx.pack.info.currency)}
         skip = {s.name for s in it.fact.slots if s.key() in asked}
-        short = tidy(ctx.writer.short_answer(it.fact, rng, register=register, context=context, skip=skip))
+        short = tidy(ctx.writer.short_answer(it.fact, rng, register=register, context=context, skip=skip,
+                                             named=question))
         # `gap`: what the file may put between question and answer (a time stamp and a name, a
         # "let me check" turn); the match must hold across it
         if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency):
             return short
+    return reply(ctx, it, rng, after_wrong, register=register, context=context, question=question, gap=gap)
+
+
+def reply(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool, register: Optional[str] = None,
+          context: Optional["Context"] = None, question: str = "", gap: int = 120) -> str:
+    """A full answer to someone who asked about the item: a current catalog cell as its case
+    and figure ("Pinnacle and Lite: two bags."; the question named the measure), when the
+    audits' matcher recovers the cell from that alone; a voiced rule whose subject the
+    `question` (said just before, `gap` characters away) named, with that subject as "it"
+    (`Writer.anaphoric`), when the matcher recovers it with the question; otherwise
+    `authoritative`."""
+    w = ctx.writer
+    if it.current and not after_wrong and getattr(w, "cell_reply", None) is not None:
+        text = tidy(w.cell_reply(it.fact, rng, register=register))
+        if text and matches(it.fact, text, ctx.pack.info.currency):
+            return text
+        if question and it.rendition == "voiced":
+            text = tidy(w.anaphoric(it.fact, rng, question, register=register, context=context, gap=gap))
+            if text and matches(it.fact, f"{question}\n{'.' * gap}\n{text}", ctx.pack.info.currency):
+                return text
     return authoritative(ctx, it, rng, after_wrong, register=register, context=context)
 
 

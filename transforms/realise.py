@@ -642,6 +642,7 @@ class Realiser:
         self.proper = proper_words
         self.company = company
         self.brand = brand
+        self.given = ""  # what the line before already named (`BuiltinWriter.anaphoric`): its subject becomes "it"
 
     # .. public ...................................................................................
     def render(self, fact: Fact, rendition: str, rng: random.Random, reg: Register = REGISTERS["chat"],
@@ -655,7 +656,7 @@ class Realiser:
         return self.voiced(r, rng, reg, ctx, value_text)
 
     def voiced(self, r: Reading, rng: random.Random, reg: Register, ctx: Optional[Context] = None,
-               value_text: Optional[dict[str, str]] = None, single: bool = False) -> str:
+               value_text: Optional[dict[str, str]] = None, single: bool = False, before: str = "") -> str:
         fact = r.fact
         frames = self._frames(r, reg, ctx, single)
         rng.shuffle(frames)
@@ -671,7 +672,7 @@ class Realiser:
                 text = self._break_runs(fact, text, rng, reg, value_text)
                 tried.append(text)
                 if text and not shares_run(text, fact.statement) and not _ROUND_TRIP.search(text) and \
-                        (value_text or recoverable(fact, text)):
+                        (value_text or recoverable(fact, before + text)):
                     return text
         raise RealiseError(f"fact {fact.id}: no voiced wording without a 6-word run of the statement "
                            f"that stays recoverable; last draft: {tried[-1] if tried else '-'!r}")
@@ -847,6 +848,9 @@ class Realiser:
         plural = c.plural
         if c.imperative:
             return self._imperative(c.pred, rng, reg)
+        if self.given and plain_subject(c) and _named_in(subj, self.given) and \
+                not _CUSTOMER_SUBJ.match(subj.strip()) and not _STAFF_SUBJ.match(subj.strip()):
+            subj = "they" if plural else "it"  # the question just named it
         if reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip()):
             subj, person, plural = "you", "2", True
         elif not reg.controlled and _STAFF_SUBJ.match(subj.strip()) and reg.speaker in ("agent", "manager",
@@ -1199,6 +1203,34 @@ class Realiser:
 
 
 _MANGLED = re.compile(r"(?<!\bfree )\bof charge\b", re.I)
+
+
+_PLAIN_VERBS = frozenset("""costs cost reimburses reimburse includes include covers cover receives receive gets get has
+have applies apply lasts last starts start remains remain requires require pays pay earns earn expires expire takes
+take posts post allows allow charges charge carries carry gives give needs need holds hold runs run ends end""".split())
+
+
+def plain_subject(c: Optional[Clause]) -> str:
+    """The clause's subject when "it" or "they" can stand for it once it has been named: a
+    noun phrase without a figure or a quantifier ("TripGuard", "refunds to a credit card",
+    not "every new member"), before a modal or a common verb (a reading that split "Lite
+    fares include" after "Lite" is not one); "" otherwise."""
+    if c is None or c.imperative or not c.subj or len(c.subj.split()) > 6 or re.search(r"\d", c.subj):
+        return ""
+    if re.match(r"^(?:this|that|these|those|every|each|any|all|no|some|our|your)\b", c.subj, re.I):
+        return ""
+    if not c.aux and (c.pred.split() or [""])[0].lower() not in _PLAIN_VERBS:
+        return ""
+    return c.subj
+
+
+def _named_in(subj: str, given: str) -> bool:
+    """Whether every content word of a subject (no figure in it) occurs in `given`."""
+    if re.search(r"\d", subj) or len(subj.split()) > 6:
+        return False
+    words = content_words(subj)
+    have = set(re.findall(r"[a-z][a-z'-]+", given.lower()))
+    return bool(words) and all(w.lower() in have for w in words)
 
 
 def _tidy(text: str) -> str:

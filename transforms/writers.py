@@ -32,7 +32,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
 from .common import condition_values
-from .grammar import finish, expand
+from .grammar import capitalise, finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
                       fix_agreement, main_text, read, recoverable, shares_run, voiceable)
@@ -450,6 +450,13 @@ class BuiltinWriter(Writer):
                         ["could you tell me about {about}?", "what's {about}?", "can you check {about} for me?",
                          "how does {about} work for me?"])
                 q = rng.choice(pool).format(about=about)
+            elif self._subject(fact, r):
+                subj = self._subject(fact, r)
+                pool = (["what's the rule on {s}?", "can someone confirm how {s} works?", "what do we tell customers "
+                         "about {s}?"] if staff else
+                        ["could you tell me about {s}?", "how do {s} work?" if _plural_np(subj) else
+                         "how does {s} work?", "what should I know about {s}?", "what is the deal with {s}?"])
+                q = rng.choice(pool).format(s=subj)
             else:
                 q = rng.choice(["what do we tell the customer here?", "which rule applies here?"] if staff else
                                ["what happens in my case?", "what are my options here?", "how does that work for me?"])
@@ -475,10 +482,24 @@ class BuiltinWriter(Writer):
         if lab and _holds_value(lab, self.pack.info.currency):
             lab = ""  # "what's the lb costs an extra $100?": a question never carries its own answer
         if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
-                                                                           "with", "from", "per", "and", "or"):
+                                                                           "with", "from", "per", "and", "or", "before",
+                                                                           "after", "within", "under", "over", "than",
+                                                                           "up", "minus"):
             lab = self.lower_first(lab)
             return lab if re.match(r"^(the|a|an|your|my|[A-Z])", lab) else f"the {lab}"
         return ""
+
+    def _subject(self, fact: Fact, r) -> str:
+        """The statement's subject as a customer names the thing they ask about ("TripGuard",
+        "refunds to a credit card"); "" when it holds a figure, is a person or is long."""
+        from .realise import plain_subject  # noqa: PLC0415
+
+        subj = plain_subject(r.main)
+        if not subj or \
+                _holds_value(subj, self.pack.info.currency) or \
+                re.match(r"^(?:the|a|an|each|every|any)?\s*(?:customer|passenger|agent|member|staff|you|we)s?\b", subj, re.I):
+            return ""
+        return self.realiser.lower(subj)
 
     def _situation(self, fact: Fact, rng: random.Random, customer: Optional["Customer"], record: Optional["Rec"]) -> str:
         if customer is None:
@@ -656,17 +677,20 @@ class BuiltinWriter(Writer):
         return self.realiser.unrun(fact, text, rng, reg) or text
 
     def short_answer(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None,
-                     context: Optional[Context] = None, skip: frozenset = frozenset()) -> str:
+                     context: Optional[Context] = None, skip: frozenset = frozenset(), named: str = "") -> str:
         """The answer to a question that already named the thing: the value (every numeric
         value of the fact) with the case it applies to, and nothing else ("It's $75 for Main
-        with Voyager status."). Only recoverable together with the question before it."""
+        with Voyager status."). Only recoverable together with the question before it.
+        `named`: the question; a case it already named is not said again ("It's $75.")."""
         reg = _register(register)
         vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
                 and s.name not in skip]
         if not vals:
             return ""
         v = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
-        conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
+        asked = named.lower()
+        conds = [c.value for c in fact.conditions if c.attribute != "attribute" and
+                 not (asked and re.search(r"(?<![a-z0-9])" + re.escape(c.value.lower()) + r"(?![a-z0-9])", asked))]
         for_c = f" for {' with '.join(conds[:2])}" if conds else ""
         if reg.to_customer:
             pool = ["It's {v}{for_c}.", "That's {v}{for_c}.", "{V}{for_c}, yes.", "{In_your_case} it's {v}.",
@@ -681,6 +705,53 @@ class BuiltinWriter(Writer):
         first = context.customer.first if context and context.customer else ""
         yours = f"{first}, in your case" if first else "in your case"
         return fix_agreement(finish(t.format(v=v, V=v[:1].upper() + v[1:], for_c=for_c, when=when, In_your_case=yours)))
+
+    def anaphoric(self, fact: Fact, rng: random.Random, question: str, register: Optional["Register | str"] = None,
+                  context: Optional[Context] = None, gap: int = 120) -> str:
+        """A voiced answer to `question` when the question named the fact's subject: the
+        subject said again as "it" or "they" ("Could you tell me about TripGuard?" - "It costs
+        thirty-five dollars per passenger."), recoverable with the question before it (`gap`
+        characters between them); "" when the question did not name it or no wording holds."""
+        from .realise import _named_in, plain_subject  # noqa: PLC0415
+
+        r = read(fact)
+        if r.cell or not plain_subject(r.main) or not _named_in(r.main.subj, question):
+            return ""
+        reg = _register(register)
+        seed = rng.random()
+        self.realiser.given = question
+        try:
+            for k in range(VOICE_ATTEMPTS):
+                try:
+                    return self.realiser.voiced(r, random.Random(f"{seed}:{k}"), reg, context,
+                                                before=f"{question}\n{'.' * gap}\n")
+                except RealiseError:
+                    continue
+        finally:
+            self.realiser.given = ""
+        return ""
+
+    def cell_reply(self, fact: Fact, rng: random.Random, register: Optional["Register | str"] = None) -> str:
+        """A catalog cell said as a reply to someone who asked about it (a customer's question,
+        a colleague's thread): the case and the figure, the column's measure left to the
+        question ("Pinnacle and Lite: two bags.", "For Main with Voyager, it's $75."), as
+        people answer; "" for a fact that is not a cell. The caller checks it on its own."""
+        r = read(fact)
+        if not r.cell:
+            return ""
+        _what, whom = self.realiser._cell_parts(r, rng)
+        val = self.realiser._cell_value(r, rng, None)
+        slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
+        bare = re.match(r"^(\S+)\s+[a-z]+$", val)
+        if slot is not None and slot.type == SlotType.count and not slot.unit and bare:
+            val = bare.group(1)  # "how many bags?" - "two for Pinnacle in Lite": the count, its noun asked already
+        reg = _register(register)
+        pool = ["{Whom}: {val}.", "For {whom}, it's {val}.", "{Val} for {whom}.", "{Whom} — {val}.",
+                "With {whom} it's {val}.", "That's {val} for {whom}."]
+        if reg.controlled:
+            pool = ["{Whom}: {val}.", "For {whom}: {val}.", "{Val} for {whom}."]
+        t = rng.choice(pool)
+        return fix_agreement(t.format(whom=whom, Whom=capitalise(whom), val=val, Val=capitalise(val)))
 
     def stale(self, fact: Fact, d: "Distractor", rng: random.Random, register: Optional["Register | str"] = None,
               context: Optional[Context] = None) -> str:
@@ -711,6 +782,12 @@ class BuiltinWriter(Writer):
 _FUNCTION = {"of", "worth", "to", "up", "at", "least", "most", "is", "are", "be", "by", "a", "an", "the", "for", "gets",
              "get", "receive", "receives", "pays", "pay", "costs", "cost", "within", "than", "more", "less", "no",
              "only", "after", "before", "over", "under", "with", "and", "or", "per", "each", "every", "in", "on"}
+
+
+def _plural_np(np: str) -> bool:
+    """Whether a noun phrase's head is plural ("refunds to a credit card": yes)."""
+    head = re.split(r"\s(?:to|of|for|with|on|in|under|from|after|before|at)\s", np)[0].split()[-1]
+    return head.endswith("s") and not head.endswith("ss")
 
 
 def _value_noun(fact: Fact, slot: Optional[Slot]) -> str:

@@ -430,7 +430,7 @@ def _answers(ctx, rng, its, questions: list[str], register: str, context=None) -
     ("> ...") and the answer under it, which then names only what the question did not (the
     bare figure and its case, `common.answer`: the quote right above it carries the rest)."""
     if rng.random() >= INLINE_RATE:
-        return [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register=register, context=context)
+        return [C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register=register, context=context)
                 for it in its]
     out = []
     for it, q in zip(its, questions):

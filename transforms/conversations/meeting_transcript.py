@@ -158,7 +158,7 @@ class MeetingTranscript(Transformer):
                 if rng.random() < 0.4:
                     chatter(1)
                 lead = line(_OWNER_LEADS) + " " if rng.random() < 0.5 else ""
-                talk(owner, lead + C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
+                talk(owner, lead + C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register="meeting"))
             if rng.random() < 0.6:
                 talk(asker, line(_ACKS))
         for fact, d in orphans:

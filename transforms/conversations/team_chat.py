@@ -149,7 +149,7 @@ class TeamChat(Transformer):
                 msgs.append((owner, line(_LOOKING, asker, g[0].fact)))
             # full answers: a channel export interleaves threads in time order, so a bare figure
             # could land far from its question
-            answer = " ".join(C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
+            answer = " ".join(C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
                               for it in g)
             msgs.append((owner, answer))
             msgs.append((asker, line(_THANKS, asker, g[0].fact)))

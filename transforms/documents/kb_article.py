@@ -17,6 +17,7 @@ from typing import Optional
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
 from ..extract.html import html_text
+from facts.match import matches
 from ..grammar import say
 from ..realise import read
 from ..registry import register
@@ -158,6 +159,20 @@ def _grids(items, rng: Optional[random.Random] = None) -> list[str]:
     return out
 
 
+def _reads_as_table(it, ctx: RenderContext) -> bool:
+    """Whether a lone catalog cell is recovered from its one-cell table (header: the product;
+    row: the attribute and the figure), as the extractor prints it."""
+    grids, _ = K.grids([(it.fact, shown_slot(it), False)], min_cells=1)
+    for g in grids:
+        for _caption, block in g.blocks(width=3, height=6):
+            for a in block.attributes:
+                for p in block.products:
+                    c = block.cell(a, p)
+                    if c is not None:
+                        return matches(it.fact, f"{g.dimension} | {p}\n{a} | {c.slot.text}", ctx.pack.info.currency)
+    return False
+
+
 def _heading(section: str, group, rng: random.Random) -> str:
     """A body section's heading: the catalog products it covers, or the section's short name."""
     rows = list(dict.fromkeys(r.cell["row"] for it in group if (r := read(it.fact)).cell))
@@ -276,9 +291,11 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             if not group:
                 continue
             body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")
+            # a product's figures as its spec table, even one: a help page prints the figure in its
+            # cell under the column's name, not in a sentence that names the measure beside it
             gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
-            if len(gridded) < 2 and not any(it.role == "stale" for it in gridded):
-                gridded = []  # one figure reads as a sentence; two or more of one product are its spec table
+            if len(gridded) == 1 and gridded[0].current and not _reads_as_table(gridded[0], ctx):
+                gridded = []  # a lone figure the matcher cannot read from a cell ("4" for "4 purchases")
             said: set[str] = set()
             for it in group:
                 if it in gridded:

@@ -18,9 +18,11 @@ from ..extract.docx import docx_text
 from ..registry import register
 from facts.hashing import sha256_hex
 from transforms.common import (Content, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
-                               spec_date)
+                               shown_slot, spec_date)
+from .. import catalog as K
 
 from ..grammar import say
+from facts.match import matches
 from ..realise import read
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
@@ -216,12 +218,34 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         d.add_heading("Decisions", level=2)
         d.add_paragraph(say(rng.choice(_DECIDE), rng, slots))
         said: set[str] = set()
+        # decided catalog figures go in a table under the list, products across, as a memo
+        # attaches the schedule it approves (the figure in its cell, the measure in its row)
+        tabled = [it for it in items if it.current and K.is_cell(it.fact)]
+        lost = _unread_in_tables(tabled, ctx)
+        tabled = [it for it in tabled if it.fact.id not in lost]
         for it in items:
+            if it in tabled:
+                continue
             if it.role == "hop" and it.route is not None and it.route.label:
                 if it.route.code in said:  # a catalog row names its schedule code once
                     continue
                 said.add(it.route.code)
             d.add_paragraph(it.text, style="List Number")
+        if tabled:
+            d.add_paragraph(rng.choice(["The approved figures:", "Figures as approved:", "The figures we agreed:",
+                                        "For reference, the figures now in force:"]))
+        for g, caption, block in _tables(tabled):
+            d.add_paragraph(f"{K.title(g.section)} ({caption.lower()})")
+            t = d.add_table(rows=1, cols=1 + len(block.products))
+            t.style = "Light Grid Accent 1"
+            for cell, h in zip(t.rows[0].cells, [g.dimension, *block.products]):
+                cell.paragraphs[0].add_run(h).bold = True
+            for a in block.attributes:
+                cells = t.add_row().cells
+                cells[0].text = a
+                for j, pr in enumerate(block.products, 1):
+                    c = block.cell(a, pr)
+                    cells[j].text = c.slot.text if c else ""
 
     d.add_heading("Action items", level=2)
     tbl = d.add_table(rows=1, cols=4)
@@ -277,3 +301,24 @@ def _fixed_zip(data: bytes, date: dt.date) -> bytes:
             zi.create_system = 0
             dst.writestr(zi, src.read(info.filename))
     return out.getvalue()
+
+
+def _tables(tabled) -> list:
+    """(grid, caption, block) for the memo's catalog figures (`transforms.catalog`)."""
+    grids, _ = K.grids([(it.fact, shown_slot(it), False) for it in tabled], min_cells=1)
+    return [(g, caption, block) for g in grids for caption, block in g.blocks(width=3, height=6)]
+
+
+def _unread_in_tables(tabled, ctx: RenderContext) -> set[str]:
+    """Facts whose figure the audits' matcher would not read from the tables as the extractor
+    prints them (a row per line, cells joined by " | "): those stay in the list."""
+    lost: set[str] = set()
+    for g, _caption, block in _tables(tabled):
+        lines = [" | ".join([g.dimension, *block.products])]
+        lines += [" | ".join([a] + [(c.slot.text if (c := block.cell(a, p)) else "") for p in block.products])
+                  for a in block.attributes]
+        text = "\n".join(lines)
+        for c in block.cells.values():
+            if not matches(c.fact, text, ctx.pack.info.currency):
+                lost.add(c.fact.id)
+    return lost

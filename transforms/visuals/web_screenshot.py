@@ -16,7 +16,8 @@ from PIL import Image, ImageDraw
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import (Content, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
                                section_topic, slug, spec_date)
-from ..grammar import say
+from ..grammar import capitalise, say
+from ..realise import read
 from ..situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
@@ -103,6 +104,22 @@ def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[s
     return out
 
 
+_CELL_BODY = ["{What} for {whom}.", "{What}, {whom}.", "Applies to {whom}: {what}.", "{What} for {whom}, as of today.",
+              "Current {what} for {whom}.", "{What} shown for {whom}."]
+
+
+def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
+    """The small print under a card's figure. A price card for a catalog cell says whom the
+    figure is for and what it is, as pricing pages do; the figure itself is the card's large
+    line, never beside its measure. Other cards carry their statement."""
+    r = read(it.fact)
+    realiser = getattr(ctx.writer, "realiser", None)
+    if not (r.cell and it.current and it.value and realiser is not None):
+        return it.text
+    what, whom = realiser._cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
+    return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
+
+
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -122,7 +139,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
-        cards = grouped([(group, label, it.value, protect(it.text, facts))
+        cards = grouped([(group, label, it.value, protect(_card_body(ctx, it, rng), facts))
                          for (group, label), it in zip(card_titles(items), items)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
