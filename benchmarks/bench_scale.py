@@ -1,9 +1,18 @@
 """Build at scale: fresh builds, the speed-up of 2 workers over 1, and a one-value edit.
 
 Every build is the real command (`python -m pipeline.cli build ...`) in a fresh workspace,
-timed from outside; CPU is user + system of the whole process tree (pool workers included)
-and memory is sampled every 0.2 s over the process tree (largest single process, and the
-largest sum over all its processes).
+timed from outside. The process tree is sampled every 0.2 s:
+
+- **CPU** is user + system of every Python process of the tree (the build, its pool workers)
+  at its last sample, each with the CPU of the tools it ran and waited for (tesseract,
+  espeak-ng, ffmpeg: a process's children times); the fork server's children are the pool
+  workers, counted themselves, so its children times are left out. (`getrusage` of the
+  build alone missed the workers: the fork server, not the build, is their parent.) Up to
+  one sampling interval per process is lost at its end.
+- **Memory**: the largest single process (RSS) and the largest sum over all processes, both
+  as RSS (pages shared by the fork server and the workers it forked counted once per
+  process) and as PSS (each shared page divided among the processes sharing it: the memory
+  the build really holds).
 
     python benchmarks/bench_scale.py fresh                 # the four built-in domains, full profile
     python benchmarks/bench_scale.py speedup --domains airline retail
@@ -21,7 +30,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import resource
 import shutil
 import subprocess
 import sys
@@ -35,17 +43,31 @@ DOMAINS = ["airline", "retail", "telecom", "banking"]
 
 
 class TreeSampler:
-    """Peak memory of a process and its descendants, sampled."""
+    """Peak memory and CPU of a process and its descendants, sampled (see the module doc)."""
 
     def __init__(self, pid: int, every: float = 0.2):
         import psutil
 
         self.proc = psutil.Process(pid)
         self.every = every
-        self.peak_one = self.peak_sum = 0
+        self.peak_one = self.peak_sum = self.peak_pss = 0
+        self.cpu_seen: dict[int, float] = {}  # pid -> CPU seconds at its last sample
         self._stop = threading.Event()
         self._t = threading.Thread(target=self._run, daemon=True)
         self._t.start()
+
+    @staticmethod
+    def _cpu(p) -> float:
+        """User + system of `p`, plus its waited-for children unless it is the fork server or
+        not Python (a tool: counted in the Python process that waited for it)."""
+        t = p.cpu_times()
+        cmd = " ".join(p.cmdline())
+        if "python" not in cmd and "factforge" not in cmd:
+            return 0.0
+        own = t.user + t.system
+        parent = p.parent()
+        server = "forkserver" in cmd and (parent is None or "forkserver" not in " ".join(parent.cmdline()))
+        return own if server else own + t.children_user + t.children_system  # workers share its command line
 
     def _run(self) -> None:
         import psutil
@@ -55,16 +77,23 @@ class TreeSampler:
                 procs = [self.proc, *self.proc.children(recursive=True)]
             except psutil.Error:
                 break
-            rss = []
+            rss, pss = [], []
             for p in procs:
                 try:
                     rss.append(p.memory_info().rss)
+                    pss.append(p.memory_full_info().pss)
+                    self.cpu_seen[p.pid] = self._cpu(p)
                 except psutil.Error:
                     pass
             if rss:
                 self.peak_one = max(self.peak_one, max(rss))
                 self.peak_sum = max(self.peak_sum, sum(rss))
+                self.peak_pss = max(self.peak_pss, sum(pss))
             self._stop.wait(self.every)
+
+    @property
+    def cpu(self) -> float:
+        return sum(self.cpu_seen.values())
 
     def stop(self) -> None:
         self._stop.set()
@@ -78,7 +107,6 @@ def build(args: list[str], workspace: Path, env_extra: dict | None = None) -> di
     """Run `factforge build` with these arguments; return wall, cpu, memory and its output."""
     args = [*args, *SEED]
     env = {**os.environ, "FACTFORGE_WORKSPACE": str(workspace), "PYTHONPATH": str(ROOT), **(env_extra or {})}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     load0 = os.getloadavg()[0]
     t0 = time.perf_counter()
     proc = subprocess.Popen([sys.executable, "-m", "pipeline.cli", "build", *args], cwd=str(ROOT), env=env,
@@ -87,12 +115,11 @@ def build(args: list[str], workspace: Path, env_extra: dict | None = None) -> di
     out, err = proc.communicate()
     wall = time.perf_counter() - t0
     sampler.stop()
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode != 0:
         raise SystemExit(f"build {' '.join(args)} failed ({proc.returncode}):\n{err[-3000:]}")
     built = re.findall(r"built (\S+): (\S+)\s+\((\d+) files, (\d+) rendered and (\d+) extracted", out)
-    return {"wall": wall, "cpu": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-            "peak_one": sampler.peak_one, "peak_sum": sampler.peak_sum, "out": out, "load": (load0, os.getloadavg()[0]),
+    return {"wall": wall, "cpu": sampler.cpu,
+            "peak_one": sampler.peak_one, "peak_sum": sampler.peak_sum, "peak_pss": sampler.peak_pss, "out": out, "load": (load0, os.getloadavg()[0]),
             "domains": {d: {"bundle": b, "files": int(n), "rendered": int(r), "extracted": int(x)}
                         for d, b, n, r, x in built}}
 
@@ -104,7 +131,8 @@ def _mb(n: int) -> str:
 def _row(label: str, r: dict) -> str:
     files = sum(d["files"] for d in r["domains"].values())
     return (f"{label:44} {r['wall']:8.1f}s wall {r['cpu']:8.1f}s cpu  {files:5d} files  "
-            f"peak {_mb(r['peak_one'])} (one process), {_mb(r['peak_sum'])} (all processes); "
+            f"peak {_mb(r['peak_one'])} (one process), all processes {_mb(r['peak_sum'])} RSS, "
+            f"{_mb(r['peak_pss'])} PSS; "
             f"load average {r['load'][0]:.1f} before, {r['load'][1]:.1f} after")
 
 
