@@ -115,6 +115,10 @@ def test_rate_sheet_groups_rows_under_their_section(hand_facts, render_ctx, tmp_
     assert discount[2] == "Pass holder"  # the case, without the condition's attribute name
     lines = text.splitlines()
     assert lines[lines.index("Late returns") + 1].startswith("F-001 | ")
+    # a rule without a name of its own is not named by its section again on its row
+    limits = wb["Limits"]
+    items = [limits.cell(row=r, column=2).value for r in range(2, limits.max_row + 1)]
+    assert "Rentals" not in items and "Late returns" not in items and "Refunds" not in items
 
 
 def test_rate_sheet_many_facts(hand_facts, render_ctx, tmp_path):

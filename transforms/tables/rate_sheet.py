@@ -248,6 +248,8 @@ class RateSheet(Transformer):
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
                 item = w.topic(f) if it.rendition == "canonical" else " ".join(w.topic(f).split()[:4])
                 item = item[:1].upper() + item[1:]
+                if not w.label(f) and not any(c.attribute == "attribute" for c in f.conditions):
+                    item = "\u2014"  # a rule with no name of its own: the section row above names it
                 ref = f"{letter}-{i + 1:03d}"
                 at.append(len(rows))
                 if name == "Rules":
