@@ -132,6 +132,17 @@ def test_team_chat_export_structure(hand_facts, render_ctx, tmp_path):
     assert len(ex.text.splitlines()) == len(msgs) + 1
 
 
+def test_team_chat_answers_each_question_in_its_own_message(hand_facts, render_ctx, tmp_path):
+    """A thread asking about two rules gets one reply per rule: no message states two facts."""
+    t = registry.get("conversations/team_chat")
+    for seed in range(1, 7):
+        out = tmp_path / f"t{seed}.json"
+        t.render(make_spec("conversations/team_chat", hand_facts, seed=seed), render_ctx, out)
+        for line in t.extract(out, ExtractContext()).text.splitlines():
+            body = line.split(": ", 1)[-1]
+            assert sum(located(f, body) >= 0 for f in hand_facts) <= 1, line
+
+
 def test_meeting_transcript_is_webvtt(hand_facts, render_ctx, tmp_path):
     out, ex = check_round_trip("conversations/meeting_transcript",
                                make_spec("conversations/meeting_transcript", hand_facts), render_ctx, tmp_path)

@@ -303,3 +303,22 @@ def test_memo_tables_its_catalog_figures_where_the_matcher_reads_them():
     cells = [Item(f, "canonical", role="echo") for f in pack.facts.facts if read(f).cell][:6]
     assert cells and _tables(cells)
     assert _unread_in_tables(cells, SimpleNamespace(pack=pack)) == set()
+
+
+def test_kb_answers_figures_in_its_faq(hand_facts, render_ctx, tmp_path):
+    """A help page with three or more rules states each current figure (not a catalog cell) as
+    the answer to a reader's question in its FAQ, not in a body paragraph beside its subject;
+    every fact stays recoverable from the page."""
+    t = registry.get("documents/kb_article")
+    for seed in (1, 2, 3):
+        spec = make_spec("documents/kb_article", hand_facts, seed=seed)
+        out = tmp_path / f"kb{seed}.html"
+        t.render(spec, render_ctx, out)
+        text = t.extract(out, ExtractContext()).text
+        cut = text.index("Frequently asked questions")
+        body, faq = text[:cut], text[cut:]
+        from .kinds_util import located  # noqa: PLC0415
+
+        for f in hand_facts:
+            assert located(f, body) < 0, (seed, f.statement)
+            assert located(f, faq) >= 0, (seed, f.statement)

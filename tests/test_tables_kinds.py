@@ -77,7 +77,8 @@ def test_rate_sheet_workbook(hand_facts, render_ctx, tmp_path):
     assert wb.sheetnames == ["Summary", "Changelog", "Fees", "Limits", "Notes"]
     fees = wb["Fees"]
     assert fees.freeze_panes == "A2" and fees["A1"].font.bold and fees["A1"].fill.fgColor.rgb.endswith("1F3864")
-    values = {fees.cell(row=r, column=3).value: fees.cell(row=r, column=5) for r in range(2, fees.max_row + 1)}
+    values = {fees.cell(row=r, column=2).value: fees.cell(row=r, column=4) for r in range(2, fees.max_row + 1)
+              if fees.cell(row=r, column=2).value}
     deposit = next(c for k, c in values.items() if "deposit" in k.lower())
     assert deposit.value == 50 and "$" in deposit.number_format
     discount = next(c for k, c in values.items() if "discount" in k.lower())
@@ -92,6 +93,32 @@ def test_rate_sheet_workbook(hand_facts, render_ctx, tmp_path):
     with zipfile.ZipFile(out) as z:
         assert {i.date_time for i in z.infolist()} == {(2026, 2, 14, 9, 0, 0)}
         assert b"2026-02-14T09:00:00Z" in z.read("docProps/core.xml")
+
+
+def test_rate_sheet_groups_rows_under_their_section(hand_facts, render_ctx, tmp_path):
+    """A section is a bold row over its rows, never a column beside each value: a row holds
+    its item, case and figure ("Pass holder", 20%), the section's name is on the line above."""
+    import openpyxl
+
+    out, ex = check_round_trip("tables/rate_sheet", make_spec("tables/rate_sheet", hand_facts), render_ctx, tmp_path)
+    text = ex.text
+    wb = openpyxl.load_workbook(out)
+    fees = wb["Fees"]
+    assert [c.value for c in fees[1]] == ["Ref", "Item", "Applies to", "Value", "Unit / basis", "Details",
+                                          "Effective from"]
+    groups = [r for r in range(2, fees.max_row + 1) if fees.cell(row=r, column=2).value is None]
+    assert [fees.cell(row=r, column=1).value for r in groups] == ["Late returns", "Rentals"]
+    assert all(fees.cell(row=r, column=1).font.bold for r in groups)
+    rows = [[c.value for c in fees[r]] for r in range(2, fees.max_row + 1) if r not in groups]
+    assert not any(str(v) in ("Rentals", "Late returns") for row in rows for v in row)
+    discount = next(row for row in rows if row[3] == pytest.approx(0.2))
+    assert discount[2] == "Pass holder"  # the case, without the condition's attribute name
+    lines = text.splitlines()
+    assert lines[lines.index("Late returns") + 1].startswith("F-001 | ")
+    # a rule without a name of its own is not named by its section again on its row
+    limits = wb["Limits"]
+    items = [limits.cell(row=r, column=2).value for r in range(2, limits.max_row + 1)]
+    assert "Rentals" not in items and "Late returns" not in items and "Refunds" not in items
 
 
 def test_rate_sheet_many_facts(hand_facts, render_ctx, tmp_path):
@@ -129,6 +156,9 @@ def test_case_ledger_csv(hand_facts, render_ctx, tmp_path):
     assert all(r["closed_at"] >= r["opened_at"] for r in rows if r["closed_at"])
     fact_rows = [r for r in rows if r["policy_ref"] and r["status"] == "Resolved"]
     assert len(fact_rows) == len(hand_facts)
+    # filed under the desk's own categories, never under the policy's section titles
+    assert {r["category"] for r in fact_rows} <= {"Charges", "Account change", "Service request", "General"}
+    assert {r["category"] for r in fact_rows if r["amount"]} == {"Charges"}
     assert {r["amount"] for r in fact_rows} >= {"50.00", "12.00"}
     assert {r["customer_id"] for r in rows} <= set(render_ctx.db["customers"])
     assert len(ex.text.splitlines()) == len(rows) + 1
@@ -152,6 +182,28 @@ def test_ticket_export_json(hand_facts, render_ctx, tmp_path):
     deposit = hand_facts[1].slots[0]  # $50, in any surface form the writer chose
     assert next(i for i, b in enumerate(bodies) if "$40" in b) < next(i for i, b in enumerate(bodies)
                                                                        if slot_matches(deposit, b) is not None)
+
+
+def test_ticket_case_answers_the_customers_question(hand_facts, render_ctx, tmp_path):
+    """A rule applied to a customer's record is a request whose description quotes what they
+    asked and whose comment answers it for their record; question and answer together give the
+    fact, and the answer usually leaves the subject to the question ("It's $50.")."""
+    t = registry.get("tables/ticket_export")
+    short = 0
+    for seed in range(1, 5):
+        spec = ArtifactSpec(id="tk-case", kind="tables/ticket_export", path="x.json", seed=seed, date="2026-02-14",
+                            facts=[FactMention(fact_id=f.id, role="case", rendition="canonical") for f in hand_facts])
+        out = tmp_path / f"c{seed}.json"
+        t.render(spec, render_ctx, out)
+        requests = [tk for tk in json.loads(out.read_text(encoding="utf-8"))["tickets"]
+                    if tk["type"] == "Customer request" and 'Asked: "' in tk["description"]]
+        assert len(requests) == len(hand_facts)
+        for tk in requests:
+            body = tk["comments"][0]["body"]
+            found = [f for f in hand_facts if located(f, tk["description"] + "\n" + body) >= 0]
+            assert found, tk
+            short += any(located(f, body) < 0 for f in found)  # the answer alone does not name the rule
+    assert short
 
 
 @pytest.mark.parametrize("value,fmt,shown", [

@@ -202,3 +202,26 @@ def test_an_answer_after_a_question_that_named_the_subject_says_it():
     assert matches(f, f"{q}\n{'.' * 120}\n{a}", pack.info.currency)
     assert w.anaphoric(f, random.Random(0), "How does that work for me?", register="chat") == ""
     assert w._subject(f, __import__("transforms.realise", fromlist=["read"]).read(f)) == "TripGuard"
+
+
+def test_a_written_question_and_answer_puts_the_answer_on_its_own_line():
+    """In an e-mail or a letter a question-and-answer wording is two lines ("How long are gift
+    card refunds credited?" / "Twenty-four hours."), recoverable as written; said in a chat it
+    stays one message."""
+    from domains import get_pack
+    from facts.match import matches
+    from transforms.realise import REGISTERS, read
+    pack = get_pack("retail")
+    r = BuiltinWriter(pack).realiser
+    f = next(f for f in pack.facts.facts if f.statement.startswith("Gift card refunds are credited"))
+    cell = next(f for f in pack.facts.facts if read(f).cell)
+    for fact in (f, cell):
+        qa = [t for t in (r.voiced(read(fact), random.Random(k), REGISTERS["customer_email"]) for k in range(30))
+              if "?" in t]
+        assert qa, fact.statement
+        for t in qa:
+            q, a = t.split("\n")
+            assert q.endswith("?") and "?" not in a, t
+            assert matches(fact, t, pack.info.currency), t
+        said = [t for t in (r.voiced(read(fact), random.Random(k), REGISTERS["chat"]) for k in range(30)) if "?" in t]
+        assert said and all("\n" not in t for t in said)

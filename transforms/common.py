@@ -395,12 +395,13 @@ SHORT_ANSWER_RATE = 0.85
 
 
 def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, after_wrong: bool = False,
-           register: Optional[str] = None, context: Optional["Context"] = None, gap: int = 120) -> str:
+           register: Optional[str] = None, context: Optional["Context"] = None, gap: int = 120,
+           short_rate: float = SHORT_ANSWER_RATE) -> str:
     """A reply to `question` (said just before it in the file): for a current fact whose
-    question already names the thing, usually the bare value with its case ("It's $75 for
-    Main."), which the matcher recovers from question and answer together; otherwise the full
-    statement (`authoritative`)."""
-    if it.current and not after_wrong and it.fact.slots and rng.random() < SHORT_ANSWER_RATE:
+    question already names the thing, usually (`short_rate`) the bare value with its case
+    ("It's $75 for Main."), which the matcher recovers from question and answer together;
+    otherwise the full statement (`authoritative`)."""
+    if it.current and not after_wrong and it.fact.slots and rng.random() < short_rate:
         from facts.values import find_values  # noqa: PLC0415
         from facts.models import value_key  # noqa: PLC0415
 

@@ -673,6 +673,11 @@ class Realiser:
                 tried.append(text)
                 if text and not shares_run(text, fact.statement) and not _ROUND_TRIP.search(text) and \
                         (value_text or recoverable(fact, before + text)):
+                    if name in ("wh_qa", "cell_qa") and reg.genre == "email":
+                        # written out, a question and its answer are two lines ("How long are gift
+                        # card refunds credited?" / "Twenty-four hours."), as in a letter's or an
+                        # e-mail's list of answers
+                        text = text.replace("? ", "?\n", 1)
                     return text
         raise RealiseError(f"fact {fact.id}: no voiced wording without a 6-word run of the statement "
                            f"that stays recoverable; last draft: {tried[-1] if tried else '-'!r}")

@@ -148,10 +148,11 @@ class TeamChat(Transformer):
             if rng.random() < 0.5:
                 msgs.append((owner, line(_LOOKING, asker, g[0].fact)))
             # full answers: a channel export interleaves threads in time order, so a bare figure
-            # could land far from its question
-            answer = " ".join(C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")
-                              for it in g)
-            msgs.append((owner, answer))
+            # could land far from its question; one reply per question asked, so a figure is never
+            # read as the case of the sentence before it ("Camping and hiking has a label charge of
+            # $7.99. The restocking fee is zero percent", the second for another category)
+            for it in g:
+                msgs.append((owner, C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")))
             msgs.append((asker, line(_THANKS, asker, g[0].fact)))
             threads.append((C.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
         for fact, d in [(f, d) for f, d in orphans if d.role != "superseded"]:

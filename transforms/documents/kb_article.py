@@ -280,9 +280,11 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         body.append(f"<p>{_e(say(rng.choice(intro), rng, islots))}</p>")
         faq_items = [it for it in items if it.rumours]
         others = [it for it in items if not it.rumours]
-        if len(others) >= 3:  # readers' questions answered in the FAQ, value questions above all
+        if len(others) >= 3:  # readers' questions answered in the FAQ, value questions above all: a help
+            # page states a figure as the answer to the question that names its subject ("How long
+            # do card refunds take?" - "Three to five business days."), the body keeps the rules
             valued_ix = [i for i, it in enumerate(others) if it.current and it.fact.slots and not K.is_cell(it.fact)]
-            k = max(1, len(others) // 4, len(valued_ix) // 2)
+            k = max(1, len(others) // 4, len(valued_ix))
             pick = (valued_ix + [i for i in range(len(others)) if i not in valued_ix])[:k]
             faq_items += [others[i] for i in sorted(pick)]
         body_items = [it for it in items if it not in faq_items]
@@ -320,7 +322,8 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
                 faq.append((q, it.text))
             if not it.rumours:
                 q = w.question(it.fact, rng, register="kb")
-                faq.append((q, answer(ctx, it, rng, q, register="kb") if it.current else it.text))
+                # an FAQ answers its own question: the figure, whenever the question names the rule
+                faq.append((q, answer(ctx, it, rng, q, register="kb", short_rate=1.0) if it.current else it.text))
         for h in content.orphans:
             if h.distractor.role != "superseded":
                 faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",

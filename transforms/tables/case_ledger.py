@@ -22,17 +22,21 @@ from transforms import haystack as H
 from transforms.extract.text import extract_csv
 from transforms.grammar import say
 from transforms.registry import register
-from transforms.smalltalk import spoken_topic
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
 _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
 
 
-def _category(fact) -> str:
-    """A CRM category for a fact's case: its section as a desk files it, in a word or two
-    ("Savings and money market catalog" -> "Savings")."""
-    t = spoken_topic(C.section_of(fact))
-    return t[:1].upper() + t[1:]
+# The desk's own case categories (the CRM's taxonomy, the one its everyday cases are filed
+# under: `transforms.haystack`), not the policy manual's section titles.
+_DESK_CATEGORIES = {"money": ["Charges"], "other": ["Account change", "Service request", "General"]}
+
+
+def _category(fact, rng) -> str:
+    """The CRM category a desk files a fact's case under: a fee, a refund or a rate under
+    charges, anything else under account changes, service requests or general."""
+    money = any(s.type in (SlotType.money, SlotType.percent) for s in fact.slots)
+    return rng.choice(_DESK_CATEGORIES["money" if money else "other"])
 
 
 @register
@@ -78,29 +82,29 @@ class CaseLedger(Transformer):
                 who = C.Person(talk.customer.name, talk.customer.id) if talk.customer else None
                 note = C.word(ctx, it, rng, register="ticket", context=talk)
                 case(C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng, 8, 18),
-                     rng.choice(["Charges", "Account change", "Service request", _category(f)]), "Closed", note,
+                     _category(f, rng), "Closed", note,
                      amount, who=who)
                 continue
             for d in it.wrong:
                 when = C.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
-                case(when, _category(f), "Closed - no change",
+                case(when, _category(f, rng), "Closed - no change",
                      f'Customer queried this: "{C.hedged(ctx, f, d, rng, role="customer")}" '
                      "Explained the current policy.", ref=C.policy_ref(pack, f))
             for d in it.superseded:
                 when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
-                case(when, _category(f), "Closed", "Handled with the macro in force at the time. " +
+                case(when, _category(f, rng), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, f, d, rng, on=when.date()), ref=C.policy_ref(pack, f))
             note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False, register="ticket")
-            case(C.office_time(pack, day, rng, 8, 18), _category(f), "Resolved", note, amount,
+            case(C.office_time(pack, day, rng, 8, 18), _category(f, rng), "Resolved", note, amount,
                  C.policy_ref(pack, f))
         for fact, d in orphans:
             if d.role == "superseded":
                 when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
-                case(when, _category(fact), "Closed", "Handled with the macro in force at the time. " +
+                case(when, _category(fact, rng), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, fact, d, rng, on=when.date()), ref=C.policy_ref(pack, fact))
                 continue
             when = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
-            case(when, _category(fact), "Open",
+            case(when, _category(fact, rng), "Open",
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
         avoid = tuple(d.text for d in spec.distractors)

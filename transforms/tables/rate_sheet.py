@@ -5,10 +5,11 @@ Limits (counts, durations, dates), Rules (facts without a number), Notes. Catalo
 (a value per product and attribute) are not rows of their own: each catalog is one schedule
 sheet, attributes down the side and products across (`transforms.catalog`), with footnotes.
 
-One row per fact: reference, section, item, conditions ("Applies to"), a typed value cell
-(money/percent/count with real number formats), its unit or basis, the statement in words
-and the effective date. The words column keeps the value recoverable whatever reader is
-used; the typed cell is what a spreadsheet user filters and sums."""
+One row per fact, grouped under a bold row naming its policy section: reference, item,
+the case it applies to ("Applies to"), a typed value cell (money/percent/count with real
+number formats), its unit or basis, the statement in words and the effective date. The words
+column keeps the value recoverable whatever reader is used; the typed cell is what a
+spreadsheet user filters and sums."""
 from __future__ import annotations
 
 import datetime as dt
@@ -219,43 +220,58 @@ class RateSheet(Transformer):
         X.save_reproducible(wb, out, C.at(pack, day, 9))
 
     def _fact_sheets(self, wb, ctx, rng: random.Random, cats, day, eff_pool, owner, Comment) -> None:
+        """One sheet per category; its rows grouped under a bold row naming their policy section
+        (as a controlled workbook groups them), not a section column repeated on every row."""
+        from openpyxl.styles import Font  # noqa: PLC0415
+
         w = ctx.writer
         for name, rows_its in cats.items():
             if not rows_its:
                 continue
             ws = wb.create_sheet(name)
             letter = name[0]
-            rows, formats = [], {}
+            rows, formats, at, groups = [], {}, [], []
+            section = None
             for i, it in enumerate(rows_its):
                 f = it.fact
+                sec = C.section_topic(C.section_of(f))
+                if sec != section:
+                    section = sec
+                    groups.append(len(rows))
+                    rows.append([sec])
                 conds = [c for c in f.conditions if c.attribute != "attribute"]  # a cell's column is its item
-                applies = "; ".join(f"{c.attribute}: {v}" for c, v in zip(conds, C.condition_values(f))) or "All"
+                # the case it applies to, as the sheet's readers name it ("Summit", "Gold members");
+                # the column's heading says what the names are
+                applies = "; ".join(C.condition_values(f)) if conds else "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
                 item = w.topic(f) if it.rendition == "canonical" else " ".join(w.topic(f).split()[:4])
                 item = item[:1].upper() + item[1:]
+                if not w.label(f) and not any(c.attribute == "attribute" for c in f.conditions):
+                    item = "\u2014"  # a rule with no name of its own: the section row above names it
                 ref = f"{letter}-{i + 1:03d}"
+                at.append(len(rows))
                 if name == "Rules":
-                    rows.append([ref, C.section_topic(C.section_of(f)), item, applies, details,
-                                 dt.datetime(eff.year, eff.month, eff.day)])
-                    formats[(i, 5)] = "yyyy-mm-dd"
+                    formats[(len(rows), 4)] = "yyyy-mm-dd"
+                    rows.append([ref, item, applies, details, dt.datetime(eff.year, eff.month, eff.day)])
                     continue
                 shown = C.shown_slot(it)
                 value, fmt, unit = X.typed_value(shown, f.statement.replace(f.slots[0].text, shown.text, 1))
                 if it.rendition == "voiced":  # the basis column must not quote the policy's words
                     unit = " ".join(unit.split()[:3])
-                rows.append([ref, C.section_topic(C.section_of(f)), item, applies, value, unit, details,
-                             dt.datetime(eff.year, eff.month, eff.day)])
-                formats[(i, 4)] = fmt
-                formats[(i, 7)] = "yyyy-mm-dd"
-            header = (["Ref", "Section", "Rule", "Applies to", "Details", "Effective from"] if name == "Rules" else
-                      ["Ref", "Section", "Item", "Applies to", "Value", "Unit / basis", "Details", "Effective from"])
+                formats[(len(rows), 3)] = fmt
+                formats[(len(rows), 6)] = "yyyy-mm-dd"
+                rows.append([ref, item, applies, value, unit, details, dt.datetime(eff.year, eff.month, eff.day)])
+            header = (["Ref", "Rule", "Applies to", "Details", "Effective from"] if name == "Rules" else
+                      ["Ref", "Item", "Applies to", "Value", "Unit / basis", "Details", "Effective from"])
             X.table(ws, header, rows, formats=formats)
-            X.fit_columns(ws, {5 if name == "Rules" else 7: 70})
+            for g in groups:
+                ws.cell(row=g + 2, column=1).font = Font(bold=True)
+            X.fit_columns(ws, {4 if name == "Rules" else 6: 70})
             for i, it in enumerate(rows_its):
                 if rng.random() < 0.25:
-                    ws.cell(row=i + 2, column=3).comment = Comment(
+                    ws.cell(row=at[i] + 2, column=2).comment = Comment(
                         f"Checked against policy register line {it.fact.source.start_line}.", owner)
 
     def _price_list(self, wb, rng: random.Random, currency: str, avoid: list[str]) -> None:

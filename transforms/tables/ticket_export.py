@@ -129,7 +129,12 @@ class TicketExport(Transformer):
             who = talk.customer.name if talk.customer else "the customer"
             agent = rng.choice(agents)
             created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
-            note = C.word(ctx, it, rng, register="ticket", context=talk)
+            # the request says what the customer asked, the agent's comment answers it for their
+            # record: the figure and its case, the rule's subject left to the question above
+            asked = w.question(it.fact, rng, customer=talk.customer, record=talk.record)
+            note = C.tidy(w.short_answer(it.fact, rng, register="ticket", context=talk, named=asked))
+            if not note or not C.matches(it.fact, f"{asked}\n{'.' * 80}\n{note}", pack.info.currency):
+                note = C.word(ctx, it, rng, register="ticket", context=talk)
             t1 = created + dt.timedelta(minutes=rng.randint(15, 400))
             tickets.append({"type": "Customer request", "summary": f"{who}: {rng.choice(['charge query', 'account change', 'request', 'service request'])}",
                             "status": "Done", "resolution": "Done", "priority": "Low", "reporter": agent,
@@ -138,7 +143,8 @@ class TicketExport(Transformer):
                             "description": say("{<who> {called|rang|phoned} {about|to ask about} <rec>{ on <wday>| this "
                                                "morning|}|<who> wrote in {through the web form|by email} about <rec>|"
                                                "{Request|Question} from <who> {via chat|by phone|in branch} about <rec>}.",
-                                               rng, {"who": who, "rec": _record(talk), "wday": f"{created:%A}"}),
+                                               rng, {"who": who, "rec": _record(talk), "wday": f"{created:%A}"})
+                            + f' Asked: "{asked}"',
                             "comments": [comment(agent, t1, note)]})
         for group in C.split_groups(its, rng, 1, 4):
             reporter = rng.choice(agents)
