@@ -156,7 +156,8 @@ def difficulty_metadata(report: dict) -> dict:
 def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions, cache_dir: Path,
           pool=None) -> dict:
     from audits.lints import lint_files  # noqa: PLC0415
-    return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared")
+    return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared",
+                      cache=Path(cache_dir))
 
 
 def lints_metadata(report: dict) -> dict:
