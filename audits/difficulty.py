@@ -54,6 +54,7 @@ from transforms.writers import HEDGE_MARKERS
 
 from . import language as L
 from .match import _sentence_bounds
+from .readings import text_index
 
 REPORT_SCHEMA_VERSION = "1.0"
 RUN = 6
@@ -119,12 +120,13 @@ def _dist(values: list[float]) -> dict:
 # --- the report -------------------------------------------------------------------------------
 def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
                       files: Optional[dict[str, Path]] = None, currency: str = "USD",
-                      brand_terms: Iterable[str] = (), pool=None, scratch: Optional[Path] = None) -> dict:
+                      brand_terms: Iterable[str] = (), pool=None, scratch: Optional[Path] = None,
+                      values_cache: Optional[Path] = None) -> dict:
     """`extractions`: artifact id -> text read from the delivered file; `files`: artifact id ->
     the delivered file (for shapes read from the file's structure: team-chat threads, meeting
     cue times); `brand_terms`: the company's and products' names (not topic words). Each file
     is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
-    depend on it."""
+    depend on it. `values_cache`: where the values of each text are kept (`audits.readings`)."""
     from .parallel import map_files  # noqa: PLC0415
 
     files = files or {}
@@ -134,6 +136,7 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     texts = {a.id: extractions[a.id].text for a in specs}
     value_facts = [f for f in facts if _is_value_fact(f)]
     ctx = _reading_context(facts, value_facts, brand, currency)
+    ctx["values_cache"] = str(values_cache) if values_cache is not None else None
     items = [(a, texts[a.id]) for a in specs]
     read = dict(zip((a.id for a in specs), map_files(_read_file, ctx, items, [len(t) for _, t in items], pool,
                                                      scratch)))
@@ -299,7 +302,7 @@ def _reading_context(facts: list[Fact], value_facts: list[Fact], brand: frozense
 
 
 def _read_file(ctx: dict, spec, text: str) -> FileReading:
-    ix = TextIndex(text, currency=ctx["currency"])
+    ix = text_index(text, ctx["currency"], ctx.get("values_cache"))
     low = ix.low
     speech = registry.get(spec.kind).modality == "wav"
     planned = {m.fact_id for m in spec.facts} | {d.fact_id for d in spec.distractors}

@@ -117,26 +117,32 @@ class Extractions:
 
 
 def extract_unit(job: Job, key: str, cache_dir: Optional[str], workdir: Optional[str],
-                 fingerprint: Optional[str] = None) -> tuple[Extraction, float]:
-    """One unit of work (runs in a worker): extract one file, cache the text. Returns the
-    extraction and the seconds it took (refused when the worker's code or tools for the kind
-    differ from the fingerprint in the key)."""
+                 fingerprint: Optional[str] = None, currency: Optional[str] = None) -> tuple[Extraction, float]:
+    """One unit of work (runs in a worker): extract one file, cache the text (and, given the
+    `currency`, the values found in it: `audits.readings`, which the audits then load).
+    Returns the extraction and the seconds it took (refused when the worker's code or tools
+    for the kind differ from the fingerprint in the key)."""
     check_fingerprint(job.kind, fingerprint)
     t0 = time.perf_counter()
     ex = registry.get(job.kind).extract(Path(job.file), ExtractContext(candidates=list(job.candidates),
                                                                        workdir=Path(workdir) if workdir else None))
     if cache_dir:
         _store(Path(cache_dir), key, ex)
+        if currency:
+            from .readings import found_in  # noqa: PLC0415
+            found_in(ex.text, currency, Path(cache_dir))
     return ex, time.perf_counter() - t0
 
 
 def extract_all(jobs: list[Job], cache_dir: Optional[Path], pool: Optional[Pool] = None,
                 progress: Optional[Callable[[Tally], None]] = None,
-                fresh: Iterable[str] = ()) -> Extractions:
+                fresh: Iterable[str] = (), currency: Optional[str] = None) -> Extractions:
     """Extract every job's file (cache hits are not extracted again); `progress(tally)` is
     called once the cache is looked up and as files finish. `fresh`: artifact ids whose
     extraction this build already ran while rendering them (recordings hear themselves:
-    `transforms.hearing`); their cache hits count as extracted in this build, not cached."""
+    `transforms.hearing`); their cache hits count as extracted in this build, not cached.
+    `currency`: the values of each text extracted here are found and kept too
+    (`audits.readings`)."""
     fresh = set(fresh)
     pool = pool or InlinePool()
     costs = [COST.get(registry.get(j.kind).modality, DEFAULT_COST) for j in jobs]
@@ -154,7 +160,8 @@ def extract_all(jobs: list[Job], cache_dir: Optional[Path], pool: Optional[Pool]
     if progress:
         progress(tally)
     workdir = str(Path(cache_dir) / "tmp") if cache_dir else None
-    args = [(j, k, str(cache_dir) if cache_dir else None, workdir, kind_fingerprint(j.kind)) for _, j, k in todo]
+    args = [(j, k, str(cache_dir) if cache_dir else None, workdir, kind_fingerprint(j.kind), currency)
+            for _, j, k in todo]
     seconds: dict[str, float] = defaultdict(float)
     for i, (ex, dt) in pool.run(extract_unit, args, [costs[n] for n, _, _ in todo]):
         n, job, _ = todo[i]

@@ -312,12 +312,14 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
 
 # --- a bundle's worth of files -------------------------------------------------------------------
 def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack,
-               pool=None, scratch: Optional[Path] = None) -> dict:
+               pool=None, scratch: Optional[Path] = None, cache: Optional[Path] = None) -> dict:
     """extractions: artifact id -> the delivered file's text (audits.extraction: the build's
     extractions, so nothing is OCR'd or transcribed twice). Files are read on `pool` (chunks of
-    files, `audits.parallel`); the report does not depend on it."""
+    files, `audits.parallel`); the report does not depend on it. With a `cache` folder each
+    file's reading is kept under a key of everything it depends on (`_lint_keys`) and loaded
+    when unchanged."""
     from transforms.writers import BuiltinWriter  # noqa: PLC0415
-    from .parallel import map_files  # noqa: PLC0415
+    from .parallel import cached_map  # noqa: PLC0415
 
     ctx = {"by_id": factset.by_id(),
            "names": sorted(n for n in BuiltinWriter(pack).names() if " " in n),
@@ -328,7 +330,9 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
            "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
                        for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
     items = [(spec, extractions[spec.id].text) for spec in plan.artifacts]
-    per_file = map_files(_lint_one, ctx, items, [len(t) for _, t in items], pool, scratch)
+    keys = _lint_keys(ctx, items) if cache is not None else []
+    per_file = cached_map(_lint_one, ctx, items, [len(t) for _, t in items], keys,
+                          Path(cache) / LINT_CACHE if cache is not None else None, pool, scratch)
     hits: list[Hit] = []
     distinct = L.Distinct()
     leads: Counter = Counter()
@@ -354,6 +358,37 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }
+
+
+LINT_CACHE = "lints-v1"  # folder of kept per-file readings under the cache
+
+
+def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
+    """One key per file: the code of this module and what it imports (`code_fingerprint`),
+    the domain-wide context (names, brand terms, headings, label words, the kind's running
+    lines), the kind's modality, the file's plan entry (path, kind, facts with their roles and
+    renditions, distractors), every fact it names (whole) and its text."""
+    from facts.hashing import content_hash, sha256_hex  # noqa: PLC0415
+    from transforms.fingerprint import code_fingerprint  # noqa: PLC0415
+
+    base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
+                         "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
+                         "labels": [sorted(w) for w in ctx["labels"]]})
+    running = {k: content_hash(sorted(v)) for k, v in ctx["running"].items()}
+    digest: dict[str, str] = {}
+
+    def fact(fid: str) -> str:
+        if fid not in digest:
+            f = ctx["by_id"].get(fid)
+            digest[fid] = content_hash(f) if f is not None else "-"
+        return digest[fid]
+
+    out = []
+    for spec, text in items:
+        out.append(sha256_hex("\0".join([
+            base, running.get(spec.kind, ""), registry.get(spec.kind).modality,
+            content_hash(spec), *[fact(m.fact_id) for m in spec.facts], sha256_hex(text)])))
+    return out
 
 
 def _lint_one(ctx: dict, spec, text: str) -> tuple:

@@ -7,9 +7,17 @@ the same pool the renderers and extractors use (`transforms.pool`): files are de
 chunks of about equal text length, a chunk is one unit, and results come back in the files'
 order, so a report never depends on how the work was scheduled. What every unit needs (the
 facts, the names to check...) is shared once per step (`Pool.share`), not sent per unit.
+
+A caller that can name everything one file's result depends on passes a key per file
+(`keys`) and a cache folder: results found there are loaded, only the others are computed,
+and those are stored (`cached_map`). After a one-value edit, the lints of every file that
+does not carry the edited fact are loaded, not read again.
 """
 from __future__ import annotations
 
+import os
+import pickle
+import uuid
 from pathlib import Path
 from typing import Any, Callable, Optional, Sequence
 
@@ -52,3 +60,31 @@ def map_files(fn: Callable, ctx: Any, items: Sequence[tuple], weights: Sequence[
         for k, res in pool.run(_run_chunk, args, [sum(weights[i] for i in c) for c in chunks]):
             results[k] = res
     return [r for chunk in results for r in (chunk or [])]
+
+
+def cached_map(fn: Callable, ctx: Any, items: Sequence[tuple], weights: Sequence[int], keys: Sequence[str],
+               cache: Optional[Path], pool: Optional[Pool] = None, scratch: Optional[Path] = None) -> list:
+    """`map_files`, with each item's result kept under `cache` by its key (a content hash of
+    everything the result depends on, code included: the caller's to make complete). Without
+    a cache, `map_files`."""
+    if cache is None:
+        return map_files(fn, ctx, items, weights, pool, scratch)
+    cache = Path(cache)
+    results: list[Any] = [None] * len(items)
+    todo = []
+    for i, k in enumerate(keys):
+        try:
+            with open(cache / k[:2] / f"{k}.pkl", "rb") as f:
+                results[i] = pickle.load(f)
+        except (OSError, EOFError, ValueError, AttributeError, pickle.UnpicklingError):
+            todo.append(i)
+    done = map_files(fn, ctx, [items[i] for i in todo], [weights[i] for i in todo], pool, scratch)
+    for i, r in zip(todo, done):
+        results[i] = r
+        path = cache / keys[i][:2] / f"{keys[i]}.pkl"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{uuid.uuid4().hex}.tmp")
+        with open(tmp, "wb") as f:
+            pickle.dump(r, f, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    return results

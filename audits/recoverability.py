@@ -29,6 +29,7 @@ import json
 import re
 from collections import defaultdict
 from pathlib import Path
+from typing import Optional
 
 from facts.match import WINDOW, TextIndex, match_fact
 from facts.models import FactSet, SlotType
@@ -39,6 +40,7 @@ from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 
 from .match import unhedged_mentions
+from .readings import text_index
 
 REPORT_SCHEMA_VERSION = "2.0"
 APPROVAL = re.compile(r"\b(approved by|approved figures|signed off|approved:|policy owner)\b", re.I)
@@ -57,12 +59,13 @@ def date_visible(text: str, day: dt.date) -> bool:
 
 
 def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
-                         currency: str = "USD") -> dict:
+                         currency: str = "USD", values_cache: Optional[Path] = None) -> dict:
     """extractions: artifact id -> the text extracted from the delivered file
-    (audits.extraction). Returns the report dict."""
+    (audits.extraction); `values_cache`: where the values of each text are kept
+    (`audits.readings`; None: found here). Returns the report dict."""
     by_id = factset.by_id()
     specs = {a.id: a for a in plan.artifacts}
-    idx = {a.id: TextIndex(extractions[a.id].text, currency=currency) for a in plan.artifacts}
+    idx = {a.id: text_index(extractions[a.id].text, currency, values_cache) for a in plan.artifacts}
     fact_rows: dict[str, list[dict]] = defaultdict(list)
     mention_rows: dict[str, list[dict]] = defaultdict(list)
     current_in: dict[str, list[str]] = defaultdict(list)  # files that state the current value in full

@@ -14,7 +14,7 @@ import re
 from bisect import bisect_left
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Optional
+from typing import Iterable, Optional
 
 from .models import Fact, Slot, SlotType, value_key
 from .values import find_values
@@ -57,11 +57,13 @@ class TextIndex:
     """Values found in a text (found once, queried per fact), their spans sorted once so a
     window is looked up by bisect; anchor terms are searched inside the window only."""
 
-    def __init__(self, text: str, currency: str = "USD"):
+    def __init__(self, text: str, currency: str = "USD", found: Optional[Iterable[tuple]] = None):
+        """`found`: `find_values` of the normalised text, when the caller has them already
+        (`audits.readings` keeps them per text)."""
         self.text = normalise_text(text)
         self.low = self.text.lower()
         self.spans: dict[tuple, list[tuple[int, int]]] = {}
-        for t, v, vmax, unit, s, e in find_values(self.text, currency=currency):
+        for t, v, vmax, unit, s, e in (find_values(self.text, currency=currency) if found is None else found):
             self.spans.setdefault(value_key(t, v, vmax, unit), []).append((s, e))
         for v in self.spans.values():
             v.sort()

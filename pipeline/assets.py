@@ -160,9 +160,10 @@ def extractions(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
     _check("all_facts_recoverable", "recoverability",
            "Every fact is recoverable from a delivered file; no distractor shown as current.")])
 def recoverability(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, extractions,
-                   settings: BuildSettings):
+                   settings: BuildSettings, workspace: Workspace):
     """Match every fact against the extracted text of the files meant to carry it."""
-    report = steps.recoverability(_world(context, settings), evidence_plan, atomic_facts, extractions)
+    report = steps.recoverability(_world(context, settings), evidence_plan, atomic_facts, extractions,
+                                  workspace.cache_dir)
     yield dg.Output(report, metadata=steps.recoverability_metadata(report, extractions))
     problems = rec.failures(report)
     yield dg.AssetCheckResult(check_name="all_facts_recoverable", passed=not problems,

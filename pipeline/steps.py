@@ -79,7 +79,8 @@ def extract(world: World, plan: EvidencePlan, facts: FactSet, rendered: list[Ren
     files = {r.artifact_id: (Path(r.file), r.sha256) for r in rendered}
     jobs = jobs_for(plan.artifacts, files, facts.by_id(), brand_words(world))
     heard = {r.artifact_id for r in rendered if r.heard}  # recordings extracted while rendered
-    return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress, fresh=heard)
+    return extract_all(jobs, Path(cache_dir), pool=pool, progress=progress, fresh=heard,
+                       currency=world.pack.info.currency)
 
 
 def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extractions: Extractions, cache_dir: Path,
@@ -127,9 +128,11 @@ def fact_problems(fs: FactSet) -> tuple[list[str], list[str]]:
     return dup, bad
 
 
-def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions) -> dict:
+def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
+                   cache_dir: Optional[Path] = None) -> dict:
     from audits.recoverability import check_recoverability  # noqa: PLC0415
-    return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency)
+    return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency,
+                                values_cache=Path(cache_dir) if cache_dir else None)
 
 
 def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
@@ -138,7 +141,8 @@ def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Ex
     files = {r.artifact_id: Path(r.file) for r in rendered}
     b = world.pack.brand
     return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
-                             brand_terms=[b.company, b.short_name], pool=pool, scratch=Path(cache_dir) / "shared")
+                             brand_terms=[b.company, b.short_name], pool=pool, scratch=Path(cache_dir) / "shared",
+                             values_cache=Path(cache_dir))
 
 
 def difficulty_metadata(report: dict) -> dict:
@@ -152,7 +156,8 @@ def difficulty_metadata(report: dict) -> dict:
 def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions, cache_dir: Path,
           pool=None) -> dict:
     from audits.lints import lint_files  # noqa: PLC0415
-    return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared")
+    return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared",
+                      cache=Path(cache_dir))
 
 
 def lints_metadata(report: dict) -> dict:

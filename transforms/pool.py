@@ -85,6 +85,12 @@ class Shared:
             return self._obj
         assert self.path is not None
         if self.path not in _LOADED:
+            # A pickle removed from the scratch folder belongs to a step that has ended
+            # (`Pool.share`): its object is dropped before a new one is loaded, so a worker
+            # holds only the contexts of steps still running (a banking render context is
+            # tens of megabytes, and two domains build side by side).
+            for stale in [p for p in _LOADED if not os.path.exists(p)]:
+                del _LOADED[stale]
             with open(self.path, "rb") as f:
                 _LOADED[self.path] = pickle.load(f)
             while len(_LOADED) > 3:
