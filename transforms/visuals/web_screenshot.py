@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -44,6 +45,16 @@ _RECORD_CARD = ["{See|Check|Track} your <kind>s{ and their status|, old and new|
 _SUPPORT_CARD = ["{Call|Ring} <phone> or {chat with us|message us} {from the app|on this site|any time}{ — we answer "
                  "<hours>|}.", "{Our team|Someone from our team} {answers|replies to} {chat|messages|email} <hours>{, and "
                  "most questions are sorted in one contact|}."]
+# Cards on a policy topic of the domain (the topic is the card's heading, the page's name in
+# quotes): pages of a domain with few services, products or record kinds (an imported policy
+# without a catalog or a database) are filled with these.
+_TOPIC_CARD = ["{Questions on this?|Need more detail?|Not sure how it works?} {Our help centre|The help centre} {has the "
+               "answers|explains it step by step|walks you through it}{, or ask our team| — or ask us in chat|}.",
+               "{Read|See} \u201c<topic>\u201d {in the help centre|online|in the app}{ for the details| for the full "
+               "rules| before you contact us|}.",
+               "{How it works|What to expect|What you can do}{, step by step|, in plain words|} \u2014 {in our help "
+               "centre|online or in the app|from our team}."]
+_SUPPORT_TITLES = ["Friendly support", "Talk to us", "Here to help", "Get in touch"]
 _LINKS = ["Home", "Pricing", "Locations", "Help", "About"]
 
 
@@ -68,40 +79,79 @@ class WebScreenshot(Transformer):
 
 
 def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[str, str]]:
-    """`n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`)."""
+    """Up to `n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`).
+
+    A page names each subject (a service, a product, a kind of record, the contact details) on
+    one card at most, and no two of its cards share a run of four words (`_runs`): cards side
+    by side with the same wording ("..., and most questions are sorted in one contact." under
+    two contact cards) are the page repeating itself, and a wrapped line of one card prints
+    again, word for word, in the other (the lint `duplicated_bullet`). A domain whose services,
+    products and record kinds give fewer cards (an imported policy with no catalog and no
+    database) fills the page with cards on its policy's topics (`_TOPIC_CARD`), else shows
+    fewer cards."""
     brand = ctx.pack.brand
-    topics = catalog_view(ctx)["rows"]
+    names = catalog_view(ctx)
+    topics = names["rows"]
     rows = list(topics)
     kinds = sorted({r.kind for r in view(ctx.db).records if r.kind})
     hours = rng.choice(["seven days a week", "weekdays from 8am to 8pm", "every day until 10pm", "around the clock"])
-    makers = []
+    makers = []  # each gives (subject, heading, text)
     if brand.products:
         def service():
             what, bp = rng.choice(sorted(brand.products.items()))
-            return bp, say(rng.choice(_SERVICE_CARD), rng, {"bp": bp, "what": what})
+            return bp, bp, say(rng.choice(_SERVICE_CARD), rng, {"bp": bp, "what": what})
         makers.append(service)
     if rows:
         def product():
             row = rng.choice(rows)
-            return row, say(rng.choice(_PRODUCT_CARD), rng, {"row": row, "topic": ctx.writer.lower_first(topics[row])})
+            return row, row, say(rng.choice(_PRODUCT_CARD), rng,
+                                 {"row": row, "topic": ctx.writer.lower_first(topics[row])})
         makers.append(product)
     if kinds:
         def record():
             kind = rng.choice(kinds)
-            return say("{Your <kind>s|<Kind>s online|<Kind>s in the app}", rng, {"kind": kind, "Kind": kind.capitalize()}), \
-                say(rng.choice(_RECORD_CARD), rng, {"kind": kind})
+            return (kind, say("{Your <kind>s|<Kind>s online|<Kind>s in the app}", rng,
+                              {"kind": kind, "Kind": kind.capitalize()}),
+                    say(rng.choice(_RECORD_CARD), rng, {"kind": kind}))
         makers.append(record)
-    makers.append(lambda: (rng.choice(["Friendly support", "Talk to us", "Here to help", "Get in touch"]),
-                           say(rng.choice(_SUPPORT_CARD), rng, {"phone": brand.phone or "our support line", "hours": hours})))
+
+    def support():
+        return "", rng.choice(_SUPPORT_TITLES), say(rng.choice(_SUPPORT_CARD), rng,
+                                                     {"phone": brand.phone or "our support line", "hours": hours})
+    makers.append(support)
     rng.shuffle(makers)
     out: list[tuple[str, str]] = []
+    subjects: set[str] = set()
+    said: set[tuple[str, ...]] = set()  # every run of four words the page's cards print
+
+    def add(card: tuple[str, str, str]) -> None:
+        subject, heading, text = card
+        runs = _runs(text)
+        if subject not in subjects and heading not in {c[0] for c in out} and not runs & said:
+            out.append((heading, text))
+            subjects.add(subject)
+            said.update(runs)
+
     for i in range(n * 3):
-        card = makers[i % len(makers)]() if i < len(makers) else rng.choice(makers)()
-        if card[0] not in {c[0] for c in out}:
-            out.append(card)
+        add(makers[i % len(makers)]() if i < len(makers) else rng.choice(makers)())
+        if len(out) == n:
+            return out
+    # (not a section written for the staff: "Airline Agent", "Staff procedures")
+    pool = [t for t in names["sections"] if not re.search(r"\b(?:agents?|staff)\b", t, re.I)]
+    for topic in rng.sample(pool, len(pool)):
         if len(out) == n:
             break
+        for _ in range(6):  # another wording when this one echoes a card already on the page
+            if topic in {c[0] for c in out}:
+                break
+            add(("topic: " + topic, topic, say(rng.choice(_TOPIC_CARD), rng, {"topic": topic})))
     return out
+
+
+def _runs(text: str, k: int = 4) -> set[tuple[str, ...]]:
+    """The runs of `k` words of a card's text (lower case, punctuation dropped)."""
+    words = re.findall(r"[a-z0-9$%'-]+", text.lower().replace("\u2019", "'"))
+    return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
 
 
 _CELL_BODY = ["{What} for {whom}.", "{What}, {whom}.", "Applies to {whom}: {what}.", "{What} for {whom}, as of today.",
