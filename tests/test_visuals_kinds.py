@@ -252,3 +252,61 @@ def test_noise_page_of_a_bare_domain_prints_no_line_twice(bare_ctx, tmp_path, se
     line = next(ln for ln in text.splitlines() if len(re.findall(r"[a-z]{2,}", ln.lower())) >= 5 and "/" not in ln)
     doubled = text.replace(line, f"{line}\n{line}", 1)
     assert [h.text for h in lint_text(doubled, t.kind, t.modality) if h.lint == "duplicated_bullet"] == [line.strip()]
+
+
+def _list_facts() -> list:
+    """Items of one attribute list, as the decomposer gives them from an imported tau2 policy
+    ("Each order has the following attributes: - status - payment history ..."): no values."""
+    from facts.models import Fact, FactKind, SourceSpan, make_fact_id
+
+    out = []
+    for line, item in enumerate(["unique order id", "status", "payment history", "items ordered"], start=30):
+        text = f"Each order has the following attributes: {item}."
+        f = Fact(id="tmp", domain="_mock", section=["Orders"], kind=FactKind.definition, statement=text, slots=[],
+                 conditions=[], source=SourceSpan(file="policy.md", start_line=line, end_line=line),
+                 anchors=["order", "attributes", *item.split()[-1:]])
+        f.id = make_fact_id("_mock", f.section, f.template(), [])
+        out.append(f)
+    return out
+
+
+def test_items_of_one_list_are_one_card():
+    """Cards opening with the same lead ("Each order has following attributes:" on two cards,
+    "... the following ..." on a third: the tau2 retail import's web page failed the
+    duplicated-bullet lint) become one card saying the lead once; every fact is still carried
+    by the one sentence; cards with a figure, or another lead, stay as they were."""
+    from facts.match import matches
+    from transforms.visuals.web_screenshot import _merge_lists
+
+    facts = _list_facts()
+    cards = [("", "", "", "Each order has following attributes: unique order id."),
+             ("", "", "", "Each order has following attributes: status."),
+             ("", "", "$5", "The handling fee is $5 per order."),
+             ("", "", "", "Each order has the following attributes: payment history.")]
+    merged = _merge_lists(cards, facts[:2] + [facts[3], facts[2]], "USD")
+    assert merged == [("", "", "", "Each order has the following attributes: unique order id; status; payment history."),
+                      ("", "", "$5", "The handling fee is $5 per order.")]
+    assert all(matches(f, merged[0][3]) for f in facts[:3])
+    other = [("", "", "", "Each order has the following attributes: status."),
+             ("", "", "", "Each user has a profile containing: payment methods.")]
+    assert _merge_lists(other, facts[:2], "USD") == other
+
+
+def test_web_page_of_list_items_prints_the_lead_once(mock_pack, tmp_path):
+    """The page as delivered, read by OCR: no line printed twice, every list item recovered."""
+    from audits.lints import lint_text
+    from facts.match import TextIndex, match_fact
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    facts = _list_facts()
+    ctx = RenderContext(pack=mock_pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(mock_pack), db={},
+                        workdir=tmp_path)
+    t = registry.get("visuals/web_screenshot")
+    out = tmp_path / "l.png"
+    t.render(make_spec("visuals/web_screenshot", facts, seed=3), ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert len(re.findall(r"order has (?:the )?following attributes", text, re.I)) == 1, text
+    assert [h.text for h in lint_text(text, t.kind, t.modality) if h.lint == "duplicated_bullet"] == []
+    idx = TextIndex(text)
+    assert [f.statement for f in facts if not match_fact(f, idx).recovered] == []

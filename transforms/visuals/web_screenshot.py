@@ -170,6 +170,41 @@ def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
     return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
 
 
+_LIST_ITEM = re.compile(r"^(?P<lead>[^:]+?):\s+(?P<tail>[^:]+?)\.?$", re.S)
+
+
+def _merge_lists(cards: list[tuple], facts: list, currency: str) -> list[tuple]:
+    """Cards (group, label, value, text), one per fact of `facts`, with the items of one list
+    ("Each order has the following attributes: status.", "...: payment history.") made one card
+    that says the list's lead once ("Each order has the following attributes: status; payment
+    history."), where the first of them stood (leads that differ only by an article, or by
+    "each" and "every", are one lead, written in its longest form). Cards side by side each opening with the same
+    lead are the page repeating itself (the wrapped lead prints twice: the lint
+    `duplicated_bullet`). Only cards without a figure, of one group and title, whose lead has
+    four words or more; kept apart when the one sentence would not carry every one of their
+    facts (the audits' matcher)."""
+    from facts.match import matches  # noqa: PLC0415
+
+    lists: dict[tuple, list[int]] = {}
+    for i, (group, label, value, text) in enumerate(cards):
+        m = _LIST_ITEM.match(text.strip())
+        if not value and m and len(re.findall(r"[A-Za-z]{2,}", m["lead"])) >= 4:
+            lead = " ".join({"every": "each"}.get(w, w) for w in m["lead"].lower().split() if w not in ("the", "a", "an"))
+            lists.setdefault((group, label, lead), []).append(i)
+    out: dict[int, tuple] = {}
+    gone: set[int] = set()
+    for (group, label, _), idx in lists.items():
+        if len(idx) < 2:
+            continue
+        parts = [_LIST_ITEM.match(cards[i][3].strip()) for i in idx]
+        lead = max((m["lead"] for m in parts), key=len)  # "has the following", where one rendition dropped "the"
+        text = f"{lead}: {'; '.join(m['tail'] for m in parts)}."
+        if all(matches(facts[i], text, currency) for i in idx):
+            out[idx[0]] = (group, label, "", text)
+            gone.update(idx[1:])
+    return [out.get(i, c) for i, c in enumerate(cards) if i not in gone]
+
+
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -189,8 +224,9 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
-        cards = grouped([(group, label, it.value, protect(_card_body(ctx, it, rng), facts))
-                         for (group, label), it in zip(card_titles(items), items)])
+        cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in _merge_lists(
+            [(group, label, it.value, _card_body(ctx, it, rng)) for (group, label), it in zip(card_titles(items), items)],
+            facts, ctx.pack.info.currency)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
 
