@@ -2,7 +2,8 @@
 
 Top navigation with logo and links, a hero with breadcrumb and title, an update notice
 (dated earlier values, above the cards), a grid of policy / price cards (one fact per card:
-label, value, and the full statement), fine print and a dark footer. Fact-bearing text is
+label, value, and the full statement; the items of one list on one card), fine print and a
+dark footer; a page without facts shows marketing cards, none repeating another. Fact-bearing text is
 dark on white or pale backgrounds, at least 22 px (DejaVu Sans). Recovered by OCR.
 """
 from __future__ import annotations
