@@ -4,6 +4,9 @@ PNG, checks the image, OCRs it back and finds every value next to its anchors; r
 byte-identical for the same spec and differ for another seed."""
 from __future__ import annotations
 
+import itertools
+import random
+import re
 import shutil
 
 import pytest
@@ -192,3 +195,118 @@ def test_cards_name_a_catalog_row_or_column_once():
     assert [g for g, _ in titles] == ["Qualifying delay", "Qualifying delay", "Flight cancelled by Larkspur",
                                       "Flight cancelled by Larkspur"]
     assert {t for _, t in titles} == {"Navigator", "Pinnacle"}
+
+
+# --- marketing pages of a domain with no catalog, no services and no database ---------------------
+@pytest.fixture()
+def bare_ctx(mock_pack, hand_facts, tmp_path):
+    """What an imported tau2-bench policy gives the web page renderer: no brand services, no
+    catalog cells and no database records, only the policy's sections and the contact details."""
+    from domains import DomainPack
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    pack = DomainPack(mock_pack.path, mock_pack.spec.model_copy(
+        update={"brand": mock_pack.brand.model_copy(update={"products": {}})}))
+    return RenderContext(pack=pack, facts={f.id: f for f in hand_facts}, writer=BuiltinWriter(pack), db={},
+                         workdir=tmp_path)
+
+
+def _word_runs(text: str, k: int = 4) -> set[tuple[str, ...]]:
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
+
+
+def test_marketing_cards_of_a_bare_domain_never_repeat_each_other(bare_ctx):
+    """The tau2 airline import's noise pages had four contact cards ("Friendly support", "Talk to
+    us", ...) saying the same thing ("... seven days a week, and most questions are sorted in one
+    contact."): the page repeats itself. One contact card a page; the others on the policy's
+    topics; no two cards share four words in a row."""
+    from transforms.visuals.web_screenshot import _noise_cards
+
+    contact = {"Friendly support", "Talk to us", "Here to help", "Get in touch"}
+    sections = {"Rentals", "Late returns", "Refunds"}
+    for seed in range(100):
+        cards = _noise_cards(bare_ctx, random.Random(seed), 4)
+        assert len(cards) == 4, (seed, cards)
+        heads = [h for h, _ in cards]
+        assert sum(h in contact for h in heads) == 1 and set(heads) - contact <= sections, (seed, cards)
+        for (_, a), (_, b) in itertools.combinations(cards, 2):
+            assert not _word_runs(a) & _word_runs(b), (seed, a, b)
+    assert _noise_cards(bare_ctx, random.Random(3), 4) == _noise_cards(bare_ctx, random.Random(3), 4)
+
+
+@pytest.mark.parametrize("seed", [8, 10, 28])
+def test_noise_page_of_a_bare_domain_prints_no_line_twice(bare_ctx, tmp_path, seed):
+    """The page as delivered, read by OCR, passes the duplicated-bullet lint (these seeds printed
+    a contact card's wrapped line twice: 'Ring 1-800-555-0142 or chat with us from', 'weekdays from
+    8am to 8pm.'); the lint itself still fires on a line the page would print twice."""
+    from audits.lints import lint_text
+
+    t = registry.get("visuals/web_screenshot")
+    out = tmp_path / "n.png"
+    t.render(make_spec("visuals/web_screenshot", [], seed=seed, noise=True), bare_ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert sum(h in text for h in ("Friendly support", "Talk to us", "Here to help", "Get in touch")) == 1
+    assert [h.text for h in lint_text(text, t.kind, t.modality) if h.lint == "duplicated_bullet"] == []
+    line = next(ln for ln in text.splitlines() if len(re.findall(r"[a-z]{2,}", ln.lower())) >= 5 and "/" not in ln)
+    doubled = text.replace(line, f"{line}\n{line}", 1)
+    assert [h.text for h in lint_text(doubled, t.kind, t.modality) if h.lint == "duplicated_bullet"] == [line.strip()]
+
+
+def _list_facts() -> list:
+    """Items of one attribute list, as the decomposer gives them from an imported tau2 policy
+    ("Each order has the following attributes: - status - payment history ..."): no values."""
+    from facts.models import Fact, FactKind, SourceSpan, make_fact_id
+
+    out = []
+    for line, item in enumerate(["unique order id", "status", "payment history", "items ordered"], start=30):
+        text = f"Each order has the following attributes: {item}."
+        f = Fact(id="tmp", domain="_mock", section=["Orders"], kind=FactKind.definition, statement=text, slots=[],
+                 conditions=[], source=SourceSpan(file="policy.md", start_line=line, end_line=line),
+                 anchors=["order", "attributes", *item.split()[-1:]])
+        f.id = make_fact_id("_mock", f.section, f.template(), [])
+        out.append(f)
+    return out
+
+
+def test_items_of_one_list_are_one_card():
+    """Cards opening with the same lead ("Each order has following attributes:" on two cards,
+    "... the following ..." on a third: the tau2 retail import's web page failed the
+    duplicated-bullet lint) become one card saying the lead once; every fact is still carried
+    by the one sentence; cards with a figure, or another lead, stay as they were."""
+    from facts.match import matches
+    from transforms.visuals.web_screenshot import _merge_lists
+
+    facts = _list_facts()
+    cards = [("", "", "", "Each order has following attributes: unique order id."),
+             ("", "", "", "Each order has following attributes: status."),
+             ("", "", "$5", "The handling fee is $5 per order."),
+             ("", "", "", "Each order has the following attributes: payment history.")]
+    merged = _merge_lists(cards, facts[:2] + [facts[3], facts[2]], "USD")
+    assert merged == [("", "", "", "Each order has the following attributes: unique order id; status; payment history."),
+                      ("", "", "$5", "The handling fee is $5 per order.")]
+    assert all(matches(f, merged[0][3]) for f in facts[:3])
+    other = [("", "", "", "Each order has the following attributes: status."),
+             ("", "", "", "Each user has a profile containing: payment methods.")]
+    assert _merge_lists(other, facts[:2], "USD") == other
+
+
+def test_web_page_of_list_items_prints_the_lead_once(mock_pack, tmp_path):
+    """The page as delivered, read by OCR: no line printed twice, every list item recovered."""
+    from audits.lints import lint_text
+    from facts.match import TextIndex, match_fact
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    facts = _list_facts()
+    ctx = RenderContext(pack=mock_pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(mock_pack), db={},
+                        workdir=tmp_path)
+    t = registry.get("visuals/web_screenshot")
+    out = tmp_path / "l.png"
+    t.render(make_spec("visuals/web_screenshot", facts, seed=3), ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert len(re.findall(r"order has (?:the )?following attributes", text, re.I)) == 1, text
+    assert [h.text for h in lint_text(text, t.kind, t.modality) if h.lint == "duplicated_bullet"] == []
+    idx = TextIndex(text)
+    assert [f.statement for f in facts if not match_fact(f, idx).recovered] == []

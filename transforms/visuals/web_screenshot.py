@@ -2,13 +2,15 @@
 
 Top navigation with logo and links, a hero with breadcrumb and title, an update notice
 (dated earlier values, above the cards), a grid of policy / price cards (one fact per card:
-label, value, and the full statement), fine print and a dark footer. Fact-bearing text is
+label, value, and the full statement; the items of one list on one card), fine print and a
+dark footer; a page without facts shows marketing cards, none repeating another. Fact-bearing text is
 dark on white or pale backgrounds, at least 22 px (DejaVu Sans). Recovered by OCR.
 """
 from __future__ import annotations
 
 import datetime as dt
 import random
+import re
 from pathlib import Path
 
 from PIL import Image, ImageDraw
@@ -44,6 +46,16 @@ _RECORD_CARD = ["{See|Check|Track} your <kind>s{ and their status|, old and new|
 _SUPPORT_CARD = ["{Call|Ring} <phone> or {chat with us|message us} {from the app|on this site|any time}{ — we answer "
                  "<hours>|}.", "{Our team|Someone from our team} {answers|replies to} {chat|messages|email} <hours>{, and "
                  "most questions are sorted in one contact|}."]
+# Cards on a policy topic of the domain (the topic is the card's heading, the page's name in
+# quotes): pages of a domain with few services, products or record kinds (an imported policy
+# without a catalog or a database) are filled with these.
+_TOPIC_CARD = ["{Questions on this?|Need more detail?|Not sure how it works?} {Our help centre|The help centre} {has the "
+               "answers|explains it step by step|walks you through it}{, or ask our team| — or ask us in chat|}.",
+               "{Read|See} \u201c<topic>\u201d {in the help centre|online|in the app}{ for the details| for the full "
+               "rules| before you contact us|}.",
+               "{How it works|What to expect|What you can do}{, step by step|, in plain words|} \u2014 {in our help "
+               "centre|online or in the app|from our team}."]
+_SUPPORT_TITLES = ["Friendly support", "Talk to us", "Here to help", "Get in touch"]
 _LINKS = ["Home", "Pricing", "Locations", "Help", "About"]
 
 
@@ -68,40 +80,79 @@ class WebScreenshot(Transformer):
 
 
 def _noise_cards(ctx: RenderContext, rng: random.Random, n: int) -> list[tuple[str, str]]:
-    """`n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`)."""
+    """Up to `n` marketing cards (heading, text) drawn from the domain (see `_SERVICE_CARD`).
+
+    A page names each subject (a service, a product, a kind of record, the contact details) on
+    one card at most, and no two of its cards share a run of four words (`_runs`): cards side
+    by side with the same wording ("..., and most questions are sorted in one contact." under
+    two contact cards) are the page repeating itself, and a wrapped line of one card prints
+    again, word for word, in the other (the lint `duplicated_bullet`). A domain whose services,
+    products and record kinds give fewer cards (an imported policy with no catalog and no
+    database) fills the page with cards on its policy's topics (`_TOPIC_CARD`), else shows
+    fewer cards."""
     brand = ctx.pack.brand
-    topics = catalog_view(ctx)["rows"]
+    names = catalog_view(ctx)
+    topics = names["rows"]
     rows = list(topics)
     kinds = sorted({r.kind for r in view(ctx.db).records if r.kind})
     hours = rng.choice(["seven days a week", "weekdays from 8am to 8pm", "every day until 10pm", "around the clock"])
-    makers = []
+    makers = []  # each gives (subject, heading, text)
     if brand.products:
         def service():
             what, bp = rng.choice(sorted(brand.products.items()))
-            return bp, say(rng.choice(_SERVICE_CARD), rng, {"bp": bp, "what": what})
+            return bp, bp, say(rng.choice(_SERVICE_CARD), rng, {"bp": bp, "what": what})
         makers.append(service)
     if rows:
         def product():
             row = rng.choice(rows)
-            return row, say(rng.choice(_PRODUCT_CARD), rng, {"row": row, "topic": ctx.writer.lower_first(topics[row])})
+            return row, row, say(rng.choice(_PRODUCT_CARD), rng,
+                                 {"row": row, "topic": ctx.writer.lower_first(topics[row])})
         makers.append(product)
     if kinds:
         def record():
             kind = rng.choice(kinds)
-            return say("{Your <kind>s|<Kind>s online|<Kind>s in the app}", rng, {"kind": kind, "Kind": kind.capitalize()}), \
-                say(rng.choice(_RECORD_CARD), rng, {"kind": kind})
+            return (kind, say("{Your <kind>s|<Kind>s online|<Kind>s in the app}", rng,
+                              {"kind": kind, "Kind": kind.capitalize()}),
+                    say(rng.choice(_RECORD_CARD), rng, {"kind": kind}))
         makers.append(record)
-    makers.append(lambda: (rng.choice(["Friendly support", "Talk to us", "Here to help", "Get in touch"]),
-                           say(rng.choice(_SUPPORT_CARD), rng, {"phone": brand.phone or "our support line", "hours": hours})))
+
+    def support():
+        return "", rng.choice(_SUPPORT_TITLES), say(rng.choice(_SUPPORT_CARD), rng,
+                                                     {"phone": brand.phone or "our support line", "hours": hours})
+    makers.append(support)
     rng.shuffle(makers)
     out: list[tuple[str, str]] = []
+    subjects: set[str] = set()
+    said: set[tuple[str, ...]] = set()  # every run of four words the page's cards print
+
+    def add(card: tuple[str, str, str]) -> None:
+        subject, heading, text = card
+        runs = _runs(text)
+        if subject not in subjects and heading not in {c[0] for c in out} and not runs & said:
+            out.append((heading, text))
+            subjects.add(subject)
+            said.update(runs)
+
     for i in range(n * 3):
-        card = makers[i % len(makers)]() if i < len(makers) else rng.choice(makers)()
-        if card[0] not in {c[0] for c in out}:
-            out.append(card)
+        add(makers[i % len(makers)]() if i < len(makers) else rng.choice(makers)())
+        if len(out) == n:
+            return out
+    # (not a section written for the staff: "Airline Agent", "Staff procedures")
+    pool = [t for t in names["sections"] if not re.search(r"\b(?:agents?|staff)\b", t, re.I)]
+    for topic in rng.sample(pool, len(pool)):
         if len(out) == n:
             break
+        for _ in range(6):  # another wording when this one echoes a card already on the page
+            if topic in {c[0] for c in out}:
+                break
+            add(("topic: " + topic, topic, say(rng.choice(_TOPIC_CARD), rng, {"topic": topic})))
     return out
+
+
+def _runs(text: str, k: int = 4) -> set[tuple[str, ...]]:
+    """The runs of `k` words of a card's text (lower case, punctuation dropped)."""
+    words = re.findall(r"[a-z0-9$%'-]+", text.lower().replace("\u2019", "'"))
+    return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
 
 
 _CELL_BODY = ["{What} for {whom}.", "{What}, {whom}.", "Applies to {whom}: {what}.", "{What} for {whom}, as of today.",
@@ -118,6 +169,41 @@ def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
         return it.text
     what, whom = realiser._cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
     return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
+
+
+_LIST_ITEM = re.compile(r"^(?P<lead>[^:]+?):\s+(?P<tail>[^:]+?)\.?$", re.S)
+
+
+def _merge_lists(cards: list[tuple], facts: list, currency: str) -> list[tuple]:
+    """Cards (group, label, value, text), one per fact of `facts`, with the items of one list
+    ("Each order has the following attributes: status.", "...: payment history.") made one card
+    that says the list's lead once ("Each order has the following attributes: status; payment
+    history."), where the first of them stood (leads that differ only by an article, or by
+    "each" and "every", are one lead, written in its longest form). Cards side by side each opening with the same
+    lead are the page repeating itself (the wrapped lead prints twice: the lint
+    `duplicated_bullet`). Only cards without a figure, of one group and title, whose lead has
+    four words or more; kept apart when the one sentence would not carry every one of their
+    facts (the audits' matcher)."""
+    from facts.match import matches  # noqa: PLC0415
+
+    lists: dict[tuple, list[int]] = {}
+    for i, (group, label, value, text) in enumerate(cards):
+        m = _LIST_ITEM.match(text.strip())
+        if not value and m and len(re.findall(r"[A-Za-z]{2,}", m["lead"])) >= 4:
+            lead = " ".join({"every": "each"}.get(w, w) for w in m["lead"].lower().split() if w not in ("the", "a", "an"))
+            lists.setdefault((group, label, lead), []).append(i)
+    out: dict[int, tuple] = {}
+    gone: set[int] = set()
+    for (group, label, _), idx in lists.items():
+        if len(idx) < 2:
+            continue
+        parts = [_LIST_ITEM.match(cards[i][3].strip()) for i in idx]
+        lead = max((m["lead"] for m in parts), key=len)  # "has the following", where one rendition dropped "the"
+        text = f"{lead}: {'; '.join(m['tail'] for m in parts)}."
+        if all(matches(facts[i], text, currency) for i in idx):
+            out[idx[0]] = (group, label, "", text)
+            gone.update(idx[1:])
+    return [out.get(i, c) for i, c in enumerate(cards) if i not in gone]
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
@@ -139,8 +225,9 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
-        cards = grouped([(group, label, it.value, protect(_card_body(ctx, it, rng), facts))
-                         for (group, label), it in zip(card_titles(items), items)])
+        cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in _merge_lists(
+            [(group, label, it.value, _card_body(ctx, it, rng)) for (group, label), it in zip(card_titles(items), items)],
+            facts, ctx.pack.info.currency)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
 
