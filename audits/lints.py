@@ -132,14 +132,17 @@ _GENERIC = {"account", "accounts", "card", "cards", "loan", "loans", "plan", "pl
             "certificate", "mortgage", "program", "programme", "pass", "membership"}
 
 
-def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) -> list[str]:
+def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), ocr: bool = False) -> list[str]:
     """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
     name (the company, a product) written all in lower case. Lower-case words of a name may
     be written either way ("Reserve card" or "Reserve Card"), so may a trailing generic noun
     ("Everyday Savings account"); a label in sentence case (only its first word capitalised:
     a catalog row such as "Canceled recurring charge") is ordinary words mid-sentence; a
     longer name written exactly ("Metal Private Client Reserve card") is not checked against
-    the shorter one inside it."""
+    the shorter one inside it. `ocr`: the text was read from pixels, where tesseract sometimes
+    takes a bold capital for its small letter (a web page's header drawn "Tau2 Telecom
+    Multidoc", read "tau2 Telecom Multidoc"): a name that lost only its first capital, every
+    other kept, is not reported there (a name all in lower case still is)."""
     strict = set(strict)
     low = text.lower()
     # only the names the text holds at all (in any case): most of a domain's names are not in
@@ -161,6 +164,8 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = ()) ->
                 continue
             kept = caps & _caps(seen.split())
             if kept == caps or (not kept and name not in strict):
+                continue
+            if ocr and kept and caps - kept == {0}:
                 continue
             out.append(_snip(text, m.start(), m.end()))
     return out
@@ -291,7 +296,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("aside_in_controlled", asides(body))
     if not heard:
         add("agreement", agreement(body))
-        add("product_case", product_case(body, names, strict))
+        add("product_case", product_case(body, names, strict, ocr=modality in ("png", "scan")))
         add("doubled_word", doubled_words(body))
         if modality != "png":  # OCR reads a picture's card columns as one line ("... is our membership —
             # our | the app." side by side): a seam, not a phrase anybody wrote

@@ -71,7 +71,10 @@ def _heading(line: str) -> bool:
     return 0 < len(words) <= 8 and not re.search(r"[.!?:;,\"\u201d)]$", line.strip())
 
 
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
+# A sentence ends at ".", "!" or "?" after a word, a figure or a bracket, capitals included
+# ("... to AWAITING PAYMENT. Once the customer accepts ...": no run "payment once the customer
+# accepts the"), when the next sentence starts with a capital.
+_SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
 
 
 def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = (),

@@ -166,6 +166,33 @@ def test_a_run_never_crosses_a_sentence_end():
     assert "account before sharing or changing anything" in shared_runs(statement, copied)
 
 
+def test_a_sentence_ending_in_capitals_ends_a_run():
+    """"... to AWAITING PAYMENT. Once the customer accepts the ask" shares no run with "Use
+    make_payment once the customer accepts the request." (the imported multi-document pack's
+    knowledge-base article failed the gate on it); inside one sentence the words still count."""
+    from audits.language import shared_runs
+
+    statement = "Use make_payment once the customer accepts the request."
+    page = ("Send the customer a payment request; this changes the bill to AWAITING PAYMENT.\n"
+            "Once the customer accepts the ask, use make_payment.")
+    assert shared_runs(statement, page) == []
+    assert "make payment once the customer accepts" in shared_runs(
+        statement, "Staff use make_payment once the customer accepts the ask.")
+
+
+def test_ocr_tolerates_a_lost_first_capital_of_a_name_only():
+    """Tesseract read a web page's bold header "Tau2 Telecom Multidoc" as "tau2 Telecom
+    Multidoc": in text read from pixels a name that lost only its first capital is not
+    reported; every other loss still is, and typed text is checked as before."""
+    names, strict = ["Tau2 Telecom Multidoc", "Credit Builder Card"], ["Tau2 Telecom Multidoc"]
+    header = "@ tau2 Telecom Multidoc Home Pricing Locations Help"
+    assert "product_case" not in _lints(header, "visuals/web_screenshot", "png", names=names, strict=strict)
+    assert "product_case" in _lints(header, "documents/kb_article", "html", names=names, strict=strict)
+    for bad in ("Ask about the Credit builder Card today.", "Open the CREDIT builder Card today.",
+                "Welcome to tau2 telecom multidoc."):
+        assert "product_case" in _lints(bad, "visuals/web_screenshot", "png", names=names, strict=strict), bad
+
+
 def test_runs_do_not_cross_a_heading_into_its_paragraph():
     from audits.language import ngrams, shared_runs
     statement = "Transfer the customer to a human agent when the request falls outside this policy."

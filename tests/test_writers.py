@@ -225,3 +225,24 @@ def test_a_written_question_and_answer_puts_the_answer_on_its_own_line():
             assert matches(fact, t, pack.info.currency), t
         said = [t for t in (r.voiced(read(fact), random.Random(k), REGISTERS["chat"]) for k in range(30)) if "?" in t]
         assert said and all("\n" not in t for t in said)
+
+
+def test_a_word_swap_never_writes_a_word_twice(mock_pack, hand_facts):
+    """"Send the customer a payment request for the overdue bill" with "request" read as the
+    verb gave "a payment ask for for the overdue bill" (the imported multi-document pack failed
+    the doubled-word lint); a swap whose words would meet the same word beside it is not made."""
+    import re
+
+    from audits.lints import doubled_words
+    from facts.models import Fact
+    from transforms.realise import _doubles
+
+    assert _doubles("Send the customer a payment ", "ask for", " for the overdue bill")
+    assert _doubles("Check the ", "the identical", " fee")
+    assert not _doubles("Customers may ", "ask for", " a refund")
+    base = hand_facts[0]
+    statement = "To collect an overdue bill, send the customer a payment request for the overdue bill first."
+    f = Fact.model_validate({**base.model_dump(), "statement": statement, "slots": [], "anchors": ["overdue bill"]})
+    w = BuiltinWriter(mock_pack)
+    outs = {w.statement(f, "voiced", random.Random(s)) for s in range(60)}
+    assert not [o for o in outs if re.search(r"\b(\w+) \1\b", o, re.I) or doubled_words(o)], outs

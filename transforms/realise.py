@@ -1190,6 +1190,8 @@ class Realiser:
                         continue  # a capital mid-sentence is part of a name ("Merrowgate Online")
                     alt = ok[rng.randrange(len(ok))]
                     rep = _keep_case(m.group(0), m.expand(alt) if "\\" in alt else alt)
+                    if _doubles(text[:s] + seg[:m.start()], rep, seg[m.end():] + text[e:]):
+                        continue  # "a payment request for" read as the verb: "a payment ask for for"
                     cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])
         for fn in _STRUCTURAL:
             out = fn(text, s, e, rng, reg)
@@ -1208,6 +1210,17 @@ class Realiser:
 
 
 _MANGLED = re.compile(r"(?<!\bfree )\bof charge\b", re.I)
+
+
+def _doubles(before: str, rep: str, after: str) -> bool:
+    """Whether a replacement would write a word twice in a row: its last word again as the
+    next word ("ask for" before "for") or its first word as the word before it."""
+    words = rep.lower().split()
+    if not words:
+        return False
+    nxt = re.match(r"\s+([\w']+)", after)
+    prev = re.search(r"([\w']+)\s+$", before)
+    return bool(nxt and nxt.group(1).lower() == words[-1]) or bool(prev and prev.group(1).lower() == words[0])
 
 
 _PLAIN_VERBS = frozenset("""costs cost reimburses reimburse includes include covers cover receives receive gets get has
