@@ -322,3 +322,35 @@ def test_kb_answers_figures_in_its_faq(hand_facts, render_ctx, tmp_path):
         for f in hand_facts:
             assert located(f, body) < 0, (seed, f.statement)
             assert located(f, faq) >= 0, (seed, f.statement)
+
+
+def test_memo_table_rows_are_checked_as_the_extractor_prints_them(tmp_path):
+    """The docx extractor leaves an empty cell out, so a row whose figure stands alone at its
+    end runs into the next row's label ("Purchases allowed per billing cycle | 4" above "Time
+    to activate": "4 Time" read as four times). Telecom's text+image+audio build failed the
+    recoverability gate on such a memo (seed 0, memo-0002); the check now prints rows the way
+    the extractor does, the fact goes to the memo's list, and every carried fact is read back
+    from the delivered file."""
+    from domains import variants
+    from facts.match import TextIndex, match_fact
+    from pipeline.resources import BuildSettings
+    from pipeline.steps import make_plan, seed_database
+    from transforms.base import RenderContext
+    from transforms.documents.memo import _row_line
+    from transforms.render import render_artifacts
+    from transforms.writers import make_writer
+
+    assert _row_line(["Purchases allowed per billing cycle", "4", ""]) == "Purchases allowed per billing cycle | 4"
+    assert _row_line(["Price", "", "$20", "$20"]) == "Price | $20"
+    world = variants.resolve("telecom", [])
+    facts = world.factset("builtin")
+    plan = make_plan(world, facts, BuildSettings(profile="text+image+audio"), tmp_path / "none.db")
+    spec = next(a for a in plan.artifacts if a.path.endswith("memo-0002.docx"))
+    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=make_writer(world.pack),
+                        db=seed_database(world, 0).tables, workdir=tmp_path)
+    r = render_artifacts([spec], ctx, tmp_path / "render")[0]
+    text = registry.get(spec.kind).extract(__import__("pathlib").Path(r.file), ExtractContext()).text
+    idx = TextIndex(text, world.pack.info.currency)
+    carried = [m.fact_id for m in spec.facts if m.role == "carrier"]
+    assert "telecom.data-top-ups.6e5508df7a" in carried
+    assert [f for f in carried if not match_fact(facts.by_id()[f], idx).recovered] == []

@@ -309,13 +309,26 @@ def _tables(tabled) -> list:
     return [(g, caption, block) for g in grids for caption, block in g.blocks(width=3, height=6)]
 
 
+def _row_line(cells: list[str]) -> str:
+    """A table row as the docx extractor prints it (`transforms.extract.docx`): cells joined by
+    " | ", an empty cell left out (and a merged cell's repeat)."""
+    out: list[str] = []
+    for t in cells:
+        t = t.strip()
+        if t and (not out or out[-1] != t):
+            out.append(t)
+    return " | ".join(out)
+
+
 def _unread_in_tables(tabled, ctx: RenderContext) -> set[str]:
     """Facts whose figure the audits' matcher would not read from the tables as the extractor
-    prints them (a row per line, cells joined by " | "): those stay in the list."""
+    prints them (a row per line, cells joined by " | ", empty cells left out: a row whose last
+    figure stands alone at its end runs into the next row's label, "... per billing cycle |
+    4" above "Time to activate" reads "4 Time"): those stay in the list."""
     lost: set[str] = set()
     for g, _caption, block in _tables(tabled):
-        lines = [" | ".join([g.dimension, *block.products])]
-        lines += [" | ".join([a] + [(c.slot.text if (c := block.cell(a, p)) else "") for p in block.products])
+        lines = [_row_line([g.dimension, *block.products])]
+        lines += [_row_line([a] + [(c.slot.text if (c := block.cell(a, p)) else "") for p in block.products])
                   for a in block.attributes]
         text = "\n".join(lines)
         for c in block.cells.values():
