@@ -310,3 +310,36 @@ def test_web_page_of_list_items_prints_the_lead_once(mock_pack, tmp_path):
     assert [h.text for h in lint_text(text, t.kind, t.modality) if h.lint == "duplicated_bullet"] == []
     idx = TextIndex(text)
     assert [f.statement for f in facts if not match_fact(f, idx).recovered] == []
+
+
+def test_a_zero_count_card_is_drawn_in_a_word_and_read_back(tmp_path):
+    """Tesseract read a card's bold "0 deposits" as "O deposits" (banking text+image+audio,
+    seed 0, web_screenshot-0002 failed the recoverability gate): a count of zero is drawn as a
+    word, and every fact the page carries is read back from its pixels."""
+    from pathlib import Path
+
+    from domains import variants
+    from facts.match import TextIndex, match_fact
+    from pipeline.resources import BuildSettings
+    from pipeline.steps import make_plan, seed_database
+    from transforms.base import ExtractContext, RenderContext
+    from transforms.registry import get
+    from transforms.render import render_artifacts
+    from transforms.visuals.web_screenshot import figure_text
+    from transforms.writers import make_writer
+
+    assert figure_text("0 deposits") == "Zero deposits"
+    assert [figure_text(v) for v in ("$0", "0%", "10 days", "0.5%")] == ["$0", "0%", "10 days", "0.5%"]
+    world = variants.resolve("banking", [])
+    facts = world.factset("builtin")
+    plan = make_plan(world, facts, BuildSettings(profile="text+image+audio"), tmp_path / "none.db")
+    spec = next(a for a in plan.artifacts if a.path.endswith("web_screenshot-0002.png"))
+    ctx = RenderContext(pack=world.pack, facts=facts.by_id(), writer=make_writer(world.pack),
+                        db=seed_database(world, 0).tables, workdir=tmp_path)
+    r = render_artifacts([spec], ctx, tmp_path / "render")[0]
+    text = get(spec.kind).extract(Path(r.file), ExtractContext()).text
+    assert "Zero deposits" in text
+    idx = TextIndex(text, world.pack.info.currency)
+    carried = [m.fact_id for m in spec.facts if m.role == "carrier"]
+    assert "banking.certificate-of-deposit-c.12ddc2ef54" in carried
+    assert [f for f in carried if not match_fact(facts.by_id()[f], idx).recovered] == []

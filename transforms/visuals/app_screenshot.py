@@ -20,6 +20,7 @@ from transforms.common import (Content, card_titles, check_capacity, grouped, pl
                                section_topic, spec_date)
 from transforms.situations import view
 from ..registry import register
+from .web_screenshot import figure_text
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
                       text_block)
 
@@ -127,7 +128,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once (cards of one product do not each
         # repeat the product's name)
-        cards = grouped([(group, label, it.value, protect(it.text, facts))
+        cards = grouped([(group, label, figure_text(it.value), protect(it.text, facts))
                          for (group, label), it in zip(card_titles(items), items)])
     # a notice points at the rule on the cards; a screen with no rule card points elsewhere
     after = "Here is the current rule." if cards and not spec.noise else "Our answer is in your messages."

@@ -155,6 +155,14 @@ def _runs(text: str, k: int = 4) -> set[tuple[str, ...]]:
     return {tuple(words[i:i + k]) for i in range(len(words) - k + 1)}
 
 
+def figure_text(value: str) -> str:
+    """A card's large figure as drawn: a count of zero in a word ("Zero deposits"), since
+    tesseract reads a bold "0" at the head of a card as the letter O ("O deposits": banking's
+    Open Door Certificate card failed the recoverability gate on it, text+image+audio, seed 0);
+    every other figure as it is."""
+    return re.sub(r"^0(?= [a-z])", "Zero", value)
+
+
 _CELL_BODY = ["{What} for {whom}.", "{What}, {whom}.", "Applies to {whom}: {what}.", "{What} for {whom}, as of today.",
               "Current {what} for {whom}.", "{What} shown for {whom}."]
 
@@ -226,7 +234,8 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
         cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in _merge_lists(
-            [(group, label, it.value, _card_body(ctx, it, rng)) for (group, label), it in zip(card_titles(items), items)],
+            [(group, label, figure_text(it.value), _card_body(ctx, it, rng))
+             for (group, label), it in zip(card_titles(items), items)],
             facts, ctx.pack.info.currency)])
     notices = [h.text if h.distractor.role == "superseded"
                else f"You asked: \u201c{h.text}\u201d See the current rule below." for h in content.hedges]
