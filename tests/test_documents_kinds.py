@@ -354,3 +354,22 @@ def test_memo_table_rows_are_checked_as_the_extractor_prints_them(tmp_path):
     carried = [m.fact_id for m in spec.facts if m.role == "carrier"]
     assert "telecom.data-top-ups.6e5508df7a" in carried
     assert [f for f in carried if not match_fact(facts.by_id()[f], idx).recovered] == []
+
+
+def test_a_manual_conditions_table_never_copies_a_whole_statement_into_its_rule_cell():
+    """The real tau2 retail import failed its text+image+audio build (seed 0): a manual's
+    conditions table put the whole statement "An order can only be cancelled if its status
+    is 'pending', ..." in its Rule cell (no short label names that rule), beside the clause
+    that voices it. The cell now names the rule by its section."""
+    from facts.models import Condition, Fact, FactKind, SourceSpan
+    from transforms.common import Item
+    from transforms.documents.pdf_manual import _rule_rows
+
+    st = ("An order can only be cancelled if its status is 'pending', and you should check its "
+          "status before taking the action.")
+    f = Fact(id="t.cancel.1", domain="t", section=["Cancel pending order"], kind=FactKind.rule, statement=st,
+             conditions=[Condition(attribute="order status", value="pending")],
+             source=SourceSpan(file="policy.md", start_line=1, end_line=1))
+    it = Item(fact=f, rendition="voiced", label=st.rstrip("."), value="")
+    rows = _rule_rows([(1, it)])
+    assert rows == [("order status: pending", "Cancel pending order", "see clause", "1")]

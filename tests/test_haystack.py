@@ -231,3 +231,20 @@ def test_a_tool_named_after_the_brand_keeps_its_capital_mid_sentence():
         "Tau2 Airline Desk shows nothing for it."
     assert H._mid_sentence("The CRM shows nothing for it.", "the CRM") == "the CRM shows nothing for it."
     assert H._mid_sentence("It says Pending.", "Tau2 Airline Desk") == "it says Pending."
+
+
+def test_products_with_two_word_names_are_not_customers():
+    """The seed database's people view (ledgers, tickets and letters take their customers from
+    it) holds people only: retail's catalog names ("Sawtooth Pellet Smoker") are neither
+    customers nor the owners of records."""
+    from transforms.common import view as db_view
+
+    ctx = _ctx("retail")
+    products = {p["name"] for p in ctx.db["products"].values()}
+    customers = {c["name"] for c in ctx.db["customers"].values()}
+    people = {p.name for p in db_view(ctx.db, "people")}
+    assert people == customers
+    assert not people & products
+    records = db_view(ctx.db, "records")
+    assert records and not {r.owner for r in records} & products
+    assert not {r.id for r in records} & {p["product_id"] for p in ctx.db["products"].values()}

@@ -128,3 +128,41 @@ def test_planner_uses_scans_only_with_images(profile):
     if letters:
         assert any(a.fact_ids for a in letters)
         assert all(len(a.fact_ids) <= registry.get(KIND).max_facts for a in letters)
+
+
+def test_the_stamp_covers_no_printed_text_even_under_a_long_letterhead(airline_ctx, tmp_path):
+    """The real tau2 retail import failed its text+image build (seed 0): the "RECEIVED" stamp
+    sat on the end of a long letterhead line ("letters@tau2-retail.example") and OCR read the
+    two as one line, "RECEIVED Tau2 Retail Co. an See". The stamp now goes where it covers no
+    ink (in the top margin when that is clear, else lower down the right-hand side); OCR reads
+    the letterhead as printed, never run together with the stamp."""
+    import numpy as np
+    from dataclasses import replace as dc_replace
+
+    from transforms.documents import scanned_letter as SL
+
+    pack, fs, ctx = airline_ctx
+    brand = pack.brand.model_copy(update={"company": "Tau2 Retail Company Co.",
+                                          "email_domain": "customer-letters.tau2-retail.example",
+                                          "website": "www.tau2-retail.example"})
+    long_pack = type(pack)(pack.path, pack.spec.model_copy(update={"brand": brand}))
+    long_ctx = dc_replace(ctx, pack=long_pack)
+    spec = _spec([], noise=True)
+    out = tmp_path / "long.pdf"
+    registry.get(KIND).render(spec, long_ctx, out)
+    text = registry.get(KIND).extract(out, ExtractContext()).text
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    assert "Tau2 Retail Company Co." in lines
+    contact = next(ln for ln in lines if "letters@" in ln)
+    assert contact.endswith("letters@customer-letters.tau2-retail.example"), contact
+    assert not any("RECEIVED" in ln and "Tau2" in ln for ln in lines)
+
+    import random
+    page = SL.Image.new("L", (SL.PW, SL.PH), 255)
+    d = SL.ImageDraw.Draw(page)
+    d.rectangle((SL.ML, 20, SL.PW - 40, 180), fill=0)  # ink right across the top margin
+    m = SL._stamp(dt.date(2026, 4, 14), random.Random(1))
+    x, y = SL._clear_spot(page, m, SL.PW - SL.MR - m.size[0], 10)
+    box = m.getbbox()
+    assert not (np.asarray(page)[y + box[1]:y + box[3], x + box[0]:x + box[2]] < 200).any()
+    assert y > 180

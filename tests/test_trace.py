@@ -14,7 +14,8 @@ from transforms.trace import memo_for, traced, view
 
 
 def test_reads_are_recorded_at_table_record_and_view_level():
-    db = {"customers": {"C1": {"name": "Ann Lee", "fee": 5}, "C2": {"name": "Bo Diaz", "fee": 7}},
+    db = {"customers": {"C1": {"name": "Ann Lee", "email": "ann@x.example", "fee": 5},
+                        "C2": {"name": "Bo Diaz", "email": "bo@x.example", "fee": 7}},
           "log": [{"id": 1}, {"id": 2}, {"id": 3}]}
     tdb, tfacts, rec = traced(db, {"f1": "fact one"})
     assert tdb["customers"]["C1"]["fee"] == 5

@@ -612,6 +612,12 @@ def _name_of(rec: dict[str, Any]) -> Optional[str]:
     return None
 
 
+def _personal(rec: dict[str, Any]) -> bool:
+    """A record of a person, not a product or plan that happens to have a two-word name
+    ("Wren Hanging Planter"): it has a person's contact or birth field."""
+    return any(k in rec for k in ("email", "phone", "first_name", "date_of_birth", "dob", "birthday"))
+
+
 def _id_of(rec: dict[str, Any]) -> Optional[str]:
     for key, v in rec.items():
         if (key == "id" or key.endswith("_id")) and isinstance(v, (str, int)) and not isinstance(v, bool):
@@ -649,10 +655,13 @@ class RecordRef:
 
 @db_view("people")
 def db_people(db: dict[str, Any]) -> list[Person]:
+    """The people of the seed database (customers, users, account holders): records with a
+    person's name and a person's contact or birth field (`_personal`); a catalog entry with a
+    two-word name is not a customer."""
     out, seen = [], set()
     for _name, recs in db_tables(db):
         for r in recs:
-            n = _name_of(r)
+            n = _name_of(r) if _personal(r) else None
             if n and n not in seen:
                 seen.add(n)
                 out.append(Person(n, _id_of(r) or ""))
@@ -662,17 +671,18 @@ def db_people(db: dict[str, Any]) -> list[Person]:
 @db_view("records")
 def record_refs(db: dict[str, Any]) -> list[RecordRef]:
     """Records that are not people (rentals, orders, reservations...), with their owner's
-    name when a person id links them."""
+    name when a person id links them (a catalog entry with a name is neither a record nor
+    an owner)."""
     people = {}
     for _name, recs in db_tables(db):
         for r in recs:
-            n, i = _name_of(r), _id_of(r)
+            n, i = (_name_of(r) if _personal(r) else None), _id_of(r)
             if n and i:
                 people[i] = n
     out = []
     for table, recs in db_tables(db):
         for r in recs:
-            if _name_of(r):
+            if _name_of(r) or isinstance(r.get("name"), str):  # a person, or a named catalog entry
                 continue
             rid = _id_of(r)
             if not rid:

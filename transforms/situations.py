@@ -22,7 +22,7 @@ from typing import Any, Optional
 
 from facts.surface import fmt_num
 
-from .common import _id_of, _name_of, db_tables
+from .common import _id_of, _name_of, _personal, db_tables
 from .trace import db_view
 from .trace import view as trace_view
 
@@ -277,11 +277,6 @@ def _city(rec: dict) -> str:
         if isinstance(v, dict) and isinstance(v.get("city"), str):
             return v["city"]
     return rec.get("city") if isinstance(rec.get("city"), str) else ""
-
-
-def _personal(rec: dict) -> bool:
-    """A record of a person (not a product that happens to have a two-word name)."""
-    return any(k in rec for k in ("email", "phone", "first_name", "date_of_birth", "dob", "birthday"))
 
 
 def _last4(rec: dict) -> str:

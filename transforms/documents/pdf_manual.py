@@ -169,11 +169,16 @@ def _applies(it: Item, names: bool = True) -> str:
 def _rule_rows(conditioned: list[tuple[int, Item]]) -> list[tuple[str, str, str, str]]:
     """(applies to, rule, value, clause) rows of the conditions table: the rule without the
     condition the first column names, and written once for a run of rows that share it (as
-    a merged cell would be), not repeated line after line."""
+    a merged cell would be), not repeated line after line.
+    A rule whose only label is its whole statement (no short label names it) is named by
+    its section: the clause the row points to states it, and a table cell that copied the
+    statement would put the policy's words beside a voiced clause."""
     out, last = [], None
     for i, it in conditioned:
         applies = _applies(it)
         rule = it.label
+        if rule.strip().rstrip(".") == it.fact.statement.strip().rstrip("."):
+            rule = it.fact.section[-1] if it.fact.section else "Rule"
         shown = ", ".join(condition_values(it.fact))
         if shown and rule.endswith(f" ({shown})"):
             rule = rule[:-len(shown) - 3]

@@ -9,7 +9,7 @@ the signer's name and title, and a footer. A second page follows when the body
 does not fit. Routine letters (no fact) confirm a change to a record or acknowledge a letter.
 
 Then it is scanned: greyscale, an off-white paper tone with uneven light, a "RECEIVED" stamp
-with the date of arrival (in the top margin, clear of the text), a faint fold line, a slight
+with the date of arrival (in the top margin at the right, clear of the text), a faint fold line, a slight
 rotation (0.3 to 1.3 degrees either way) and offset, sensor noise and a few specks, a little
 blur, JPEG compression. Every effect is drawn from the artifact's seeded rng, so the same spec
 gives byte-identical files. The PDF is written by Pillow (one JPEG image per page) with fixed
@@ -232,17 +232,37 @@ def _head(d: ImageDraw.ImageDraw, ctx: RenderContext, y: int) -> int:
 
 # --- the scan -------------------------------------------------------------------------------------
 def _stamp(day: dt.date, rng: random.Random) -> Image.Image:
-    """A rubber stamp: "RECEIVED", the date, a department, in a double frame (as a mask)."""
-    wd, ht = 460, 190
+    """A rubber stamp: "RECEIVED" and the date in a double frame (as a mask), small enough to
+    sit in the top margin above the letterhead (about 0.7 inch tall, turned up to 4 degrees)."""
+    wd, ht = 380, 112
     m = Image.new("L", (wd, ht), 0)
     d = ImageDraw.Draw(m)
-    d.rounded_rectangle((4, 4, wd - 5, ht - 5), radius=20, outline=255, width=7)
-    d.rounded_rectangle((18, 18, wd - 19, ht - 19), radius=12, outline=255, width=3)
-    d.text((wd // 2, 62), "RECEIVED", font=font(16, True, "sans"), fill=255, anchor="mm")
-    d.text((wd // 2, 112), day.strftime("%d %b %Y").upper(), font=font(12, True, "mono"), fill=255, anchor="mm")
-    d.text((wd // 2, 152), rng.choice(["MAIL ROOM", "CUSTOMER RELATIONS", "CORRESPONDENCE"]),
-           font=font(7.5, True, "sans"), fill=255, anchor="mm")
-    return m.rotate(rng.uniform(-9, 9), resample=Image.BICUBIC, expand=True)
+    d.rounded_rectangle((3, 3, wd - 4, ht - 4), radius=16, outline=255, width=6)
+    d.rounded_rectangle((14, 14, wd - 15, ht - 15), radius=10, outline=255, width=2)
+    d.text((wd // 2, 42), "RECEIVED", font=font(13, True, "sans"), fill=255, anchor="mm")
+    d.text((wd // 2, 80), day.strftime("%d %b %Y").upper(), font=font(10, True, "mono"), fill=255, anchor="mm")
+    return m.rotate(rng.uniform(-4, 4), resample=Image.BICUBIC, expand=True)
+
+
+def _clear_spot(page: Image.Image, mask: Image.Image, x: int, y: int, pad: int = 16) -> tuple[int, int]:
+    """Where the stamp goes: the first place, from (x, y) down the right-hand side of the page's
+    upper half, where the stamp and `pad` pixels around it cover no ink, so OCR reads the
+    letterhead and the body as printed and the stamp on its own (a long letterhead, "Tau2
+    Retail Co." with a long e-mail domain, ran under the stamp and OCR read the two as one
+    line: "RECEIVED Tau2 Retail Co. an See"). When no place is clear, (x, y) itself."""
+    import numpy as np  # noqa: PLC0415
+
+    box = mask.getbbox()
+    if box is None:
+        return x, y
+    ink = np.asarray(page) < 200
+    x = max(0, min(x, page.width - box[2] - pad))
+    for top in range(y, page.height // 2, 8):
+        l, t = max(0, x + box[0] - pad), max(0, top + box[1] - pad)
+        r, b = min(page.width, x + box[2] + pad), min(page.height, top + box[3] + pad)
+        if not ink[t:b, l:r].any():
+            return x, top
+    return x, y
 
 
 def _scan(page: Image.Image, spec: ArtifactSpec, rng: random.Random, stamp: bool, received: dt.date) -> Image.Image:
@@ -250,12 +270,12 @@ def _scan(page: Image.Image, spec: ArtifactSpec, rng: random.Random, stamp: bool
 
     gen = np.random.default_rng(rng.randrange(1 << 32))
     img = page.copy()
-    if stamp:  # stamped in the top margin, right of the letterhead, clear of the text
+    if stamp:  # stamped at the top right, clear of the text (`_clear_spot`)
         m = _stamp(received, rng)
         ink = Image.new("L", m.size, rng.randint(95, 125))
         uneven = Image.fromarray((gen.uniform(0.55, 1.0, (m.size[1], m.size[0])) * 255).astype("uint8"))
         mask = Image.fromarray((np.asarray(m, float) * np.asarray(uneven, float) / 255).astype("uint8"))
-        img.paste(ink, (PW - MR - m.size[0] + rng.randint(-20, 10), 40 + rng.randint(0, 30)), mask)
+        img.paste(ink, _clear_spot(page, m, PW - MR - m.size[0] + rng.randint(-20, 10), 6 + rng.randint(0, 10)), mask)
     a = np.asarray(img, dtype=np.float32) / 255.0
     # paper tone and uneven light (a lid that does not sit flat)
     yy, xx = np.mgrid[0:PH, 0:PW].astype(np.float32)
