@@ -82,9 +82,9 @@ KEY_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]
 TABLE_KINDS = ["tables/rate_sheet", "documents/pdf_manual"]
 APPROVED_KINDS = {"documents/pdf_manual", "documents/memo"}  # carriers that show an owner's approval
 SIZES: dict[str, tuple[int, int, int]] = {  # kind -> (min, typical, max) of `size`
-    "conversations/email_thread": (5, 9, 25), "conversations/team_chat": (45, 52, 70),
-    "conversations/meeting_transcript": (10, 14, 25), "conversations/chat_transcript": (8, 14, 30),
-    "tables/case_ledger": (200, 500, 1200), "tables/ticket_export": (40, 80, 150),
+    "conversations/email_thread": (5, 12, 25), "conversations/team_chat": (50, 62, 80),
+    "conversations/meeting_transcript": (12, 18, 30), "conversations/chat_transcript": (10, 20, 40),
+    "tables/case_ledger": (240, 720, 1600), "tables/ticket_export": (50, 110, 200),
 }
 ROUTE_SHARE = 0.18
 CHAIN_SHARE = 0.6
