@@ -73,6 +73,9 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     from . import assets as A  # noqa: PLC0415
 
     _check_key(key, settings.domains_dirs)
+    from transforms.fingerprint import warm  # noqa: PLC0415
+
+    warm()  # every code fingerprint's parse, here, before any step's thread runs
     execution = execution or Execution()
     remove_stale_temp(workspace.out_dir)  # what a killed build left behind
     storage = str(Path(workspace.root) / "dagster_storage")

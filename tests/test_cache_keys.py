@@ -219,3 +219,27 @@ def test_speech_vocabulary_is_scoped_to_the_file(mock_pack, hand_facts):
     mine = deposit.model_copy(update={"slots": [s.model_copy(update={"text": "$55", "value": 55})
                                                 for s in deposit.slots]})
     assert "fifty five dollars" in speech_candidates(spec, {**facts, deposit.id: mine})
+
+
+def test_every_source_file_is_parsed_before_a_build_runs_its_steps(monkeypatch):
+    """CPython 3.11's ast module counts recursion per interpreter, not per thread: an
+    `ast.parse` for a code fingerprint in a step's thread while another thread parsed failed
+    the LLM-writer build under load ("AST constructor recursion depth mismatch"). A build
+    parses every project file first (`fingerprint.warm`); afterwards no fingerprint parses."""
+    import ast
+    from pathlib import Path
+
+    from transforms import fingerprint as F
+
+    n = F.warm()
+    assert n == sum(1 for pkg in F.PROJECT_PACKAGES for _ in (Path(F.ROOT) / pkg).rglob("*.py"))
+
+    def no_parse(*a, **k):
+        raise AssertionError("parsed after warm-up")
+
+    monkeypatch.setattr(ast, "parse", no_parse)
+    for cached in (F._direct, F.module_closure, F.code_fingerprint):
+        cached.cache_clear()  # recomputed below from the parsed files alone
+    for kind in ("documents/memo", "tables/case_ledger", "recordings/voicemail"):
+        assert F.code_fingerprint(F.kind_module(kind))
+    assert F.code_fingerprint("audits.lints") and F.code_fingerprint("facts.match")

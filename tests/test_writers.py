@@ -98,9 +98,14 @@ def test_build_with_llm_writer_switched_on(tmp_path):
     from transforms.planner import PlanConfig, plan_evidence
     pack = get_pack("_mock")
     deposit = next(f for f in pack.facts.facts if "security deposit" in f.statement.lower())
-    # a seed whose plan states the deposit fact whole somewhere (a routed fact is only named by code)
-    seed = next(s for s in range(1, 20) if deposit.id in plan_evidence(
-        pack.facts, s, PlanConfig(profile="text-only"), now=pack.info.now).carriers())
+    # a seed whose plan states the deposit fact whole, in its own words, in a document (a routed
+    # fact is only named by code; a conversation's reply to a question that named the deposit
+    # answers in a few words, "That's fifty dollars.", which is no statement for the LLM to draft)
+    def stated_whole(s: int) -> bool:
+        plan = plan_evidence(pack.facts, s, PlanConfig(profile="text-only"), now=pack.info.now)
+        return any(a.kind.startswith("documents/") and m.fact_id == deposit.id and m.role == "carrier"
+                   and m.rendition == "voiced" for a in plan.artifacts for m in a.facts)
+    seed = next(s for s in range(1, 20) if stated_whole(s))
     res = build_partition("_mock", Workspace(root=str(tmp_path)), BuildSettings(seed=seed, profile="text-only"),
                           writer=WriterResource(name="llm", model="gpt-4o-mini",
                                                 mock_response="The security deposit is fifty dollars per bike."))

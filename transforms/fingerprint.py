@@ -31,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+import threading
 from functools import lru_cache
 from pathlib import Path
 from typing import Callable, Iterable
@@ -58,11 +59,30 @@ def _package_of(name: str, path: Path) -> str:
     return name if path.name == "__init__.py" else name.rpartition(".")[0]
 
 
+_AST_LOCK = threading.Lock()
+
+
+def warm(root: Path = ROOT) -> int:
+    """Parse every project source file now (the results are cached for the process) and
+    return how many. Builds call it before any step runs: CPython 3.11 keeps the ast module's
+    recursion counter per interpreter, not per thread, so an `ast.parse` in a step's thread
+    while another thread parses (a lazy import whose pydantic models read their source)
+    failed a build under load with "SystemError: AST constructor recursion depth mismatch"
+    (the LLM-writer build test). After `warm`, the render and audit threads never parse."""
+    n = 0
+    for pkg in PROJECT_PACKAGES:
+        for p in sorted((Path(root) / pkg).rglob("*.py")):
+            _parsed(p, Path(root))
+            n += 1
+    return n
+
+
 @lru_cache(maxsize=None)
 def _parsed(path: Path, root: Path = ROOT) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(imported absolute module names incl. `from X import y` candidates X.y, top-level
     third-party names, declared EXTERNAL_TOOLS) of one source file."""
-    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    with _AST_LOCK:  # one parse at a time in this process (see `warm`)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     rel = path.relative_to(root).with_suffix("")
     name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
     pkg = _package_of(name, path)
