@@ -96,6 +96,8 @@ def main() -> int:
                           f"({shown}{'+' if shown >= 40 else ''} problems listed)")
                     for line in lines[1:6]:
                         print(f"{'':<22} {line}")
+                    if args.keep:  # the whole list, for diagnosis
+                        (base / f"problems-{profile}-{key}.txt").write_text(e.problem + "\n", encoding="utf-8")
                     status = 1
                     continue
                 print(f"{key:<22} {time.perf_counter() - t0:>7.1f}s  {res.metadata.get('files', '?')} files  "

@@ -251,3 +251,31 @@ def test_a_word_swap_never_writes_a_word_twice(mock_pack, hand_facts):
     w = BuiltinWriter(mock_pack)
     outs = {w.statement(f, "voiced", random.Random(s)) for s in range(60)}
     assert not [o for o in outs if re.search(r"\b(\w+) \1\b", o, re.I) or doubled_words(o)], outs
+
+
+def test_a_fact_the_planner_voices_always_gets_a_voiced_wording(mock_pack):
+    """`voiceable` proves a fact with a realiser that knows no names; a writer whose pack
+    names the fact's nouns ("Monthly Maintenance Fee", "Minimum balance": what a bank's 698
+    FAQ pages make of their table headers) cannot re-word inside them, and the tau2
+    banking_knowledge build failed on exactly this fact. The writer then uses the proven
+    wording, names re-cased: no 6-word run, recoverable."""
+    from facts.match import TextIndex, match_fact
+    from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
+    from transforms.realise import REGISTERS, Realiser, RealiseError, read, voiceable
+    text = ("Is there a monthly maintenance fee if I don't meet the minimum balance? "
+            "The monthly maintenance fee is $50.00.")
+    f = Fact(id="tmp", domain="_mock", section=["Frequently asked questions"], kind=FactKind.value, statement=text,
+             slots=[Slot(name="fee", type=SlotType.money, text="$50.00", value=50, unit="USD")], conditions=[],
+             source=SourceSpan(file="policy.md", start_line=11, end_line=11))
+    f.id = make_fact_id("_mock", f.section, f.template(), [])
+    assert voiceable(f)
+    w = BuiltinWriter(mock_pack)
+    names = {"Monthly Maintenance Fee", "Maintenance Fee", "Minimum balance"}
+    w.realiser = Realiser(names, mock_pack.brand.company, mock_pack.brand.short_name)
+    with pytest.raises(RealiseError):  # the named realiser alone finds nothing
+        w.realiser.voiced(read(f), random.Random(f"voiceable:{f.id}:0"), REGISTERS["chat"])
+    for i, reg in enumerate(("chat", "manual", "team_chat", "kb")):
+        v = w.statement(f, "voiced", random.Random(i), register=reg)
+        assert not shares_run(v, f.statement), v
+        assert match_fact(f, TextIndex(v)).recovered, v
+        assert "Maintenance Fee" in v, v  # names keep their case

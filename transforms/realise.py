@@ -1465,14 +1465,14 @@ def fix_agreement(text: str) -> str:
 
 
 # --- voiceability ------------------------------------------------------------------------------
-_VOICE_REGISTERS = ("chat", "manual", "team_chat")
+VOICE_REGISTERS = ("chat", "manual", "team_chat")
 
 
 @lru_cache(maxsize=65536)
 def _voiceable(fact_json: str) -> bool:
     fact = Fact.model_validate_json(fact_json)
     r = Realiser(set())
-    for reg in _VOICE_REGISTERS:
+    for reg in VOICE_REGISTERS:
         ok = False
         for k in range(VOICE_ATTEMPTS):
             try:

@@ -34,8 +34,8 @@ from facts.surface import replace_value, surface_forms
 from .common import condition_values
 from .grammar import capitalise, finish, expand
 from .realise import tokens as realise_tokens
-from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, Context, Realiser, RealiseError, Register,
-                      fix_agreement, main_text, read, recoverable, shares_run, voiceable)
+from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, VOICE_REGISTERS, Context, Realiser, RealiseError,
+                      Register, fix_agreement, main_text, read, recoverable, shares_run, voiceable)
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -405,6 +405,23 @@ class BuiltinWriter(Writer):
                         return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
                     except RealiseError as e:
                         last = e
+            # `voiceable` proves its seeds with a realiser that knows no names; this writer's
+            # realiser keeps the pack's names whole ("Monthly Maintenance Fee", "Minimum
+            # balance" in a bank's 698 documents), which can leave no word to re-word inside
+            # a 6-word run. The proven wording is then used, its names re-cased, so a fact the
+            # planner voiced always gets a voiced wording (issue 16: never plan what the
+            # writer cannot write).
+            if voiceable(fact):
+                plain = Realiser(set())
+                for reg2 in dict.fromkeys((reg, REGISTERS[near], *(REGISTERS[n] for n in VOICE_REGISTERS))):
+                    for k in range(VOICE_ATTEMPTS):
+                        try:
+                            text = plain.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
+                        except RealiseError as e:
+                            last = e
+                            continue
+                        named = self.realiser._fix_names(text)
+                        return named if recoverable(fact, named) else text
         if len(realise_tokens(fact.statement)) < 6:
             # a statement of fewer than six words shares no 6-word run with itself: when no
             # re-wording stays recoverable ("Customer reports no service." -> "You report no
