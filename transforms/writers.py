@@ -405,28 +405,28 @@ class BuiltinWriter(Writer):
                         return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
                     except RealiseError as e:
                         last = e
+        if len(realise_tokens(fact.statement)) < 6:
+            # a statement of fewer than six words shares no 6-word run with itself: when no
+            # re-wording stays recoverable ("Customer reports no service." -> "You report no
+            # service." loses "customer"), the statement is its own voiced wording
+            return fact.statement
+        if not single and value_text is None and voiceable(fact):
             # `voiceable` proves its seeds with a realiser that knows no names; this writer's
             # realiser keeps the pack's names whole ("Monthly Maintenance Fee", "Minimum
             # balance" in a bank's 698 documents), which can leave no word to re-word inside
             # a 6-word run. The proven wording is then used, its names re-cased, so a fact the
             # planner voiced always gets a voiced wording (issue 16: never plan what the
             # writer cannot write).
-            if voiceable(fact):
-                plain = Realiser(set())
-                for reg2 in dict.fromkeys((reg, REGISTERS[near], *(REGISTERS[n] for n in VOICE_REGISTERS))):
-                    for k in range(VOICE_ATTEMPTS):
-                        try:
-                            text = plain.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
-                        except RealiseError as e:
-                            last = e
-                            continue
-                        named = self.realiser._fix_names(text)
-                        return named if recoverable(fact, named) else text
-        if len(realise_tokens(fact.statement)) < 6:
-            # a statement of fewer than six words shares no 6-word run with itself: when no
-            # re-wording stays recoverable ("Customer reports no service." -> "You report no
-            # service." loses "customer"), the statement is its own voiced wording
-            return fact.statement
+            plain = Realiser(set())
+            for reg2 in dict.fromkeys((reg, *(REGISTERS[n] for n in VOICE_REGISTERS))):
+                for k in range(VOICE_ATTEMPTS):
+                    try:
+                        text = plain.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
+                    except RealiseError as e:
+                        last = e
+                        continue
+                    named = self.realiser._fix_names(text)
+                    return named if recoverable(fact, named) else text
         raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
                              f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
 
