@@ -101,3 +101,28 @@ def test_a_help_pages_grid_legend_is_worded_several_ways(banking):
     assert len(seen) >= 8 and max(seen.values()) <= 40, seen.most_common(3)
     assert g.footnotes() == g.footnotes()  # without a generator: one legend
     assert "APR" in g.footnotes()[0] and "annual percentage rate" in g.footnotes()[0]
+
+
+def test_a_grid_shows_only_cells_one_figure_can_stand_for():
+    """Cells a grid would show as one bare figure under names that do not say which stay
+    lines (seen in the tau2 banking_knowledge documents, where such grids failed
+    recoverability): prose cells, two-figure cells, cells keyed by a figure. Plain catalog
+    cells ("$35 per item") are still grid cells, showing the figure in their value part."""
+    from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan
+
+    def cell(statement, slots):
+        return Fact(id="x", domain="d", section=["Fees"], kind=FactKind.value, statement=statement,
+                    slots=[Slot(name=f"s{i}", type=t, text=x, value=v) for i, (x, t, v) in enumerate(slots)],
+                    conditions=[Condition(attribute="product", value=statement.split(" \u2014 ")[0])],
+                    source=SourceSpan(file="p.md", start_line=1, end_line=1))
+
+    m = SlotType.money
+    plain = cell("Premier Checking \u2014 Overdraft fee: $35 per item.", [("$35", m, 35)])
+    assert K.is_cell(plain) and K.cell_slot(plain).text == "$35"
+    for f in [cell("International ATM Withdrawal Fee \u2014 Amount: 2.5% of the withdrawal amount, minimum $4.00.",
+                   [("2.5%", SlotType.percent, 2.5), ("$4.00", m, 4)]),
+              cell("$40 \u2014 Percentage fee at 1%: $0.40.", [("$40", m, 40), ("1%", SlotType.percent, 1),
+                                                               ("$0.40", m, 0.4)]),
+              cell("Monthly Maintenance Fee \u2014 How to confirm: Check the Fee Summary on your statement and "
+                   "verify whether your balance met $2,500 for the period.", [("$2,500", m, 2500)])]:
+        assert not K.is_cell(f), f.statement

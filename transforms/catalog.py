@@ -118,7 +118,26 @@ _BLANK_NOTES = ["A blank cell: the value is set out elsewhere in this document o
 
 
 def is_cell(fact: Fact) -> bool:
-    return read(fact).cell is not None and bool(fact.slots)
+    """Whether a grid can show the fact as one cell: a catalog cell ("Row — Column:
+    value") whose value part holds exactly one of its slots and little else ("$35 per
+    item"), with no figure in its row name. A cell of prose ("How to confirm: Check the Fee
+    Summary ... $2,500 ..."), of two figures ("2.5% of the amount, minimum $4.00") or keyed
+    by a figure ("$40 — Percentage fee at 1%: $0.40", a worked example) is printed as
+    a line: a grid would show one figure under names that do not say which (the tau2
+    banking_knowledge documents hold 79 such cells among 461)."""
+    return cell_slot(fact) is not None
+
+
+def cell_slot(fact: Fact) -> Optional[Slot]:
+    """The slot a grid cell shows (`is_cell`), else None."""
+    c = read(fact).cell
+    if c is None or not fact.slots:
+        return None
+    inval = [s for s in fact.slots if s.text in c["val"]]
+    if len(inval) != 1 or any(s.text in c["row"] for s in fact.slots):
+        return None
+    rest = c["val"].replace(inval[0].text, " ")
+    return inval[0] if len(re.findall(r"[A-Za-z]+", rest)) <= 4 else None
 
 
 def title(section: str, width: int = 0) -> str:
