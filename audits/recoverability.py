@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Optional
 
-from facts.match import WINDOW, TextIndex, match_fact
+from facts.match import TextIndex, key_shows_code, match_fact, normalise_text
 from facts.models import FactSet, SlotType
 from facts.surface import surface_forms
 from facts.values import parse_slots
@@ -211,19 +211,13 @@ def prove_route(r, fact, idx: dict, specs: dict, currency: str) -> dict:
            "table": specs[table_id].path if table_id in specs else "", "key_ok": False, "table_ok": False,
            "value": slot.text if slot else "", "recovered": False}
     label = r.label.lower()
-    anchors = [a.lower() for a in fact.anchors if a.strip() and a.lower()[:5] not in label]
-    need = max(1, (len(anchors) + 1) // 2) if anchors else 0
     code_re = re.compile(r"(?<![A-Z0-9-])" + re.escape(r.code) + r"(?![0-9])")
     if key_id in idx:
-        ix = idx[key_id]
-        for m in code_re.finditer(ix.text):
-            lo, hi = max(0, m.start() - WINDOW), m.end() + WINDOW
-            if ix.anchors_in(anchors, lo, hi) >= need:
-                out["key_ok"] = True
-                break
+        out["key_ok"] = key_shows_code(fact, r.code, r.label, idx[key_id])
     if table_id in idx and slot is not None:
         ix = idx[table_id]
-        forms = [f.lower() for f in surface_forms(slot)]
+        # the index holds normalised text ("7–10" as "7-10"): so must the forms
+        forms = [normalise_text(f).lower() for f in surface_forms(slot)]
         for line in ix.text.lower().splitlines():
             if code_re.search(line.upper()) and any(_form_in(f, line) for f in forms) and \
                     (not label or label[:5] in line):

@@ -70,6 +70,13 @@ def fmt(key: str, v) -> str:
     return str(v)
 
 
+def _num(v) -> str:
+    """A figure as a reader writes it: 12.66, 17.15, 412 (not 17.145000000000003 or 412.0)."""
+    if isinstance(v, float):
+        return f"{v:.2f}".rstrip("0").rstrip(".")
+    return str(v)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--build", action="store_true")
@@ -105,7 +112,7 @@ def main() -> None:
         cells = []
         for n in names:
             dd = reports[n].get(key) or {}
-            cells.append(f"{dd.get('min', '-')}-{dd.get('median', '-')}-{dd.get('max', '-')}" if dd.get("n") else "-")
+            cells.append("-".join(_num(dd.get(k, "-")) for k in ("min", "median", "max")) if dd.get("n") else "-")
         print(f"{label + ' (min-median-max)':{width}} " + " ".join(f"{c:>12}" for c in cells) +
               f"  {'':>12}  {ref} / {target}")
 

@@ -123,3 +123,25 @@ def test_a_table_cell_is_read_with_its_row_and_its_column_header():
     other = table.replace("IRA Lighthouse Certificate", "Young Saver Plan").replace(
         "Term | 36 months | 60 months", "Term | 60 months | 36 months")
     assert not match_fact(f, TextIndex(other)).recovered
+
+
+def test_a_route_table_row_with_an_en_dash_range_is_read():
+    """The schedule row "SC-511 | - | 7–10 business days" proves the table hop: the text index
+    holds normalised text (en dash as hyphen), and the value's forms are normalised the same
+    way (the tau2 banking_knowledge build failed on exactly this row)."""
+    from types import SimpleNamespace
+    from audits.recoverability import prove_route
+    from facts.match import TextIndex
+    from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan
+    from transforms.base import Hop, Route
+    f = Fact(id="x", domain="d", section=["Shipping"], kind=FactKind.value,
+             statement="Standard delivery: 7\u201310 business days; no fee.",
+             slots=[Slot(name="d", type=SlotType.duration, text="7\u201310 business days", value=7, unit="business_day")],
+             conditions=[], source=SourceSpan(file="p.md", start_line=1, end_line=1), anchors=["standard", "delivery"])
+    r = Route(id="route-0001", fact_id="x", code="SC-511", hops=[Hop(artifact_id="k", part="key"),
+                                                                   Hop(artifact_id="t", part="table")])
+    idx = {"k": TextIndex("Standard delivery: the period set out under code SC-511 of the Schedule; no fee."),
+           "t": TextIndex("Code | Line | Figure\nSC-511 | - | 7\u201310 business days")}
+    specs = {"k": SimpleNamespace(path="k.docx"), "t": SimpleNamespace(path="t.xlsx")}
+    out = prove_route(r, f, idx, specs, "USD")
+    assert out["key_ok"] and out["table_ok"] and out["recovered"], out

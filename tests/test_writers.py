@@ -279,3 +279,29 @@ def test_a_fact_the_planner_voices_always_gets_a_voiced_wording(mock_pack):
         assert not shares_run(v, f.statement), v
         assert match_fact(f, TextIndex(v)).recovered, v
         assert "Maintenance Fee" in v, v  # names keep their case
+
+
+def test_a_route_key_leads_from_the_code_to_the_fact(mock_pack, hand_facts):
+    """A route's key sentence passes the audit's key hop on its own (the code with at least
+    half of the fact's terms): a re-wording that lost the terms, or a catalog row whose name
+    is not what the fact is about ("Reforestation — How your account contributes: 2 trees
+    are planted ..."), falls back to the statement with its figure by reference."""
+    from facts.match import TextIndex, key_shows_code
+    from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan
+    from transforms.base import Route
+    w = BuiltinWriter(mock_pack)
+    odd = Fact(id="x", domain="_mock", section=["Impact"], kind=FactKind.value,
+               statement="Reforestation \u2014 How your account contributes: 2 trees are planted for every thousand "
+                         "dollars in average balance.",
+               slots=[Slot(name="n", type=SlotType.count, text="2", value=2)],
+               conditions=[Condition(attribute="Impact channel", value="Reforestation"),
+                           Condition(attribute="attribute", value="How your account contributes")],
+               source=SourceSpan(file="policy.md", start_line=3, end_line=3),
+               anchors=["reforestation", "trees", "planted", "thousand", "balance"])
+    for i, f in enumerate([*hand_facts, odd]):
+        label = "How your account contributes" if f is odd else ""
+        r = Route(id="route-0001", fact_id=f.id, code=f"SC-{101 + i}", label=label, schedule="Schedule of charges")
+        for s in range(6):
+            text = w.hop_key(f, r, random.Random(s), register="kb")
+            assert key_shows_code(f, r.code, r.label, TextIndex(text)), text
+            assert f.slots[0].text not in text.replace(r.code, ""), text

@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
+from facts.match import TextIndex, key_shows_code
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
@@ -659,12 +660,21 @@ class BuiltinWriter(Writer):
         once: "Premier Checking is priced under code SC-112 of the ..."."""
         reg = _register(register)
         r = read(fact)
+
+        def shows(text: str) -> bool:  # the audit's key hop, on this sentence alone
+            return route.code in text and key_shows_code(fact, route.code, route.label, TextIndex(text))
+
         if r.cell:
             row = r.cell["row"]
             t = rng.choice(["{row} is priced under code {code} of the {sched}.",
                             "For {row}, use the lines under code {code} in the {sched}.",
                             "{row}: see code {code} in the {sched} for its figures."])
-            return finish(t.format(row=row, code=route.code, sched=route.schedule))
+            text = finish(t.format(row=row, code=route.code, sched=route.schedule))
+            if shows(text):
+                return text
+            # a row whose name is not what the fact is about ("Reforestation — How your
+            # account contributes: 2 trees are planted ..."): the whole statement, its figure
+            # by reference
         slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
         noun = {"money": "amount", "duration": "period", "percent": "rate", "count": "number"}.get(
             slot.type.value if slot else "", "figure")
@@ -680,9 +690,12 @@ class BuiltinWriter(Writer):
             text = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
         except FactforgeError:
             pass
-        if route.code not in text or (slot is not None and _states_value(text, slot.text, slot, self.pack.info.currency)):
+        cur = self.pack.info.currency
+        if not shows(text) or (slot is not None and _states_value(text, slot.text, slot, cur)):
+            # a re-wording that lost the fact's own terms ("hold ... eligible card" said as
+            # "have ... entitled card") does not lead a reader from the code to the fact
             text = self.realiser.render(fact, "canonical", rng, reg, value_text=vt)
-        if route.code not in text or (slot is not None and _states_value(text, slot.text, slot, self.pack.info.currency)):
+        if not shows(text) or (slot is not None and _states_value(text, slot.text, slot, cur)):
             text = replace_value(fact.statement, slot.text, ref) if slot is not None else fact.statement
         return text
 
