@@ -106,7 +106,8 @@ def test_a_help_pages_grid_legend_is_worded_several_ways(banking):
 def test_a_grid_shows_only_cells_one_figure_can_stand_for():
     """Cells a grid would show as one bare figure under names that do not say which stay
     lines (seen in the tau2 banking_knowledge documents, where such grids failed
-    recoverability): prose cells, two-figure cells, cells keyed by a figure. Plain catalog
+    recoverability): prose cells, two-figure cells, cells keyed by a figure, a two-column
+    table's value cells. Plain catalog
     cells ("$35 per item") are still grid cells, showing the figure in their value part."""
     from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan
 
@@ -124,5 +125,6 @@ def test_a_grid_shows_only_cells_one_figure_can_stand_for():
               cell("$40 \u2014 Percentage fee at 1%: $0.40.", [("$40", m, 40), ("1%", SlotType.percent, 1),
                                                                ("$0.40", m, 0.4)]),
               cell("Monthly Maintenance Fee \u2014 How to confirm: Check the Fee Summary on your statement and "
-                   "verify whether your balance met $2,500 for the period.", [("$2,500", m, 2500)])]:
+                   "verify whether your balance met $2,500 for the period.", [("$2,500", m, 2500)]),
+              cell("Supported currencies \u2014 Value: 35.", [("35", SlotType.count, 35)])]:
         assert not K.is_cell(f), f.statement

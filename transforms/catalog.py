@@ -124,14 +124,22 @@ def is_cell(fact: Fact) -> bool:
     Summary ... $2,500 ..."), of two figures ("2.5% of the amount, minimum $4.00") or keyed
     by a figure ("$40 — Percentage fee at 1%: $0.40", a worked example) is printed as
     a line: a grid would show one figure under names that do not say which (the tau2
-    banking_knowledge documents hold 79 such cells among 461)."""
+    banking_knowledge documents hold 79 such cells among 461). Nor is a two-column table's
+    value cell (`_VALUE_COLUMNS`)."""
     return cell_slot(fact) is not None
+
+
+# a two-column table's value column ("| Item | Value |"): its cells are key-value pairs
+# ("Supported currencies — Value: 35."), which a grid would turn into one "Value" line with
+# every item across the top
+_VALUE_COLUMNS = {"value", "values", "amount", "details", "detail", "description", "notes", "note", "figure",
+                  "amount/calculation"}
 
 
 def cell_slot(fact: Fact) -> Optional[Slot]:
     """The slot a grid cell shows (`is_cell`), else None."""
     c = read(fact).cell
-    if c is None or not fact.slots:
+    if c is None or not fact.slots or c["col"].strip().lower() in _VALUE_COLUMNS:
         return None
     inval = [s for s in fact.slots if s.text in c["val"]]
     if len(inval) != 1 or any(s.text in c["row"] for s in fact.slots):
