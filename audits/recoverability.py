@@ -31,7 +31,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Optional
 
-from facts.match import TextIndex, key_shows_code, match_fact, normalise_text
+from facts.match import TextIndex, code_pattern, key_shows_code, match_fact, normalise_text
 from facts.models import FactSet, SlotType
 from facts.surface import surface_forms
 from facts.values import parse_slots
@@ -211,7 +211,7 @@ def prove_route(r, fact, idx: dict, specs: dict, currency: str) -> dict:
            "table": specs[table_id].path if table_id in specs else "", "key_ok": False, "table_ok": False,
            "value": slot.text if slot else "", "recovered": False}
     label = r.label.lower()
-    code_re = re.compile(r"(?<![A-Z0-9-])" + re.escape(r.code) + r"(?![0-9])")
+    code_re = code_pattern(r.code)
     if key_id in idx:
         out["key_ok"] = key_shows_code(fact, r.code, r.label, idx[key_id])
     if table_id in idx and slot is not None:

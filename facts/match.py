@@ -142,6 +142,10 @@ class TextIndex:
         return sum(1 for a in anchors if self.has_anchor(a, start, end))
 
 
+def code_pattern(code: str) -> re.Pattern:
+    """A schedule code ("SC-104") as a whole token: not "SC-1045", not "XSC-104"."""
+    return re.compile(r"(?<![A-Z0-9-])" + re.escape(code) + r"(?![0-9])")
+
 
 def key_shows_code(fact: Fact, code: str, label: str, ix: "TextIndex") -> bool:
     """The key hop of a multi-hop route, read off a file's text: `code` appears with at least
@@ -151,11 +155,9 @@ def key_shows_code(fact: Fact, code: str, label: str, ix: "TextIndex") -> bool:
     low = label.lower()
     anchors = [a.lower() for a in fact.anchors if a.strip() and a.lower()[:5] not in low]
     need = max(1, (len(anchors) + 1) // 2) if anchors else 0
-    code_re = re.compile(r"(?<![A-Z0-9-])" + re.escape(code) + r"(?![0-9])")
-    for m in code_re.finditer(ix.text):
-        if ix.anchors_in(anchors, max(0, m.start() - WINDOW), m.end() + WINDOW) >= need:
-            return True
-    return False
+    return any(ix.anchors_in(anchors, max(0, m.start() - WINDOW), m.end() + WINDOW) >= need
+               for m in code_pattern(code).finditer(ix.text))
+
 
 def _needed(n_anchors: int, has_values: bool) -> int:
     if n_anchors == 0:

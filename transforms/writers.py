@@ -662,7 +662,7 @@ class BuiltinWriter(Writer):
         r = read(fact)
 
         def shows(text: str) -> bool:  # the audit's key hop, on this sentence alone
-            return route.code in text and key_shows_code(fact, route.code, route.label, TextIndex(text))
+            return key_shows_code(fact, route.code, route.label, TextIndex(text))
 
         if r.cell:
             row = r.cell["row"]
