@@ -108,6 +108,8 @@ def agreement(text: str) -> list[str]:
         art, word = m.group(1).lower(), m.group(2)
         if word.lower() in ("per", "few", "lot", "bit", "couple"):
             continue
+        if m.group(1) == "A" and re.search(r"\b[A-Z][a-z][\w-]* $", text[max(0, m.start() - 30):m.start()]):
+            continue  # a label's letter ("for Dispute A and ..."), not an article
         if word.isupper() and _shouted(text, m.start(), m.end()):
             word = word.lower()  # "TO A HUMAN AGENT": a word in capitals, not letters spelt out
         if (art == "an") != needs_an(word):
@@ -132,7 +134,8 @@ _GENERIC = {"account", "accounts", "card", "cards", "loan", "loans", "plan", "pl
             "certificate", "mortgage", "program", "programme", "pass", "membership"}
 
 
-def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), ocr: bool = False) -> list[str]:
+def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), ocr: bool = False,
+                 policy: str = "") -> list[str]:
     """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
     name (the company, a product) written all in lower case. Lower-case words of a name may
     be written either way ("Reserve card" or "Reserve Card"), so may a trailing generic noun
@@ -142,7 +145,10 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
     the shorter one inside it. `ocr`: the text was read from pixels, where tesseract sometimes
     takes a bold capital for its small letter (a web page's header drawn "Tau2 Telecom
     Multidoc", read "tau2 Telecom Multidoc"): a name that lost only its first capital, every
-    other kept, is not reported there (a name all in lower case still is)."""
+    other kept, is not reported there (a name all in lower case still is). A form the
+    `policy` text itself writes is the policy's own casing, not a lost capital: the tau2
+    banking_knowledge documents write "APY Boost" in one table and "APY boost" in another
+    document's sentence."""
     strict = set(strict)
     low = text.lower()
     # only the names the text holds at all (in any case): most of a domain's names are not in
@@ -167,13 +173,18 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
                 continue
             if ocr and kept and caps - kept == {0}:
                 continue
+            if policy and re.search(rf"(?<![\w-]){re.escape(seen)}(?![\w-])", policy):
+                continue
             out.append(_snip(text, m.start(), m.end()))
     return out
 
 
 def headings_in_speech(sentences: list[str], headings: Iterable[str], statements: str) -> list[str]:
+    """Sentences holding a heading of four words or more (not a question: an FAQ's heading
+    "What does a paper statement cost?" is what customers ask), a fact id or a pasted
+    catalog cell."""
     out = []
-    heads = [h for h in headings if len(h.split()) >= 4 and h.lower() not in statements]
+    heads = [h for h in headings if len(h.split()) >= 4 and h.lower() not in statements and not h.endswith("?")]
     for s in sentences:
         low = s.lower()
         if re.search(r"\b[a-z_]+\.[a-z0-9-]+\.[0-9a-f]{10}\b", s) or re.search(r"\b[A-Z][\w'-]*(?: [A-Z][\w'-]*)* \u2014 [A-Z][^:.!?]{1,50}: [$\u20ac\u00a3]?\d", s):
@@ -282,7 +293,12 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 
 # --- one file ---------------------------------------------------------------------------------
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
-              facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = ()) -> list[Hit]:
+              facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = (),
+              mentioned: Optional[list[Fact]] = None, policy: str = "") -> list[Hit]:
+    """The hits of one file. `facts`: the facts it carries; `mentioned`: every fact it
+    mentions, wrong values included (a heading inside one of their statements is that fact's
+    own words, not a heading pasted into speech); `policy`: the policy's statements, one per
+    line (a name written in a case the policy itself writes is not a lost capital)."""
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -296,7 +312,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("aside_in_controlled", asides(body))
     if not heard:
         add("agreement", agreement(body))
-        add("product_case", product_case(body, names, strict, ocr=modality in ("png", "scan")))
+        add("product_case", product_case(body, names, strict, ocr=modality in ("png", "scan"), policy=policy))
         add("doubled_word", doubled_words(body))
         if modality != "png":  # OCR reads a picture's card columns as one line ("... is our membership —
             # our | the app." side by side): a seam, not a phrase anybody wrote
@@ -304,7 +320,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
         add("singular_unit", singular_units(body))
         add("mangled_idiom", mangled_idioms(body))
     if family in SPEECH_FAMILIES and not heard:
-        statements = " ".join(f.statement.lower() for f in facts or [])
+        statements = " ".join(f.statement.lower() for f in (facts or []) + (mentioned or []))
         add("heading_in_speech", headings_in_speech(sentences, headings, statements))
         add("contradicting_replies", contradictions(body))
     if modality in ("png", "pdf", "scan"):
@@ -331,6 +347,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
            "strict": {pack.brand.company, *pack.brand.products.values()} |
                      ({pack.brand.short_name} if pack.brand.short_name else set()),
            "headings": sorted({s for f in factset.facts for s in f.section}),
+           "policy": "\n".join(f.statement for f in factset.facts),
            "labels": L.name_words(factset.facts),
            "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
                        for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
@@ -378,7 +395,7 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
 
     base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
                          "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
-                         "labels": [sorted(w) for w in ctx["labels"]]})
+                         "policy": sha256_hex(ctx["policy"]), "labels": [sorted(w) for w in ctx["labels"]]})
     running = {k: content_hash(sorted(v)) for k, v in ctx["running"].items()}
     digest: dict[str, str] = {}
 
@@ -404,8 +421,9 @@ def _lint_one(ctx: dict, spec, text: str) -> tuple:
     by_id = ctx["by_id"]
     t = registry.get(spec.kind)
     carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]
+    mentioned = [by_id[i] for i in spec.mentioned_ids if i in by_id]
     hits = lint_text(text, spec.kind, t.modality, names=ctx["names"], headings=ctx["headings"], facts=carried,
-                     path=spec.path, strict=ctx["strict"])
+                     path=spec.path, strict=ctx["strict"], mentioned=mentioned, policy=ctx["policy"])
     units = L.units(text, t.modality, ctx["running"].get(spec.kind, frozenset()))
     canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical" and m.fact_id in by_id]
     leads: list[str] = []

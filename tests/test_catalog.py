@@ -128,3 +128,53 @@ def test_a_grid_shows_only_cells_one_figure_can_stand_for():
                    "verify whether your balance met $2,500 for the period.", [("$2,500", m, 2500)]),
               cell("Supported currencies \u2014 Value: 35.", [("35", SlotType.count, 35)])]:
         assert not K.is_cell(f), f.statement
+
+
+def test_a_table_row_no_grid_can_show_is_said_as_prose():
+    """A row a grid cannot show is read as the sentence it says, not realised from its
+    parts: the tau2 banking_knowledge documents' phrase headings came out in chats as "the
+    how your deposits create environmental impact for reforestation with a how your account
+    contributes is 2 trees are planted ...". Value rows say what the row names, prose cells
+    say it about the row, a measure column stays the measure; every voiced wording keeps
+    the fact recoverable and no heading of the table is spoken; a row keyed by a figure and
+    a grid cell stay cells."""
+    from facts.models import Condition, Fact, FactKind, SourceSpan
+    from transforms.realise import REGISTERS, Realiser, read, recoverable
+
+    def cell(statement, section="How your deposits create environmental impact", attr="impact channel"):
+        row = statement.split(" \u2014 ")[0]
+        return Fact(id="x." + row.lower().replace(" ", "-"), domain="d", section=[section], kind=FactKind.value,
+                    statement=statement, anchors=[w.lower() for w in row.split() if len(w) > 3],
+                    slots=parse_slots(statement),
+                    conditions=[Condition(attribute=attr, value=row)],
+                    source=SourceSpan(file="p.md", start_line=1, end_line=1))
+
+    said = {
+        "Reforestation \u2014 How your account contributes: 2 trees are planted for every $1,000 in average balance.":
+            "For reforestation, 2 trees are planted for every $1,000 in average balance",
+        "Returned deposit fee \u2014 Amount: $17.50.": "The returned deposit fee is $17.50",
+        "Deposit must be made within \u2014 Value: 90 days.": "Deposit must be made within 90 days",
+        "Daily ATM withdrawal limit \u2014 Details: $400.": "The daily ATM withdrawal limit is $400",
+        "Out-of-network ATM fee reimbursements \u2014 Monthly inclusion: Up to $32 in eligible fee reimbursements.":
+            "For out-of-network ATM fee reimbursements, the monthly inclusion is up to $32 in eligible fee "
+             "reimbursements",
+    }
+    rl = Realiser(set())
+    for statement, text in said.items():
+        f = cell(statement)
+        r = read(f)
+        assert r.cell is None and r.table is not None and r.text == text, (statement, r.text)
+        assert rl.render(f, "canonical", random.Random(0), REGISTERS["manual"]) == text + "."
+        for name in ("chat", "customer_email", "team_chat"):
+            for k in range(4):
+                said_ = rl.render(f, "voiced", random.Random(k), REGISTERS[name])
+                assert recoverable(f, said_), said_
+                assert "how your" not in said_.lower() and "environmental impact" not in said_.lower(), said_
+    # a row keyed by a figure says what the figure is, when the table names it
+    example = cell("$40 \u2014 Percentage fee at 1%: $0.40.", attr="Cash withdrawal")
+    assert read(example).text == "For a cash withdrawal of $40, the percentage fee at 1% is $0.40"
+    score = cell("5-7 \u2014 Risk Level: MEDIUM.", section="STEP 3: Apply Score Thresholds", attr="Total Score")
+    assert read(score).text == "For a total score of 5-7, the risk level is MEDIUM"
+    unnamed = cell("$40 \u2014 Percentage fee at 1%: $0.40.", attr="Item")
+    grid = cell("Premier Checking \u2014 Overdraft fee: $35 per item.", section="Fees")
+    assert read(unnamed).cell is not None and read(grid).cell is not None and read(grid).table is None

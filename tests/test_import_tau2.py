@@ -128,6 +128,14 @@ def test_banking_knowledge_documents_become_sorted_policy_files(imported):
     assert len(pack.brand.customers) >= 12 and rep.customers_from_db > 0
     assert rep.tasks is None and not (rep.path / "tasks.json").exists()
     assert rep.facts > 1000
+    # the chats' customers and their records come out of the wrapped tables ({"data": ...,
+    # "notes": ...}): accounts, transactions, not made-up "booking" ids
+    from transforms.common import db_people, record_refs
+    people, records = db_people(db), record_refs(db)
+    assert "Mia Smith" in {p.name for p in people}
+    mine = [r for r in records if r.owner == "Mia Smith"]
+    assert {r.table for r in records} >= {"accounts", "credit_card_accounts"} and mine
+    assert all(r.table in db and r.id in db[r.table]["data"] for r in records[:50])
 
 
 def test_import_is_deterministic(tmp_path):

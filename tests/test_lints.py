@@ -303,3 +303,22 @@ def test_a_message_quoted_in_capitals_is_not_read_as_abbreviations():
     assert "agreement" not in _lints("A SIM locks after 3 wrong PIN entries. Send an SMS.", "visuals/app_screenshot",
                                      "png")
     assert "agreement" in _lints("Order an SIM card for the customer.", "visuals/app_screenshot", "png")
+
+
+def test_policy_casing_labels_and_faq_headings_are_not_tells():
+    """Seen in the tau2 banking_knowledge build: a name the policy itself writes in lower
+    case somewhere ("APY boost" beside a table's "APY Boost"), a label's letter ("Dispute A
+    and"), an FAQ heading a customer asks verbatim, and a heading inside the statement of a
+    fact the file mentions are not tells; the same name in a case the policy never writes,
+    and a heading pasted into speech, still are."""
+    names = ["APY Boost"]
+    assert L.product_case("the linked checking APY boost was not applied", names, policy="Linked: an APY Boost.")
+    assert not L.product_case("the linked checking APY boost was not applied", names,
+                              policy="Only the highest APY boost is applied.")
+    assert not L.agreement("record 'keep_active' for Dispute A and 'freeze' for Dispute B")
+    assert L.agreement("a extra bag")
+    heads = ["What does a paper statement cost?", "How your deposits create environmental impact"]
+    assert not L.headings_in_speech(["What does a paper statement cost?"], heads, "")
+    said = ["The how your deposits create environmental impact for reforestation is 2 trees."]
+    assert L.headings_in_speech(said, heads, "")
+    assert not L.headings_in_speech(said, heads, "how your deposits create environmental impact: 2 trees")

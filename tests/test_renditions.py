@@ -161,3 +161,21 @@ def test_no_sentence_copies_the_policy_of_another_fact_its_file_voices(packs):
                         facts=[FactMention(fact_id=add.id, rendition="voiced"),
                                FactMention(fact_id=add.id, rendition="canonical")])
     assert C.Voiced.of(spec, ctx).borrowed(add.statement) == []
+
+
+def test_an_faq_fact_is_voiced_without_its_page_labels():
+    """A fact written as an FAQ entry ("Q: ...? A: ...", in the tau2 banking_knowledge
+    documents) is said as a question and its answer, never with the page's "Q:"/"A:" labels,
+    and stays recoverable."""
+    from facts.models import Fact, FactKind, SourceSpan
+    from facts.values import parse_slots
+    from transforms.realise import REGISTERS, Realiser, read, recoverable
+
+    st = "Q: Is there a fee to receive a domestic wire transfer? A: The incoming domestic wire fee is $0.00."
+    f = Fact(id="x.faq", domain="d", section=["FAQ"], kind=FactKind.value, statement=st, slots=parse_slots(st),
+             anchors=["incoming", "domestic", "wire", "fee"], source=SourceSpan(file="p.md", start_line=1, end_line=1))
+    assert "Q:" not in read(f).text and "A:" not in read(f).text
+    rl = Realiser(set())
+    for k in range(6):
+        text = rl.render(f, "voiced", random.Random(k), REGISTERS["chat"])
+        assert not any(x in text for x in ("Q:", "A:", "q:")) and recoverable(f, text), text

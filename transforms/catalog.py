@@ -28,7 +28,7 @@ from typing import Iterable, Optional
 
 from facts.models import Fact, Slot, SlotType
 
-from .realise import read
+from .realise import grid_slot, read, read_cell
 
 _ABBREVIATIONS = {"APR": "annual percentage rate", "APY": "annual percentage yield", "ATM": "automated teller machine",
                   "ACH": "Automated Clearing House", "PIN": "personal identification number"}
@@ -125,27 +125,13 @@ def is_cell(fact: Fact) -> bool:
     by a figure ("$40 — Percentage fee at 1%: $0.40", a worked example) is printed as
     a line: a grid would show one figure under names that do not say which (the tau2
     banking_knowledge documents hold 79 such cells among 461). Nor is a two-column table's
-    value cell (`_VALUE_COLUMNS`)."""
+    value cell (`transforms.realise.VALUE_COLUMNS`)."""
     return cell_slot(fact) is not None
 
 
-# a two-column table's value column ("| Item | Value |"): its cells are key-value pairs
-# ("Supported currencies — Value: 35."), which a grid would turn into one "Value" line with
-# every item across the top
-_VALUE_COLUMNS = {"value", "values", "amount", "details", "detail", "description", "notes", "note", "figure",
-                  "amount/calculation"}
-
-
 def cell_slot(fact: Fact) -> Optional[Slot]:
-    """The slot a grid cell shows (`is_cell`), else None."""
-    c = read(fact).cell
-    if c is None or not fact.slots or c["col"].strip().lower() in _VALUE_COLUMNS:
-        return None
-    inval = [s for s in fact.slots if s.text in c["val"]]
-    if len(inval) != 1 or any(s.text in c["row"] for s in fact.slots):
-        return None
-    rest = c["val"].replace(inval[0].text, " ")
-    return inval[0] if len(re.findall(r"[A-Za-z]+", rest)) <= 4 else None
+    """The slot a grid cell shows (`is_cell`, `transforms.realise.grid_slot`), else None."""
+    return grid_slot(fact, read_cell(fact))
 
 
 def title(section: str, width: int = 0) -> str:

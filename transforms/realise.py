@@ -39,7 +39,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import int_to_words, replace_value, surface_forms, unit_words
 from facts.values import slot_matches
 
-from .grammar import capitalise, finish, fix_articles
+from .grammar import capitalise, finish, fix_articles, needs_an
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
@@ -149,6 +149,7 @@ class Reading:
     trail: Optional[tuple[str, str]] = None  # ("when", "a delay lasts 6 hours")
     second: Optional["Reading"] = None       # the clause after ";"
     text: str = ""                           # the statement without its final stop
+    table: Optional[dict] = None             # a table row read as prose (`cell_prose`): its cell parts
 
 
 _HEAD_STOP = {"per", "for", "on", "of", "to", "at", "in", "by", "that", "above", "below", "before", "after", "with",
@@ -244,14 +245,132 @@ _NOT_VERBS = {"is", "was", "has", "does", "this", "its", "plus", "less", "unless
               "digits", "numbers", "services", "options", "methods", "requests", "notes", "steps", "cases", "times"}
 
 
-def read(fact: Fact) -> Reading:
+def read_cell(fact: Fact) -> Optional[dict]:
+    """A catalog cell's parts (row, col, val, row_attr, measure), or None for a fact that is
+    not a table row ("Row — Column: value" with the row's condition)."""
     text = fact.statement.strip()
     text = text[:-1] if text.endswith(".") else text
     m = _CELL.match(text)
-    if m and fact.conditions:
-        row_attr = next((c.attribute for c in fact.conditions if c.attribute != "attribute"), "")
-        return Reading(fact, cell={"row": m.group("row"), "col": m.group("col"), "val": m.group("val"),
-                                   "row_attr": row_attr, "measure": _measure(fact)}, text=text)
+    if not (m and fact.conditions):
+        return None
+    row_attr = next((c.attribute for c in fact.conditions if c.attribute != "attribute"), "")
+    return {"row": m.group("row"), "col": m.group("col"), "val": m.group("val"), "row_attr": row_attr,
+            "measure": _measure(fact)}
+
+
+# a two-column table's value column ("| Item | Value |"): its cells are key-value pairs
+# ("Supported currencies — Value: 35."), the row naming what the value is
+VALUE_COLUMNS = {"value", "values", "amount", "details", "detail", "description", "notes", "note", "figure",
+                 "amount/calculation"}
+
+
+def grid_slot(fact: Fact, c: Optional[dict]) -> Optional[Slot]:
+    """The slot a grid cell shows: the value part holds exactly one of the fact's slots and
+    at most four other words, no slot is in the row name, and the column is not a two-column
+    table's value column; else None (`transforms.catalog.is_cell`)."""
+    if c is None or not fact.slots or c["col"].strip().lower() in VALUE_COLUMNS:
+        return None
+    inval = [s for s in fact.slots if s.text in c["val"]]
+    if len(inval) != 1 or any(s.text in c["row"] for s in fact.slots):
+        return None
+    rest = c["val"].replace(inval[0].text, " ")
+    return inval[0] if len(re.findall(r"[A-Za-z]+", rest)) <= 4 else None
+
+
+_WH_HEAD = re.compile(r"^(how|why|what|when|where|which|who|whom|whose)\b", re.I)
+# a cell that is a sentence of its own ("10% of interest is directed to ...", "You withdraw
+# cash at a non-Rho ATM"), not a value ("Bars from none to full")
+_CLAUSE_VERB = re.compile(r"\b(is|are|was|were|be|been|may|must|can|cannot|will|should|shall|do|does|did|has|have|"
+                          r"had|[a-z]{3,}ed)\b|^(you|we|they|it|he|she|I|customers?|agents?)\b", re.I)
+_ROW_VERB = re.compile(r"\b(must|is|are|be|was|were|can|may|will|earn|earns|get|gets|receive|receives|pay|pays|"
+                       r"need|needs|have|has)\b", re.I)
+
+
+def cell_prose(fact: Fact, c: dict) -> Optional[str]:
+    """The sentence a table row says when a grid cannot show it as one figure (`grid_slot`
+    is None), or None to keep reading it as a cell. Realised from its parts, a prose row
+    came out as "the how your deposits create environmental impact for reforestation with a
+    how your account contributes is 2 trees are planted ..." (the tau2 banking_knowledge
+    documents: section headings and column headings that are phrases, not measures). So:
+    - a two-column table's value row says what the row names: "The returned deposit fee is
+      $17.50."; a row that ends in a verb or a preposition runs on: "Deposit must be made
+      within 90 days.";
+    - a row whose cell is prose says it about the row: "For carbon offsets from interest
+      earnings, 10% of interest is directed to ..."; "For the international ATM withdrawal
+      fee, match the fee date ...";
+    - a value under a column that names a measure: "For out-of-network ATM fee
+      reimbursements, the monthly inclusion is up to $32 ...", "For read_signal(), the output
+      is bars from none to full".
+    A row keyed by a figure (a worked example, a balance band) stays a cell: the figure is
+    what the row is about."""
+    row, col, val = c["row"].strip(), c["col"].strip(), c["val"].strip().rstrip(".")
+    if not row or not val:
+        return None
+    if any(s.text and s.text in row for s in fact.slots) or re.search(r"\d", row):
+        # a row keyed by a figure says what the figure is: "For a total score of 5-7, the
+        # risk level is MEDIUM", "For a balance under $25,000 with the Business Gold ..."
+        attr = c["row_attr"].strip()
+        if not attr or attr.lower() in ("item", "product", "name", "row") or len(attr.split()) > 3:
+            return None
+        attr, col = _plain_label(attr), col.rstrip("?").strip()
+        v = val if re.match(r"^([A-Z][a-z]*[A-Z]|[A-Z]{2,}|I\b)", val) else val[:1].lower() + val[1:]
+        if re.match(r"^(under|over|above|below|up|less|more|at|from|between)\b", row, re.I):
+            row = f"{'an' if needs_an(attr) else 'a'} {attr} {row[:1].lower() + row[1:]}"
+        else:
+            row = f"{'an' if needs_an(attr) else 'a'} {attr} of {row}"
+        if re.match(r"^(with|without|for|on|at|in|by)\b", col, re.I):
+            return f"For {row} {col[:1].lower() + col[1:]}, {v}"
+        return f"For {row}, the {_plain_label(col)} is {v}"
+    words = row.split()
+    titled = [w for w in words if len(w) > 3 and w.lower() not in _HEAD_STOP]
+    if not (len(words[0]) > 1 and (words[0].isupper() or re.match(r"^[A-Z][a-z]+[A-Z]", words[0]))) and \
+            not (len(titled) > 1 and all(w[:1].isupper() for w in titled)):
+        # a label in sentence case ("Daily ATM withdrawal limit") is ordinary words mid-sentence;
+        # a title-cased name ("Business Platinum Rewards Card") and an acronym keep their capitals
+        row = row[:1].lower() + row[1:]
+        words = row.split()
+    rest = val
+    for s in fact.slots:
+        if s.text:
+            rest = rest.replace(s.text, " ")
+    long = sum(1 for w in rest.split() if re.search(r"[A-Za-z]", w) and not re.search(r"\d", w)) > 4
+    v = val if re.match(r"^([A-Z][a-z]*[A-Z]|[A-Z]{2,}|I\b)", val) else val[:1].lower() + val[1:]
+    if col.lower() in VALUE_COLUMNS and not long:
+        if _ROW_VERB.search(row) or row.split()[-1].lower() in _HEAD_STOP:
+            text = f"{row} {v}"
+        else:
+            the = "" if re.match(r"^(the|a|an|your|our|my)\b", row, re.I) or row[:1].isupper() and \
+                len(words) > 1 and all(w[:1].isupper() for w in words) else "the "
+            text = f"{the}{row} {'are' if _is_plural(words[-1]) else 'is'} {v}"
+    elif _WH_HEAD.match(col) or _CLAUSE_VERB.search(v) or col.lower() in VALUE_COLUMNS:
+        text = f"for {row}, {v}"
+    elif long or not _WH_HEAD.match(col):
+        text = f"for {row}, the {col[:1].lower() + col[1:]} is {v}"
+    return text[:1].upper() + text[1:]
+
+
+def _plain_label(label: str) -> str:
+    """A heading's words mid-sentence: "Required Protocol" -> "required protocol"; acronyms
+    and words with inner capitals keep them ("USD-equivalent cash withdrawn", "APY")."""
+    return " ".join(w if (len(w) > 1 and (w.isupper() or re.match(r"^[A-Z]{2}", w) or
+                                          re.match(r"^[A-Za-z][a-z]*[A-Z]", w))) else w.lower()
+                    for w in label.split())
+
+
+def read(fact: Fact) -> Reading:
+    text = fact.statement.strip()
+    text = text[:-1] if text.endswith(".") else text
+    # an FAQ's labels ("Q: Is there a fee ...? A: The fee is $0.00") are the page's layout,
+    # not words anybody says
+    text = re.sub(r"\s+A:\s+", " ", re.sub(r"^Q:\s+", "", text)) if text.startswith("Q: ") else text
+    cell = read_cell(fact)
+    if cell is not None:
+        prose = cell_prose(fact, cell) if grid_slot(fact, cell) is None else None
+        if prose is None:
+            return Reading(fact, cell=cell, text=text)
+        r = _read_text(fact, prose)
+        r.table = cell
+        return r
     m2 = re.match(r"^(?P<a>.{15,}?), (?:and|but|so) (?P<b>(?:the|a|an|any|every|each|it|they|we|you|[A-Z][\w-]*)\b.{10,})$",
                   text)
     if "; " in text or (m2 and _split_clause(m2.group("b")).aux):
@@ -657,6 +776,17 @@ class Realiser:
 
     def voiced(self, r: Reading, rng: random.Random, reg: Register, ctx: Optional[Context] = None,
                value_text: Optional[dict[str, str]] = None, single: bool = False, before: str = "") -> str:
+        if r.table is not None:
+            # a table row read as prose (`cell_prose`); when no re-wording of it stays
+            # recoverable (a long prose cell copies the policy), it is said as a cell
+            try:
+                return self._voiced(r, rng, reg, ctx, value_text, single, before)
+            except RealiseError:
+                r = Reading(r.fact, cell=r.table, text=r.fact.statement.strip().rstrip("."))
+        return self._voiced(r, rng, reg, ctx, value_text, single, before)
+
+    def _voiced(self, r: Reading, rng: random.Random, reg: Register, ctx: Optional[Context],
+                value_text: Optional[dict[str, str]], single: bool, before: str) -> str:
         fact = r.fact
         frames = self._frames(r, reg, ctx, single)
         rng.shuffle(frames)
@@ -690,7 +820,7 @@ class Realiser:
 
     # .. canonical ................................................................................
     def _canonical(self, r: Reading, rng: random.Random, reg: Register, value_text) -> str:
-        text = r.fact.statement.strip()
+        text = r.text if r.table is not None else r.fact.statement.strip()
         if value_text:
             text = self._with_values(text, r.fact, value_text)
         if r.cell and reg.genre not in ("table", "slide"):
@@ -760,7 +890,9 @@ class Realiser:
             return self.lower(col)
         m = c["measure"]
         m = re.sub(r"\b(catalog|schedule|table|matrix)\b", "", m, flags=re.I).strip()
-        if not m or "," in m or " and " in m:
+        if not m or "," in m or " and " in m or ":" in m or _WH_HEAD.match(m) or re.search(r"[()?]", m):
+            # a heading that is a phrase, a step or a question ("How your deposits create
+            # environmental impact", "STEP 3: Apply Score Thresholds") names no measure
             t = next((s.type for s in r.fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
             return {SlotType.money: "amount", SlotType.count: "number", SlotType.duration: "time limit",
                     SlotType.percent: "rate"}.get(t, "value")
@@ -1412,7 +1544,9 @@ def _property_like(col: str) -> bool:
 def _you_object(text: str) -> str:
     text = re.sub(r"\bthe (?:booking )?customer's\b", "your", text)
     text = re.sub(r"\b(?:the|a) (?:booking )?(?:customer|passenger|member|cardholder|account holder)\b", "you", text)
-    return text
+    # a subject this missed ("Whether the customer has provided ..." -> "Whether you has")
+    return re.sub(r"\byou (has|is|was|does)\b", lambda m: "you " + {"has": "have", "is": "are", "was": "were",
+                                                                  "does": "do"}[m.group(1)], text)
 
 
 def _you_subject(text: str) -> str:
