@@ -154,9 +154,10 @@ def test_a_table_row_no_grid_can_show_is_said_as_prose():
             "For reforestation, 2 trees are planted for every $1,000 in average balance",
         "Returned deposit fee \u2014 Amount: $17.50.": "The returned deposit fee is $17.50",
         "Deposit must be made within \u2014 Value: 90 days.": "Deposit must be made within 90 days",
-        "Daily ATM withdrawal limit \u2014 Details: $400.": "The daily ATM withdrawal limit is $400",
+        # a row with a capital past its first letter keeps the case the policy writes it in
+        "Daily ATM withdrawal limit \u2014 Details: $400.": "The Daily ATM withdrawal limit is $400",
         "Out-of-network ATM fee reimbursements \u2014 Monthly inclusion: Up to $32 in eligible fee reimbursements.":
-            "For out-of-network ATM fee reimbursements, the monthly inclusion is up to $32 in eligible fee "
+            "For Out-of-network ATM fee reimbursements, the monthly inclusion is up to $32 in eligible fee "
              "reimbursements",
     }
     rl = Realiser(set())

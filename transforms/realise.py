@@ -313,7 +313,7 @@ def cell_prose(fact: Fact, c: dict) -> Optional[str]:
         if not attr or attr.lower() in ("item", "product", "name", "row") or len(attr.split()) > 3:
             return None
         attr, col = _plain_label(attr), col.rstrip("?").strip()
-        v = val if re.match(r"^([A-Z][a-z]*[A-Z]|[A-Z]{2,}|I\b)", val) else val[:1].lower() + val[1:]
+        v = _mid_sentence(val)
         if re.match(r"^(under|over|above|below|up|less|more|at|from|between)\b", row, re.I):
             row = f"{'an' if needs_an(attr) else 'a'} {attr} {row[:1].lower() + row[1:]}"
         else:
@@ -322,11 +322,12 @@ def cell_prose(fact: Fact, c: dict) -> Optional[str]:
             return f"For {row} {col[:1].lower() + col[1:]}, {v}"
         return f"For {row}, the {_plain_label(col)} is {v}"
     words = row.split()
-    titled = [w for w in words if len(w) > 3 and w.lower() not in _HEAD_STOP]
-    if not (len(words[0]) > 1 and (words[0].isupper() or re.match(r"^[A-Z][a-z]+[A-Z]", words[0]))) and \
-            not (len(titled) > 1 and all(w[:1].isupper() for w in titled)):
-        # a label in sentence case ("Daily ATM withdrawal limit") is ordinary words mid-sentence;
-        # a title-cased name ("Business Platinum Rewards Card") and an acronym keep their capitals
+    if not (len(words[0]) > 1 and re.search(r"[A-Z]", words[0][1:])) and \
+            not any(re.search(r"[A-Z]", w) for w in words[1:]):
+        # a label in sentence case ("Returned deposit fee") is ordinary words mid-sentence; a
+        # row with any other capital ("Foreign ATM Withdrawal (International)", "Standard APR
+        # (after intro)") is written as the policy writes it: the pack keeps such rows as
+        # names, whose case the product_case lint holds every file to
         row = row[:1].lower() + row[1:]
         words = row.split()
     rest = val
@@ -334,7 +335,7 @@ def cell_prose(fact: Fact, c: dict) -> Optional[str]:
         if s.text:
             rest = rest.replace(s.text, " ")
     long = sum(1 for w in rest.split() if re.search(r"[A-Za-z]", w) and not re.search(r"\d", w)) > 4
-    v = val if re.match(r"^([A-Z][a-z]*[A-Z]|[A-Z]{2,}|I\b)", val) else val[:1].lower() + val[1:]
+    v = _mid_sentence(val)
     if col.lower() in VALUE_COLUMNS and not long:
         if _ROW_VERB.search(row) or row.split()[-1].lower() in _HEAD_STOP:
             text = f"{row} {v}"
@@ -347,6 +348,16 @@ def cell_prose(fact: Fact, c: dict) -> Optional[str]:
     elif long or not _WH_HEAD.match(col):
         text = f"for {row}, the {col[:1].lower() + col[1:]} is {v}"
     return text[:1].upper() + text[1:]
+
+
+def _mid_sentence(val: str) -> str:
+    """A cell's text after "For X, ...": its first letter lower-cased only when the first
+    word is a closed-class word ("You used ...", "This Rho fee ...", "Up to $32"); any other
+    capitalised word may be a name ("Rho fee") and keeps its case."""
+    first = (val.split() or [""])[0]
+    if first.lower() in _STOP | {"up", "yes", "no", "cannot", "only", "each", "every", "none"} and first != "I":
+        return val[:1].lower() + val[1:]
+    return val
 
 
 def _plain_label(label: str) -> str:

@@ -697,7 +697,10 @@ class BuiltinWriter(Writer):
             text = self.realiser.render(fact, "canonical", rng, reg, value_text=vt)
         if not shows(text) or (slot is not None and _states_value(text, slot.text, slot, cur)):
             text = replace_value(fact.statement, slot.text, ref) if slot is not None else fact.statement
-        return text
+        # the reference brings its own article: "before the $50" becomes "before the amount
+        # set out ...", never "before the the amount" or "your the number"
+        return re.sub(r"\b(?:the|a|an|your|my|our|their) (the (?:amount|period|rate|number|figure) "
+                      r"(?:listed|set out) under code)", r"\1", text, flags=re.I)
 
     def _unrun(self, fact: Fact, text: str, rng: random.Random, reg: Register) -> str:
         """`text` with no run of six words of the fact's statement where the realiser can break
