@@ -135,7 +135,7 @@ _GENERIC = {"account", "accounts", "card", "cards", "loan", "loans", "plan", "pl
 
 
 def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), ocr: bool = False,
-                 policy: str = "") -> list[str]:
+                 policy: Iterable[str] = ()) -> list[str]:
     """A name written with some of its capitals lost ("credit Builder Card"), or a `strict`
     name (the company, a product) written all in lower case. Lower-case words of a name may
     be written either way ("Reserve card" or "Reserve Card"), so may a trailing generic noun
@@ -146,10 +146,10 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
     takes a bold capital for its small letter (a web page's header drawn "Tau2 Telecom
     Multidoc", read "tau2 Telecom Multidoc"): a name that lost only its first capital, every
     other kept, is not reported there (a name all in lower case still is). A form the
-    `policy` text itself writes is the policy's own casing, not a lost capital: the tau2
+    policy itself writes (`policy`: `policy_forms`) is its own casing, not a lost capital: the tau2
     banking_knowledge documents write "APY Boost" in one table and "APY boost" in another
     document's sentence."""
-    strict = set(strict)
+    strict, policy = set(strict), set(policy)
     low = text.lower()
     # only the names the text holds at all (in any case): most of a domain's names are not in
     # a given file, and the case-blind search below is the expensive part
@@ -173,10 +173,27 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
                 continue
             if ocr and kept and caps - kept == {0}:
                 continue
-            if policy and re.search(rf"(?<![\w-]){re.escape(seen)}(?![\w-])", policy):
+            if seen in policy:
                 continue
             out.append(_snip(text, m.start(), m.end()))
     return out
+
+
+def policy_forms(facts: Iterable[Fact], names: Iterable[str]) -> list[str]:
+    """Every case the policy's statements write a name of several words in, other than the
+    name's own ("APY boost" beside the name "APY Boost"): the domain-wide context of
+    `product_case`, which a statement's other words do not change."""
+    text = "\n".join(f.statement for f in facts)
+    low = text.lower()
+    out = set()
+    for name in {n for n in names if " " in n}:
+        n, at = name.lower(), 0
+        while (at := low.find(n, at)) >= 0:
+            seen = text[at:at + len(n)]
+            if seen != name and not (text[at - 1:at].isalnum() or text[at + len(n):at + len(n) + 1].isalnum()):
+                out.add(seen)
+            at += len(n)
+    return sorted(out)
 
 
 def headings_in_speech(sentences: list[str], headings: Iterable[str], statements: str) -> list[str]:
@@ -294,11 +311,11 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 # --- one file ---------------------------------------------------------------------------------
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
               facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = (),
-              mentioned: Optional[list[Fact]] = None, policy: str = "") -> list[Hit]:
+              mentioned: Optional[list[Fact]] = None, policy: Iterable[str] = ()) -> list[Hit]:
     """The hits of one file. `facts`: the facts it carries; `mentioned`: every fact it
     mentions, wrong values included (a heading inside one of their statements is that fact's
-    own words, not a heading pasted into speech); `policy`: the policy's statements, one per
-    line (a name written in a case the policy itself writes is not a lost capital)."""
+    own words, not a heading pasted into speech); `policy`: the forms the policy writes its
+    names in (`policy_forms`: a name written as the policy writes it is not a lost capital)."""
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -347,7 +364,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
            "strict": {pack.brand.company, *pack.brand.products.values()} |
                      ({pack.brand.short_name} if pack.brand.short_name else set()),
            "headings": sorted({s for f in factset.facts for s in f.section}),
-           "policy": "\n".join(f.statement for f in factset.facts),
+           "policy": policy_forms(factset.facts, BuiltinWriter(pack).names()),
            "labels": L.name_words(factset.facts),
            "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
                        for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
@@ -395,7 +412,7 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
 
     base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
                          "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
-                         "policy": sha256_hex(ctx["policy"]), "labels": [sorted(w) for w in ctx["labels"]]})
+                         "policy": sorted(ctx["policy"]), "labels": [sorted(w) for w in ctx["labels"]]})
     running = {k: content_hash(sorted(v)) for k, v in ctx["running"].items()}
     digest: dict[str, str] = {}
 
@@ -409,7 +426,7 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
     for spec, text in items:
         out.append(sha256_hex("\0".join([
             base, running.get(spec.kind, ""), registry.get(spec.kind).modality,
-            content_hash(spec), *[fact(m.fact_id) for m in spec.facts], sha256_hex(text)])))
+            content_hash(spec), *[fact(i) for i in spec.mentioned_ids], sha256_hex(text)])))
     return out
 
 

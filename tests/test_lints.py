@@ -311,10 +311,16 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     and"), an FAQ heading a customer asks verbatim, and a heading inside the statement of a
     fact the file mentions are not tells; the same name in a case the policy never writes,
     and a heading pasted into speech, still are."""
+    from facts.models import Fact, FactKind, SourceSpan
+
     names = ["APY Boost"]
-    assert L.product_case("the linked checking APY boost was not applied", names, policy="Linked: an APY Boost.")
-    assert not L.product_case("the linked checking APY boost was not applied", names,
-                              policy="Only the highest APY boost is applied.")
+    policy = [Fact(id=f"x{i}", domain="d", section=["S"], kind=FactKind.rule, statement=st,
+                   source=SourceSpan(file="p.md", start_line=1, end_line=1))
+              for i, st in enumerate(["Linked: an APY Boost.", "Only the highest APY boost is applied."])]
+    forms = L.policy_forms(policy, names)
+    assert forms == ["APY boost"]
+    assert L.product_case("the linked checking APY boost was not applied", names, policy=[])
+    assert not L.product_case("the linked checking APY boost was not applied", names, policy=forms)
     assert not L.agreement("record 'keep_active' for Dispute A and 'freeze' for Dispute B")
     assert L.agreement("a extra bag")
     heads = ["What does a paper statement cost?", "How your deposits create environmental impact"]
