@@ -305,3 +305,58 @@ def test_a_route_key_leads_from_the_code_to_the_fact(mock_pack, hand_facts):
             text = w.hop_key(f, r, random.Random(s), register="kb")
             assert key_shows_code(f, r.code, r.label, TextIndex(text)), text
             assert f.slots[0].text not in text.replace(r.code, ""), text
+
+
+def test_talk_names_a_section_by_a_noun_phrase_and_keeps_names_and_leads_grammatical(mock_pack):
+    """Seen in the tau2 banking_knowledge build and the built-in packs: 'the how the fee is
+    assessed item' (a question heading said as a topic), 'Oh, and What's ...', 'wi-Fi',
+    'a wire pass' (the verb swap for 'transfer' on the noun)."""
+    from transforms.common import lead_in, topic_of
+    from transforms.realise import Realiser, _LEX_RE
+    f = mock_pack.facts.facts[0].model_copy(update={"section": ["Late returns", "How the fee is assessed"],
+                                                   "conditions": []})
+    assert topic_of(f) == "Late returns"
+    assert BuiltinWriter(mock_pack).topic(f) == "late returns"
+    g = f.model_copy(update={"section": ["Changing a reservation", "What can be changed?"]})
+    assert topic_of(g) == "Changing a reservation"
+    g = f.model_copy(update={"section": ["STEP 3: Apply thresholds"]})
+    assert topic_of(g) == "General"
+    assert lead_in("Oh, and ", "What's the fee?") == "Oh, and what's the fee?"
+    assert lead_in("Also, ", "I need help.") == "Also, I need help."
+    assert lead_in("Oh, and ", "Rho Bank said so.") == "Oh, and Rho Bank said so."
+    r = Realiser(set())
+    assert r.lower("Wi-Fi calling is free") == "Wi-Fi calling is free"
+    assert r.lower("Non-Rho ATMs charge $3") == "non-Rho ATMs charge $3"
+    assert r.lower("Standard fee") == "standard fee"
+    def swapped(text: str) -> set[str]:
+        return {m.group(0) for rx, _ in _LEX_RE for m in rx.finditer(text)}
+    assert "transfer" not in swapped("A wire transfer costs $25.")
+    assert "transfer" in swapped("We transfer the balance.")
+
+
+def test_quoted_words_are_said_as_they_are(mock_pack):
+    """A script in quotes is someone's own words: seen in the tau2 banking_knowledge build,
+    "'We may be experiencing a brief system issue'" voiced as "'We is allowed to be
+    experiencing a brief system give'". No clause split, word swap, contraction or note-style
+    cut happens inside quotes; a fact that is mostly a quote is not voiced at all."""
+    from transforms.realise import (REGISTERS, Realiser, RealiseError, _contract, _you_subject, outside_quotes, read,
+                                    telegraph)
+    f = mock_pack.facts.facts[0].model_copy(update={
+        "statement": "If issue persists: 'We may be experiencing a brief system issue. Please try again in 10-15 "
+                     "minutes.'.", "slots": [], "conditions": []})
+    r = read(f)
+    assert r.main.aux == "" and "'We may be experiencing" in r.main.pred
+    real = Realiser(set())
+    for s in range(4):
+        try:
+            out = real.render(f, "voiced", random.Random(s), REGISTERS["chat"])
+        except RealiseError:
+            continue
+        assert "'We may be experiencing a brief system issue. Please try again in 10-15 minutes.'" in out, out
+    said = "The agent asks: \"Do you believe your PIN may have been compromised?\" and the customer is told."
+    assert '"Do you believe your PIN may have been compromised?"' in _you_subject(said)
+    assert "the customer is" not in _you_subject(said)
+    assert _contract('it is fine: "It is not late."') == 'it\'s fine: "It is not late."'
+    assert telegraph("The fee is shown as 'a late fee' on the bill.", REGISTERS["chat"]) == \
+        "Fee is shown as 'a late fee' on bill."
+    assert outside_quotes("the customer's card", str.upper) == "THE CUSTOMER'S CARD"

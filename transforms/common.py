@@ -292,9 +292,9 @@ def plan_content(spec: "ArtifactSpec", ctx: "RenderContext", rng: random.Random,
 
 
 def lead_in(lead: str, text: str) -> str:
-    """`lead` + `text`, the first letter of `text` lower-cased after a comma or colon (unless
-    it is "I" or a name the text starts with)."""
-    if lead.endswith((", ", ": ", " — ")) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
+    """`lead` + `text`, the first letter of `text` lower-cased after a comma, a colon, a dash or
+    a lower-case word ("Oh, and what's ...") unless it is "I" or a name the text starts with."""
+    if re.search(r"(?:[,:—]|\b[a-z]+) $", lead) and text[:1].isupper() and not re.match(r"^(I\b|I'|[A-Z][a-z]*[A-Z])", text) \
             and not re.match(r"^[A-Z][a-z]+ [A-Z]", text):
         text = text[:1].lower() + text[1:]
     return lead + text
@@ -467,6 +467,25 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
 
 def section_of(fact: "Fact") -> str:
     return fact.section[-1] if fact.section else "General"
+
+
+_GENERIC_HEADINGS = {"overview", "general", "rules", "details", "notes", "summary"}
+# a heading that is a question or a clause ("What can be changed", "How the fee is assessed",
+# "STEP 3: Apply score thresholds") is the title of a passage, not a name for its subject
+_CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will)\b"
+                             r"|[?:]", re.I)
+
+
+def topic_of(fact: "Fact") -> str:
+    """The section a fact sits in as people name its subject in talk ("the change fees item",
+    "questions on checked bags"): the nearest heading, walking up, that is a noun phrase, not
+    a generic one ("Overview") nor a question or clause ("What can be changed" gives its
+    parent, "Changing a reservation"); "General" when none is."""
+    for sec in reversed(fact.section or ()):
+        sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip()
+        if sec and sec.lower() not in _GENERIC_HEADINGS and not _CLAUSE_HEADING.search(sec):
+            return sec
+    return "General"
 
 
 @facts_view("catalog_names")

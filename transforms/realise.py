@@ -191,6 +191,35 @@ _DET_NEXT = re.compile(r"^\w+\s+(the|a|an|that|whether|if|your|their|its|it|them
                        r"to|with|for|on|in|out|up|down|back|off|one|both|who|what|how|why|when|so)\b", re.I)
 
 
+# Quoted words are someone's verbatim words (a script an agent reads out, a message on a
+# screen): a re-wording never splits a clause inside them nor swaps a word in them ("'We may be
+# experiencing a brief system issue'" once became "'We is allowed to be experiencing a brief
+# system give'"). A single quote opens after a space or colon and closes before a space or
+# stop, so an apostrophe ("customer's") opens nothing.
+_QUOTED = re.compile(r"\"[^\"]+\"|\u201c[^\u201d]+\u201d|(?:(?<=^)|(?<=[\s:(]))'[^']+'(?=[\s.,;:!?)]|$)"
+                     r"|\u2018[^\u2019]+\u2019(?=[\s.,;:!?)]|$)")
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def _in_quotes(text: str, start: int, end: Optional[int] = None) -> bool:
+    """Whether [start, end) touches a quoted span of `text`."""
+    end = start + 1 if end is None else end
+    return any(a < end and start < b for a, b in quoted_spans(text))
+
+
+def outside_quotes(text: str, fn: Callable[[str], str]) -> str:
+    """`fn` applied to the text between quoted spans only."""
+    out, last = [], 0
+    for a, b in quoted_spans(text):
+        out += [fn(text[last:a]) if a > last else "", text[a:b]]
+        last = b
+    out.append(fn(text[last:]) if last < len(text) or not out else "")
+    return "".join(out)
+
+
 def _split_clause(text: str) -> Clause:
     m = _IMPERATIVE.match(text)
     if m and (m.group(1) in _UNAMBIGUOUS or _DET_NEXT.match(text)) and \
@@ -200,9 +229,10 @@ def _split_clause(text: str) -> Clause:
     lex = _lexical_split(text)
     for i in range(1, min(len(words), 16)):
         rest = " ".join(words[i:])
+        at = len(text) - len(rest)
         for rx, key in _MODAL_RE:
             m = rx.match(rest)
-            if m:
+            if m and not _in_quotes(text, at, at + m.end()):
                 subj = " ".join(words[:i])
                 if key == "is" and re.search(r"\b(that|who|which)$", subj, re.I):
                     continue
@@ -229,6 +259,8 @@ def _lexical_split(text: str) -> Optional[Clause]:
         if rel:  # the relative clause's own verb came earlier; this one is the main verb
             rel = False
         subj = " ".join(words[:i])
+        if _in_quotes(text, len(subj) + 1, len(subj) + 1 + len(w)):
+            continue
         if subj.lower().split()[-1] in ("of", "the", "a", "an", "to", "for", "with", "and", "or", "in", "on", "by"):
             continue
         return Clause(subj, "", " ".join(words[i:]))
@@ -277,6 +309,8 @@ def grid_slot(fact: Fact, c: Optional[dict]) -> Optional[Slot]:
     return inval[0] if len(re.findall(r"[A-Za-z]+", rest)) <= 4 else None
 
 
+_PREFIXES = {"non", "pre", "post", "anti", "co", "re", "sub", "multi", "inter", "intra", "over", "under",
+             "self", "ex", "semi", "mid", "cross", "out"}
 _WH_HEAD = re.compile(r"^(how|why|what|when|where|which|who|whom|whose)\b", re.I)
 # a cell that is a sentence of its own ("10% of interest is directed to ...", "You withdraw
 # cash at a non-Rho ATM"), not a value ("Bars from none to full")
@@ -596,7 +630,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"change", ["alter", "modify"]), (r"removed", ["taken off", "dropped"]), (r"remove", ["take off", "drop"]),
     (r"added", ["put on", "included"]), (r"add", ["put on", "include"]), (r"applies", ["holds", "is used"]),
     (r"apply", ["hold", "be used"]), (r"applied", ["used", "put"]), (r"issued", ["given", "sent"]),
-    (r"issue", ["give", "send"]), (r"sends", ["mails", "forwards"]), (r"send", ["mail", "forward"]),
+    (r"issue(?= (?:a|an|the|your|their|it|them|refunds?|credits?|vouchers?|cards?|payments?)\b)", ["give", "send"]), (r"sends", ["mails", "forwards"]), (r"send", ["mail", "forward"]),
     (r"returned", ["sent back", "brought back"]), (r"return", ["send back", "bring back"]), (r"exceed", ["go over",
                                                                                                      "go beyond"]),
     (r"exceeds", ["goes over", "goes beyond"]), (r"converts to", ["turns into", "becomes"]), (r"becomes", ["turns into"]),
@@ -611,7 +645,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"close", ["shut"]), (r"sets", ["fixes", "chooses"]), 
     (r"explain", ["describe", "set out"]), (r"suggest", ["recommend", "propose"]), (r"escalate", ["pass up",
                                                                                                "refer"]),
-    (r"transfer", ["move", "pass"]), (r"linked", ["connected", "tied"]), (r"counts against", ["uses up", "eats into"]),
+    (r"transfer(?= (?:the|your|a|an|it|them|money|funds|\$))", ["move"]), (r"linked", ["connected", "tied"]), (r"counts against", ["uses up", "eats into"]),
     (r"counts", ["is counted"]), (r"treated as", ["regarded as", "handled as"]), (r"governed by", ["subject to",
                                                                                                 "ruled by"]),
     (r"recorded", ["logged", "noted"]), (r"record", ["log", "note"]), (r"sold", ["offered", "bought"]),
@@ -1285,9 +1319,14 @@ class Realiser:
         return {w for w in self.proper if len(w) > 2 and (w[:1].isupper() or any(c.isupper() for c in w[1:]))}
 
     def lower(self, text: str) -> str:
-        """Lower-case the first letter unless the first word is a name."""
+        """Lower-case the first letter unless the first word is a name: one the pack names, an
+        acronym, or a hyphenated word whose every part is capitalised ("Wi-Fi", "Rho-Bank"; but
+        a prefix is a word: "Non-Rho" -> "non-Rho")."""
         first = text.split(" ", 1)[0]
         if not first or first in self.proper or (first.isupper() and len(first) > 1) or first in ("I", "I'll", "I'm"):
+            return text
+        parts = re.split(r"[-\u2011]", first)
+        if len(parts) > 1 and all(p[:1].isupper() for p in parts) and parts[0].lower() not in _PREFIXES:
             return text
         if any(text.startswith(n) for n in self.proper_names if " " in n):
             return text
@@ -1329,6 +1368,8 @@ class Realiser:
                     continue
                 for m in rx.finditer(seg):
                     at = s + m.start()
+                    if _in_quotes(text, at, s + m.end()):
+                        continue  # someone's own words
                     if m.group(0)[:1].isupper() and at > 0 and not re.search(r"(^|[.!?:]\s+)$", text[:at]):
                         continue  # a capital mid-sentence is part of a name ("Merrowgate Online")
                     alt = ok[rng.randrange(len(ok))]
@@ -1336,9 +1377,10 @@ class Realiser:
                     if _doubles(text[:s] + seg[:m.start()], rep, seg[m.end():] + text[e:]):
                         continue  # "a payment request for" read as the verb: "a payment ask for for"
                     cands.append(lambda a=m.start(), b=m.end(), rep=rep: text[:s] + seg[:a] + rep + seg[b:] + text[e:])
+        quotes = [text[a:b] for a, b in quoted_spans(text)]
         for fn in _STRUCTURAL:
             out = fn(text, s, e, rng, reg)
-            if out and out != text:
+            if out and out != text and [out[a:b] for a, b in quoted_spans(out)] == quotes:
                 cands.append(lambda out=out: out)
         rng.shuffle(cands)
         for make in cands:
@@ -1495,14 +1537,18 @@ _STRUCTURAL = (_lists, _genitive, _generic_any, _then, _per_unit)
 
 
 def telegraph(text: str, reg: Register) -> str:
-    t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", text)
-    t = re.sub(r"^(?:The|A|An)\s+", "", t)
-    t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
-    t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
-               r"(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
-    t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
-    if not reg.controlled:
-        t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
+    """Note style: articles and copulas dropped, "per" as a slash, "and" as "&" (never inside
+    quoted words)."""
+    def jot(t: str) -> str:
+        t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", t)
+        t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
+        t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
+                   r"(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
+        t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
+        if not reg.controlled:
+            t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
+        return t
+    t = re.sub(r"^(?:The|A|An)\s+", "", outside_quotes(text, jot))
     t = re.sub(r"\s{2,}", " ", t).strip()
     return capitalise(t)
 
@@ -1553,6 +1599,10 @@ def _property_like(col: str) -> bool:
 
 
 def _you_object(text: str) -> str:
+    return outside_quotes(text, _you_object_plain)
+
+
+def _you_object_plain(text: str) -> str:
     text = re.sub(r"\bthe (?:booking )?customer's\b", "your", text)
     text = re.sub(r"\b(?:the|a) (?:booking )?(?:customer|passenger|member|cardholder|account holder)\b", "you", text)
     # a subject this missed ("Whether the customer has provided ..." -> "Whether you has")
@@ -1561,12 +1611,16 @@ def _you_object(text: str) -> str:
 
 
 def _you_subject(text: str) -> str:
+    return outside_quotes(text, _you_subject_plain)
+
+
+def _you_subject_plain(text: str) -> str:
     text = re.sub(r"\b(?:the|a|an) (?:booking )?(?:customer|passenger|member|cardholder|applicant|account holder) "
                   r"(has|is|was|does)\b", lambda m: "you " + {"has": "have", "is": "are", "was": "were",
                                                               "does": "do"}[m.group(1)], text)
     text = re.sub(r"\b(?:the|a|an) (?:booking )?(?:customer|passenger|member|cardholder|applicant|account holder) "
                   r"([a-z]+s)\b", lambda m: "you " + base_form(m.group(1)), text)
-    return _you_object(text)
+    return _you_object_plain(text)
 
 
 _CONTRACT = [(r"\bdo not\b", "don't"), (r"\bdoes not\b", "doesn't"), (r"\bis not\b", "isn't"), (r"\bare not\b",
@@ -1577,15 +1631,20 @@ _CONTRACT = [(r"\bdo not\b", "don't"), (r"\bdoes not\b", "doesn't"), (r"\bis not
 
 
 def _contract(text: str) -> str:
-    for p, r in _CONTRACT:
-        text = re.sub(p, lambda m, r=r: _keep_case(m.group(0), r), text)
-    return text
+    def one(text: str) -> str:
+        for p, r in _CONTRACT:
+            text = re.sub(p, lambda m, r=r: _keep_case(m.group(0), r), text)
+        return text
+    return outside_quotes(text, one)
 
 
 def _expand_contractions(text: str) -> str:
-    for p, r in _CONTRACT:
-        text = re.sub(r"\b" + re.escape(r) + r"\b", lambda m, p=p: _keep_case(m.group(0), p.replace("\\b", "")), text)
-    return text.replace("I'll", "I will").replace("what's", "what is").replace("What's", "What is")
+    def one(text: str) -> str:
+        for p, r in _CONTRACT:
+            text = re.sub(r"\b" + re.escape(r) + r"\b", lambda m, p=p: _keep_case(m.group(0), p.replace("\\b", "")),
+                          text)
+        return text.replace("I'll", "I will").replace("what's", "what is").replace("What's", "What is")
+    return outside_quotes(text, one)
 
 
 _AUX = {"does", "did", "do", "will", "would", "can", "could", "may", "might", "must", "should", "shall", "to",

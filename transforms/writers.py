@@ -32,7 +32,7 @@ from facts.match import TextIndex, key_shows_code
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
-from .common import condition_values
+from .common import condition_values, topic_of
 from .grammar import capitalise, finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, VOICE_REGISTERS, Context, Realiser, RealiseError,
@@ -231,16 +231,14 @@ class Writer:
 
     def topic(self, fact: Fact) -> str:
         """A short noun phrase for what the fact is about: its label, narrowed by its
-        conditions ("checked bag allowance (Premier, Navigator)"), else its section."""
+        conditions ("checked bag allowance (Premier, Navigator)"), else its section as people name
+        it (`common.topic_of`: never a question heading such as "What can be changed")."""
         lab = self.label(fact) or next((c.value for c in fact.conditions if c.attribute == "attribute"), "")
         cond = ", ".join(self.condition_values(fact))
         if lab:
             lab = self.lower_first(lab)
             return f"{lab} ({cond})" if cond else lab
-        sec = fact.section[-1] if fact.section else "this"
-        if len(fact.section) > 1 and sec.lower() in {"overview", "general", "rules", "details", "notes"}:
-            sec = fact.section[-2]
-        sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip() or "this"
+        sec = topic_of(fact) if fact.section else "this"
         sec = self.lower_first(sec)
         return f"{sec} ({cond})" if cond else sec
 

@@ -221,7 +221,7 @@ class EmailThread(Transformer):
                  [w.greeting(rng, "colleague"), C.authoritative(ctx, it, rng, after_wrong=False, register="staff_email")])
         its = current
 
-        g = {"topic": spoken_topic(C.section_of(its[0].fact)), "owner_first": C.first(owner), "asker_first": C.first(asker),
+        g = {"topic": spoken_topic(C.topic_of(its[0].fact)), "owner_first": C.first(owner), "asker_first": C.first(asker),
              "helper_first": C.first(helper), "wday": f"{day:%A}", "date": f"{day:%B} {day.day}",
              "queue": rng.choice(["chat", "phone", "email", "branch"]),
              "cust": C.first(C.pick_customer(ctx, rng).name)}

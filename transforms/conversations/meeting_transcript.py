@@ -90,7 +90,7 @@ class MeetingTranscript(Transformer):
         staff = C.staff(ctx, rng, "agent", rng.randint(2, 3), exclude=(owner,))
         people = [owner] + staff
         start = C.at(pack, day, rng.choice([9, 10, 11, 13, 14, 15]), rng.choice([0, 0, 30]))
-        topics = sorted({ctx.writer.lower_first(C.section_of(it.fact)) for it in its})
+        topics = sorted({ctx.writer.lower_first(C.topic_of(it.fact)) for it in its})
         lines: list[tuple[str, str]] = []
 
         def talk(who: str, text: str) -> None:

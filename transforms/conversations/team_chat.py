@@ -112,7 +112,7 @@ class TeamChat(Transformer):
         def line(pool: list[str], asker: str = "", fact=None, **raw: str) -> str:
             slots = {"owner_first": C.first(owner), "asker_first": C.first(asker or rng.choice(agents)),
                      "cust": rng.choice(who_waits), "next": nxt,
-                     "topic": spoken_topic(C.section_of(fact)) if fact is not None else "this"}
+                     "topic": spoken_topic(C.topic_of(fact)) if fact is not None else "this"}
             return say(rng.choice(pool), rng, slots, raw=raw)
 
         for fact, d in drafts:

@@ -119,7 +119,7 @@ class TicketExport(Transformer):
 
         def line(pool: list[str], reporter: str, fact) -> str:
             return say(rng.choice(pool), rng, {"owner_first": C.first(owner), "reporter_first": C.first(reporter),
-                                                "topic": spoken_topic(C.section_of(fact)), "next": nxt,
+                                                "topic": spoken_topic(C.topic_of(fact)), "next": nxt,
                                                 "wday": f"{day:%A}", "queue": rng.choice(["chat", "phone", "email"])})
 
         cases = [it for it in its if it.role == "case"]
