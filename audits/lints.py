@@ -181,9 +181,12 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
 
 def policy_forms(facts: Iterable[Fact], names: Iterable[str]) -> list[str]:
     """Every case the policy's statements write a name of several words in, other than the
-    name's own ("APY boost" beside the name "APY Boost"): the domain-wide context of
+    name's own ("APY boost" beside the name "APY Boost"), in a statement or a section heading
+    ("Fee summary" in one document, "Fee Summary" in another): the domain-wide context of
     `product_case`, which a statement's other words do not change."""
-    text = "\n".join(f.statement for f in facts)
+    facts = list(facts)
+    heads = sorted({h for f in facts for h in f.section})
+    text = "\n".join([f.statement for f in facts] + heads)
     low = text.lower()
     out = set()
     for name in {n for n in names if " " in n}:
@@ -220,16 +223,21 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
     on three pages or more of a file is its running chrome, not a bullet, a wordmark in
     capitals is not a bullet, and neither is a line that is only a name or only names in
     table cells: a product heading each block of a schedule's columns, a dashboard table's
-    header row of products over each block of its lines)."""
-    lines = [" ".join(x.lower().split()) for x in text.split("\n")]
+    header row of products over each block of its lines). Nor is the wrapped tail of a
+    paragraph (a line in lower case after a line that does not end a sentence): two clauses
+    that end in the same words wrap to the same last line in a PDF's text layer."""
+    raws = [x.strip() for x in text.split("\n")]
+    lines = [" ".join(x.lower().split()) for x in raws]
     chrome = {a for a, n in Counter(lines).items() if n >= 3}
     only_name = {" ".join(n.lower().split()) for n in names}
     out = []
     for i, a in enumerate(lines):
-        raw = text.split("\n")[i].strip()
+        raw = raws[i]
         if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper() or \
                 a in only_name or all(c.strip() in only_name for c in a.split(" | ")):
             continue
+        if raw[:1].islower() and i and raws[i - 1] and not re.search(r"[.!?:;]$", raws[i - 1]):
+            continue  # a paragraph's wrapped tail
         if a in lines[i + 1:i + 1 + window]:
             out.append(raw)
     return out

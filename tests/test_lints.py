@@ -328,3 +328,25 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     said = ["The how your deposits create environmental impact for reforestation is 2 trees."]
     assert L.headings_in_speech(said, heads, "")
     assert not L.headings_in_speech(said, heads, "how your deposits create environmental impact: 2 trees")
+
+
+def test_headings_the_policy_writes_and_wrapped_tails_are_not_tells():
+    """Seen in the tau2 banking_knowledge build: "Fee summary" (one document's heading) beside
+    another's "Fee Summary" is the policy's own casing; two clauses of a PDF that end in the
+    same words wrap to the same last line, which is no duplicated bullet. A bullet printed
+    twice still is, and so is a casing the policy never writes."""
+    from facts.models import Fact, FactKind, SourceSpan
+
+    def fact(i, sec, st):
+        return Fact(id=f"x{i}", domain="d", section=sec, kind=FactKind.rule, statement=st,
+                    source=SourceSpan(file="p.md", start_line=1, end_line=1))
+    policy = [fact(0, ["Fee Summary"], "Fees are listed."), fact(1, ["Fee summary"], "A fee is $5.")]
+    forms = L.policy_forms(policy, ["Fee Summary"])
+    assert forms == ["Fee summary"]
+    assert not L.product_case("Help Center › Fee summary explained", ["Fee Summary"], policy=forms)
+    assert L.product_case("Help Center › fee Summary explained", ["Fee Summary"], policy=forms)
+    wrapped = ("1.1 A waiver is granted on request when the fee appears in\nthe Schedule of charges and limits.\n"
+               "1.2 A refund is made within five days for every fee listed in\nthe Schedule of charges and limits.")
+    assert L.duplicated_lines(wrapped) == []
+    bullets = "Fees:\n- A waiver is granted on request.\n- Refunds take five days.\n- A waiver is granted on request."
+    assert L.duplicated_lines(bullets) == ["- A waiver is granted on request."]

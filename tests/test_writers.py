@@ -360,3 +360,33 @@ def test_quoted_words_are_said_as_they_are(mock_pack):
     assert telegraph("The fee is shown as 'a late fee' on the bill.", REGISTERS["chat"]) == \
         "Fee is shown as 'a late fee' on bill."
     assert outside_quotes("the customer's card", str.upper) == "THE CUSTOMER'S CARD"
+
+
+def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
+    """tau2 banking_knowledge FAQ entries ("Do I need to maintain a minimum balance? The
+    minimum balance requirement is $500.") were read as an imperative and voiced "Staff do I
+    have to maintain a smallest balance?". The answer is now read as the statement, the
+    question asked another way, and a customer asks the question as written."""
+    from facts.match import TextIndex, match_fact
+    from facts.models import Slot, SlotType
+    from transforms.common import topic_of
+    from transforms.realise import REGISTERS, Realiser, read
+    from transforms.tables.rate_sheet import _terse
+    f = mock_pack.facts.facts[0].model_copy(update={
+        "statement": "Do I need to maintain a minimum balance? The minimum balance requirement is $500.",
+        "slots": [Slot(name="bal", type=SlotType.money, text="$500", value=500, unit="USD")], "conditions": [], "anchors": [],
+        "section": ["Rentals", "Do I need to maintain a minimum balance?"]})
+    r = read(f)
+    assert r.faq == "Do I need to maintain a minimum balance?" and r.main.subj == "The minimum balance requirement"
+    real = Realiser(set())
+    assert real.ask(f, random.Random(0)) == "Do I need to maintain a minimum balance?"
+    for reg in ("kb", "chat", "manual"):
+        v = real.render(f, "voiced", random.Random(1), REGISTERS[reg])
+        assert not shares_run(v, f.statement) and match_fact(f, TextIndex(v)).recovered, v
+        assert not v.startswith(("Staff", "The agent", "We do", "I'll do")) and "a smallest" not in v, v
+        if reg == "chat":
+            assert "you" in v.split("?")[0], v
+    assert topic_of(f) == "Rentals"
+    assert BuiltinWriter(mock_pack).lower_first("Domestic Out-of-Network ATM Usage") == \
+        "Domestic Out-of-Network ATM Usage"
+    assert _terse("window begins on your account opening date") == "window begins"

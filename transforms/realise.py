@@ -150,6 +150,7 @@ class Reading:
     second: Optional["Reading"] = None       # the clause after ";"
     text: str = ""                           # the statement without its final stop
     table: Optional[dict] = None             # a table row read as prose (`cell_prose`): its cell parts
+    faq: str = ""                            # an FAQ's question ("Do I need to ...?"); the rest reads its answer
 
 
 _HEAD_STOP = {"per", "for", "on", "of", "to", "at", "in", "by", "that", "above", "below", "before", "after", "with",
@@ -402,6 +403,10 @@ def _plain_label(label: str) -> str:
                     for w in label.split())
 
 
+_FAQ = re.compile(r"^(?P<q>(?:Do|Does|Did|Is|Are|Was|Were|Can|Could|Will|Would|Should|May|Must|Has|Have|How|What|"
+                  r"When|Where|Which|Who|Why)\b[^?]{3,}\?)\s+(?P<a>\S.*)$")
+
+
 def read(fact: Fact) -> Reading:
     text = fact.statement.strip()
     text = text[:-1] if text.endswith(".") else text
@@ -415,6 +420,14 @@ def read(fact: Fact) -> Reading:
             return Reading(fact, cell=cell, text=text)
         r = _read_text(fact, prose)
         r.table = cell
+        return r
+    q = _FAQ.match(text)
+    if q:
+        # a question and its answer ("Do I need to maintain a minimum balance? The minimum
+        # balance requirement is $500"): the answer is read as a statement, the question kept
+        answer = q.group("a")
+        r = _read_text(fact, answer) if len(answer.split()) >= 3 else Reading(fact, text=answer)
+        r.faq = q.group("q")  # r.text: the answer
         return r
     m2 = re.match(r"^(?P<a>.{15,}?), (?:and|but|so) (?P<b>(?:the|a|an|any|every|each|it|they|we|you|[A-Z][\w-]*)\b.{10,})$",
                   text)
@@ -453,7 +466,7 @@ def main_text(fact: Fact) -> Optional[str]:
     """The statement without its condition clause ("If a customer cancels, the fee is $75" ->
     "the fee is $75"), or None when it has none."""
     r = read(fact)
-    if r.cell or r.second is not None or not (r.lead or r.trail):
+    if r.cell or r.faq or r.second is not None or not (r.lead or r.trail):
         return None
     text = r.text
     m = _LEAD.match(text)
@@ -542,7 +555,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"at the time of booking", ["when booking", "while booking"]),
     (r"capped at", ["limited to", "held to"]),
     (r"earning", ["that earns", "which earns"]), (r"stated", ["quoted", "listed"]), (r"maximum", ["highest", "top"]),
-    (r"minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
+    (r"(?<!\ba )minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
     (r"required", ["needed"]), (r"in effect", ["in force", "valid"]), (r"remains", ["stays"]), (r"remain", ["stay"]),
     (r"single", ["one"]), (r"a single", ["one", "just one"]), (r"totaling", ["adding up to", "totalling"]),
     (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]),
@@ -700,6 +713,7 @@ _LEX_RE = [(re.compile(rf"(?<![\w'-]){p}(?![\w'-])", re.I), alts) for p, alts in
 
 
 def _first_word(pattern: str) -> str:
+    pattern = re.sub(r"^(?:\(\?<[!=][^)]*\))+", "", pattern)  # a look-behind is no word
     m = re.match(r"[a-z']+", pattern)
     return m.group(0) if m else ""
 
@@ -707,7 +721,7 @@ def _first_word(pattern: str) -> str:
 # entries by their first word, each alternative that does not repeat the replaced words
 _LEX_BY_WORD: dict[str, list[tuple[re.Pattern, list[str], str]]] = {}
 for (_rx, _alts), (_pat, _a) in zip(_LEX_RE, _LEX):
-    _lit = re.sub(r"\(.*", "", _pat).strip()
+    _lit = re.sub(r"\(.*", "", re.sub(r"^(?:\(\?<[!=][^)]*\))+", "", _pat)).strip()
     _ok = [x for x in _alts if not (_lit and re.search(rf"(?<![\w'-]){re.escape(_lit)}(?![\w'-])", x))]
     if _ok:
         _LEX_BY_WORD.setdefault(_first_word(_pat), []).append((_rx, _ok, _pat))
@@ -835,7 +849,9 @@ class Realiser:
         fact = r.fact
         frames = self._frames(r, reg, ctx, single)
         rng.shuffle(frames)
-        if not r.cell:
+        if r.faq:
+            frames = [("faq", self._faq)] * 3
+        elif not r.cell:
             frames.append(("note", self._note))
         tried = []
         for name, fn in frames:
@@ -1134,6 +1150,20 @@ class Realiser:
         t = rng.choice(["{b}, but {a}", "{b}; {a}, though", "{b} — whereas {a}"])
         return Draft(t.format(a=self.lower(first), b=second), "contrast")
 
+    def _faq(self, r, rng, reg, ctx, vt) -> Draft:
+        """An FAQ entry said as one: its question (re-worded by the run breaker; put to the
+        customer as "you" in a reply to one) and its answer voiced."""
+        q = _ask_otherwise(r.faq, rng)
+        if reg.to_customer and not reg.controlled:
+            q = outside_quotes(q, lambda t: re.sub(r"\bI\b", "you", re.sub(r"\bmy\b", "your", re.sub(
+                r"\b[Aa]m I\b", "are you", re.sub(r"\bI am\b", "you are", t)))))
+        plain = replace(r, faq="")
+        if plain.main is not None and (plain.main.subj or plain.main.imperative):
+            a = self._plain(plain, rng, reg, ctx, vt).text
+        else:
+            a = self._values(plain.text, r.fact, rng, vt)
+        return Draft(f"{q} {capitalise(a)}", "faq")
+
     def _note(self, r, rng, reg, ctx, vt) -> Draft:
         """Note style, the way staff jot a rule down: articles and copulas dropped, "per" as a
         slash, "and" as an ampersand ("EasyPay discount capped at $20/account/billing cycle")."""
@@ -1160,6 +1190,8 @@ class Realiser:
         after three failed verification attempts?"), from its own clause; None when the
         clause does not make one. `first_person`: a customer asks ("can I ...")."""
         r = read(fact)
+        if r.faq:  # an FAQ's own question, in the asker's words
+            return r.faq if first_person else None
         reg = REGISTERS["chat"]
         d = None
         numeric = any(s.type in _NUMERIC for s in fact.slots)
@@ -1185,10 +1217,8 @@ class Realiser:
             return None
         q = d.text.split("?")[0] + "?"
         if first_person:
-            q = re.sub(r"\byou are\b", "I am", q)
-            q = re.sub(r"\bare you\b", "am I", q)
-            q = re.sub(r"\byour\b", "my", q)
-            q = re.sub(r"\byou\b", "I", q)
+            q = outside_quotes(q, lambda t: re.sub(r"\byou\b", "I", re.sub(r"\byour\b", "my", re.sub(
+                r"\bare you\b", "am I", re.sub(r"\byou are\b", "I am", t)))))
         return finish(fix_agreement(q))
 
     def _wh_target(self, r: Reading) -> Optional[tuple[Slot, str]]:
@@ -1385,6 +1415,8 @@ class Realiser:
         rng.shuffle(cands)
         for make in cands:
             new = fix_agreement(_tidy(make()))
+            if len(_NO_VERB.findall(new)) > len(_NO_VERB.findall(text)):
+                continue  # a noun or a modal where a verb goes: "do I must maintain", "do you fee"
             if _MANGLED.search(new) and not _MANGLED.search(text):  # a swap inside a set phrase: the
                 new = re.sub(r"\b(?:no-cost|at no charge) of charge\b", "at no charge", new)  # whole phrase instead
                 if _MANGLED.search(new):
@@ -1394,6 +1426,39 @@ class Realiser:
         return text
 
 
+# An FAQ question put another way (its words are the policy's: a voiced rendition must not copy
+# them); each rule: a pattern and its re-wordings, the first that matches is used.
+_ASK_OTHERWISE: list[tuple[re.Pattern, list[str]]] = [
+    (re.compile(r"^Is there (an?|any) (.+?)( if | for | when | to | on | with |\?)(.*)$", re.S),
+     ["Does {a} {b} apply{c}{d}", "Would {a} {b} apply{c}{d}"]),
+    (re.compile(r"^Are there (.+?)( if | for | when | to | on | with |\?)(.*)$", re.S),
+     ["Do {a} apply{b}{c}", "Would {a} apply{b}{c}"]),
+    (re.compile(r"^Do I need to (.*)$", re.S), ["Do I have to {a}", "Is it necessary for me to {a}", "Must I {a}"]),
+    (re.compile(r"^Do I have to (.*)$", re.S), ["Do I need to {a}", "Is it necessary for me to {a}"]),
+    (re.compile(r"^Can I (.*)$", re.S), ["Am I able to {a}", "Is it possible for me to {a}", "Could I {a}"]),
+    (re.compile(r"^How long (does|do|will) (.*)$", re.S), ["How much time {a} {b}", "What is the wait for {b}"]),
+    (re.compile(r"^What is (.*)$", re.S), ["What's {a}", "Could you tell me {a}"]),
+    (re.compile(r"^When will I (.*)$", re.S), ["How soon will I {a}", "When should I expect to {a}"]),
+    (re.compile(r"^When (does|do|is|are) (.*)$", re.S), ["At what point {a} {b}"]),
+]
+
+
+def _ask_otherwise(question: str, rng: random.Random) -> str:
+    """`question` re-worded at its start ("Is there a fee if ...?" -> "Does a fee apply if
+    ...?"), or as it is when no rule fits."""
+    for rx, alts in _ASK_OTHERWISE:
+        m = rx.match(question)
+        if m:
+            g = m.groups()
+            out = rng.choice(alts).format(**dict(zip("abcd", g)))
+            if "What is the wait for" in out:
+                out = out.rstrip("?") + "?"
+            return out if out.endswith("?") else out.rstrip(".") + "?"
+    return question
+
+
+_NO_VERB = re.compile(r"\b(?:do|does|did|to|can|could|will|would|should|may|might|must)(?: (?:I|you|we|they|it|not))? "
+                      r"(?:must|can|may|should|shall|fee|fees|sum|figure|article|articles)\b", re.I)
 _MANGLED = re.compile(r"(?<!\bfree )\bof charge\b", re.I)
 
 

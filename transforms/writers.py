@@ -246,8 +246,13 @@ class Writer:
 
     def lower_first(self, text: str) -> str:
         """Lower-case the first word when it is an ordinary word (seen in lower case in the
-        domain's own policy), never a name ("TripGuard", "Pinnacle")."""
+        domain's own policy), never a name ("TripGuard", "Pinnacle"), and never in a heading
+        written in title case ("Domestic Out-of-Network ATM Usage"): lowering its first word
+        alone would make a casing the policy never writes."""
         first = text.split(" ", 1)[0]
+        long = [w for w in text.split() if len(w) > 3 and w[:1].isalpha()]
+        if len(long) >= 2 and all(w[:1].isupper() for w in long):
+            return text
         if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words() \
                 and not any(text.startswith(n) for n in self.names() if " " in n):
             return first[0].lower() + text[1:]
@@ -698,7 +703,7 @@ class BuiltinWriter(Writer):
         # the reference brings its own article: "before the $50" becomes "before the amount
         # set out ...", never "before the the amount" or "your the number"
         return re.sub(r"\b(?:the|a|an|your|my|our|their) (the (?:amount|period|rate|number|figure) "
-                      r"(?:listed|set out) under code)", r"\1", text, flags=re.I)
+                      r"(?:(?:listed|set out) )?under code)", r"\1", text, flags=re.I)
 
     def _unrun(self, fact: Fact, text: str, rng: random.Random, reg: Register) -> str:
         """`text` with no run of six words of the fact's statement where the realiser can break

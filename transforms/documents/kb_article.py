@@ -22,7 +22,7 @@ from ..grammar import say
 from ..realise import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, catalog_view, section_topic, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+from transforms.common import Content, answer, catalog_view, section_topic, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn
@@ -231,7 +231,9 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     date = spec_date(spec)
     company = brand.company
     items = content.items
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "General") for it in items))
+    # a page names its sections by noun phrases: an FAQ question or a clause heading ("How to
+    # dispute a transaction") gives the nearest heading above it (`topic_of`)
+    secs = list(dict.fromkeys(topic_of(it.fact) for it in items))
     rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
     if spec.noise:
         noise_title, noise_steps = rng.choice(_NOISE)
@@ -289,7 +291,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             faq_items += [others[i] for i in sorted(pick)]
         body_items = [it for it in items if it not in faq_items]
         for s in secs:
-            group = [it for it in body_items if (it.fact.section[-1] if it.fact.section else "General") == s]
+            group = [it for it in body_items if topic_of(it.fact) == s]
             if not group:
                 continue
             body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")

@@ -17,7 +17,7 @@ from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Tran
 from ..extract.docx import docx_text
 from ..registry import register
 from facts.hashing import sha256_hex
-from transforms.common import (Content, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
+from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
                                shown_slot, spec_date)
 from .. import catalog as K
 
@@ -137,7 +137,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
     items = content.items
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "General") for it in items))
+    secs = list(dict.fromkeys(topic_of(it.fact) for it in items))  # named in prose: noun-phrase headings
     sender = w.person(rng, "manager")
     sender_title = _TITLES[int(sha256_hex(f"{ctx.pack.name}:{sender}")[:8], 16) % len(_TITLES)]  # one title a person
     cc = w.person(rng, "agent")

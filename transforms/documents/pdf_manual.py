@@ -170,19 +170,23 @@ def _rule_rows(conditioned: list[tuple[int, Item]]) -> list[tuple[str, str, str,
     """(applies to, rule, value, clause) rows of the conditions table: the rule without the
     condition the first column names, and written once for a run of rows that share it (as
     a merged cell would be), not repeated line after line.
+    The case a row applies to is likewise written once for a run of rows that share it.
     A rule whose only label is its whole statement (no short label names it) is named by
     its section: the clause the row points to states it, and a table cell that copied the
     statement would put the policy's words beside a voiced clause."""
-    out, last = [], None
+    out, last, last_applies = [], None, None
     for i, it in conditioned:
         applies = _applies(it)
+        shown_applies = "" if applies and applies == last_applies else applies
+        last_applies = applies
         rule = it.label
         if rule.strip().rstrip(".") == it.fact.statement.strip().rstrip("."):
             rule = it.fact.section[-1] if it.fact.section else "Rule"
         shown = ", ".join(condition_values(it.fact))
         if shown and rule.endswith(f" ({shown})"):
             rule = rule[:-len(shown) - 3]
-        out.append((applies or "-", "" if rule == last else rule, it.value or "see clause", str(i)))
+        out.append((shown_applies or ("-" if not applies else ""), "" if rule == last else rule, it.value or "see clause",
+                    str(i)))
         last = rule
     return out
 

@@ -32,7 +32,7 @@ from PIL import Image, ImageDraw, ImageFilter
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from ..registry import register
 from ..situations import view
-from transforms.common import (Content, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date,
+from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date,
                                unprotect)
 from ..visuals._canvas import font as _px_font, wrap
 
@@ -126,7 +126,7 @@ def _letter(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     ref = doc_number(ctx, rng, "CR")
     items = [it for it in content.items]
     facts = [it.fact for it in items]
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "your account") for it in items))
+    secs = list(dict.fromkeys(topic_of(it.fact) for it in items if it.fact.section))  # named in prose
     topic = " and ".join(w.lower_first(s) for s in secs[:2]) or "your account"
 
     fmt = {"prev": fmt_date(prev), "topic": topic, "rec": rec_kind, "rid": rid, "ref": ref,

@@ -246,7 +246,7 @@ class RateSheet(Transformer):
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
-                item = w.topic(f) if it.rendition == "canonical" else " ".join(w.topic(f).split()[:4])
+                item = w.topic(f) if it.rendition == "canonical" else _terse(w.topic(f))
                 item = item[:1].upper() + item[1:]
                 if not w.label(f) and not any(c.attribute == "attribute" for c in f.conditions):
                     item = "\u2014"  # a rule with no name of its own: the section row above names it
@@ -290,3 +290,17 @@ class RateSheet(Transformer):
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
         return Extraction(text=extract_xlsx(path), extractor="xlsx-openpyxl")
+
+
+_DANGLING = {"the", "a", "an", "your", "my", "our", "their", "its", "on", "of", "in", "to", "for", "at", "by", "with",
+             "and", "or", "from", "per", "is", "are", "be"}
+
+
+def _terse(topic: str) -> str:
+    """A table's short label: the topic's first four words, never ending on a word that leads
+    into the next ("Window begins on your" once stood before the row's own "The ..."), the
+    whole topic when nothing else is left."""
+    words = topic.split()[:4]
+    while words and words[-1].lower() in _DANGLING:
+        words.pop()
+    return " ".join(words) if len(words) >= 2 or len(topic.split()) <= 1 else topic
