@@ -223,10 +223,17 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
     on three pages or more of a file is its running chrome, not a bullet, a wordmark in
     capitals is not a bullet, and neither is a line that is only a name or only names in
     table cells: a product heading each block of a schedule's columns, a dashboard table's
-    header row of products over each block of its lines). Nor is the wrapped tail of a
-    paragraph (a line in lower case after a line that does not end a sentence): two clauses
-    that end in the same words wrap to the same last line in a PDF's text layer."""
-    raws = [x.strip() for x in text.split("\n")]
+    header row of products over each block of its lines). Lines are compared whole as they
+    were written, not as they wrapped: a line that does not end a sentence and the lines in
+    lower case after it are one line (two clauses of a PDF that end in the same words wrap to
+    the same last line; two table cells "Item: APY boost with linked Bronze Savings" and
+    "... linked Gold Plus Savings" wrap to the same first line)."""
+    raws: list[str] = []
+    for x in (x.strip() for x in text.split("\n")):
+        if raws and raws[-1] and x[:1].islower() and not re.search(r"[.!?:;]$", raws[-1]):
+            raws[-1] += " " + x
+        else:
+            raws.append(x)
     lines = [" ".join(x.lower().split()) for x in raws]
     chrome = {a for a, n in Counter(lines).items() if n >= 3}
     only_name = {" ".join(n.lower().split()) for n in names}
@@ -236,8 +243,6 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
         if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper() or \
                 a in only_name or all(c.strip() in only_name for c in a.split(" | ")):
             continue
-        if raw[:1].islower() and i and raws[i - 1] and not re.search(r"[.!?:;]$", raws[i - 1]):
-            continue  # a paragraph's wrapped tail
         if a in lines[i + 1:i + 1 + window]:
             out.append(raw)
     return out

@@ -350,3 +350,12 @@ def test_headings_the_policy_writes_and_wrapped_tails_are_not_tells():
     assert L.duplicated_lines(wrapped) == []
     bullets = "Fees:\n- A waiver is granted on request.\n- Refunds take five days.\n- A waiver is granted on request."
     assert L.duplicated_lines(bullets) == ["- A waiver is granted on request."]
+
+
+def test_table_cells_that_wrap_alike_are_not_duplicated_bullets():
+    """Seen in a tau2 banking_knowledge manual's conditions table: two cells wrapped to the
+    same first line ("Item: APY boost with")."""
+    cells = ("Item: APY boost with\nlinked Bronze Savings\nAPY boost — Details\n0.4%\n"
+             "Item: APY boost with\nlinked Gold Plus Savings\nAPY boost — Details\n0.35%")
+    assert L.duplicated_lines(cells) == []
+    assert L.duplicated_lines(cells.replace("Gold Plus", "Bronze")) == ["Item: APY boost with linked Bronze Savings"]

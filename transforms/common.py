@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from facts.errors import FactforgeError
 from facts.match import matches
+from facts.runs import ngrams
 from facts.surface import surface_forms
 
 from .trace import db_view, fact_view, facts_view, view
@@ -320,7 +321,7 @@ def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
         label, value = bullet.rsplit(": ", 1)
         return label, value
     if bullet.strip() == fact.statement.strip() or not fact.slots:
-        return (fact.section[-1] if fact.section else "Good to know"), ""
+        return section_of(fact, "Good to know"), ""
     return bullet, ""
 
 
@@ -465,8 +466,22 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
     return Context(customer, record, name)
 
 
-def section_of(fact: "Fact") -> str:
-    return fact.section[-1] if fact.section else "General"
+def section_of(fact: "Fact", default: str = "General") -> str:
+    """The heading a file files the fact under: its own section's, unless that heading is
+    the statement's own words (an FAQ entry's question is its heading and the first half of
+    its statement: printed beside a voiced rendition it would copy the policy), then the
+    nearest one above that is not."""
+    path = heading_path(fact)
+    return path[-1] if path else default
+
+
+def heading_path(fact: "Fact") -> list[str]:
+    """The fact's section path without the trailing headings that share a 6-word run with
+    its statement (see `section_of`)."""
+    path = list(fact.section or ())
+    while path and ngrams(path[-1], 6) & ngrams(fact.statement, 6):
+        path.pop()
+    return path
 
 
 _GENERIC_HEADINGS = {"overview", "general", "rules", "details", "notes", "summary"}
@@ -481,8 +496,9 @@ def topic_of(fact: "Fact") -> str:
     "questions on checked bags"): the nearest heading, walking up, that is a noun phrase, not
     a generic one ("Overview") nor a question or clause ("What can be changed" gives its
     parent, "Changing a reservation"); "General" when none is."""
-    for sec in reversed(fact.section or ()):
+    for sec in reversed(heading_path(fact)):
         sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip()
+        sec = re.sub(r"^(?:The|A|An)\s+(?=[a-z])", "", sec)  # said after "the": never "the the most likely reasons"
         if sec and sec.lower() not in _GENERIC_HEADINGS and not _CLAUSE_HEADING.search(sec):
             return sec
     return "General"
@@ -501,9 +517,10 @@ def catalog_names(facts: dict) -> dict:
     for f in facts.values():
         r = read(f)
         if r.cell and r.cell["row"] not in rows:
-            rows[r.cell["row"]] = section_topic(f.section[-1]) if f.section else ""
-        if f.section and ":" not in f.section[-1] and "staff" not in f.section[-1].lower():
-            secs.add(section_topic(f.section[-1]))
+            rows[r.cell["row"]] = section_topic(section_of(f, "")) if f.section else ""
+        sec = section_of(f, "")
+        if sec and ":" not in sec and "staff" not in sec.lower():
+            secs.add(section_topic(sec))
     return {"rows": dict(sorted(rows.items())), "sections": sorted(secs)}
 
 
@@ -523,7 +540,7 @@ def section_topic(section: str) -> str:
 def sections_of(its: list[Item]) -> list[tuple[str, ...]]:
     seen: dict[tuple[str, ...], None] = {}
     for it in its:
-        seen.setdefault(tuple(it.fact.section) or ("General",), None)
+        seen.setdefault(tuple(heading_path(it.fact)) or ("General",), None)
     return list(seen)
 
 

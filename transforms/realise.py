@@ -1213,8 +1213,8 @@ class Realiser:
             if cond:
                 q += f" {cond[0].lower()} {cond[1]}"
             d = Draft(capitalise(q) + "?", "yn_q")
-        if d is None:
-            return None
+        if d is None or re.search(r"[\"\u201c\u201d]|(?:^|\s)'\w", d.text):
+            return None  # a clause around someone's quoted words makes no question of its own
         q = d.text.split("?")[0] + "?"
         if first_person:
             q = outside_quotes(q, lambda t: re.sub(r"\byou\b", "I", re.sub(r"\byour\b", "my", re.sub(

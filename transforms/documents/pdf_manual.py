@@ -20,7 +20,7 @@ from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
+from ..common import (Content, heading_path, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
                       protect, route_rows, shown_slot, spec_date)
 from ..extract.pdf import pdf_text
 from ..grammar import say
@@ -168,33 +168,38 @@ def _applies(it: Item, names: bool = True) -> str:
 
 def _rule_rows(conditioned: list[tuple[int, Item]]) -> list[tuple[str, str, str, str]]:
     """(applies to, rule, value, clause) rows of the conditions table: the rule without the
-    condition the first column names, and written once for a run of rows that share it (as
-    a merged cell would be), not repeated line after line.
-    The case a row applies to is likewise written once for a run of rows that share it.
+    condition the first column names. Rows of one rule stand together (in the order the
+    rules first come) and the rule is written once for them, as a merged cell would be,
+    not repeated line after line; the case a row applies to likewise, within a rule.
     A rule whose only label is its whole statement (no short label names it) is named by
     its section: the clause the row points to states it, and a table cell that copied the
     statement would put the policy's words beside a voiced clause."""
-    out, last, last_applies = [], None, None
+    rows = []
     for i, it in conditioned:
-        applies = _applies(it)
-        shown_applies = "" if applies and applies == last_applies else applies
-        last_applies = applies
         rule = it.label
         if rule.strip().rstrip(".") == it.fact.statement.strip().rstrip("."):
-            rule = it.fact.section[-1] if it.fact.section else "Rule"
+            rule = section_of(it.fact, "Rule")
         shown = ", ".join(condition_values(it.fact))
         if shown and rule.endswith(f" ({shown})"):
             rule = rule[:-len(shown) - 3]
-        out.append((shown_applies or ("-" if not applies else ""), "" if rule == last else rule, it.value or "see clause",
-                    str(i)))
-        last = rule
+        rows.append((_applies(it), rule, it.value or "see clause", str(i)))
+    first = {}
+    for r in rows:
+        first.setdefault(r[1], len(first))
+    rows.sort(key=lambda r: first[r[1]])  # stable: clause order within a rule
+    out, last, last_applies = [], None, None
+    for applies, rule, value, i in rows:
+        same_rule = rule == last
+        shown_applies = "" if applies and same_rule and applies == last_applies else applies
+        out.append((shown_applies or ("-" if not applies else ""), "" if same_rule else rule, value, i))
+        last, last_applies = rule, applies
     return out
 
 
 def _tree(items: list[Item]) -> "OrderedDict":
     root: OrderedDict = OrderedDict()
     for it in items:
-        path = list(it.fact.section) or ["General"]
+        path = heading_path(it.fact) or ["General"]
         if len(path) > 3:
             path = path[:2] + [" / ".join(path[2:])]
         node = root
@@ -242,7 +247,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     date = spec_date(spec)
     items = content.items
     facts = [it.fact for it in items]
-    top = list(dict.fromkeys(it.fact.section[0] for it in items if it.fact.section))
+    top = list(dict.fromkeys(heading_path(it.fact)[0] for it in items if heading_path(it.fact)))
     if len(top) > 2:
         topic = f"{ctx.pack.info.business.title()} Operations"
     elif top:
@@ -266,7 +271,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     approver = w.person(rng, "manager")
     if approver == owner:
         approver = w.person(random.Random(rng.random()), "agent")
-    subs = list(dict.fromkeys(it.fact.section[-1] for it in items if it.fact.section)) or [topic]
+    subs = list(dict.fromkeys(section_of(it.fact) for it in items if heading_path(it.fact))) or [topic]
     sec_a, sec_b = (rng.sample(subs, 2) if len(subs) > 1 else subs * 2)
     review = date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29) else date + dt.timedelta(days=365)
     topic_l = " and ".join(w.lower_first(t) for t in top) if 0 < len(top) <= 2 else w.lower_first(topic)

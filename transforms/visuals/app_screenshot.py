@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms import grammar as H_
-from transforms.common import (Content, card_titles, check_capacity, grouped, plan_content, protect,
+from transforms.common import (Content, section_of, card_titles, check_capacity, grouped, plan_content, protect,
                                section_topic, spec_date)
 from transforms.situations import view
 from ..registry import register
@@ -111,7 +111,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     dark, tint = brand_colors(brand.company)
     items = content.items
     facts = [it.fact for it in items]
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
+    secs = list(dict.fromkeys(section_of(it.fact, "Policies") for it in items))
     screen = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else rng.choice(_SCREENS)
     # the signed-in customer and one of their own records (the seed database), else a brand customer
     cust = view(ctx.db).customer(rng, lambda c: bool(c.records))

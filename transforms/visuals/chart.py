@@ -43,7 +43,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import fmt_num
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
+from transforms.common import Content, section_of, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
 from ..realise import read
 from ..registry import register
 from ..situations import view
@@ -127,7 +127,7 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
     slot = _figure_slot(fact)
     if slot is None:
         return None
-    section = fact.section[-1] if fact.section else ""
+    section = section_of(fact, "")
     measure = (slot.type.value, slot.unit or "")
     r = read(fact)
     if r.cell:

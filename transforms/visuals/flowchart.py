@@ -23,7 +23,7 @@ from PIL import Image, ImageDraw
 from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, check_capacity, doc_number, plan_content, protect, spec_date
+from transforms.common import Content, section_of, check_capacity, doc_number, plan_content, protect, spec_date
 from ..grammar import say
 from ..registry import register
 from ..situations import view
@@ -340,7 +340,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     dark, tint = brand_colors(brand.company)
     date = spec_date(spec)
     items = content.items
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Process") for it in items))
+    secs = list(dict.fromkeys(section_of(it.fact, "Process") for it in items))
     title = spec.title or (f"{secs[0]} process map" if secs else f"{_noise_process(spec)} process map")
     elems = _elements(spec, ctx, content, rng)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, Item, check_capacity, fmt_date, plan_content, protect, section_topic, spec_date
+from transforms.common import Content, section_of, Item, check_capacity, fmt_date, plan_content, protect, section_topic, spec_date
 from ..grammar import say
 from ..smalltalk import spoken_topic
 from ..realise import read
@@ -87,7 +87,7 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     date = spec_date(spec)
     items = content.items
     facts = [it.fact for it in items]
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policy") for it in items))
+    secs = list(dict.fromkeys(section_of(it.fact, "Policy") for it in items))
     presenter = w.person(rng, "manager")
     # the deck is named for its topic, never just the section name its first slide carries
     deck = (rng.choice(["Team meeting", "Monthly all-hands", "Ops sync"]) if spec.noise and not spec.title
@@ -193,7 +193,7 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
 
 
 def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Key rules") for it in items))
+    secs = list(dict.fromkeys(section_of(it.fact, "Key rules") for it in items))
     rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
     # a catalog slide is named by its products, others by their sections
     title = " & ".join(rows[:2]) if rows else " & ".join(section_topic(x) for x in secs[:2])

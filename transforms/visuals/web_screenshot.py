@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
+from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
                                section_topic, slug, spec_date)
 from ..grammar import capitalise, say
 from ..realise import read
@@ -220,7 +220,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     date = spec_date(spec)
     items = content.items
     facts = [it.fact for it in items]
-    secs = list(dict.fromkeys((it.fact.section[-1] if it.fact.section else "Policies") for it in items))
+    secs = list(dict.fromkeys(section_of(it.fact, "Policies") for it in items))
     sec = secs[0] if secs else "Our service"
     sec = section_topic(sec)
     short = brand.short_name or brand.company
