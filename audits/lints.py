@@ -217,6 +217,17 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
     return out
 
 
+def _case_cell(line: str, after: str, names: set[str]) -> bool:
+    """Whether `line` is "heading: name", the name whole or running on into `after` (a cell
+    wrapped in a PDF's text layer: "fee type: foreign atm" / "withdrawal fee ...")."""
+    m = re.match(r"^[\w ]{1,30}: (.+)$", line)
+    if not m:
+        return False
+    head = m.group(1).split()
+    more = head + after.split()
+    return any(" ".join(more[:k]) in names for k in range(len(head), len(more) + 1))
+
+
 def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> list[str]:
     """Lines of four words or more printed twice, verbatim, within `window` lines (page
     numbers and running footers differ by their number, so they are not duplicates; a line
@@ -227,7 +238,9 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
     were written, not as they wrapped: a line that does not end a sentence and the lines in
     lower case after it are one line (two clauses of a PDF that end in the same words wrap to
     the same last line; two table cells "Item: APY boost with linked Bronze Savings" and
-    "... linked Gold Plus Savings" wrap to the same first line)."""
+    "... linked Gold Plus Savings" wrap to the same first line). A case cell of a table, a
+    name after its heading ("Item: Paper statement fee", "Fee type: Foreign ATM / Withdrawal
+    Fee" wrapped), is a name too: a conditions table lists one case under several rules."""
     raws: list[str] = []
     for x in (x.strip() for x in text.split("\n")):
         if raws and raws[-1] and x[:1].islower() and not re.search(r"[.!?:;]$", raws[-1]):
@@ -243,6 +256,8 @@ def duplicated_lines(text: str, window: int = 12, names: Iterable[str] = ()) -> 
         if len(re.findall(r"[a-z]{2,}", a)) < 4 or re.search(r"\bpage \d+", a) or a in chrome or raw.isupper() or \
                 a in only_name or all(c.strip() in only_name for c in a.split(" | ")):
             continue
+        if _case_cell(a, lines[i + 1] if i + 1 < len(lines) else "", only_name):
+            continue  # a table's case cell, "Item: Paper statement fee", wrapped or not: a name under its heading
         if a in lines[i + 1:i + 1 + window]:
             out.append(raw)
     return out

@@ -359,3 +359,12 @@ def test_table_cells_that_wrap_alike_are_not_duplicated_bullets():
              "Item: APY boost with\nlinked Gold Plus Savings\nAPY boost — Details\n0.35%")
     assert L.duplicated_lines(cells) == []
     assert L.duplicated_lines(cells.replace("Gold Plus", "Bronze")) == ["Item: APY boost with linked Bronze Savings"]
+
+
+def test_a_case_cell_repeated_under_two_rules_is_a_name():
+    """A manual's conditions table lists one case under several rules ("Fee type: Foreign ATM
+    Withdrawal Fee", wrapped); a name under its heading is no duplicated bullet, a line that
+    only starts like one still is."""
+    t = "Fee type: Foreign ATM\nWithdrawal Fee\nsee clause\n78.6\nFee type: Foreign ATM\nWithdrawal Fee\n"
+    assert L.duplicated_lines(t, names=["Foreign ATM Withdrawal Fee"]) == []
+    assert L.duplicated_lines(t, names=["Foreign ATM Deposit Fee"]) == ["Fee type: Foreign ATM"]

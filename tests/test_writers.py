@@ -387,6 +387,9 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
         if reg == "chat":
             assert "you" in v.split("?")[0], v
     assert topic_of(f) == "Rentals"
+    from transforms.common import heading_path, section_of
+    sibling = f.model_copy(update={"statement": "Once you use your three free orders, more are at normal pricing."})
+    assert heading_path(sibling) == ["Rentals"] and section_of(sibling) == "Rentals"  # the question heads no row
     assert BuiltinWriter(mock_pack).lower_first("Domestic Out-of-Network ATM Usage") == \
         "Domestic Out-of-Network ATM Usage"
     assert _terse("window begins on your account opening date") == "window begins"

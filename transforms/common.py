@@ -477,9 +477,11 @@ def section_of(fact: "Fact", default: str = "General") -> str:
 
 def heading_path(fact: "Fact") -> list[str]:
     """The fact's section path without the trailing headings that share a 6-word run with
-    its statement (see `section_of`)."""
+    its statement or are questions (see `section_of`): an FAQ's question heads every answer
+    under it, and one of them, printed as a heading, copies the policy beside another that
+    starts with the question ("Can I place additional check orders ...? Yes.")."""
     path = list(fact.section or ())
-    while path and ngrams(path[-1], 6) & ngrams(fact.statement, 6):
+    while path and (path[-1].rstrip().endswith("?") or ngrams(path[-1], 6) & ngrams(fact.statement, 6)):
         path.pop()
     return path
 

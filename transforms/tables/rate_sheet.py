@@ -21,6 +21,7 @@ from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms import catalog as K
 from transforms import common as C
+from facts.runs import ngrams
 from transforms.extract.text import extract_xlsx
 from transforms.grammar import say
 from transforms.registry import register
@@ -243,6 +244,10 @@ class RateSheet(Transformer):
                 # the case it applies to, as the sheet's readers name it ("Summit", "Gold members");
                 # the column's heading says what the names are
                 applies = "; ".join(C.condition_values(f)) if conds else "All"
+                if it.rendition == "voiced" and ngrams(applies, 6) & ngrams(f.statement, 6):
+                    # a long condition ("Accounts opened within 2025-09-15") is the statement's
+                    # own words: beside a voiced rendition it is said another way, or not at all
+                    applies = w.realiser.unrun(f, applies, rng) or "See details"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
