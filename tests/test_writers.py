@@ -393,3 +393,12 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
     assert BuiltinWriter(mock_pack).lower_first("Domestic Out-of-Network ATM Usage") == \
         "Domestic Out-of-Network ATM Usage"
     assert _terse("window begins on your account opening date") == "window begins"
+
+
+def test_a_limit_is_not_asked_as_yes_or_no():
+    """'Can a passenger check at most five bags in total? Yes.' asked nothing anyone asks."""
+    from transforms.realise import REGISTERS, Realiser, read
+    f = next(f for f in __import__("domains").get_pack("airline").facts.facts
+             if f.statement.startswith("A passenger may check at most 5 bags"))
+    r = Realiser(set())
+    assert r._yn_qa(read(f), random.Random(0), REGISTERS["meeting"], None, None) is None

@@ -1288,6 +1288,8 @@ class Realiser:
         c = r.main
         if "only" in c.pred.split()[:2]:
             return None
+        if re.search(r"\b(at most|at least|up to|no more than|no fewer than|a maximum of|a minimum of)\b", c.pred, re.I):
+            return None  # a limit is no yes-or-no question: "Can a passenger check at most five bags? Yes."
         subj = c.subj
         you = reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip())
         subj = "you" if you else self.lower(subj)
