@@ -712,16 +712,20 @@ _LEX: list[tuple[str, list[str]]] = [
 _LEX_RE = [(re.compile(rf"(?<![\w'-]){p}(?![\w'-])", re.I), alts) for p, alts in _LEX]
 
 
+def _bare(pattern: str) -> str:
+    """A swap pattern without its leading look-behinds ("(?<!\\ba )minimum" -> "minimum")."""
+    return re.sub(r"^(?:\(\?<[!=][^)]*\))+", "", pattern)
+
+
 def _first_word(pattern: str) -> str:
-    pattern = re.sub(r"^(?:\(\?<[!=][^)]*\))+", "", pattern)  # a look-behind is no word
-    m = re.match(r"[a-z']+", pattern)
+    m = re.match(r"[a-z']+", _bare(pattern))
     return m.group(0) if m else ""
 
 
 # entries by their first word, each alternative that does not repeat the replaced words
 _LEX_BY_WORD: dict[str, list[tuple[re.Pattern, list[str], str]]] = {}
 for (_rx, _alts), (_pat, _a) in zip(_LEX_RE, _LEX):
-    _lit = re.sub(r"\(.*", "", re.sub(r"^(?:\(\?<[!=][^)]*\))+", "", _pat)).strip()
+    _lit = re.sub(r"\(.*", "", _bare(_pat)).strip()
     _ok = [x for x in _alts if not (_lit and re.search(rf"(?<![\w'-]){re.escape(_lit)}(?![\w'-])", x))]
     if _ok:
         _LEX_BY_WORD.setdefault(_first_word(_pat), []).append((_rx, _ok, _pat))
@@ -1155,8 +1159,7 @@ class Realiser:
         customer as "you" in a reply to one) and its answer voiced."""
         q = _ask_otherwise(r.faq, rng)
         if reg.to_customer and not reg.controlled:
-            q = outside_quotes(q, lambda t: re.sub(r"\bI\b", "you", re.sub(r"\bmy\b", "your", re.sub(
-                r"\b[Aa]m I\b", "are you", re.sub(r"\bI am\b", "you are", t)))))
+            q = _persons(q, _TO_YOU)
         plain = replace(r, faq="")
         if plain.main is not None and (plain.main.subj or plain.main.imperative):
             a = self._plain(plain, rng, reg, ctx, vt).text
@@ -1217,8 +1220,7 @@ class Realiser:
             return None  # a clause around someone's quoted words makes no question of its own
         q = d.text.split("?")[0] + "?"
         if first_person:
-            q = outside_quotes(q, lambda t: re.sub(r"\byou\b", "I", re.sub(r"\byour\b", "my", re.sub(
-                r"\bare you\b", "am I", re.sub(r"\byou are\b", "I am", t)))))
+            q = _persons(q, _TO_ME)
         return finish(fix_agreement(q))
 
     def _wh_target(self, r: Reading) -> Optional[tuple[Slot, str]]:
@@ -1445,6 +1447,19 @@ _ASK_OTHERWISE: list[tuple[re.Pattern, list[str]]] = [
 ]
 
 
+# the asker's persons turned round, in order ("are you" before "you"), never inside quotes
+_TO_ME = [(r"\byou are\b", "I am"), (r"\bare you\b", "am I"), (r"\byour\b", "my"), (r"\byou\b", "I")]
+_TO_YOU = [(r"\bI am\b", "you are"), (r"\b[Aa]m I\b", "are you"), (r"\bmy\b", "your"), (r"\bI\b", "you")]
+
+
+def _persons(text: str, swaps: list[tuple[str, str]]) -> str:
+    def one(t: str) -> str:
+        for p, r in swaps:
+            t = re.sub(p, r, t)
+        return t
+    return outside_quotes(text, one)
+
+
 def _ask_otherwise(question: str, rng: random.Random) -> str:
     """`question` re-worded at its start ("Is there a fee if ...?" -> "Does a fee apply if
     ...?"), or as it is when no rule fits."""
@@ -1453,8 +1468,6 @@ def _ask_otherwise(question: str, rng: random.Random) -> str:
         if m:
             g = m.groups()
             out = rng.choice(alts).format(**dict(zip("abcd", g)))
-            if "What is the wait for" in out:
-                out = out.rstrip("?") + "?"
             return out if out.endswith("?") else out.rstrip(".") + "?"
     return question
 
