@@ -4,6 +4,7 @@ cannot carry. Checked on every built-in pack and on imported tau2 packs (the mul
 fixture, and the shared airline and retail folders when present)."""
 from __future__ import annotations
 
+import copy
 import random
 from pathlib import Path
 
@@ -179,3 +180,73 @@ def test_an_faq_fact_is_voiced_without_its_page_labels():
     for k in range(6):
         text = rl.render(f, "voiced", random.Random(k), REGISTERS["chat"])
         assert not any(x in text for x in ("Q:", "A:", "q:")) and recoverable(f, text), text
+
+
+def _bare_fact(fid: str, st: str, section=("Requirements",)):
+    from facts.models import Fact, FactKind, SourceSpan
+    from facts.values import parse_slots
+
+    return Fact(id=fid, domain="d", section=list(section), kind=FactKind.rule, statement=st, slots=parse_slots(st),
+                anchors=[], source=SourceSpan(file="p.md", start_line=1, end_line=1))
+
+
+def test_an_instruction_to_the_customer_is_said_of_the_customer_in_a_controlled_register():
+    """"Keep your balance ... when you are below ..." in a manual is what the customer does:
+    never "the agent keeps your balance", and its condition follows the person ("when they")."""
+    from transforms.realise import REGISTERS, Realiser
+
+    f = _bare_fact("x.keep", "Keep your end-of-day balance at or above $5,000 to maintain account benefits and "
+                             "avoid balance-related charges that can trigger when you are below the requirement.")
+    rl = Realiser(set())
+    seen = set()
+    for k in range(12):
+        text = rl.render(f, "voiced", random.Random(k), REGISTERS["manual"])
+        low = text.lower()
+        assert not any(s in low for s in ("agent keep", "staff keep", "staff retain", "agent retain",
+                                          "member handling the case keep")), text
+        assert "customer" in low and " your " not in f" {low} " and " you " not in f" {low} ", text
+        seen.add(text)
+    assert len(seen) > 1
+
+
+def test_apply_is_swapped_by_its_sense():
+    """"charges that may apply" is never "charges that may be used" (the sense of "apply a
+    discount"): an intransitive apply is "come into play" or "kick in"."""
+    from transforms.realise import REGISTERS, Realiser
+
+    f = _bare_fact("x.apply", "Maintain at least $5,000 to preserve account benefits and avoid balance-related "
+                              "charges that may apply when you are below the requirement.")
+    rl = Realiser(set())
+    for reg in ("table", "chat", "manual"):
+        for k in range(10):
+            text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
+            assert "be used" not in text and "may hold" not in text, text
+
+
+def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, tmp_path):
+    """A row's item and "applies to" cells are short labels, and the sheet checks them like
+    its sentences: a label that is the words of a statement the file voices ("Accounts
+    opened within 2025-09-15", its own or another row's fact) is re-worded or left out."""
+    from audits.language import shared_runs
+    from facts.models import FactSet
+    from transforms.base import ArtifactSpec, ExtractContext, FactMention
+
+    from facts.models import Fact, FactKind, SourceSpan
+    from facts.values import parse_slots
+
+    # a fact of the tau2 banking_knowledge documents, as decomposed
+    st = "Accounts opened within 2025-09-15 through 2025-12-31 are eligible, subject to approval and program rules."
+    f = Fact(id="x.window", domain="d", section=["Promotional window"], kind=FactKind.value, statement=st,
+             slots=parse_slots(st), anchors=["accounts", "opened", "through", "subject", "approval", "program"],
+             source=SourceSpan(file="p.md", start_line=7, end_line=7))
+    pack = copy.copy(mock_pack)  # the fixture's pack is shared: a copy holds this one fact
+    object.__setattr__(pack, "facts", FactSet(domain=pack.info.name, source_file="p.md", facts=[f], unparsed=[]))
+    ctx = RenderContext(pack=pack, facts={f.id: f}, writer=BuiltinWriter(pack), db={}, workdir=tmp_path)
+    spec = ArtifactSpec(id="rs-x", kind="tables/rate_sheet", path="evidence/rs-x.xlsx", seed=0, date="2025-10-01",
+                        facts=[FactMention(fact_id=f.id, rendition="voiced")])
+    t = registry.get("tables/rate_sheet")
+    out = tmp_path / "rs-x.xlsx"
+    t.render(spec, ctx, out)
+    text = t.extract(out, ExtractContext()).text
+    assert shared_runs(st, text) == [], text
+    assert matches(f, text, pack.info.currency) or "2025-09-15" in text

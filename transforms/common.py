@@ -241,6 +241,21 @@ def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool =
     return text
 
 
+def cell(ctx: "RenderContext", it: Item, text: str, fallback: str) -> str:
+    """A short cell or label about the item (a table's item name, the case it applies to)
+    kept clear of the runs its file must not copy (`Voiced`): re-worded inside the run
+    (`Realiser.unborrow`, no recovery rule: a label states no value), else `fallback`."""
+    if it.voiced is None or not it.voiced.borrowed(text):
+        return text
+    realiser = getattr(ctx.writer, "realiser", None)
+    if realiser is not None:
+        new = tidy(realiser.unborrow(it.fact, text, [st for _fid, st in it.voiced.statements],
+                                     random.Random(zlib.crc32(text.encode("utf-8"))), keep=False))
+        if new and not it.voiced.borrowed(new):
+            return new
+    return fallback
+
+
 def _word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
           register: Optional[str], context: Optional["Context"]) -> str:
     w = ctx.writer

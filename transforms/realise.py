@@ -523,6 +523,8 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"prior to", ["before", "ahead of"]), (r"in order to", ["to"]), (r"as long as", ["provided", "so long as"]),
     (r"provided that", ["as long as", "on condition that"]), (r"at least", ["no less than", "a minimum of"]),
     (r"at most", ["no more than", "a maximum of"]), (r"up to", ["as much as", "a maximum of"]),
+    (r"at or above", ["no lower than", "not below"]), (r"at or below", ["no higher than", "not above"]),
+    (r"end-of-day", ["closing"]), (r"avoid", ["steer clear of", "prevent"]), (r"avoids", ["prevents"]),
     (r"more than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["over", "above"]),
     (r"less than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["under", "below"]),
     (r"fewer than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["under", "below"]),
@@ -641,8 +643,10 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"refunded", ["paid back", "returned"]), (r"cancelled", ["called off", "canceled"]),
     (r"canceled", ["called off"]), (r"cancel", ["call off"]), (r"changed", ["altered", "modified"]),
     (r"change", ["alter", "modify"]), (r"removed", ["taken off", "dropped"]), (r"remove", ["take off", "drop"]),
-    (r"added", ["put on", "included"]), (r"add", ["put on", "include"]), (r"applies", ["holds", "is used"]),
-    (r"apply", ["hold", "be used"]), (r"applied", ["used", "put"]), (r"issued", ["given", "sent"]),
+    (r"added", ["put on", "included"]), (r"add", ["put on", "include"]), (r"applies to", ["holds for"]),
+    (r"applies(?! to\b)", ["comes into play", "kicks in"]), (r"apply to", ["hold for"]),
+    (r"apply(?= (?:a|an|the|this|these|that|any|your|their)\b)", ["use"]),
+    (r"apply(?! (?:to|a|an|the|this|these|that|any|your|their)\b)", ["come into play", "kick in"]), (r"applied", ["used", "put"]), (r"issued", ["given", "sent"]),
     (r"issue(?= (?:a|an|the|your|their|it|them|refunds?|credits?|vouchers?|cards?|payments?)\b)", ["give", "send"]), (r"sends", ["mails", "forwards"]), (r"send", ["mail", "forward"]),
     (r"returned", ["sent back", "brought back"]), (r"return", ["send back", "bring back"]), (r"exceed", ["go over",
                                                                                                      "go beyond"]),
@@ -1084,6 +1088,12 @@ class Realiser:
         if low in ("never", "always", "only"):
             return self._imperative(rest.strip(), rng, reg).replace(" ", f" {low} ", 1) if rest.strip() else pred
         if reg.controlled:
+            if _addressed(rest):
+                # said to the customer ("Keep your balance at or above $5,000"): the customer
+                # does it, not staff ("the agent keeps your balance"); its conditions follow (`_cond`)
+                subj = rng.choice(["the customer", "customers"])
+                rest = _to_them(rest)
+                return f"{subj} {third_person(low) if subj == 'the customer' else low}{rest}"
             subj = rng.choice(["the agent", "staff", "the team member handling the case"])
             v = third_person(low) if subj != "staff" else low
             return f"{subj} {v}{rest}"
@@ -1093,18 +1103,22 @@ class Realiser:
         return rng.choice([f"please {low}{rest}", f"make sure you {low}{rest}", f"remember to {low}{rest}",
                            f"you {low}{rest}", f"always {low}{rest}" if low not in ("never",) else f"{low}{rest}"])
 
-    def _cond(self, conj: str, cond: str, reg: Register) -> tuple[str, str]:
+    def _cond(self, conj: str, cond: str, reg: Register, main: Optional[Clause] = None) -> tuple[str, str]:
+        """A condition in the register's persons; beside an instruction to the customer that a
+        controlled register says of the customer (`_imperative`), "you" becomes "they"."""
         if reg.to_customer:
             cond = _you_subject(cond)
+        elif reg.controlled and main is not None and main.imperative and _addressed(main.pred):
+            cond = _to_them(cond, subject=True)
         return conj, cond
 
     def _plain(self, r, rng, reg, ctx, vt) -> Draft:
         main = self._clause(r.main, rng, reg, vt, r.fact)
         if r.lead:
-            conj, cond = self._cond(*r.lead, reg)
+            conj, cond = self._cond(*r.lead, reg, r.main)
             text = f"{conj} {cond}, {self.lower(main)}"
         elif r.trail:
-            conj, cond = self._cond(*r.trail, reg)
+            conj, cond = self._cond(*r.trail, reg, r.main)
             text = f"{main} {conj} {cond}"
         else:
             text = main
@@ -1115,13 +1129,13 @@ class Realiser:
     def _swap(self, r, rng, reg, ctx, vt) -> Draft:
         main = self._clause(r.main, rng, reg, vt, r.fact)
         if r.lead:
-            conj, cond = self._cond(*r.lead, reg)
+            conj, cond = self._cond(*r.lead, reg, r.main)
             conj = {"If": "if", "When": "when", "Once": "once", "After": "after", "Before": "before", "Unless": "unless",
                     "For": "for", "Within": "within", "Outside": "outside", "During": "during", "Until": "until",
                     "While": "while", "Where": "where", "In": "in", "On": "on", "At": "at"}.get(conj, conj.lower())
             text = f"{main} {conj} {cond}"
         else:
-            conj, cond = self._cond(*r.trail, reg)
+            conj, cond = self._cond(*r.trail, reg, r.main)
             if conj in ("so that", "because"):
                 return None
             text = f"{conj.capitalize()} {cond}, {self.lower(main)}"
@@ -1133,7 +1147,7 @@ class Realiser:
         conj, cond = r.lead or r.trail
         if conj.lower() not in ("if", "when", "whenever", "once", "after", "before", "as soon as"):
             return None
-        conj, cond = self._cond(conj, cond, reg)
+        conj, cond = self._cond(conj, cond, reg, r.main)
         main = self.lower(self._clause(r.main, rng, reg, vt, r.fact))
         if ctx and ctx.record and reg.to_customer and rng.random() < 0.5:
             rec = ctx.record
@@ -1676,6 +1690,21 @@ def _property_like(col: str) -> bool:
                           r"balance|deposit|charge|cost|allowance|per|value|ratio|percentage|discount|rebate|rebates|"
                           r"required|included|added|data|passes|days|months|years|lines|length|cap|tier|speed|"
                           r"spend|reward|rewards|interest|payment|loan-to-value|penalty|age|count)\b", col, re.I))
+
+
+def _addressed(text: str) -> bool:
+    """Whether words outside quotes speak to the reader ("your balance", "for you")."""
+    bare = " ".join(_QUOTED.split(text))
+    return bool(re.search(r"\b(?:you|your|yours)\b", bare, re.I))
+
+
+def _to_them(text: str, subject: bool = False) -> str:
+    """The reader said in the third person, outside quotes: "your" -> "their", "you" -> "them"
+    (as a subject, "they": "when you are below" -> "when they are below")."""
+    def plain(t: str) -> str:
+        t = re.sub(r"\byours\b", "theirs", re.sub(r"\byour\b", "their", t))
+        return re.sub(r"\byou\b", "they" if subject else "them", t)
+    return outside_quotes(text, plain)
 
 
 def _you_object(text: str) -> str:

@@ -21,7 +21,6 @@ from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms import catalog as K
 from transforms import common as C
-from facts.runs import ngrams
 from transforms.extract.text import extract_xlsx
 from transforms.grammar import say
 from transforms.registry import register
@@ -243,16 +242,14 @@ class RateSheet(Transformer):
                 conds = [c for c in f.conditions if c.attribute != "attribute"]  # a cell's column is its item
                 # the case it applies to, as the sheet's readers name it ("Summit", "Gold members");
                 # the column's heading says what the names are
-                applies = "; ".join(C.condition_values(f)) if conds else "All"
-                if it.rendition == "voiced" and ngrams(applies, 6) & ngrams(f.statement, 6):
-                    # a long condition ("Accounts opened within 2025-09-15") is the statement's
-                    # own words: beside a voiced rendition it is said another way, or not at all
-                    applies = w.realiser.unrun(f, applies, rng) or "See details"
+                # a long condition ("Accounts opened within 2025-09-15") can be the words of a
+                # statement the file voices: said another way, or not at all
+                applies = C.cell(ctx, it, "; ".join(C.condition_values(f)), "See details") if conds else "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
                 item = w.topic(f) if it.rendition == "canonical" else _terse(w.topic(f))
-                item = item[:1].upper() + item[1:]
+                item = C.cell(ctx, it, item[:1].upper() + item[1:], "\u2014")
                 if not w.label(f) and not any(c.attribute == "attribute" for c in f.conditions):
                     item = "\u2014"  # a rule with no name of its own: the section row above names it
                 ref = f"{letter}-{i + 1:03d}"
