@@ -250,3 +250,31 @@ def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, 
     text = t.extract(out, ExtractContext()).text
     assert shared_runs(st, text) == [], text
     assert matches(f, text, pack.info.currency) or "2025-09-15" in text
+
+
+def test_contact_as_a_noun_is_not_swapped_as_the_verb():
+    """"Contact verification" (a check on a payee) is a noun phrase: never "Get in touch with
+    verification"; the verb ("contact the branch") is still said another way."""
+    from transforms.realise import REGISTERS, Realiser
+
+    f = _bare_fact("x.contact", "Contact verification before first transaction: Yes.")
+    from transforms.realise import _LEX_BY_WORD
+
+    rl = Realiser(set())
+    for reg in ("manual", "chat", "table"):
+        for k in range(8):
+            text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
+            assert not any(s in text.lower() for s in ("touch with verification", "reach verification")), text
+    rx = [r for r, _alts, _p in _LEX_BY_WORD["contact"]]
+    assert any(r.search("Customers must contact the branch") for r in rx)
+    assert not any(r.search("Contact verification before first transaction") for r in rx)
+
+
+def test_a_generic_or_question_heading_names_no_subject():
+    """A manual's section intro ("This section covers {heading}.") and talk about a section
+    need a heading that names a subject: never "This section covers general."."""
+    from transforms.common import names_subject
+
+    assert names_subject("Checked bags") and names_subject("3.2 Wire transfers")
+    assert not any(names_subject(h) for h in ("General", "24 General", "Overview", "How the fee is assessed",
+                                              "Do I have to verify contacts before sending?"))

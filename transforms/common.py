@@ -508,6 +508,13 @@ _CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|ca
                              r"|[?:]", re.I)
 
 
+def names_subject(heading: str) -> bool:
+    """Whether a heading names a subject a sentence can be about ("Checked bags"), not a
+    generic one ("General", "Overview") nor a question or clause ("How the fee is assessed")."""
+    h = re.sub(r"^\d+(\.\d+)*\s*", "", heading).strip()
+    return bool(h) and h.lower() not in _GENERIC_HEADINGS and not _CLAUSE_HEADING.search(h)
+
+
 def topic_of(fact: "Fact") -> str:
     """The section a fact sits in as people name its subject in talk ("the change fees item",
     "questions on checked bags"): the nearest heading, walking up, that is a noun phrase, not
@@ -516,7 +523,7 @@ def topic_of(fact: "Fact") -> str:
     for sec in reversed(heading_path(fact)):
         sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip()
         sec = re.sub(r"^(?:The|A|An)\s+(?=[a-z])", "", sec)  # said after "the": never "the the most likely reasons"
-        if sec and sec.lower() not in _GENERIC_HEADINGS and not _CLAUSE_HEADING.search(sec):
+        if names_subject(sec):
             return sec
     return "General"
 

@@ -20,7 +20,7 @@ from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, heading_path, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
+from ..common import (Content, heading_path, names_subject, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
                       protect, route_rows, shown_slot, spec_date)
 from ..extract.pdf import pdf_text
 from ..grammar import say
@@ -437,7 +437,7 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     else:
         def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
             leaf_items: list[Item] = node.get(None, [])
-            if leaf_items:
+            if leaf_items and names_subject(path[-1]):  # never "This section covers general."
                 story.append(P(rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))))
                 clauses = [it for it in leaf_items if not _schedule_row(it)]
                 rows_in = [it for it in leaf_items if _schedule_row(it)]
