@@ -17,6 +17,7 @@ import random
 import re
 from pathlib import Path
 
+from facts.match import STOP_WORDS
 from facts.models import SlotType
 from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
 from transforms import catalog as K
@@ -294,8 +295,8 @@ class RateSheet(Transformer):
         return Extraction(text=extract_xlsx(path), extractor="xlsx-openpyxl")
 
 
-_DANGLING = {"the", "a", "an", "your", "my", "our", "their", "its", "on", "of", "in", "to", "for", "at", "by", "with",
-             "and", "or", "from", "per", "is", "are", "be"}
+# the words a label never ends on: the function words talk trims the same way (`spoken_topic`)
+_DANGLING = STOP_WORDS | {"my"}
 
 
 def _terse(topic: str) -> str:
