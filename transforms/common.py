@@ -28,6 +28,7 @@ from facts.match import matches
 from facts.runs import ngrams
 from facts.surface import surface_forms
 
+from .grammar import CLAUSE_HEADING
 from .trace import db_view, fact_view, facts_view, view
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -502,17 +503,13 @@ def heading_path(fact: "Fact") -> list[str]:
 
 
 _GENERIC_HEADINGS = {"overview", "general", "rules", "details", "notes", "summary"}
-# a heading that is a question or a clause ("What can be changed", "How the fee is assessed",
-# "STEP 3: Apply score thresholds") is the title of a passage, not a name for its subject
-_CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will)\b"
-                             r"|[?:]", re.I)
 
 
 def names_subject(heading: str) -> bool:
     """Whether a heading names a subject a sentence can be about ("Checked bags"), not a
     generic one ("General", "Overview") nor a question or clause ("How the fee is assessed")."""
     h = re.sub(r"^\d+(\.\d+)*\s*", "", heading).strip()
-    return bool(h) and h.lower() not in _GENERIC_HEADINGS and not _CLAUSE_HEADING.search(h)
+    return bool(h) and h.lower() not in _GENERIC_HEADINGS and not CLAUSE_HEADING.search(h)
 
 
 def topic_of(fact: "Fact") -> str:

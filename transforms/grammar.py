@@ -133,6 +133,14 @@ _SAID_AS_WORD = {"SIM", "SIMS", "FICO", "HELOC", "HELOCS", "NATO", "NASA", "NASD
                  "SEPA", "SOFR", "LIBOR", "FEMA", "HIPAA", "FAFSA", "MIDI", "SCUBA", "LASIK", "RAID", "SAAS", "SARS"}
 
 
+# a heading that is a question or a clause ("What can be changed", "How the fee is assessed",
+# "STEP 3: Apply score thresholds", "Do I have to verify contacts?") is the title of a passage,
+# not a name for its subject; `transforms.common.names_subject` and the realiser's measure
+# names (`Realiser._measure_np`) both ask it
+CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will)\b"
+                            r"|[?:]", re.I)
+
+
 def needs_an(word: str) -> bool:
     """Whether "an" (not "a") goes before `word`: by sound, for ordinary words, acronyms
     ("an SMS", "a PDF", but "a SIM": capitals said as a word) and digits ("an 8-day",

@@ -39,7 +39,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import int_to_words, replace_value, surface_forms, unit_words
 from facts.values import slot_matches
 
-from .grammar import capitalise, finish, fix_articles, needs_an
+from .grammar import CLAUSE_HEADING, capitalise, finish, fix_articles, needs_an
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
@@ -959,7 +959,7 @@ class Realiser:
             return self.lower(col)
         m = c["measure"]
         m = re.sub(r"\b(catalog|schedule|table|matrix)\b", "", m, flags=re.I).strip()
-        if not m or "," in m or " and " in m or ":" in m or _WH_HEAD.match(m) or re.search(r"[()?]", m):
+        if not m or "," in m or " and " in m or CLAUSE_HEADING.search(m) or re.search(r"[()]", m):
             # a heading that is a phrase, a step or a question ("How your deposits create
             # environmental impact", "STEP 3: Apply Score Thresholds") names no measure
             t = next((s.type for s in r.fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
