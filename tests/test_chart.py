@@ -145,3 +145,33 @@ def test_planner_gives_charts_only_what_they_draw_and_only_with_images(profile):
     assert all(m.role == "carrier" for a in charts for m in a.facts)
     assert not any(d.role == "distractor" for a in charts for d in a.distractors)  # no rumours on a dashboard
     assert any(a.noise for a in charts)  # routine dashboards too
+
+
+def test_a_four_column_table_keeps_its_figures_apart(airline_ctx, tmp_path):
+    """Four columns of six-figure amounts in the table card beside the bars: the tau2
+    banking_knowledge full build (seed 0) failed recoverability on a chart whose cells read
+    "$15,000$150,000" (two columns' figures touching, OCR read one number). Figures and
+    header words are set small enough to leave a gap."""
+    from facts.models import Condition, Fact, FactKind, SourceSpan
+    from facts.values import parse_slots
+    from transforms.base import RenderContext
+
+    pack, _fs, ctx0 = airline_ctx
+    rows = [("Personal", "Daily limit", "$2,500"), ("Personal", "Monthly limit", "$22,500"),
+            ("Corporate", "Daily limit", "$25,000"), ("Corporate", "Monthly limit", "$250,000"),
+            ("Trial accounts", "Daily send limit", "$950"), ("Trial accounts", "Monthly send limit", "$9,500"),
+            ("Approved accounts", "Daily send limit", "$4,500"), ("Approved accounts", "Monthly send limit", "$45,000")]
+    facts = []
+    for i, (row, col, v) in enumerate(rows):
+        st = f"{row} \u2014 {col}: {v}."
+        slots = [s.model_copy(update={"name": row.split()[0].lower()}) for s in parse_slots(st)]
+        facts.append(Fact(id=f"x.limits.{i}", domain="airline", section=["Outgoing transfer limits"], kind=FactKind.value,
+                          statement=st, slots=slots, anchors=[w.lower() for w in (row.split()[0], *col.split())],
+                          conditions=[Condition(attribute="Account type", value=row),
+                                      Condition(attribute="attribute", value=col)],
+                          source=SourceSpan(file="p.md", start_line=7 + i, end_line=7 + i)))
+    ctx = RenderContext(pack=pack, facts={f.id: f for f in facts}, writer=ctx0.writer, db=ctx0.db,
+                        workdir=ctx0.workdir)
+    text = _render(ctx, _spec(facts), tmp_path / "c.png")
+    missed = [f.statement for f in facts if not match_fact(f, TextIndex(text, "USD")).recovered]
+    assert not missed, (missed, text)

@@ -32,7 +32,7 @@ _TITLES = ["<topic>: what you need to know", "<topic> explained", "<topic>: rule
 _TITLES_PRODUCTS = ["<p1>{ and <p2>|}: {fees, rates and limits|what you need to know|the figures|key terms}",
                     "{Fees, rates and limits|Key figures|Terms at a glance} for the <p1>{ and <p2>|}",
                     "{Comparing|Choosing between} the <p1> and the <p2>", "The <p1>{ and <p2>|}: {FAQs|questions answered}"]
-_INTROS = ["{This article|This page} {explains|covers|sets out} {how <topic_l> work at <company>|the current <company> rules "
+_INTROS = ["{This article|This page} {explains|covers|sets out} {how <company> handles <topic_l>|the current <company> rules "
            "for <topic_l>|what applies to <topic_l>}{, and answers the questions we hear most often| and answers common "
            "questions| with examples| in plain words|}.",
            "{Here is|Below is|You'll find here} {everything you need to know|what you need to know|the detail} about "

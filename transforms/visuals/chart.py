@@ -571,11 +571,15 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
     first_w = min(tw * 0.45, max(120, 10 * max(len(r) for r in rows) + 20))
     cw = (tw - first_w) / max(len(cols), 1)
     ty = y + 70
-    per = max(6, int(cw / 10))
+    # four columns in a narrow card: the figures and the header words are set small enough to
+    # leave a gap between columns ("$15,000$150,000" ran together and OCR read one number)
+    vsize = min((_fit(f.value, cw - 24, 15, 9) for f in p.figures), default=15)
+    hsize = min((_fit(w, cw - 20, 13, 9) for c in cols for w in c.split()), default=13)
+    per = max(6, int((cw - 20) / (0.62 * hsize * DPI / 72)))
     hdr = [_wrap(c, per) for c in cols]
     for j, lines in enumerate(hdr):
         for k, ln in enumerate(lines):
-            b.text(tx0 + first_w + j * cw + cw - 12, ty + k * 20, ln, 13, True, INK, ha="right")
+            b.text(tx0 + first_w + j * cw + cw - 12, ty + k * 20, ln, hsize, True, INK, ha="right")
     ty += 20 * max(len(h) for h in hdr) + 12
     b.hline(tx0, tx0 + tw, ty - 4, "#9aa4b5")
     for i, r in enumerate(rows):
@@ -585,7 +589,7 @@ def _cells(b: _Board, p: _Panel, y: float, dark: str) -> None:
         for j, c in enumerate(cols):
             f = at.get((r, c))
             if f:
-                b.text(tx0 + first_w + j * cw + cw - 12, ty + 10, f.value, 15, True, INK, ha="right")
+                b.text(tx0 + first_w + j * cw + cw - 12, ty + 10, f.value, vsize, True, INK, ha="right")
         ty += 44
 
 
