@@ -373,3 +373,27 @@ def test_a_manual_conditions_table_never_copies_a_whole_statement_into_its_rule_
     it = Item(fact=f, rendition="voiced", label=st.rstrip("."), value="")
     rows = _rule_rows([(1, it)])
     assert rows == [("order status: pending", "Cancel pending order", "see clause", "1")]
+
+
+def test_a_manual_section_under_a_question_or_generic_heading_keeps_its_clauses(mock_pack, hand_facts, tmp_path):
+    """A section headed by a question ("What can be changed") or a generic word ("General")
+    gets no intro sentence (never "This section covers general."), but its clauses are
+    printed as any other section's: an intro check that once skipped the whole section lost
+    the built-in airline fact filed under "What can be changed" (README main command, 786099e)."""
+    from transforms.base import RenderContext
+    from transforms.writers import BuiltinWriter
+
+    heads = [["Rentals", "What can be changed"], ["General"], ["Late returns"], ["General"], ["Rentals"]]
+    facts = [f.model_copy(update={"section": h}) for f, h in zip(hand_facts, heads)]
+    ctx = RenderContext(pack=mock_pack, facts={f.id: f for f in facts}, writer=BuiltinWriter(mock_pack),
+                        db=mock_pack.database(0), workdir=tmp_path)
+    for seed in range(4):
+        spec = make_spec("documents/pdf_manual", facts, seed=seed)
+        out = tmp_path / f"m{seed}.pdf"
+        t = render("documents/pdf_manual", spec, ctx, out)
+        text = t.extract(out, _ectx()).text
+        assert_recovered(text, facts)
+        low = " ".join(text.lower().split())
+        assert not any(s in low for s in ("covers general", "apply to general", "handling general",
+                                          "for general are", "covers what can", "handle what can",
+                                          "apply to what can", "handling what can", "for what can be"))

@@ -278,3 +278,18 @@ def test_a_generic_or_question_heading_names_no_subject():
     assert names_subject("Checked bags") and names_subject("3.2 Wire transfers")
     assert not any(names_subject(h) for h in ("General", "24 General", "Overview", "How the fee is assessed",
                                               "Do I have to verify contacts before sending?"))
+
+
+def test_a_condition_after_a_relative_clause_is_not_fronted():
+    """"... balance-related charges that can trigger when you are below the requirement": the
+    condition belongs to the relative clause; fronted ("When they are below the requirement,
+    customers keep their balance ...") it would govern the whole rule."""
+    from transforms.realise import REGISTERS, Realiser
+
+    f = _bare_fact("x.rel", "Keep your end-of-day balance at or above $5,000 to maintain account benefits and "
+                            "avoid balance-related charges that can trigger when you are below the requirement.")
+    rl = Realiser(set())
+    for reg in ("manual", "chat", "table"):
+        for k in range(12):
+            text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
+            assert not text.lower().startswith(("when you", "when they")), text

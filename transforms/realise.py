@@ -1136,7 +1136,9 @@ class Realiser:
             text = f"{main} {conj} {cond}"
         else:
             conj, cond = self._cond(*r.trail, reg, r.main)
-            if conj in ("so that", "because"):
+            if conj in ("so that", "because") or re.search(r"\b(?:that|which|who)\b[^,;]*$", r.main.pred):
+                # a trailing condition after a relative clause ("charges that can trigger when
+                # you are below the requirement") belongs to it: fronted, it would govern the rule
                 return None
             text = f"{conj.capitalize()} {cond}, {self.lower(main)}"
         if r.second is not None:

@@ -437,8 +437,9 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     else:
         def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
             leaf_items: list[Item] = node.get(None, [])
-            if leaf_items and names_subject(path[-1]):  # never "This section covers general."
-                story.append(P(rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))))
+            if leaf_items:
+                if names_subject(path[-1]):  # never "This section covers general."
+                    story.append(P(rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))))
                 clauses = [it for it in leaf_items if not _schedule_row(it)]
                 rows_in = [it for it in leaf_items if _schedule_row(it)]
                 for i, it in enumerate(clauses, 1):
