@@ -39,7 +39,7 @@ from typing import Iterable, Optional
 from facts.models import Fact, FactKind, FactSet
 from transforms import registry
 from transforms.base import Extraction
-from transforms.grammar import needs_an
+from transforms.grammar import CLAUSE_HEADING, needs_an
 from transforms.planner import EvidencePlan
 from transforms.realise import ASIDES, HEDGES
 
@@ -211,9 +211,18 @@ def headings_in_speech(sentences: list[str], headings: Iterable[str], statements
             out.append(s)
             continue
         for h in heads:
-            if h.lower() in low:
-                out.append(s)
-                break
+            if h.lower() not in low:
+                continue
+            at = low.find(h.lower())
+            if CLAUSE_HEADING.search(h) and not s.startswith(h) and s[at:at + 1].islower() and \
+                    not re.search(r"\b(?:the|a|an|this|that|our|your|my|its)\s+$", low[:at]):
+                # a heading that is a clause ("How the discount works") is what people say
+                # inside their sentence ("Can someone confirm how the discount works?"); used
+                # as a noun ("the how your deposits create ... for reforestation") or with its
+                # capital mid-sentence, it is a pasted heading
+                continue
+            out.append(s)
+            break
     return out
 
 

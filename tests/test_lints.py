@@ -328,6 +328,11 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     said = ["The how your deposits create environmental impact for reforestation is 2 trees."]
     assert L.headings_in_speech(said, heads, "")
     assert not L.headings_in_speech(said, heads, "how your deposits create environmental impact: 2 trees")
+    # a clause heading said as a clause is speech (tau2 banking_knowledge, full build at 9049523)
+    heads.append("How the discount works")
+    assert not L.headings_in_speech(["Can someone confirm how the discount works?"], heads, "")
+    assert L.headings_in_speech(["Can someone confirm How the discount works?"], heads, "")
+    assert L.headings_in_speech(["Questions on the how the discount works item."], heads, "")
 
 
 def test_headings_the_policy_writes_and_wrapped_tails_are_not_tells():
