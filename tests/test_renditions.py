@@ -190,6 +190,14 @@ def _bare_fact(fid: str, st: str, section=("Requirements",)):
                 anchors=[], source=SourceSpan(file="p.md", start_line=1, end_line=1))
 
 
+def _voicings(fact, registers, seeds: int) -> list[str]:
+    """The plain realiser's voiced renditions of `fact` in each register, seeds 0..seeds-1."""
+    from transforms.realise import REGISTERS, Realiser
+
+    rl = Realiser(set())
+    return [rl.render(fact, "voiced", random.Random(k), REGISTERS[reg]) for reg in registers for k in range(seeds)]
+
+
 def test_an_instruction_to_the_customer_is_said_of_the_customer_in_a_controlled_register():
     """"Keep your balance ... when you are below ..." in a manual is what the customer does:
     never "the agent keeps your balance", and its condition follows the person ("when they")."""
@@ -212,15 +220,10 @@ def test_an_instruction_to_the_customer_is_said_of_the_customer_in_a_controlled_
 def test_apply_is_swapped_by_its_sense():
     """"charges that may apply" is never "charges that may be used" (the sense of "apply a
     discount"): an intransitive apply is "come into play" or "kick in"."""
-    from transforms.realise import REGISTERS, Realiser
-
     f = _bare_fact("x.apply", "Maintain at least $5,000 to preserve account benefits and avoid balance-related "
                               "charges that may apply when you are below the requirement.")
-    rl = Realiser(set())
-    for reg in ("table", "chat", "manual"):
-        for k in range(10):
-            text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
-            assert "be used" not in text and "may hold" not in text, text
+    for text in _voicings(f, ("table", "chat", "manual"), 10):
+        assert "be used" not in text and "may hold" not in text, text
 
 
 def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, tmp_path):
@@ -284,12 +287,7 @@ def test_a_condition_after_a_relative_clause_is_not_fronted():
     """"... balance-related charges that can trigger when you are below the requirement": the
     condition belongs to the relative clause; fronted ("When they are below the requirement,
     customers keep their balance ...") it would govern the whole rule."""
-    from transforms.realise import REGISTERS, Realiser
-
     f = _bare_fact("x.rel", "Keep your end-of-day balance at or above $5,000 to maintain account benefits and "
                             "avoid balance-related charges that can trigger when you are below the requirement.")
-    rl = Realiser(set())
-    for reg in ("manual", "chat", "table"):
-        for k in range(12):
-            text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
-            assert not text.lower().startswith(("when you", "when they")), text
+    for text in _voicings(f, ("manual", "chat", "table"), 12):
+        assert not text.lower().startswith(("when you", "when they")), text
