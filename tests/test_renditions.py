@@ -291,3 +291,21 @@ def test_a_condition_after_a_relative_clause_is_not_fronted():
                             "avoid balance-related charges that can trigger when you are below the requirement.")
     for text in _voicings(f, ("manual", "chat", "table"), 12):
         assert not text.lower().startswith(("when you", "when they")), text
+
+
+def test_a_subject_ending_in_it_is_singular():
+    """"Endorse the check and note that it is for mobile deposit only." (tau2 banking_knowledge)
+    was voiced "Endorse check & note that it are ...": the clause reader took "... and note
+    that it" for a plural subject because of its "and"."""
+    from transforms.realise import REGISTERS, Realiser, RealiseError, read
+
+    f = _bare_fact("x.it", "Endorse the check and note that it is for mobile deposit only.")
+    assert not read(f).main.plural
+    rl = Realiser(set())
+    for reg in ("kb", "chat", "manual", "table"):
+        for k in range(4):
+            try:
+                text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
+            except RealiseError:
+                continue  # no voiced wording: the planner states it canonically (`voiceable`)
+            assert "it are" not in text, text

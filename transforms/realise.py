@@ -171,6 +171,8 @@ def _is_plural(subj: str) -> bool:
         return True
     if s in ("we", "you", "they") or s.split()[-1] in ("we", "you", "they"):  # "to collect a bill you"
         return True
+    if s.split()[-1] in ("it", "he", "she"):  # "Endorse the check and note that it": never "it are"
+        return False
     if re.search(r"\band\b", s) and not re.match(r"^(each|every|any)\b", s):
         return True
     first, _, rest = s.partition(" ")  # a participle first is an adjective ("financed devices")
