@@ -276,20 +276,20 @@ def test_items_of_one_list_are_one_card():
     duplicated-bullet lint) become one card saying the lead once; every fact is still carried
     by the one sentence; cards with a figure, or another lead, stay as they were."""
     from facts.match import matches
-    from transforms.visuals.web_screenshot import _merge_lists
+    from transforms.common import merge_cards
 
     facts = _list_facts()
     cards = [("", "", "", "Each order has following attributes: unique order id."),
              ("", "", "", "Each order has following attributes: status."),
              ("", "", "$5", "The handling fee is $5 per order."),
              ("", "", "", "Each order has the following attributes: payment history.")]
-    merged = _merge_lists(cards, facts[:2] + [facts[3], facts[2]], "USD")
+    merged = merge_cards(cards, facts[:2] + [facts[3], facts[2]], "USD")
     assert merged == [("", "", "", "Each order has the following attributes: unique order id; status; payment history."),
                       ("", "", "$5", "The handling fee is $5 per order.")]
     assert all(matches(f, merged[0][3]) for f in facts[:3])
     other = [("", "", "", "Each order has the following attributes: status."),
              ("", "", "", "Each user has a profile containing: payment methods.")]
-    assert _merge_lists(other, facts[:2], "USD") == other
+    assert merge_cards(other, facts[:2], "USD") == other
 
 
 def test_web_page_of_list_items_prints_the_lead_once(mock_pack, tmp_path):

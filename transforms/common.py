@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 from facts.errors import FactforgeError
-from facts.match import matches
+from facts.match import STOP_WORDS, matches
 from facts.runs import ngrams
 from facts.surface import surface_forms
 
@@ -341,13 +341,90 @@ def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
     return bullet, ""
 
 
+_CLAUSE_OPENERS = {"before", "after", "if", "when", "unless", "until", "while", "once", "to", "for", "from"}
+
+
+def is_name(label: str) -> bool:
+    """Whether a fact's label names a thing ("Early closure fee", "Gold Savings — APY")
+    and so can head a bullet or a card: a few words, not a clause that runs into its list
+    ("Before calling transfer_funds_7291, the agent should", "C4. Amount vs Daily Limit -
+    Compare attempted amount to card's daily ATM withdrawal limit: 80-100% of limit"). A
+    clause printed as a head above the sentence that repeats it reads as the same line twice
+    (the lint `duplicated_bullet`)."""
+    words = re.findall(r"[\w'$%.-]+", re.sub(r"\s*\([^)]*\)", "", label))  # its cases in brackets are no clause
+    return 0 < len(words) <= 6 and ": " not in label and words[0].lower() not in _CLAUSE_OPENERS and \
+        words[-1].lower() not in STOP_WORDS
+
+
+def _lead_key(lead: str) -> str:
+    return " ".join({"every": "each"}.get(w, w) for w in lead.lower().split() if w not in ("the", "a", "an"))
+
+
+def merge_lists(texts: list[str], facts: list["Fact"], currency: str, keys: Optional[list] = None) -> list[tuple[list[int], str]]:
+    """Sentences side by side on one screen (cards, slide bullets) as a reader wants them: the
+    items of one list said under their lead once ("The following pairings qualify for APY
+    boosts: Purple + Gold; Purple + Platinum Plus.", "C3. Amount vs Historical Average - ...:
+    Attempted amount more than 5x average: 2 points; Attempted amount within 2x average: 0
+    points."), and one sentence said once when two facts state it alike (the same step in two
+    source documents). A lead is the longest opening up to a colon, four words or more, that
+    a sentence shares with another of the same `keys` (a card's group and title); leads that
+    differ only by an article, or by "each" and "every", are one lead, written in its longest
+    form. Items stay apart when the one sentence would not carry every one of their facts
+    (the audits' matcher). Returns (indices, text) in the order the first of each stood."""
+    keys = keys if keys is not None else [None] * len(texts)
+    out: dict[int, tuple[list[int], str]] = {}
+    gone: set[int] = set()
+    same: dict[tuple, list[int]] = {}
+    for i, t in enumerate(texts):
+        same.setdefault((keys[i], " ".join(t.lower().split())), []).append(i)
+    for idx in same.values():
+        if len(idx) > 1 and all(matches(facts[i], texts[idx[0]], currency) for i in idx):
+            out[idx[0]] = (idx, texts[idx[0]])
+            gone.update(idx[1:])
+    leads: list[dict[str, tuple[str, str]]] = []
+    for i, t in enumerate(texts):
+        c: dict[str, tuple[str, str]] = {}
+        for m in re.finditer(r":\s+", t):
+            lead, tail = t[:m.start()], t[m.end():].strip().rstrip(".").strip()
+            if i not in gone and i not in out and tail and len(re.findall(r"[A-Za-z]{2,}", lead)) >= 4:
+                c[_lead_key(lead)] = (lead, tail)
+        leads.append(c)
+    groups: dict[tuple, list[int]] = {}
+    for i, c in enumerate(leads):
+        shared = [k for k in c if any(k in leads[j] and keys[j] == keys[i] for j in range(len(texts)) if j != i)]
+        if shared:
+            groups.setdefault((keys[i], max(shared, key=len)), []).append(i)
+    for (_key, k), idx in groups.items():
+        if len(idx) < 2:
+            continue
+        lead = max((leads[i][k][0] for i in idx), key=len)  # "has the following", where one rendition dropped "the"
+        text = f"{lead}: {'; '.join(leads[i][k][1] for i in idx)}."
+        if all(matches(facts[i], text, currency) for i in idx):
+            out[idx[0]] = (idx, text)
+            gone.update(idx[1:])
+    return [out.get(i, ([i], t)) for i, t in enumerate(texts) if i not in gone]
+
+
+def merge_cards(cards: list[tuple], facts: list, currency: str) -> list[tuple]:
+    """Cards (group, label, value, text), one per fact of `facts`, with the items of one list
+    ("Each order has the following attributes: status.", "...: payment history.") made one card
+    that says the list's lead once ("Each order has the following attributes: status; payment
+    history."), where the first of them stood, and a sentence two facts state alike said on
+    one card (`common.merge_lists`). Cards side by side each opening with the same lead are
+    the screen repeating itself (the wrapped lead prints twice: the lint `duplicated_bullet`).
+    Only cards of one group and title; a merged card's figure goes (each figure is in
+    the one sentence, beside its own item)."""
+    merged = merge_lists([c[3] for c in cards], facts, currency, keys=[c[:2] for c in cards])
+    return [cards[idx[0]] if len(idx) == 1 else (*cards[idx[0]][:2], "", text) for idx, text in merged]
+
+
 def card_titles(items: list[Item]) -> list[tuple[str, str]]:
     """(group heading, card title) per item for screens that show facts as cards. Catalog
     cells of one row (or one column) go under that name, said once, each card titled by the
     other name: whichever way repeats shorter titles from group to group (a title of four
     words or more printed again a few cards later reads as a duplicated line); when both
     would, cards keep their full "Row — Column" label. Other cards keep their label, or none
-    when it is only their section's name (the screen's own title)."""
+    when it is only their section's name (the screen's own title) or no name at all (`is_name`)."""
     from .realise import read  # noqa: PLC0415
 
     cells = {}
@@ -369,8 +446,8 @@ def card_titles(items: list[Item]) -> list[tuple[str, str]]:
     for i, it in enumerate(items):
         if i in cells and repeated(best) < 4:
             out.append(best[i])
-        elif not it.value and it.label in it.fact.section:
-            out.append(("", ""))
+        elif not it.value and it.label in it.fact.section or i not in cells and not is_name(it.label):
+            out.append(("", ""))  # the section's name (the screen's own title), or a clause (`is_name`)
         else:
             out.append(("", it.label))
     return out
@@ -428,7 +505,10 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
                                              named=question))
         # `gap`: what the file may put between question and answer (a time stamp and a name, a
         # "let me check" turn); the match must hold across it
-        if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency):
+        # and the two said one after the other must not copy the policy across the turn ("what is the
+        # lowest to redeem to crypto?" "30 dollars ..." copies "to redeem to crypto: $30")
+        if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency) and \
+                not (it.voiced is not None and it.voiced.borrowed(f"{question} {short}")):
             return short
     return reply(ctx, it, rng, after_wrong, register=register, context=context, question=question, gap=gap)
 
@@ -556,6 +636,21 @@ def section_topic(section: str) -> str:
     "Dispute timelines"."""
     t = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", section.strip(), flags=re.I)
     return t or section
+
+
+def shown_title(ctx: "RenderContext", spec: "ArtifactSpec", its: list[Item], fallback: str) -> str:
+    """A file's title from its spec's section path ("Common questions / Do you charge to receive
+    domestic wire transfers?"), each heading as people name it (`section_topic`), kept clear
+    of the statements the file voices: a question or clause heading that is the words of one
+    (an FAQ's question is its heading) goes, leaving the headings above it; `fallback` when
+    nothing is left."""
+    parts = [section_topic(t) for t in spec.title.split(" / ")] if spec.title else []
+    title = " / ".join(parts)
+    if not its or not title:
+        return title or fallback
+    if its[0].voiced is not None and its[0].voiced.borrowed(title):
+        title = " / ".join(p for p in parts if names_subject(p))
+    return cell(ctx, its[0], title, fallback) if title else fallback
 
 
 def sections_of(its: list[Item]) -> list[tuple[str, ...]]:

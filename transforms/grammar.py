@@ -134,10 +134,11 @@ _SAID_AS_WORD = {"SIM", "SIMS", "FICO", "HELOC", "HELOCS", "NATO", "NASA", "NASD
 
 
 # a heading that is a question or a clause ("What can be changed", "How the fee is assessed",
-# "STEP 3: Apply score thresholds", "Do I have to verify contacts?") is the title of a passage,
+# "STEP 3: Apply score thresholds", "Do I have to verify contacts?", "If direct integration is not
+# supported") is the title of a passage,
 # not a name for its subject; `transforms.common.names_subject` and the realiser's measure
 # names (`Realiser._measure_np`) both ask it
-CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will)\b"
+CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will|if|unless)\b"
                             r"|[?:]", re.I)
 
 

@@ -527,6 +527,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"at most", ["no more than", "a maximum of"]), (r"up to", ["as much as", "a maximum of"]),
     (r"at or above", ["no lower than", "not below"]), (r"at or below", ["no higher than", "not above"]),
     (r"end-of-day", ["closing"]), (r"avoid", ["steer clear of", "prevent"]), (r"avoids", ["prevents"]),
+    (r"complete and accurate", ["accurate and complete", "correct and complete"]), (r"accurate", ["correct"]),
     (r"more than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["over", "above"]),
     (r"less than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["under", "below"]),
     (r"fewer than(?= [$\d]| (?:one|two|three|four|five|six|seven|eight|nine|ten)\b)", ["under", "below"]),

@@ -247,11 +247,14 @@ class Writer:
     def lower_first(self, text: str) -> str:
         """Lower-case the first word when it is an ordinary word (seen in lower case in the
         domain's own policy), never a name ("TripGuard", "Pinnacle"), and never in a heading
-        written in title case ("Domestic Out-of-Network ATM Usage"): lowering its first word
-        alone would make a casing the policy never writes."""
+        written in title case ("Domestic Out-of-Network ATM Usage", "Contact Us"): lowering its
+        first word alone would make a casing the policy never writes."""
         first = text.split(" ", 1)[0]
         long = [w for w in text.split() if len(w) > 3 and w[:1].isalpha()]
         if len(long) >= 2 and all(w[:1].isupper() for w in long):
+            return text
+        words = [w for w in text.split() if w[:1].isalpha()]
+        if len(words) >= 2 and all(w[:1].isupper() for w in words):  # "Contact Us", never "contact Us"
             return text
         if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words() \
                 and not any(text.startswith(n) for n in self.names() if " " in n):
@@ -315,8 +318,11 @@ class Writer:
         lab = self.label(facts[0])
         lab = sec if not lab or _holds_value(lab, self.pack.info.currency) else lab
         if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
-            # (counted as the lints count them: "out-of-network" is three), not the rule's wording
-            lab = sec if len(sec.split()) <= 5 else " ".join(lab.split()[:4]).rstrip(",;:")
+            # (counted as the lints count them: "out-of-network" is three), not the rule's wording:
+            # a label's name before its colon ("Out-of-network usage", never "... usage: Any transaction")
+            head = lab.split(": ", 1)[0]
+            lab = (head if ": " in lab and len(head.split()) <= 4 else sec if len(sec.split()) <= 5
+                   else " ".join(head.split()[:4]).rstrip(",;:"))
         lab = self.lower_first(lab)
         t = rng.choice(["{Question|Check} on <s>", "<s>: {what do we tell customers|which version is right|need a "
                         "ruling}", "{Clarifying|Confirming} <s>", "<s> — {follow-up|macro update|quick check}"])

@@ -22,7 +22,7 @@ from ..grammar import say
 from ..realise import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, catalog_view, section_topic, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+from transforms.common import Content, answer, catalog_view, cell, section_topic, shown_title, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn
@@ -243,7 +243,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     tslots = {"topic": section_topic(sec), "topic_l": w.lower_first(section_topic(sec)), "company": company,
               "p1": rows[0] if rows else "", "p2": rows[1] if len(rows) > 1 else ""}
     if spec.title or spec.noise:  # a section's title as the page names it ("Personal checking")
-        title = " / ".join(section_topic(t) for t in spec.title.split(" / ")) if spec.title else noise_title
+        title = shown_title(ctx, spec, items, sec) if spec.title else noise_title
     elif rows and rng.random() < 0.7:
         title = say(rng.choice(_TITLES_PRODUCTS if len(rows) > 1 else _TITLES_PRODUCTS[:2] + _TITLES_PRODUCTS[3:]), rng,
                     tslots)
@@ -294,7 +294,12 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             group = [it for it in body_items if topic_of(it.fact) == s]
             if not group:
                 continue
-            body.append(f"<h2>{_e(_heading(s, group, rng))}</h2>")
+            # a heading in the words of a statement the page voices would print the policy's run
+            # (a section "If Direct Integration Is Not Supported" above another voicing it): none,
+            # its paragraphs read on under the heading before
+            head = cell(ctx, group[0], _heading(s, group, rng), "")
+            if head:
+                body.append(f"<h2>{_e(head)}</h2>")
             # a product's figures as its spec table, even one: a help page prints the figure in its
             # cell under the column's name, not in a sentence that names the measure beside it
             gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]

@@ -17,7 +17,7 @@ from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Tran
 from ..extract.docx import docx_text
 from ..registry import register
 from facts.hashing import sha256_hex
-from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
+from transforms.common import (Content, names_subject, shown_title, topic_of, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
                                shown_slot, spec_date)
 from .. import catalog as K
 
@@ -137,7 +137,8 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
     items = content.items
-    secs = list(dict.fromkeys(topic_of(it.fact) for it in items))  # named in prose: noun-phrase headings
+    # named in prose: noun-phrase headings, never "General" ("Add general to the QA checklist")
+    secs = list(dict.fromkeys(t for it in items if names_subject(t := topic_of(it.fact))))
     sender = w.person(rng, "manager")
     sender_title = _TITLES[int(sha256_hex(f"{ctx.pack.name}:{sender}")[:8], 16) % len(_TITLES)]  # one title a person
     cc = w.person(rng, "agent")
@@ -147,7 +148,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         sec_l = re_line.lower()
     else:
         sec_l = " and ".join(ctx.writer.lower_first(section_topic(s)) for s in secs[:2]) or "policy"
-        re_line = spec.title or w.subject([it.fact for it in items], rng)
+        re_line = shown_title(ctx, spec, items, "") or w.subject([it.fact for it in items], rng)
     to = rng.choice(_TEAMS)
     rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
     to_l = to.lower() if to.startswith("All") else "the " + to.lower()

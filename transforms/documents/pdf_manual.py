@@ -271,7 +271,10 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     approver = w.person(rng, "manager")
     if approver == owner:
         approver = w.person(random.Random(rng.random()), "agent")
-    subs = list(dict.fromkeys(section_of(it.fact) for it in items if heading_path(it.fact))) or [topic]
+    # the sections the scope names, as a sentence names them: subjects ("including checked bags"),
+    # never a question heading ("including What can be changed")
+    subs = list(dict.fromkeys(w.lower_first(s) for it in items if heading_path(it.fact)
+                              if names_subject(s := section_of(it.fact)))) or [w.lower_first(topic)]
     sec_a, sec_b = (rng.sample(subs, 2) if len(subs) > 1 else subs * 2)
     review = date.replace(year=date.year + 1) if not (date.month == 2 and date.day == 29) else date + dt.timedelta(days=365)
     topic_l = " and ".join(w.lower_first(t) for t in top) if 0 < len(top) <= 2 else w.lower_first(topic)

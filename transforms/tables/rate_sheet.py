@@ -249,8 +249,8 @@ class RateSheet(Transformer):
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
-                item = w.topic(f) if it.rendition == "canonical" else _terse(w.topic(f))
-                item = C.cell(ctx, it, item[:1].upper() + item[1:], "\u2014")
+                item = _named(w.topic(f)) if it.rendition == "canonical" else _terse(w.topic(f))
+                item = C.cell(ctx, it, item[:1].upper() + item[1:], "\u2014") if item else "\u2014"
                 if not w.label(f) and not any(c.attribute == "attribute" for c in f.conditions):
                     item = "\u2014"  # a rule with no name of its own: the section row above names it
                 ref = f"{letter}-{i + 1:03d}"
@@ -299,11 +299,20 @@ class RateSheet(Transformer):
 _DANGLING = STOP_WORDS | {"my"}
 
 
-def _terse(topic: str) -> str:
-    """A table's short label: the topic's first four words, never ending on a word that leads
-    into the next ("Window begins on your" once stood before the row's own "The ..."), the
-    whole topic when nothing else is left."""
-    words = topic.split()[:4]
+def _named(topic: str, n: int = 0) -> str:
+    """A table's label from a fact's topic: its first `n` words (all when 0), never ending on
+    a word that leads into the next ("Window begins on your" once stood before the row's own
+    "The ..."; "From account opening to qualify your" ran into "The referred business"), the
+    whole topic when nothing else is left; "" for a clause cut out of a sentence ("Once your
+    available rewards", "After you use": no name for the row, its section row names it)."""
+    if topic.split()[:1] and topic.split()[0].lower() in _DANGLING | {"once"}:
+        return ""
+    words = topic.split()[:n] if n else topic.split()
     while words and words[-1].lower() in _DANGLING:
         words.pop()
     return " ".join(words) if len(words) >= 2 or len(topic.split()) <= 1 else topic
+
+
+def _terse(topic: str) -> str:
+    """A table's short label: the topic's first four words (`_named`)."""
+    return _named(topic, 4)

@@ -16,7 +16,7 @@ from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms import grammar as H_
-from transforms.common import (Content, section_of, card_titles, check_capacity, grouped, plan_content, protect,
+from transforms.common import (Content, section_of, card_titles, check_capacity, grouped, merge_cards, plan_content, protect,
                                section_topic, spec_date)
 from transforms.situations import view
 from ..registry import register
@@ -128,8 +128,10 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once (cards of one product do not each
         # repeat the product's name)
-        cards = grouped([(group, label, figure_text(it.value), protect(it.text, facts))
-                         for (group, label), it in zip(card_titles(items), items)])
+        # (the items of one list on one card, `merge_cards`)
+        cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in merge_cards(
+            [(group, label, figure_text(it.value), it.text) for (group, label), it in zip(card_titles(items), items)],
+            facts, ctx.pack.info.currency)])
     # a notice points at the rule on the cards; a screen with no rule card points elsewhere
     after = "Here is the current rule." if cards and not spec.noise else "Our answer is in your messages."
     notices = [h.text if h.distractor.role == "superseded"

@@ -286,7 +286,12 @@ def _elements(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         elems.append(("end", rng.choice(_ENDS)))
         return elems
     prev = None
+    drawn: set[str] = set()
     for it in content.items:
+        said = " ".join(it.fact.statement.lower().split())
+        if it.fact.kind == FactKind.procedure_step and said in drawn:
+            continue  # the same step from two source documents: one box carries both
+        drawn.add(said)
         conds = [c for c in it.fact.conditions if c.attribute != "attribute"]
         key = (conds[0].attribute, conds[0].value) if conds else None
         if key is not None and key != prev:

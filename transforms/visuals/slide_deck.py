@@ -2,8 +2,8 @@
 slides (thin dark gap between slides, like a slide sorter export).
 
 Title slide (with a "since the last version" box naming earlier values; rumours are never drawn:
-the planner gives them to conversations), content slides with at most three facts each (bullet
-"label: value" and the full statement), and a closing "Questions?" slide; slide numbers and
+the planner gives them to conversations), content slides with at most three bullets each (bullet
+"label: value" and the full statement; the items of one list under their lead once), and a closing "Questions?" slide; slide numbers and
 footer on every slide. Fact-bearing text is
 dark on white, >= 24 px. Up to 9 facts: 3 content slides, 5 slides in all. Recovered by OCR.
 """
@@ -16,7 +16,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, section_of, Item, check_capacity, fmt_date, plan_content, protect, section_topic, spec_date
+from transforms.common import (Content, section_of, Item, check_capacity, fmt_date, is_name, merge_lists, plan_content, protect,
+                               section_topic, spec_date)
 from ..grammar import say
 from ..smalltalk import spoken_topic
 from ..realise import read
@@ -138,23 +139,28 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
             pages.append((title, [(b, "") for b in bullets]))
     else:
         room = SH - 170 - 80
-        n_pages = -(-len(items) // PER_SLIDE)
-        base, extra = divmod(len(items), n_pages) if items else (0, 0)
+        # bullets without a head: the items of one list under their lead once (`merge_lists`)
+        heads = [_head(it) for it in items]
+        blocks = [([items[i] for i in idx], heads[idx[0]], protect(text, facts)) for idx, text in merge_lists(
+            [it.text for it in items], facts, ctx.pack.info.currency,
+            keys=[f"#{i}" if h else "" for i, h in enumerate(heads)])]
+        n_pages = -(-len(blocks) // PER_SLIDE)
+        base, extra = divmod(len(blocks), n_pages) if blocks else (0, 0)
         i = 0
         for p in range(n_pages):
-            chunk = items[i: i + base + (1 if p < extra else 0)]
+            chunk = blocks[i: i + base + (1 if p < extra else 0)]
             i += len(chunk)
-            cur: list[Item] = []
+            cur: list[tuple] = []
             used = 0
-            for it in chunk:  # split further only if the statements are too long for one slide
-                h = _block_h(_head(it), protect(it.text, facts), width)
+            for b in chunk:  # split further only if the statements are too long for one slide
+                h = _block_h(b[1], b[2], width)
                 if cur and used + h > room:
-                    pages.append(_page(cur, facts))
+                    pages.append(_page(cur))
                     cur, used = [], 0
-                cur.append(it)
+                cur.append(b)
                 used += h
             if cur:
-                pages.append(_page(cur, facts))
+                pages.append(_page(cur))
     titles = [t for t, _ in pages]
     for k, (title, blocks) in enumerate(pages):
         j, n = k, k  # a section spread over several slides: "(2 of 3)", never one title twice
@@ -192,12 +198,14 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     return slides
 
 
-def _page(items: list[Item], facts) -> tuple[str, list[tuple[str, str]]]:
+def _page(blocks: list[tuple[list[Item], str, str]]) -> tuple[str, list[tuple[str, str]]]:
+    """A content slide's title and its (head, body) bullets; `blocks`: the items of each bullet."""
+    items = [it for its, _h, _b in blocks for it in its]
     secs = list(dict.fromkeys(section_of(it.fact, "Key rules") for it in items))
     rows = list(dict.fromkeys(r.cell["row"] for it in items if (r := read(it.fact)).cell))
     # a catalog slide is named by its products, others by their sections
     title = " & ".join(rows[:2]) if rows else " & ".join(section_topic(x) for x in secs[:2])
-    return title, [(_head(it), protect(it.text, facts)) for it in items]
+    return title, [(head, body) for _its, head, body in blocks]
 
 
 def _head(it: Item) -> str:
@@ -209,6 +217,6 @@ def _head(it: Item) -> str:
         return ""
     if read(it.fact).cell:  # a catalog cell: its sentence names row and column; no head to repeat
         return ""
-    if " ".join(it.label.lower().split()) in " ".join(it.text.lower().split()):
-        return ""
+    if " ".join(it.label.lower().split()) in " ".join(it.text.lower().split()) or not is_name(it.label):
+        return ""  # (a clause for a label, "Before calling ..., the agent should", heads nothing)
     return f"{it.label}: {it.value}"

@@ -16,7 +16,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, plan_content, protect,
+from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, merge_cards, plan_content, protect,
                                section_topic, slug, spec_date)
 from ..grammar import capitalise, say
 from ..realise import read
@@ -179,41 +179,6 @@ def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
     return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
 
 
-_LIST_ITEM = re.compile(r"^(?P<lead>[^:]+?):\s+(?P<tail>[^:]+?)\.?$", re.S)
-
-
-def _merge_lists(cards: list[tuple], facts: list, currency: str) -> list[tuple]:
-    """Cards (group, label, value, text), one per fact of `facts`, with the items of one list
-    ("Each order has the following attributes: status.", "...: payment history.") made one card
-    that says the list's lead once ("Each order has the following attributes: status; payment
-    history."), where the first of them stood (leads that differ only by an article, or by
-    "each" and "every", are one lead, written in its longest form). Cards side by side each opening with the same
-    lead are the page repeating itself (the wrapped lead prints twice: the lint
-    `duplicated_bullet`). Only cards without a figure, of one group and title, whose lead has
-    four words or more; kept apart when the one sentence would not carry every one of their
-    facts (the audits' matcher)."""
-    from facts.match import matches  # noqa: PLC0415
-
-    lists: dict[tuple, list[int]] = {}
-    for i, (group, label, value, text) in enumerate(cards):
-        m = _LIST_ITEM.match(text.strip())
-        if not value and m and len(re.findall(r"[A-Za-z]{2,}", m["lead"])) >= 4:
-            lead = " ".join({"every": "each"}.get(w, w) for w in m["lead"].lower().split() if w not in ("the", "a", "an"))
-            lists.setdefault((group, label, lead), []).append(i)
-    out: dict[int, tuple] = {}
-    gone: set[int] = set()
-    for (group, label, _), idx in lists.items():
-        if len(idx) < 2:
-            continue
-        parts = [_LIST_ITEM.match(cards[i][3].strip()) for i in idx]
-        lead = max((m["lead"] for m in parts), key=len)  # "has the following", where one rendition dropped "the"
-        text = f"{lead}: {'; '.join(m['tail'] for m in parts)}."
-        if all(matches(facts[i], text, currency) for i in idx):
-            out[idx[0]] = (group, label, "", text)
-            gone.update(idx[1:])
-    return [out.get(i, c) for i, c in enumerate(cards) if i not in gone]
-
-
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -233,7 +198,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     else:
         # catalog cells under their row (or column) named once; a card without a value has no
         # title (its label would be the section's name, the page's own title)
-        cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in _merge_lists(
+        cards = grouped([(group, label, value, protect(body, facts)) for group, label, value, body in merge_cards(
             [(group, label, figure_text(it.value), _card_body(ctx, it, rng))
              for (group, label), it in zip(card_titles(items), items)],
             facts, ctx.pack.info.currency)])
@@ -242,8 +207,11 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
 
     f_label, f_value, f_body = font(26, True), font(40, True), font(22)
     # cards side by side, except under group headings (a product's terms read down one column;
-    # OCR reads two columns' aligned titles as one line)
-    col_w = (W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 and not any(c[0] for c in cards) else W - 2 * MARGIN
+    # OCR reads two columns' aligned titles as one line), on a page without facts and where a
+    # card has no title: OCR read such cards side by side from line to line across both columns
+    # ("Cash withdrawal at an Friendly support", "C2. Round Number Testing - C3. Amount vs ...")
+    col_w = ((W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 and not any(c[0] for c in cards) and not spec.noise
+             and all(c[1] for c in cards) else W - 2 * MARGIN)
     inner = col_w - 56
 
     def card_h(c) -> int:
