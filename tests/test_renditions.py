@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -224,6 +225,27 @@ def test_apply_is_swapped_by_its_sense():
                               "charges that may apply when you are below the requirement.")
     for text in _voicings(f, ("table", "chat", "manual"), 10):
         assert "be used" not in text and "may hold" not in text, text
+
+
+def test_charge_is_swapped_by_its_sense_and_a_labels_clause_is_asked_about_its_subject():
+    """"The ATM owner may charge a surcharge" once became "may fee", and its question "can
+    operator surcharges: The ATM owner fee a further surcharge at the terminal?" (a customer's
+    e-mail, banking_knowledge email_thread-0042): the verb is swapped as a verb, the label
+    before the clause is the topic, and the question asks about the clause's subject."""
+    from transforms.realise import Realiser
+
+    f = _bare_fact("x.surcharge", "Operator surcharges: The ATM owner may charge an additional surcharge at the terminal.")
+    for text in _voicings(f, ("table", "chat", "manual", "kb"), 10):
+        assert "may fee" not in text.lower() and "can fee" not in text.lower(), text
+        assert not re.search(r"(?:can|may|is) operator surcharges: the", text, re.I), text
+    q = Realiser(set()).ask(f, random.Random(0))
+    assert q == "Can the ATM owner charge an additional surcharge at the terminal?", q
+    from transforms.realise import _LEX_BY_WORD
+
+    def swaps(text: str) -> list[str]:
+        return [alt for rx, alts, _p in _LEX_BY_WORD["charge"] if rx.search(text) for alt in alts]
+    assert swaps("A charge of $5 applies.") == ["fee"] and swaps("The owner may charge a surcharge.") == ["bill"]
+    assert swaps("We charge $5.") == ["bill"] and swaps("The charge for it is $5.") == ["fee"]
 
 
 def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, tmp_path):

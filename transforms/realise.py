@@ -157,6 +157,18 @@ _HEAD_STOP = {"per", "for", "on", "of", "to", "at", "in", "by", "that", "above",
               "from", "under", "over", "between", "within"}
 
 
+_TOPIC_LABEL = re.compile(r"^(?P<label>[^:]{2,60}):\s+(?=[A-Z])")
+
+
+def _topic_label(subj: str) -> tuple[str, str]:
+    """A subject read with the label before it ("Operator surcharges: The ATM owner") as
+    (label, subject): the label names the topic, the clause's subject is what follows; ("",
+    subj) when there is none. A question asks about the subject ("can the ATM owner charge
+    ...?", never "can operator surcharges: The ATM owner ...")."""
+    m = _TOPIC_LABEL.match(subj.strip())
+    return (m.group("label"), subj.strip()[m.end():]) if m else ("", subj)
+
+
 def _number_words(noun: str) -> dict[str, str]:
     """Words that agree with `noun` in a frame: {is}, {comes}, {applies}, {it}, and the
     article {a} ("a " for a singular noun, none for a plural: "free employee cards")."""
@@ -641,7 +653,9 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"confirmed", ["verified", "checked"]), (r"stored", ["saved", "kept"]), (r"store", ["save", "keep"]),
     (r"reimburses", ["pays back", "repays"]), (r"reimburse", ["pay back", "repay"]), (r"forfeits", ["loses", "gives up"]),
     (r"misses", ["does not make"]), (r"accepts", ["takes"]), (r"accept", ["take"]), (r"allows", ["permits", "lets you have"]),
-    (r"allow", ["permit"]), (r"charges", ["bills"]), (r"charge", ["bill"]), (r"charged", ["billed"]),
+    (r"allow", ["permit"]), (r"charges", ["bills"]), (r"charged", ["billed"]),
+    # "charge" by its sense: a verb after a modal or "to" ("may charge a surcharge": never "may fee")
+    (r"(?<=may |can |not |you )charge", ["bill"]), (r"(?<=will |they )charge", ["bill"]), (r"(?<=to |we )charge", ["bill"]),
     (r"pays", ["covers", "settles"]), (r"pay", ["cover", "settle"]), (r"paid", ["settled", "covered"]),
     (r"refunded", ["paid back", "returned"]), (r"cancelled", ["called off", "canceled"]),
     (r"canceled", ["called off"]), (r"cancel", ["call off"]), (r"changed", ["altered", "modified"]),
@@ -674,7 +688,8 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"customer", ["client"]), (r"customers", ["clients"]), (r"customer's", ["client's"]),
     (r"agent", ["rep", "staff member"]), (r"agents", ["reps", "staff"]), (r"reservation", ["booking"]),
     (r"reservations", ["bookings"]), (r"booking", ["reservation"]), (r"bookings", ["reservations"]),
-    (r"fee", ["charge"]), (r"fees", ["charges"]), (r"charge", ["fee"]), (r"amount", ["sum", "figure"]),
+    (r"fee", ["charge"]), (r"fees", ["charges"]),
+    (r"(?<!may )(?<!can )(?<!not )(?<!you )(?<!will )(?<!they )(?<!to )(?<!we )charge", ["fee"]), (r"amount", ["sum", "figure"]),
     (r"number", ["figure"]), (r"item", ["article"]), (r"items", ["articles", "goods"]), (r"remainder", ["rest",
                                                                                                       "balance"]),
     (r"request", ["ask"]), (r"requests", ["asks"]), (r"purchase", ["buy"]), (r"purchases", ["buys"]),
@@ -1224,8 +1239,11 @@ class Realiser:
         elif r.main and r.main.subj and r.main.aux in ("may", "can", "may_not", "cannot", "must_not", "must_never",
                                                       "must", "is", "is_not"):
             c = r.main
-            you = _CUSTOMER_SUBJ.match(c.subj.strip())
-            subj = "you" if you else self.lower(c.subj)
+            # a label before the clause ("Operator surcharges: The ATM owner may charge ...") is
+            # the topic, not the subject: "can the ATM owner charge ...?"
+            bare = _topic_label(c.subj)[1]
+            you = _CUSTOMER_SUBJ.match(bare.strip())
+            subj = "you" if you else self.lower(bare)
             do = "do" if you or c.plural else "does"
             aux = {"must": do + " {s} have to", "is": "is {s}", "is_not": "is {s}"}.get(c.aux, "can {s}")
             if c.aux == "is" and you:
@@ -1274,7 +1292,7 @@ class Realiser:
             if not unit:
                 return None
             word = f"how many {unit}"
-        subj = c.subj
+        label, subj = _topic_label(c.subj)
         person_you = reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip())
         if person_you:
             subj = "you"
@@ -1302,6 +1320,7 @@ class Realiser:
         ans = val + (f" {unit}" if unit and unit not in val else "")
         a = rng.choice(["{v}.", "{v}, as it stands.", "The answer is {v}.", "{v} — that is the figure."])
         text = capitalise(q) + "? " + capitalise(a.format(v=ans))
+        text = f"{label}: {text}" if label else text
         text = self._values(text, r.fact, rng, vt, skip=slot.name)
         return Draft(text, "wh_qa")
 
@@ -1311,7 +1330,7 @@ class Realiser:
             return None
         if re.search(r"\b(at most|at least|up to|no more than|no fewer than|a maximum of|a minimum of)\b", c.pred, re.I):
             return None  # a limit is no yes-or-no question: "Can a passenger check at most five bags? Yes."
-        subj = c.subj
+        label, subj = _topic_label(c.subj)
         you = reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip())
         subj = "you" if you else self.lower(subj)
         neg = c.aux in ("may_not", "cannot", "must_not", "must_never")
@@ -1333,6 +1352,7 @@ class Realiser:
         else:
             tail = f" {cond[0].lower()} {cond[1]}" if cond else ""
             text = f"{capitalise(q)}{tail}? {a}."
+        text = f"{label}: {text}" if label else text
         if reg.to_customer:
             text = _you_subject(text)
         return Draft(self._values(text, r.fact, rng, vt), "yn_qa")
