@@ -229,17 +229,11 @@ def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool =
     text = _word(ctx, it, rng, after_wrong, register, context)
     if it.voiced is None or not it.voiced.borrowed(text):
         return text
-    realiser = getattr(ctx.writer, "realiser", None)
-    if realiser is None:
-        return text
     from .realise import REGISTERS  # noqa: PLC0415
 
     against = [st for fid, st in it.voiced.statements if fid != it.fact.id or it.rendition == "voiced"]
-    new = tidy(realiser.unborrow(it.fact, text, against, random.Random(zlib.crc32(text.encode("utf-8"))),
-                                 REGISTERS.get(register or "", REGISTERS["chat"]), keep=it.current))
-    if new != text and not it.voiced.borrowed(new) and (not it.current or matches(it.fact, new, ctx.pack.info.currency)):
-        return new
-    return text
+    new = _unborrowed(ctx, it, text, against, REGISTERS.get(register or "", REGISTERS["chat"]), keep=it.current)
+    return new if new is not None and new != text else text
 
 
 def cell(ctx: "RenderContext", it: Item, text: str, fallback: str) -> str:
@@ -248,13 +242,23 @@ def cell(ctx: "RenderContext", it: Item, text: str, fallback: str) -> str:
     (`Realiser.unborrow`, no recovery rule: a label states no value), else `fallback`."""
     if it.voiced is None or not it.voiced.borrowed(text):
         return text
+    new = _unborrowed(ctx, it, text, [st for _fid, st in it.voiced.statements], None, keep=False)
+    return new if new else fallback
+
+
+def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], reg, keep: bool) -> Optional[str]:
+    """`text` re-worded inside the runs it shares with `against` (`Realiser.unborrow`, on an
+    rng of its own so the rest of the file draws as before), or None when the writer has no
+    realiser or a run is left; `keep`: the re-wording must still carry the item's fact."""
     realiser = getattr(ctx.writer, "realiser", None)
-    if realiser is not None:
-        new = tidy(realiser.unborrow(it.fact, text, [st for _fid, st in it.voiced.statements],
-                                     random.Random(zlib.crc32(text.encode("utf-8"))), keep=False))
-        if new and not it.voiced.borrowed(new):
-            return new
-    return fallback
+    if realiser is None:
+        return None
+    rng = random.Random(zlib.crc32(text.encode("utf-8")))
+    new = tidy(realiser.unborrow(it.fact, text, against, rng, reg, keep=keep) if reg is not None else
+               realiser.unborrow(it.fact, text, against, rng, keep=keep))
+    if it.voiced.borrowed(new) or keep and not matches(it.fact, new, ctx.pack.info.currency):
+        return None
+    return new
 
 
 def _word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
