@@ -248,6 +248,18 @@ def test_charge_is_swapped_by_its_sense_and_a_labels_clause_is_asked_about_its_s
     assert swaps("We charge $5.") == ["bill"] and swaps("The charge for it is $5.") == ["fee"]
 
 
+def test_an_adverb_stays_before_its_verb_and_an_example_is_a_case():
+    """"Always verify the customer's identity before using this tool." was voiced "the always
+    agent verifies" (the adverb put after the subject's first word) and "Say using this tool —
+    ..." (an example-led wording that dropped the rule's "before"; banking_knowledge
+    slide_deck-0007)."""
+    f = _bare_fact("x.always", "Always verify the customer's identity before using this tool.")
+    for text in _voicings(f, ("table", "chat", "manual", "kb", "slide"), 10):
+        assert not re.search(r"\b(?:the|staff) (?:always|never) (?:agent|team)\b", text, re.I), text
+        assert re.search(r"\b(?:before|ahead of) using this tool\b", text, re.I), text
+        assert re.search(r"\balways (?:verif|check)", text), text
+
+
 def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, tmp_path):
     """A row's item and "applies to" cells are short labels, and the sheet checks them like
     its sentences: a label that is the words of a statement the file voices ("Accounts

@@ -1104,7 +1104,18 @@ class Realiser:
         verb, rest = (m.group(1), m.group(2)) if m else (pred, "")
         low = verb.lower()
         if low in ("never", "always", "only"):
-            return self._imperative(rest.strip(), rng, reg).replace(" ", f" {low} ", 1) if rest.strip() else pred
+            # the adverb stays before its verb, whatever the subject ("the agent always verifies",
+            # never "the always agent verifies")
+            if not rest.strip():
+                return pred
+            out = self._imperative(rest.strip(), rng, reg)
+            v = re.match(r"\w+", rest.strip()).group(0).lower()
+            m = re.search(rf"\b(?:{re.escape(v)}|{re.escape(third_person(v))})\b", out, re.I)
+            if m is None:
+                return out.replace(" ", f" {low} ", 1)
+            if out[:m.start()].rstrip().lower().endswith(low):
+                return out
+            return f"{out[:m.start()]}{low} {out[m.start():]}"
         if reg.controlled:
             if _addressed(rest):
                 # said to the customer ("Keep your balance at or above $5,000"): the customer
@@ -1165,7 +1176,9 @@ class Realiser:
 
     def _example(self, r, rng, reg, ctx, vt) -> Optional[Draft]:
         conj, cond = r.lead or r.trail
-        if conj.lower() not in ("if", "when", "whenever", "once", "after", "before", "as soon as"):
+        # an example is a case: a condition with a clause of its own ("say a delay lasts six
+        # hours"), never a time ("say using this tool" lost the "before" of its rule)
+        if conj.lower() not in ("if", "when", "whenever") or re.match(r"^\w+ing\b", cond.strip()):
             return None
         conj, cond = self._cond(conj, cond, reg, r.main)
         main = self.lower(self._clause(r.main, rng, reg, vt, r.fact))
