@@ -172,7 +172,12 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
             title = f"{title} ({k - j + 1} of {n - j + 1})"
         s = Image.new("RGB", (SW, SH), WHITE)
         d = ImageDraw.Draw(s)
-        d.text((PAD, 56), title, font=font(40, True), fill=INK)
+        size = 40  # a slide title on one line inside the slide ("... & Linked Checking" ran off its edge)
+        while size > 28 and font(size, True).getlength(title) > SW - 2 * PAD:
+            size -= 2
+        if font(size, True).getlength(title) > SW - 2 * PAD and " & " in title:
+            title = title.split(" & ")[0]
+        d.text((PAD, 56), title, font=font(size, True), fill=INK)
         d.rectangle((PAD, 118, PAD + 90, 124), fill=dark)
         y = 160
         for head, body in blocks:
