@@ -193,3 +193,14 @@ def test_an_email_subject_names_a_labels_subject_not_its_rule(mock_pack):
     for seed in range(6):
         s = w.subject([f], random.Random(seed))
         assert "Any transaction" not in s and "any transaction" not in s, s
+
+
+def test_a_slide_agenda_names_subjects_not_a_questions_first_word(mock_pack, tmp_path):
+    """The agenda said "1. What" for a section headed "What can be changed" (airline's deck) and
+    "1. Category C:" for "Category C: Amount Flags": it names the heading above a question or
+    a clause, as people name the subject."""
+    f = _fact("Passengers cannot be added to a reservation after booking.", 20,
+              section=("Changing a reservation", "What can be changed"), anchors=["passengers", "added"])
+    text = _shown("visuals/slide_deck", [f], mock_pack, tmp_path)
+    agenda = text.split("Agenda", 1)[1].split("\n\n")[0] if "Agenda" in text else ""
+    assert "Changing a reservation" in agenda and "What" not in agenda, text

@@ -16,8 +16,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, Item, check_capacity, fmt_date, is_name, merge_lists, plan_content, protect,
-                               section_topic, spec_date)
+from transforms.common import (Content, section_of, Item, check_capacity, fmt_date, is_name, merge_lists, names_subject,
+                               plan_content, protect, section_topic, spec_date, topic_of)
 from ..grammar import say
 from ..smalltalk import spoken_topic
 from ..realise import read
@@ -114,10 +114,12 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
     y += 80
     # earlier values only: a rumour has no place on a slide (the planner gives none; see rumours)
     hedges = [h.text for h in content.hedges if h.distractor.role == "superseded"]
-    if not hedges and len(secs) > 0:
+    # an agenda names each subject in a word or two: a noun-phrase heading, never a question's
+    # first word ("1. What" for "What can be changed", "1. Category C:")
+    agenda = list(dict.fromkeys(spoken_topic(t) for it in items if names_subject(t := topic_of(it.fact))))
+    if not hedges and agenda:
         d.text((PAD, y + 10), "Agenda", font=font(24, True), fill=INK)
-        for i, sname in enumerate(secs[:4]):
-            item = spoken_topic(sname)  # an agenda names a section in a word or two
+        for i, item in enumerate(agenda[:4]):
             d.text((PAD, y + 50 + i * 36), f"{i + 1}.  {item[:1].upper() + item[1:]}", font=font(22), fill=MUTED)
     if hedges:
         bw = SW - 2 * PAD
