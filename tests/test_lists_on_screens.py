@@ -45,6 +45,7 @@ def test_is_name_tells_a_label_from_a_clause():
     assert not is_name("Before calling transfer_funds_between_bank_accounts_7291, the agent should")
     assert not is_name(f"{LEAD}: 80-100% of limit")
     assert not is_name("From account opening to qualify your") and not is_name("")
+    assert not is_name("Larkspur Loop has four tiers")
 
 
 def test_merge_lists_says_a_lead_once_and_a_sentence_once():

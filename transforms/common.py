@@ -346,18 +346,19 @@ def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
 
 
 _CLAUSE_OPENERS = {"before", "after", "if", "when", "unless", "until", "while", "once", "to", "for", "from"}
+_FINITE = {"is", "are", "has", "have", "may", "must", "can", "will", "should"}  # "Larkspur Loop has four tiers"
 
 
 def is_name(label: str) -> bool:
     """Whether a fact's label names a thing ("Early closure fee", "Gold Savings — APY")
     and so can head a bullet or a card: a few words, not a clause that runs into its list
-    ("Before calling transfer_funds_7291, the agent should", "C4. Amount vs Daily Limit -
+    ("Before calling transfer_funds_7291, the agent should", "Larkspur Loop has four tiers", "C4. Amount vs Daily Limit -
     Compare attempted amount to card's daily ATM withdrawal limit: 80-100% of limit"). A
     clause printed as a head above the sentence that repeats it reads as the same line twice
     (the lint `duplicated_bullet`)."""
     words = re.findall(r"[\w'$%.-]+", re.sub(r"\s*\([^)]*\)", "", label))  # its cases in brackets are no clause
     return 0 < len(words) <= 6 and ": " not in label and words[0].lower() not in _CLAUSE_OPENERS and \
-        words[-1].lower() not in STOP_WORDS
+        words[-1].lower() not in STOP_WORDS and not any(w.lower() in _FINITE for w in words)
 
 
 def _lead_key(lead: str) -> str:
@@ -417,9 +418,17 @@ def merge_cards(cards: list[tuple], facts: list, currency: str) -> list[tuple]:
     one card (`common.merge_lists`). Cards side by side each opening with the same lead are
     the screen repeating itself (the wrapped lead prints twice: the lint `duplicated_bullet`).
     Only cards of one group and title; a merged card's figure goes (each figure is in
-    the one sentence, beside its own item)."""
+    the one sentence, beside its own item), and so does the figure of a card without a
+    title whose sentence carries its fact (a figure under no name is a number out of
+    context: "Wayfarer, Voyager, Navigator and Pinnacle" above "Larkspur Loop has 4 tiers: ...")."""
     merged = merge_lists([c[3] for c in cards], facts, currency, keys=[c[:2] for c in cards])
-    return [cards[idx[0]] if len(idx) == 1 else (*cards[idx[0]][:2], "", text) for idx, text in merged]
+    out = []
+    for idx, text in merged:
+        g, label, value, body = cards[idx[0]]
+        if len(idx) > 1 or not label and value and matches(facts[idx[0]], body, currency):
+            value = ""
+        out.append((g, label, value, text if len(idx) > 1 else body))
+    return out
 
 
 def card_titles(items: list[Item]) -> list[tuple[str, str]]:
