@@ -260,6 +260,21 @@ def test_an_adverb_stays_before_its_verb_and_an_example_is_a_case():
         assert re.search(r"\balways (?:verif|check)", text), text
 
 
+def test_a_noun_compound_before_its_verb_is_no_instruction():
+    """"Transfer fees for this account tier are Yes." was read as the instruction "Transfer ..."
+    and voiced "The agent transfers charges for that account tier are Yes." (a banking_knowledge
+    web page); "Verify limits are set before release" stays an instruction."""
+    from transforms.realise import _split_clause
+
+    c = _split_clause("Transfer fees for this account tier are Yes")
+    assert not c.imperative and c.subj == "Transfer fees for this account tier"
+    assert _split_clause("Verify limits are set before release").imperative
+    assert _split_clause("Transfer the customer to the security team").imperative
+    f = _bare_fact("x.tf", "Transfer fees for this account tier are Yes.")
+    for text in _voicings(f, ("table", "chat", "manual", "kb", "slide"), 6):
+        assert "transfers" not in text.lower(), text
+
+
 def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, tmp_path):
     """A row's item and "applies to" cells are short labels, and the sheet checks them like
     its sentences: a label that is the words of a statement the file voices ("Accounts

@@ -237,7 +237,13 @@ def outside_quotes(text: str, fn: Callable[[str], str]) -> str:
 
 def _split_clause(text: str) -> Clause:
     m = _IMPERATIVE.match(text)
-    if m and (m.group(1) in _UNAMBIGUOUS or _DET_NEXT.match(text)) and \
+    # a noun compound before its verb is a subject ("Transfer fees for this account tier are ...",
+    # never the instruction "the agent transfers charges ... are")
+    compound = re.match(r"^\w+\s+(\w+)\b", text)
+    noun_subject = compound is not None and compound.group(1).lower() in _NOT_VERBS and \
+        re.search(r"\s(?:is|are)\s", text) is not None and m is not None and m.group(1).lower() not in (
+            "check", "verify", "confirm", "note", "document", "make", "tell", "explain", "ask", "advise", "inform")
+    if m and (m.group(1) in _UNAMBIGUOUS or _DET_NEXT.match(text)) and not noun_subject and \
             not re.match(r"^(Never|Always)\s+\w+\s+(is|are|may|can|must)\b", text):
         return Clause("", "", text, imperative=True)
     words = text.split(" ")
