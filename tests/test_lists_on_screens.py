@@ -205,3 +205,16 @@ def test_a_slide_agenda_names_subjects_not_a_questions_first_word(mock_pack, tmp
     text = _shown("visuals/slide_deck", [f], mock_pack, tmp_path)
     agenda = text.split("Agenda", 1)[1].split("\n\n")[0] if "Agenda" in text else ""
     assert "Changing a reservation" in agenda and "What" not in agenda, text
+
+
+def test_an_email_subject_names_a_subject_never_a_clause_heading(mock_pack):
+    """"Re: How to confirm what: which version is right" (a banking_knowledge e-mail): the
+    subject names the noun-phrase heading above a clause or a question."""
+    from transforms.writers import BuiltinWriter
+
+    f = _fact("Ask the customer for the last four digits of the card on file.", 14,
+              section=("Card verification", "How to confirm what the customer holds"))
+    w = BuiltinWriter(mock_pack)
+    for seed in range(6):
+        s = w.subject([f], random.Random(seed))
+        assert "How to" not in s and "how to" not in s, s

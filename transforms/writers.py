@@ -32,7 +32,7 @@ from facts.match import TextIndex, key_shows_code
 from facts.models import Fact, Slot, SlotType
 from facts.surface import replace_value, surface_forms
 
-from .common import condition_values, section_of, topic_of
+from .common import condition_values, topic_of
 from .grammar import capitalise, finish, expand
 from .realise import tokens as realise_tokens
 from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, VOICE_REGISTERS, Context, Realiser, RealiseError,
@@ -314,7 +314,7 @@ class Writer:
         if not facts:
             return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
                                "Q3 dashboard access", "Printer on 4th floor"])
-        sec = section_of(facts[0], "policy")
+        sec = topic_of(facts[0]) if facts[0].section else "policy"  # a subject, never "How to confirm what"
         lab = self.label(facts[0])
         lab = sec if not lab or _holds_value(lab, self.pack.info.currency) else lab
         if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
