@@ -218,3 +218,11 @@ def test_an_email_subject_names_a_subject_never_a_clause_heading(mock_pack):
     for seed in range(6):
         s = w.subject([f], random.Random(seed))
         assert "How to" not in s and "how to" not in s, s
+
+
+def test_a_heading_that_opens_with_a_time_conjunction_is_a_clause():
+    from transforms.common import names_subject
+
+    assert not names_subject("After You Submit") and not names_subject("Before you start")
+    assert not names_subject("While a line is suspended")
+    assert names_subject("After-sales support") and names_subject("Onboarding")

@@ -358,3 +358,20 @@ def test_a_subject_ending_in_it_is_singular():
             except RealiseError:
                 continue  # no voiced wording: the planner states it canonically (`voiceable`)
             assert "it are" not in text, text
+
+
+def test_a_placeholder_is_kept_and_complete_is_swapped_by_its_sense():
+    """"[value not available]" became "[value not on offer]" (a bracketed placeholder of the
+    tau2 banking documents, re-worded as if it were prose), and "Transfers ... complete in
+    three business days" became "... full in three business days" (the adjective's swap put
+    on a verb)."""
+    f = _bare_fact("x.ph", "The transaction cannot be eligible for financing if the final settled amount exceeds "
+                           "[value not available].")
+    for text in _voicings(f, ("table", "chat", "manual", "kb"), 8):
+        assert "[value not available]" in text, text
+    from transforms.realise import _LEX_BY_WORD
+
+    def swaps(text: str) -> list[str]:
+        return [alt for rx, alts, _p in _LEX_BY_WORD["complete"] if rx.search(text) for alt in alts]
+    assert "full" not in swaps("Transfers generally complete in three business days.")
+    assert "full" in swaps("Keep a complete record.")

@@ -135,11 +135,11 @@ _SAID_AS_WORD = {"SIM", "SIMS", "FICO", "HELOC", "HELOCS", "NATO", "NASA", "NASD
 
 # a heading that is a question or a clause ("What can be changed", "How the fee is assessed",
 # "STEP 3: Apply score thresholds", "Do I have to verify contacts?", "If direct integration is not
-# supported") is the title of a passage,
+# supported", "After You Submit") is the title of a passage,
 # not a name for its subject; `transforms.common.names_subject` and the realiser's measure
 # names (`Realiser._measure_np`) both ask it
 CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will|if|unless)\b"
-                            r"|[?:]", re.I)
+                            r"|^(?:after|before|once|until|while)\s|[?:]", re.I)
 
 
 def needs_an(word: str) -> bool:

@@ -210,9 +210,11 @@ _DET_NEXT = re.compile(r"^\w+\s+(the|a|an|that|whether|if|your|their|its|it|them
 # screen): a re-wording never splits a clause inside them nor swaps a word in them ("'We may be
 # experiencing a brief system issue'" once became "'We is allowed to be experiencing a brief
 # system give'"). A single quote opens after a space or colon and closes before a space or
-# stop, so an apostrophe ("customer's") opens nothing.
+# stop, so an apostrophe ("customer's") opens nothing. A bracketed placeholder of the source
+# ("[value not available]") is kept as printed: it once became "[value not on offer]".
 _QUOTED = re.compile(r"\"[^\"]+\"|\u201c[^\u201d]+\u201d|(?:(?<=^)|(?<=[\s:(]))'[^']+'(?=[\s.,;:!?)]|$)"
-                     r"|\u2018[^\u2019]+\u2019(?=[\s.,;:!?)]|$)")
+                     r"|\u2018[^\u2019]+\u2019(?=[\s.,;:!?)]|$)"
+                     r"|\[[^\]\n]{1,80}\]")  # a placeholder the source prints ("[value not available]"), verbatim
 
 
 def quoted_spans(text: str) -> list[tuple[int, int]]:
@@ -295,7 +297,8 @@ _NOT_VERBS = {"is", "was", "has", "does", "this", "its", "plus", "less", "unless
               "reservations", "bookings", "tiers", "cabins", "products", "plans", "devices", "claims", "returns",
               "charges", "transfers", "deposits", "withdrawals", "statements", "limits", "balances", "credits",
               "discounts", "rewards", "purchases", "transactions", "tickets", "details", "records", "others",
-              "digits", "numbers", "services", "options", "methods", "requests", "notes", "steps", "cases", "times"}
+              "digits", "numbers", "services", "options", "methods", "requests", "notes", "steps", "cases", "times",
+              "banks", "networks", "vendors", "merchants", "institutions", "users", "holders", "partners", "wires"}
 
 
 def read_cell(fact: Fact) -> Optional[dict]:
@@ -721,7 +724,10 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]), (r"any", ["every"]),
     (r"never", ["not ever", "under no circumstances"]), (r"only", ["just", "solely"]), (r"exactly", ["precisely"]),
     (r"original", ["initial", "first"]), (r"full", ["complete", "whole"]), (r"whole", ["entire", "full"]),
-    (r"complete", ["full"]), (r"existing", ["current"]), (r"current", ["present"]),
+    # "complete" as an adjective only ("a complete record"): "transfers complete in three days" is a verb
+    (r"(?<=a )complete", ["full"]), (r"(?<=the )complete", ["full"]), (r"(?<=is )complete", ["full"]),
+    (r"(?<=are )complete", ["full"]), (r"complete in", ["go through in", "clear in"]),
+    (r"complete within", ["go through within", "clear within"]), (r"existing", ["current"]), (r"current", ["present"]),
     (r"later", ["subsequent"]), (r"different", ["other"]), (r"explicit", ["clear", "express"]),
     (r"valid", ["good", "usable"]), (r"available", ["on offer", "offered"]), (r"unused", ["leftover"]),
     (r"optional", ["voluntary", "opt-in"]), (r"standard", ["regular", "normal"]), (r"regular", ["standard"]),
