@@ -239,7 +239,12 @@ def _dask_run(key: str, workspace: Workspace, settings: BuildSettings, writer: W
         "resources": {"settings": _config(settings), "workspace": _config(workspace), "writer": _config(writer),
                       "execution": _config(execution), "io_manager": {"config": {"base_dir": storage}}},
     }
-    instance = dg.DagsterInstance.local_temp(tempdir=home, overrides={"telemetry": {"enabled": False}})
+    # no compute-log capture: Dagster's local capture runs a `tail -F` per step log that outlives
+    # the dask workers (dozens of orphaned processes after one test build); the build reports its
+    # own progress and problems
+    instance = dg.DagsterInstance.local_temp(tempdir=home, overrides={
+        "telemetry": {"enabled": False},
+        "compute_logs": {"module": "dagster._core.storage.noop_compute_log_manager", "class": "NoOpComputeLogManager"}})
     try:
         with dg.execute_job(dg.reconstructable(dask_job), instance=instance, run_config=run_config,
                             tags={"dagster/partition": key}) as result:

@@ -30,6 +30,11 @@ def test_one_worker_two_workers_and_dask_build_the_same_bundle(tmp_path):
         assert verify_bundle(res.bundle) == []
     man = json.loads((dask.bundle / "manifest.json").read_text())
     assert {f["path"].rsplit(".", 1)[-1] for f in man["files"]} >= {"wav", "mp4", "png", "pdf", "eml"}
+    # nothing left running: Dagster's compute-log capture once left a `tail -F` per step log behind
+    import subprocess
+
+    left = subprocess.run(["pgrep", "-f", f"tail -F .*{tmp_path}"], capture_output=True, text=True).stdout.split()
+    assert left == [], left
 
 
 def test_two_domains_side_by_side_build_what_they_build_one_after_the_other(tmp_path, capfd):
