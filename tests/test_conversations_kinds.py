@@ -274,3 +274,26 @@ def test_team_chat_posts_an_old_value_its_date_resolves_on_that_date(hand_facts,
         t.render(spec, render_ctx, out)
         text = t.extract(out, ExtractContext()).text
         assert date_visible(text, spec_date(spec)), (seed, text[-600:])
+
+
+def test_a_long_chat_greets_once_and_says_goodbye_last(hand_facts, render_ctx, tmp_path):
+    """A chat that opens with routine talk about the customer's record before its questions
+    once took that talk with its own greeting and goodbye: "Hi there Zhang, you're through to
+    Ravi!" after "I'm checking ... now", and the agent's "My pleasure, Zhang, enjoy the rest of
+    your day!" before the questions (a banking_knowledge transcript). The routine part is the
+    exchange's business only."""
+    t = registry.get("conversations/chat_transcript")
+    # the agent's goodbye of the routine exchange's closing ritual
+    bye = re.compile(r"^(?:You're welcome|My pleasure|Happy to help|Glad (?:I could help|we got that sorted|that's "
+                     r"sorted)|No problem at all), \w+", re.I)
+    greet = re.compile(r"you're through to|\bthis is \w+ from\b|, \w+ here\b", re.I)
+    for seed in range(12):
+        spec = make_spec("conversations/chat_transcript", hand_facts[:3], seed=seed)
+        spec.size = 20
+        out = tmp_path / f"c{seed}.txt"
+        t.render(spec, render_ctx, out)
+        lines = re.findall(r"^\[\d\d:\d\d:\d\d\] ([^:]+): (.*)$", out.read_text(encoding="utf-8"), re.M)
+        said = [text for who, text in lines if who != "System"]
+        first_q = next(i for i, s in enumerate(said) if s.rstrip().endswith("?") and i > 2)
+        assert not [s for s in said[3:] if greet.search(s)], said
+        assert not [s for s in said[:first_q] if bye.search(s)], said

@@ -63,6 +63,14 @@ class Exchange:
     subject: str
     scenario: str
     turns: list[Turn] = field(default_factory=list)
+    opening: int = 1  # turns before the business (the customer's opening, the agent's greeting)
+    closing: int = 0  # turns of the closing ritual ("anything else?", "that's all", "take care")
+
+    @property
+    def business(self) -> list[Turn]:
+        """The exchange without its greetings and goodbyes: what a longer chat can carry in its
+        middle (a greeting there, or a goodbye before more questions, reads out of order)."""
+        return self.turns[self.opening:len(self.turns) - self.closing]
 
 
 @dataclass
@@ -565,8 +573,10 @@ def _exchange(s: Scene, cust: Customer, rec: Optional[Rec], agent: str, channel:
     scenarios = _cust_scenarios()
     name = scenario or rng.choice([n for n in sorted(scenarios) if _suits(n, cust, rec)])
     subject = s.text(scenarios[name](s, cust, rec))
+    opening, closing = 1, 0
     if channel in ("chat", "call") and len(s.turns) > 1 and rng.random() < 0.6:
         s.turns.insert(1, Turn(agent, "agent", s.text("<a_greet>")))
+        opening = 2
     if channel in ("email", "ticket"):
         if rng.random() < 0.4:
             s.add(cust.name, "customer", "<c_thanks>")
@@ -575,9 +585,11 @@ def _exchange(s: Scene, cust: Customer, rec: Optional[Rec], agent: str, channel:
         if rng.random() < 0.75:
             s.add(agent, "agent", "<a_more>")
             s.add(cust.name, "customer", "<c_close>")
+            closing += 2
         s.add(agent, "agent", "<a_bye>")
+        closing += 1
         turns = s.turns if channel != "call" else [Turn(t.who, t.role, _spoken(t.text, rng)) for t in s.turns]
-    return Exchange(cust, agent, rec, subject, name, turns)
+    return Exchange(cust, agent, rec, subject, name, turns, opening, closing)
 
 
 def _brand_customer(ctx: "RenderContext", rng: random.Random) -> Customer:

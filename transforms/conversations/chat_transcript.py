@@ -91,7 +91,8 @@ class ChatTranscript(Transformer):
             if extra >= 2:
                 ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
                                          avoid=avoid)
-                body = [t for t in ex.turns[1:] if t.role in ("customer", "agent")][:extra]
+                # its business only: no second greeting after "Checking ... now", no goodbye before the questions
+                body = [t for t in ex.business if t.role in ("customer", "agent")][:extra]
                 for t in body:
                     say(cust.name if t.role == "customer" else agent, t.text)
         for n, it in enumerate(its):
