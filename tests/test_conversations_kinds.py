@@ -297,3 +297,19 @@ def test_a_long_chat_greets_once_and_says_goodbye_last(hand_facts, render_ctx, t
         first_q = next(i for i, s in enumerate(said) if s.rstrip().endswith("?") and i > 2)
         assert not [s for s in said[3:] if greet.search(s)], said
         assert not [s for s in said[:first_q] if bye.search(s)], said
+
+
+def test_the_routine_talk_is_the_speakers_own(hand_facts, render_ctx, tmp_path):
+    """A chat whose customer has no record in the seed database (every customer of `_mock`)
+    took its routine talk from another customer: Ruth Okafor gave Jonah Pike's e-mail. Every
+    address in the chat is now the speaker's own (the database's, or a new one of theirs)."""
+    t = registry.get("conversations/chat_transcript")
+    for seed in range(12):
+        spec = make_spec("conversations/chat_transcript", hand_facts[:3], seed=seed)
+        spec.size = 20
+        out = tmp_path / f"c{seed}.txt"
+        t.render(spec, render_ctx, out)
+        text = out.read_text(encoding="utf-8")
+        first = re.search(r"\] System: (\S+) .* joined the chat", text).group(1).lower()
+        mails = set(re.findall(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+", text))
+        assert mails and all(m.startswith(first) for m in mails), (first, mails)

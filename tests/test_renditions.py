@@ -375,3 +375,14 @@ def test_a_placeholder_is_kept_and_complete_is_swapped_by_its_sense():
         return [alt for rx, alts, _p in _LEX_BY_WORD["complete"] if rx.search(text) for alt in alts]
     assert "full" not in swaps("Transfers generally complete in three business days.")
     assert "full" in swaps("Keep a complete record.")
+
+
+def test_cannot_be_keeps_its_force():
+    """"The transaction cannot be eligible ..." was voiced "may not be eligible" (a possibility
+    where the policy rules it out) or "is not able to be eligible": a state ruled out is said
+    "can't be" or "will not be"."""
+    f = _bare_fact("x.cb", "The transaction cannot be eligible for financing if the amount exceeds $500.")
+    seen = _voicings(f, ("table", "chat", "manual", "kb"), 8)
+    assert seen
+    for text in seen:
+        assert "may not be eligible" not in text and "able to be" not in text, text

@@ -28,7 +28,7 @@ from facts.match import STOP_WORDS, matches
 from facts.runs import ngrams
 from facts.surface import surface_forms
 
-from .grammar import CLAUSE_HEADING
+from .grammar import CLAUSE_HEADING, SUBORDINATORS
 from .trace import db_view, fact_view, facts_view, view
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -229,10 +229,8 @@ def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool =
     text = _word(ctx, it, rng, after_wrong, register, context)
     if it.voiced is None or not it.voiced.borrowed(text):
         return text
-    from .realise import REGISTERS  # noqa: PLC0415
-
     against = [st for fid, st in it.voiced.statements if fid != it.fact.id or it.rendition == "voiced"]
-    new = _unborrowed(ctx, it, text, against, REGISTERS.get(register or "", REGISTERS["chat"]), keep=it.current)
+    new = _unborrowed(ctx, it, text, against, register, keep=it.current)
     return new if new is not None and new != text else text
 
 
@@ -246,16 +244,20 @@ def cell(ctx: "RenderContext", it: Item, text: str, fallback: str) -> str:
     return new if new else fallback
 
 
-def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], reg, keep: bool) -> Optional[str]:
+def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], register: Optional[str],
+                keep: bool) -> Optional[str]:
     """`text` re-worded inside the runs it shares with `against` (`Realiser.unborrow`, on an
     rng of its own so the rest of the file draws as before), or None when the writer has no
-    realiser or a run is left; `keep`: the re-wording must still carry the item's fact."""
+    realiser or a run is left; `register`: a name in `transforms.realise.REGISTERS` (none:
+    chat); `keep`: the re-wording must still carry the item's fact."""
     realiser = getattr(ctx.writer, "realiser", None)
     if realiser is None:
         return None
+    from .realise import REGISTERS  # noqa: PLC0415  (the realiser imports this module)
+
+    reg = REGISTERS.get(register or "", REGISTERS["chat"])
     rng = random.Random(zlib.crc32(text.encode("utf-8")))
-    new = tidy(realiser.unborrow(it.fact, text, against, rng, reg, keep=keep) if reg is not None else
-               realiser.unborrow(it.fact, text, against, rng, keep=keep))
+    new = tidy(realiser.unborrow(it.fact, text, against, rng, reg, keep=keep))
     if it.voiced.borrowed(new) or keep and not matches(it.fact, new, ctx.pack.info.currency):
         return None
     return new
@@ -345,7 +347,7 @@ def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
     return bullet, ""
 
 
-_CLAUSE_OPENERS = {"before", "after", "if", "when", "unless", "until", "while", "once", "to", "for", "from"}
+_CLAUSE_OPENERS = {*SUBORDINATORS, "to", "for", "from"}
 _FINITE = {"is", "are", "has", "have", "may", "must", "can", "will", "should"}  # "Larkspur Loop has four tiers"
 
 

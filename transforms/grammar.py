@@ -138,8 +138,11 @@ _SAID_AS_WORD = {"SIM", "SIMS", "FICO", "HELOC", "HELOCS", "NATO", "NASA", "NASD
 # supported", "After You Submit") is the title of a passage,
 # not a name for its subject; `transforms.common.names_subject` and the realiser's measure
 # names (`Realiser._measure_np`) both ask it
-CLAUSE_HEADING = re.compile(r"^(how|why|what|when|where|which|who|whom|whose|can|do|does|is|are|should|will|if|unless)\b"
-                            r"|^(?:after|before|once|until|while)\s|[?:]", re.I)
+# the words that open a subordinate clause ("If ...", "Before calling ...", "Once the card ..."): one
+# set for headings (here) and for a fact's label (`transforms.common.is_name`)
+SUBORDINATORS = ("if", "unless", "when", "after", "before", "once", "until", "while")
+CLAUSE_HEADING = re.compile(r"^(how|why|what|where|which|who|whom|whose|can|do|does|is|are|should|will|"
+                            + "|".join(SUBORDINATORS) + r")\b(?!-)|[?:]", re.I)
 
 
 def needs_an(word: str) -> bool:

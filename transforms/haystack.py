@@ -558,6 +558,15 @@ def _customer_scene(ctx: "RenderContext", rng: random.Random, channel: str, cust
     return Scene(ctx, rng, avoid, channel, **slots), cust, rec, agent
 
 
+def customer_of(ctx: "RenderContext", name: str, ref: str = "", email: str = "") -> Customer:
+    """The seed database's customer named `name` (records, contacts and all), else a customer
+    of that name with no records: the routine talk of a conversation whose speaker has no
+    record of their own is still theirs (`customer_exchange` with no customer picks someone
+    else of the database, whose e-mail the speaker then gave as their own)."""
+    found = [c for c in view(ctx.db).customers if c.name == name]
+    return found[0] if found else Customer(ref, name, email=email)
+
+
 def customer_exchange(ctx: "RenderContext", rng: random.Random, *, channel: str = "chat",
                       customer: Optional[Customer] = None, agent: Optional[str] = None,
                       record: Optional[Rec] = None, scenario: Optional[str] = None,

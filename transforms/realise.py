@@ -1099,7 +1099,10 @@ class Realiser:
             head, colon, tail = pred.partition(": ")
             pred = _you_object(head) + colon + tail
         if c.aux:
-            verb = modal(c.aux, plural, rng, person=person)
+            # "cannot be eligible" is a state ruled out: "will not be", never the weaker "may not
+            # be" nor "is not able to be"
+            verb = rng.choice(("can't", "will not")) if c.aux == "cannot" and pred.startswith("be ") else \
+                modal(c.aux, plural, rng, person=person)
             text = f"{subj} {verb} {pred}".strip()
         else:
             if person in ("1p", "2") or plural:

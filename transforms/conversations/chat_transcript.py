@@ -63,6 +63,7 @@ class ChatTranscript(Transformer):
         cust_email = (talk.customer.email if talk.customer and talk.customer.email
                       else w.email(cust.name, internal=False))
         thing = f"{ref_kind} {ref}"
+        ex_cust = talk.customer or H.customer_of(ctx, cust.name, cust.ref, cust_email)  # the routine talk is theirs
         if rec is not None and (rec.internal or rec.detail):  # customers name a statement by its account, not its id
             thing = re.sub(r"^my ", "the ", H.record_name(rec, rng))
         avoid = [d.text for d in spec.distractors]
@@ -76,7 +77,7 @@ class ChatTranscript(Transformer):
         say("System", f"{agent} (Agent) joined the chat.")
         extra = 0
         if not its:
-            ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
+            ex = H.customer_exchange(ctx, rng, channel="chat", customer=ex_cust, record=rec, agent=agent,
                                      avoid=avoid)
             body, ritual = (ex.turns[:-3], ex.turns[-3:]) if len(ex.turns) > 4 else (ex.turns, [])
             for t in body:
@@ -89,7 +90,7 @@ class ChatTranscript(Transformer):
             # record (the planner's `size` is the chat's length in turns)
             extra = max(0, (spec.size or 0) - 5 - 3 * len(its))
             if extra >= 2:
-                ex = H.customer_exchange(ctx, rng, channel="chat", customer=talk.customer, record=rec, agent=agent,
+                ex = H.customer_exchange(ctx, rng, channel="chat", customer=ex_cust, record=rec, agent=agent,
                                          avoid=avoid)
                 # its business only: no second greeting after "Checking ... now", no goodbye before the questions
                 body = [t for t in ex.business if t.role in ("customer", "agent")][:extra]

@@ -266,6 +266,7 @@ class EmailThread(Transformer):
         caddr = (talk.customer.email if talk.customer and talk.customer.email else w.email(cust.name, internal=False))
         case = f"{C.id_prefix(ctx.pack, 'case', 'ticket')}-{rng.randint(100000, 999999)}"
         addr = {cust.name: caddr, agent: support, "auto": support}
+        ex_cust = talk.customer or H.customer_of(ctx, cust.name, cust.ref, caddr)  # the routine talk is theirs
         sig = {cust.name: [cust.name], agent: _signature(ctx, agent, "Customer Support", False),
                "auto": [f"{b.company} Customer Support"]}
         start = day - dt.timedelta(days=rng.randint(1, 4))
@@ -286,7 +287,7 @@ class EmailThread(Transformer):
         disp = f"{agent} ({b.company} Support)"
 
         def exchange(first_day, last_day, stray=(), lead=None):
-            ex = H.customer_exchange(ctx, rng, channel="email", customer=talk.customer, record=talk.record,
+            ex = H.customer_exchange(ctx, rng, channel="email", customer=ex_cust, record=talk.record,
                                      agent=agent, avoid=avoid)
             for i, t in enumerate(ex.turns):
                 paras = t.text.split("\n\n")
