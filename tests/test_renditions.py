@@ -386,3 +386,19 @@ def test_cannot_be_keeps_its_force():
     assert seen
     for text in seen:
         assert "may not be eligible" not in text and "able to be" not in text, text
+
+
+def test_a_wh_question_asks_for_the_noun_its_value_belongs_to():
+    """"How much is any transaction at a non-Rho ATM assessed a per-transaction fee?" (a
+    banking_knowledge "label: clause" fact): the figure is the fee's, so the question asks
+    for the fee, and a customer's question carries no policy label."""
+    from transforms.realise import Realiser
+
+    rl = Realiser(set())
+    f = _bare_fact("x.wh", "Non-Rho ATM fees: Any transaction at a non-Rho ATM is assessed a per-transaction fee "
+                           "of $2.50.")
+    assert rl.ask(f, random.Random(0)) == "How much is the per-transaction fee for any transaction at a non-Rho ATM?"
+    g = _bare_fact("x.wh2", "Customers are charged a late fee of $25 if the payment is missed.")
+    assert rl.ask(g, random.Random(0)) == "How much is the late fee if the payment is missed?"
+    for text in _voicings(g, ("chat", "kb"), 8):
+        assert "are customers charged a late fee" not in text.lower(), text

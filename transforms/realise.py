@@ -1283,7 +1283,7 @@ class Realiser:
             d = Draft(capitalise(q) + "?", "yn_q")
         if d is None or re.search(r"[\"\u201c\u201d]|(?:^|\s)'\w", d.text):
             return None  # a clause around someone's quoted words makes no question of its own
-        q = d.text.split("?")[0] + "?"
+        q = _topic_label(d.text.split("?")[0] + "?")[1]  # a customer asks without the policy's label
         if first_person:
             q = _persons(q, _TO_ME)
         return finish(fix_agreement(q))
@@ -1324,7 +1324,17 @@ class Realiser:
         person_you = reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip())
         if person_you:
             subj = "you"
-        if c.aux:
+        # the value belongs to a noun of the clause ("... is assessed a per-transaction fee of
+        # $2.50"): the question asks for that noun, never "how much is any transaction ...
+        # assessed a per-transaction fee"; a person is no "for" ("how much is the late fee")
+        owned = (re.match(r"^(?:[a-z]+\s+){1,2}?(?:a|an|the)\s+([\w -]+)$", stem)
+              if phrase.lstrip().startswith("of ") and slot.type != SlotType.count else None)
+        if owned:
+            noun = owned.group(1).strip()
+            whose = "" if person_you or _CUSTOMER_SUBJ.match(subj.strip()) or _STAFF_SUBJ.match(subj.strip()) \
+                else f" for {self.lower(subj)}"
+            q = f"{word} {_number_words(noun.split()[-1])['is']} the {noun}{whose}"
+        elif c.aux:
             plain = {"may": "can", "must": "must", "can": "can", "is": "are" if c.plural or person_you else "is",
                      "will": "will", "should": "should", "may_only": "can", "can_only": "can"}
             if c.aux not in plain:
