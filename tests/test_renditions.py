@@ -402,3 +402,17 @@ def test_a_wh_question_asks_for_the_noun_its_value_belongs_to():
     assert rl.ask(g, random.Random(0)) == "How much is the late fee if the payment is missed?"
     for text in _voicings(g, ("chat", "kb"), 8):
         assert "are customers charged a late fee" not in text.lower(), text
+
+
+def test_an_instruction_with_a_that_clause_keeps_its_clause_whole():
+    """"Refresh the card list and verify that instant issuance is enabled (Yes)." was read as
+    a subject "Refresh ... that instant issuance" with "are" ("instant issuance are enabled");
+    a note dropped the subordinate clause's copula ("verify that instant issuance enabled");
+    with a subject, the second verb stayed bare ("the agent refreshes ... and verify")."""
+    for st in ("Refresh the card list and verify that instant issuance is enabled (Yes).",
+               "Verify that instant issuance is enabled (Yes)."):
+        seen = [t for t in _voicings(_bare_fact("x.ii", st), ("chat", "kb", "staff_email"), 8)]
+        assert seen
+        for text in seen:
+            assert "issuance are" not in text and "issuance enabled" not in text, text
+            assert not re.search(r"\b(?:refreshes|verifies)\b.* and (?:verify|check|confirm)\b", text), text

@@ -117,7 +117,10 @@ _IMPERATIVE = re.compile(r"^(Transfer|Confirm|Ask|Verify|Check|Email|Record|Auth
                          r"Flag|Share|Suggest|Walk|Reset|Re-send|Resend|Look|Give|Waive|Place|Submit|Call|"
                          r"Mention|Repeat|Say|Book|Rebook|Change|Reissue|Credit|Route|Arrange|Schedule|Decline|Deny|"
                          r"Approve|Accept|Reject|Return|Replace|Order|Enroll|Enrol|Register|Set|Run|Complete|Take|"
-                         r"Start|Stop|Skip|Count|Follow|Help|Contact|Notify|Remind|Warn|Document)\b")
+                         r"Start|Stop|Skip|Count|Follow|Help|Contact|Notify|Remind|Warn|Document|Refresh|Ensure|"
+                         r"Provide|Obtain|Gather|Validate|Enter|Select|Click|Tap|Navigate|Wait|Try|Retry|Locate|"
+                         r"Search|Capture|Inspect|Attach|Upload|Enable|Disable|Activate|Deactivate|Freeze|Unfreeze|"
+                         r"Lock|Unlock)\b")
 _CUSTOMER_SUBJ = re.compile(r"^(?:the|a|an|every|each|any)?\s*(?:booking\s+)?(customer|customers|passenger|passengers|"
                             r"member|members|applicant|applicants|account holder|account holders|cardholder|"
                             r"cardholders|client|clients|shopper|shoppers|subscriber|subscribers|traveller|travellers|"
@@ -201,7 +204,8 @@ def _is_plural(subj: str) -> bool:
 
 _UNAMBIGUOUS = {"Transfer", "Confirm", "Ask", "Verify", "Email", "Authenticate", "Restart", "Escalate", "Tell",
                 "Explain", "Refund", "Reseat", "Make", "Send", "Offer", "Never", "Always", "Do", "Let", "Suggest",
-                "Advise", "Inform", "Quote", "Read", "Pull", "Set", "Reset", "Collect", "Remind", "Warn", "Notify"}
+                "Advise", "Inform", "Quote", "Read", "Pull", "Set", "Reset", "Collect", "Remind", "Warn", "Notify",
+                "Ensure", "Refresh", "Obtain", "Retry", "Navigate"}
 _DET_NEXT = re.compile(r"^\w+\s+(the|a|an|that|whether|if|your|their|its|it|them|this|these|each|every|any|all|"
                        r"to|with|for|on|in|out|up|down|back|off|one|both|who|what|how|why|when|so)\b", re.I)
 
@@ -584,7 +588,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"(?<!\ba )minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
     (r"required", ["needed"]), (r"in effect", ["in force", "valid"]), (r"remains", ["stays"]), (r"remain", ["stay"]),
     (r"single", ["one"]), (r"a single", ["one", "just one"]), (r"totaling", ["adding up to", "totalling"]),
-    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]),
+    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]), (r"(?<=is )enabled|(?<=are )enabled", ["switched on", "turned on"]),
     (r"turned off", ["switched off", "disabled"]), (r"turn on", ["switch on", "enable"]), (r"turn off",
                                                                                          ["switch off", "disable"]),
     (r"make sure", ["check", "ensure"]), (r"go to step", ["move on to step", "continue with step"]),
@@ -1140,6 +1144,10 @@ class Realiser:
                 return f"{subj} {third_person(low) if subj == 'the customer' else low}{rest}"
             subj = rng.choice(["the agent", "staff", "the team member handling the case"])
             v = third_person(low) if subj != "staff" else low
+            if subj != "staff":  # "refreshes the card list and verifies that ...": both verbs agree
+                rest = re.sub(r"(\s(?:and|then|or|and then)\s)([a-z]+)\b",
+                              lambda m: m.group(1) + (third_person(m.group(2)) if _IMPERATIVE.match(
+                                  capitalise(m.group(2))) else m.group(2)), rest, count=1)
             return f"{subj} {v}{rest}"
         if reg.to_customer:
             rest = _you_object(rest)
@@ -1693,6 +1701,13 @@ def _per_unit(text: str, s: int, e: int, rng: random.Random, reg: Register) -> O
 _STRUCTURAL = (_lists, _genitive, _generic_any, _then, _per_unit)
 
 
+def _subordinate(before: str) -> bool:
+    """Whether a copula after `before` is a subordinate clause's ("verify that instant issuance
+    is enabled"): a note drops the main clause's copula only, never "that instant issuance enabled"."""
+    return re.search(r"\b(?:that|whether|if|when|unless|once|until|while|because)\b",
+                     re.split(r"[,;:.]", before)[-1], re.I) is not None
+
+
 def telegraph(text: str, reg: Register) -> str:
     """Note style: articles and copulas dropped, "per" as a slash, "and" as "&" (never inside
     quoted words)."""
@@ -1700,7 +1715,8 @@ def telegraph(text: str, reg: Register) -> str:
         t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", t)
         t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
         t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
-                   r"(?=[a-z]+(?:ed|en)\b)", lambda m: (m.group(2) or ""), t)
+                   r"(?=[a-z]+(?:ed|en)\b)", lambda m: m.group(0) if _subordinate(t[:m.start()]) else (m.group(2) or ""),
+                   t)
         t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
         if not reg.controlled:
             t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
