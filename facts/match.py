@@ -34,7 +34,10 @@ class Match:
 
 
 def normalise_text(text: str) -> str:
-    text = text.replace("\u2013", "-").replace("\u2014", "-").replace("\u2019", "'").replace("\u00a0", " ")
+    # an em dash between spaces sets words apart and stays (`facts.values` reads no range across
+    # it: OCR reads the minus sign of "(1 − 1.25%)" as one); the other dashes are hyphens
+    text = text.replace("\u2013", "-").replace("\u2019", "'").replace("\u00a0", " ")
+    text = re.sub(r"(?<!\s)\u2014|\u2014(?!\s)", "-", text)
     text = re.sub(r"-\n(\w)", r"\1", text)  # OCR hyphenation at line ends
     return text
 

@@ -65,7 +65,10 @@ _SCAN = re.compile(
     re.IGNORECASE,
 )
 # What may follow a number (tried at the number's end, in this order).
-_RANGE = re.compile(rf"\s*(?:-|–|—|to)\s*({NUMD}|{NUMW})", re.IGNORECASE)
+# a range's dash: a hyphen or an en dash, spaced or not, or an unspaced em dash ("10—20"); a
+# spaced em dash sets words apart ("Tier 2 — 3 bags"), and it is what OCR reads for a minus
+# sign ("(1 − 1.25%)" read "(1 — 1.25%)" was the range 1 to 1.25%)
+_RANGE = re.compile(rf"(?:\s*(?:-|–|to)\s*|—)({NUMD}|{NUMW})", re.IGNORECASE)
 _SUFFIX = re.compile(
     "|".join([
         r"(?P<pct>\s?(?:%|percent\b|per\s?cent\b|pct\b))",

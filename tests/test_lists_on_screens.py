@@ -226,3 +226,26 @@ def test_a_heading_that_opens_with_a_time_conjunction_is_a_clause():
     assert not names_subject("After You Submit") and not names_subject("Before you start")
     assert not names_subject("While a line is suspended")
     assert names_subject("After-sales support") and names_subject("Onboarding")
+
+
+def test_a_formula_with_a_minus_sign_is_read_back_from_a_slide(mock_pack, tmp_path):
+    """"Net rewards converted = Your available rewards × (1 − 1.25%)." (tau2 banking_knowledge):
+    OCR reads the minus sign as an em dash, and "(1 — 1.25%)" was the range 1 to 1.25%, so the
+    slide carrying the fact was never recovered. A spaced em dash makes no range; a voiced
+    rendition never says "your on offer rewards"."""
+    from facts.match import matches
+    from facts.values import parse_slots
+
+    st = "Net rewards converted = Your available rewards × (1 − 1.25%)."
+    f = _fact(st, 12, FactKind.value, parse_slots(st), section=("Estimating your crypto payout",),
+              anchors=["net", "rewards", "converted", "available"])
+    assert [s.text for s in f.slots] == ["1.25%"]
+    text = _shown("visuals/slide_deck", [f], mock_pack, tmp_path)
+    assert matches(f, text), text
+    assert matches(f, "Net rewards converted = Your available rewards x (1 — 1.25%).")
+    assert not matches(f, "Net rewards converted = Your available rewards x (1 - 1.25%).")  # a range, as written
+    from transforms.realise import _LEX_RE
+
+    offer = [rx for rx, alts in _LEX_RE if "on offer" in alts]
+    assert offer and not any(rx.search(st) for rx in offer)
+    assert all(rx.search("Cash back is available to every member.") for rx in offer)

@@ -588,7 +588,8 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"(?<!\ba )minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
     (r"required", ["needed"]), (r"in effect", ["in force", "valid"]), (r"remains", ["stays"]), (r"remain", ["stay"]),
     (r"single", ["one"]), (r"a single", ["one", "just one"]), (r"totaling", ["adding up to", "totalling"]),
-    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]), (r"(?<=is )enabled|(?<=are )enabled", ["switched on", "turned on"]),
+    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]), (r"(?<=is )enabled", ["switched on", "turned on"]),
+    (r"(?<=are )enabled", ["switched on", "turned on"]),
     (r"turned off", ["switched off", "disabled"]), (r"turn on", ["switch on", "enable"]), (r"turn off",
                                                                                          ["switch off", "disable"]),
     (r"make sure", ["check", "ensure"]), (r"go to step", ["move on to step", "continue with step"]),
@@ -733,7 +734,11 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"(?<=are )complete", ["full"]), (r"complete in", ["go through in", "clear in"]),
     (r"complete within", ["go through within", "clear within"]), (r"existing", ["current"]), (r"current", ["present"]),
     (r"later", ["subsequent"]), (r"different", ["other"]), (r"explicit", ["clear", "express"]),
-    (r"valid", ["good", "usable"]), (r"available", ["on offer", "offered"]), (r"unused", ["leftover"]),
+    (r"valid", ["good", "usable"]),
+    # "available" said of a thing ("is available to you"), never before its noun ("your available
+    # rewards" is no "your on offer rewards")
+    (r"available(?!\s+(?!(?:to|for|in|on|at|from|only|until|when|if|after|before|during|through|via|by|with|and|or|"
+     r"as|once|upon|immediately|now|again|online|today)\b)[a-z])", ["on offer", "offered"]), (r"unused", ["leftover"]),
     (r"optional", ["voluntary", "opt-in"]), (r"standard", ["regular", "normal"]), (r"regular", ["standard"]),
     (r"free(?! of charge)", ["at no charge", "no-cost"]), (r"scheduled", ["planned"]), (r"documented", ["recorded",
                                                                                          "certified"]),
