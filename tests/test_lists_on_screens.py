@@ -249,3 +249,23 @@ def test_a_formula_with_a_minus_sign_is_read_back_from_a_slide(mock_pack, tmp_pa
     offer = [rx for rx, alts in _LEX_RE if "on offer" in alts]
     assert offer and not any(rx.search(st) for rx in offer)
     assert all(rx.search("Cash back is available to every member.") for rx in offer)
+
+
+def test_a_slide_title_cut_to_its_first_section_is_numbered_not_repeated(mock_pack, tmp_path):
+    """Slide 3 "Notice Something Wrong on Your Statement? We Can Help" and slide 4 "Notice ...
+    & Interest compounding", cut to its first section to fit, printed one title twice (the
+    lint `duplicated_bullet`, banking_knowledge slide_deck-0004): a cut title is numbered with
+    the slides it repeats."""
+    from audits.lints import duplicated_lines
+
+    a = ("Notice Something Wrong on Your Statement? We Can Help",)
+    facts = [_fact(st, 60 + i, section=a) for i, st in enumerate([
+        "Statement errors must be reported within sixty days of the statement date.",
+        "Missing rebates are investigated by the disputes team.",
+        "Duplicate charges are reversed once the merchant confirms them.",
+        "Unrecognised transactions are escalated to the fraud team."])]
+    facts.append(_fact("Interest on the savings account is compounded daily.", 80,
+                       section=("Interest compounding across every linked savings product",)))
+    text = _shown("visuals/slide_deck", facts, mock_pack, tmp_path)
+    assert "(1 of 2)" in text and "(2 of 2)" in text, text
+    assert not duplicated_lines(text), duplicated_lines(text)

@@ -416,3 +416,34 @@ def test_an_instruction_with_a_that_clause_keeps_its_clause_whole():
         for text in seen:
             assert "issuance are" not in text and "issuance enabled" not in text, text
             assert not re.search(r"\b(?:refreshes|verifies)\b.* and (?:verify|check|confirm)\b", text), text
+
+
+def test_marketing_sentences_keep_their_grammar():
+    """Sentences of the tau2 banking documents as a slide and a chat said them:
+    "please does not hesitate to get to out to our ... team" ("please" read as a subject,
+    "reach" swapped inside "reach out"), "investigate every discrepancies", "Our team allowed
+    to help you" (a note dropped the copula of "is allowed to"), "types of issues:." and "posting
+    date of charge" (a note's dropped article made the idiom "of charge")."""
+    from transforms.realise import REGISTERS, telegraph
+
+    checks = {
+        "If you've recently reviewed your account statement and noticed something that doesn't look quite right, "
+        "please don't hesitate to reach out to our dedicated customer service team.":
+            r"please does|please doesn't|get to out",
+        "We take accuracy very seriously, and our representatives are fully equipped and trained to investigate any "
+        "discrepancies on your behalf.": r"every discrepancies",
+        "Our team can help you with the following types of issues:": r"team allowed|:\.$",
+    }
+    from transforms.realise import Realiser, RealiseError
+
+    rl = Realiser(set())
+    for st, bad in checks.items():
+        for reg in ("chat", "kb", "slide"):
+            for k in range(8):
+                try:
+                    text = rl.render(_bare_fact("x.mk", st), "voiced", random.Random(k), REGISTERS[reg])
+                except RealiseError:
+                    continue  # stated as written instead
+                assert not re.search(bad, text), text
+    assert "date of the charge" in telegraph("We note the posting date of the charge.", REGISTERS["chat"])
+    assert "free of charge" in telegraph("Cards are issued free of charge.", REGISTERS["chat"])

@@ -242,6 +242,8 @@ def outside_quotes(text: str, fn: Callable[[str], str]) -> str:
 
 
 def _split_clause(text: str) -> Clause:
+    if re.match(r"^(?:please|do not|don't)\b", text, re.I):
+        return Clause("", "", text)  # a request to the reader ("please don't hesitate ...") has no subject "please"
     m = _IMPERATIVE.match(text)
     # a noun compound before its verb is a subject ("Transfer fees for this account tier are ...",
     # never the instruction "the agent transfers charges ... are")
@@ -697,7 +699,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"counts", ["is counted"]), (r"treated as", ["regarded as", "handled as"]), (r"governed by", ["subject to",
                                                                                                 "ruled by"]),
     (r"recorded", ["logged", "noted"]), (r"record", ["log", "note"]), (r"sold", ["offered", "bought"]),
-    (r"collect", ["pick up", "gather"]), (r"reach", ["get to"]), (r"arrives", ["comes in", "turns up"]),
+    (r"collect", ["pick up", "gather"]), (r"reach(?! out)", ["get to"]), (r"arrives", ["comes in", "turns up"]),
     # nouns
     (r"customer", ["client"]), (r"customers", ["clients"]), (r"customer's", ["client's"]),
     (r"agent", ["rep", "staff member"]), (r"agents", ["reps", "staff"]), (r"reservation", ["booking"]),
@@ -726,7 +728,7 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"additional", ["extra", "further"]), (r"extra", ["additional"]), (r"approximately", ["about", "roughly"]),
     (r"required", ["needed", "necessary"]), (r"permitted", ["allowed"]), (r"allowed", ["permitted"]),
     (r"possible", ["an option", "allowed"]), (r"immediately", ["straight away", "right away"]),
-    (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]), (r"any", ["every"]),
+    (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]), (r"any(?!\s+[a-z]+s\b)", ["every"]),
     (r"never", ["not ever", "under no circumstances"]), (r"only", ["just", "solely"]), (r"exactly", ["precisely"]),
     (r"original", ["initial", "first"]), (r"full", ["complete", "whole"]), (r"whole", ["entire", "full"]),
     # "complete" as an adjective only ("a complete record"): "transfers complete in three days" is a verb
@@ -1427,7 +1429,7 @@ class Realiser:
             text = _expand_contractions(text)
         elif reg.casual:
             text = _contract(text)
-        if not re.search(r"[.?!]$", text):
+        if not re.search(r"[.?!:]$", text):  # a lead-in ending in a colon keeps it: never ":."
             text += "."
         text = finish(text)
         return self._fix_names(text)
@@ -1720,13 +1722,16 @@ def telegraph(text: str, reg: Register) -> str:
         t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", t)
         t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
         t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
-                   r"(?=[a-z]+(?:ed|en)\b)", lambda m: m.group(0) if _subordinate(t[:m.start()]) else (m.group(2) or ""),
+                   r"(?=[a-z]+(?:ed|en)\b)(?!(?:allowed|required|expected|permitted|supposed|entitled|obliged) to\b)", lambda m: m.group(0) if _subordinate(t[:m.start()]) else (m.group(2) or ""),
                    t)
         t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
         if not reg.controlled:
             t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
         return t
     t = re.sub(r"^(?:The|A|An)\s+", "", outside_quotes(text, jot))
+    # an article a set phrase needs stays: "the posting date of the charge", never the idiom's
+    # "of charge" ("free of charge") with its article dropped
+    t = re.sub(r"(?<!free )\bof (?=charge\b)", "of the ", t, flags=re.I)
     t = re.sub(r"\s{2,}", " ", t).strip()
     return capitalise(t)
 
