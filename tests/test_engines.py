@@ -83,3 +83,31 @@ def test_side_by_side_builds_stop_starting_after_a_failure(tmp_path, monkeypatch
     # largest pack first (airline), then _mock; _mock@spokewell never started: both threads had
     # failed before taking it; the earliest key in the given order that failed is raised
     assert calls == ["airline", "_mock"] or calls == ["_mock", "airline"]
+
+
+def test_pool_workers_end_when_their_owner_is_gone(tmp_path):
+    """A process that left without shutting its pool down (killed, or through `os._exit`, as
+    pytest-xdist's workers leave) left its pool workers waiting for work forever, and with
+    them the forkserver and the sandbox processes of the domain code they ran: orphans after
+    every CI run. A worker ends within seconds of its owner."""
+    import os
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    script = ("import os, sys\n"
+              "from transforms.pool import ProcessPool\n"
+              "pool = ProcessPool(1)\n"
+              "print(pool.submit(os.getpid).result(), flush=True)\n"
+              "os._exit(0)\n")
+    root = Path(__file__).resolve().parents[1]
+    log = tmp_path / "worker.txt"  # a file, not a pipe: the pool's processes inherit the owner's stdout
+    with open(log, "w") as f:
+        subprocess.run([sys.executable, "-c", script], cwd=root, stdout=f, stderr=subprocess.DEVNULL, timeout=120)
+    worker = int(log.read_text().strip())
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline and Path(f"/proc/{worker}").exists():
+        time.sleep(0.2)
+    assert not Path(f"/proc/{worker}").exists(), f"pool worker {worker} outlived its owner"
+    assert os.getpid() != worker

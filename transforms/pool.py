@@ -31,6 +31,7 @@ import atexit
 import os
 import pickle
 import threading
+import time
 import uuid
 from abc import ABC, abstractmethod
 from collections import OrderedDict
@@ -150,6 +151,24 @@ def _order(n: int, cost: Optional[Sequence[float]]) -> list[int]:
     return sorted(range(n), key=lambda i: (-cost[i], i))
 
 
+def _watch_owner(owner: int, every: float = 1.0) -> None:
+    """In a pool worker: end the worker when the process that owns the pool is gone. A worker
+    whose owner ended without shutting the pool down (killed, or left through `os._exit` as
+    pytest-xdist's workers leave) waited for work forever, each holding the sandbox process
+    of the domain code it ran and, through them, the forkserver: orphans of every test run."""
+    def watch() -> None:
+        while True:
+            time.sleep(every)
+            try:
+                os.kill(owner, 0)
+            except ProcessLookupError:
+                os._exit(0)
+            except PermissionError:
+                pass  # alive, another user's (a reused pid is not ours to judge)
+
+    threading.Thread(target=watch, name="factforge-owner-watch", daemon=True).start()
+
+
 class ProcessPool(_FilePool):
     def __init__(self, workers: int):
         import multiprocessing as mp  # noqa: PLC0415
@@ -160,7 +179,8 @@ class ProcessPool(_FilePool):
         from .registry import FAMILIES  # noqa: PLC0415
 
         ctx.set_forkserver_preload([f"transforms.{f}" for f in FAMILIES])  # renderers imported once
-        self._ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+        self._ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_owner,
+                                       initargs=(os.getpid(),))
 
     def run(self, fn, args, cost=None):
         futures: dict[Future, int] = {self._ex.submit(fn, *args[i]): i for i in _order(len(args), cost)}
