@@ -39,7 +39,7 @@ from facts.models import Fact, Slot, SlotType
 from facts.surface import int_to_words, replace_value, surface_forms, unit_words
 from facts.values import slot_matches
 
-from .grammar import CLAUSE_HEADING, capitalise, finish, fix_articles, needs_an
+from .grammar import CLAUSE_HEADING, SUBORDINATORS, capitalise, finish, fix_articles, needs_an
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
@@ -590,8 +590,8 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"(?<!\ba )minimum", ["lowest", "smallest"]), (r"opening deposit", ["deposit to open", "first deposit"]),
     (r"required", ["needed"]), (r"in effect", ["in force", "valid"]), (r"remains", ["stays"]), (r"remain", ["stay"]),
     (r"single", ["one"]), (r"a single", ["one", "just one"]), (r"totaling", ["adding up to", "totalling"]),
-    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]), (r"(?<=is )enabled", ["switched on", "turned on"]),
-    (r"(?<=are )enabled", ["switched on", "turned on"]),
+    (r"may be held", ["can be put on hold", "might be held"]), (r"turned on", ["switched on", "enabled"]),
+    (r"(?<=is )enabled", ["switched on", "turned on"]), (r"(?<=are )enabled", ["switched on", "turned on"]),
     (r"turned off", ["switched off", "disabled"]), (r"turn on", ["switch on", "enable"]), (r"turn off",
                                                                                          ["switch off", "disable"]),
     (r"make sure", ["check", "ensure"]), (r"go to step", ["move on to step", "continue with step"]),
@@ -728,7 +728,8 @@ _LEX: list[tuple[str, list[str]]] = [
     (r"additional", ["extra", "further"]), (r"extra", ["additional"]), (r"approximately", ["about", "roughly"]),
     (r"required", ["needed", "necessary"]), (r"permitted", ["allowed"]), (r"allowed", ["permitted"]),
     (r"possible", ["an option", "allowed"]), (r"immediately", ["straight away", "right away"]),
-    (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]), (r"any(?!\s+[a-z]+s\b)", ["every"]),
+    (r"however", ["but"]), (r"therefore", ["so"]), (r"every", ["each"]), (r"each", ["every"]),
+    (r"any(?!\s+[a-z]+s\b)", ["every"]),  # "any discrepancies" is no "every discrepancies"
     (r"never", ["not ever", "under no circumstances"]), (r"only", ["just", "solely"]), (r"exactly", ["precisely"]),
     (r"original", ["initial", "first"]), (r"full", ["complete", "whole"]), (r"whole", ["entire", "full"]),
     # "complete" as an adjective only ("a complete record"): "transfers complete in three days" is a verb
@@ -1343,7 +1344,7 @@ class Realiser:
         # $2.50"): the question asks for that noun, never "how much is any transaction ...
         # assessed a per-transaction fee"; a person is no "for" ("how much is the late fee")
         owned = (re.match(r"^(?:[a-z]+\s+){1,2}?(?:a|an|the)\s+([\w -]+)$", stem)
-              if phrase.lstrip().startswith("of ") and slot.type != SlotType.count else None)
+                 if phrase.lstrip().startswith("of ") and slot.type != SlotType.count else None)
         if owned:
             noun = owned.group(1).strip()
             whose = "" if person_you or _CUSTOMER_SUBJ.match(subj.strip()) or _STAFF_SUBJ.match(subj.strip()) \
@@ -1708,30 +1709,32 @@ def _per_unit(text: str, s: int, e: int, rng: random.Random, reg: Register) -> O
 _STRUCTURAL = (_lists, _genitive, _generic_any, _then, _per_unit)
 
 
+_SUBORDINATE = re.compile(r"\b(?:" + "|".join((*SUBORDINATORS, "that", "whether", "because")) + r")\b", re.I)
+
+
 def _subordinate(before: str) -> bool:
     """Whether a copula after `before` is a subordinate clause's ("verify that instant issuance
     is enabled"): a note drops the main clause's copula only, never "that instant issuance enabled"."""
-    return re.search(r"\b(?:that|whether|if|when|unless|once|until|while|because)\b",
-                     re.split(r"[,;:.]", before)[-1], re.I) is not None
+    return _SUBORDINATE.search(re.split(r"[,;:.]", before)[-1]) is not None
 
 
 def telegraph(text: str, reg: Register) -> str:
     """Note style: articles and copulas dropped, "per" as a slash, "and" as "&" (never inside
     quoted words)."""
     def jot(t: str) -> str:
-        t = re.sub(r"(?<![\w'-])(?:the|a|an)\s+(?=[a-z0-9$])", "", t)
+        # articles dropped, but the one a set phrase needs: "the posting date of the charge",
+        # never "of charge" (the idiom "free of charge")
+        t = re.sub(r"(?<![\w'-])(?<!\bof )(?:the|a|an)\s+(?=[a-z0-9$])|(?<=\bof )(?:the|a|an)\s+(?=[a-z0-9$])(?!charge\b)",
+                   "", t)
         t = re.sub(r"\s+per\s+(?=[a-z])", "/", t)
         t = re.sub(r"(?<!who )(?<!that )(?<!which )(?<!\byou )(?<!\bwe )(?<!\bthey )(?<!\bit )\b(is|are) (not )?"
-                   r"(?=[a-z]+(?:ed|en)\b)(?!(?:allowed|required|expected|permitted|supposed|entitled|obliged) to\b)", lambda m: m.group(0) if _subordinate(t[:m.start()]) else (m.group(2) or ""),
-                   t)
+                   r"(?=[a-z]+(?:ed|en)\b)(?!(?:allowed|required|expected|permitted|supposed|entitled|obliged) to\b)",
+                   lambda m: m.group(0) if _subordinate(t[:m.start()]) else (m.group(2) or ""), t)
         t = t.replace(" and ", " & ").replace(" without ", " w/o ").replace(" with ", " w/ ")
         if not reg.controlled:
             t = t.replace(" because ", " b/c ").replace(" approximately ", " approx. ")
         return t
     t = re.sub(r"^(?:The|A|An)\s+", "", outside_quotes(text, jot))
-    # an article a set phrase needs stays: "the posting date of the charge", never the idiom's
-    # "of charge" ("free of charge") with its article dropped
-    t = re.sub(r"(?<!free )\bof (?=charge\b)", "of the ", t, flags=re.I)
     t = re.sub(r"\s{2,}", " ", t).strip()
     return capitalise(t)
 
