@@ -14,6 +14,15 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 
 
+def tau2_data(*parts: str) -> Path:
+    """A path in the optional tau2-bench data beside the checkout; the calling test is skipped,
+    naming what is missing, when it is not there."""
+    p = SHARED.joinpath(*parts)
+    if not p.exists():
+        pytest.skip(f"optional tau2-bench data not found: {p} (see CONTRIBUTING.md)")
+    return p
+
+
 @pytest.fixture(scope="session")
 def mock_pack():
     from domains import get_pack

@@ -14,7 +14,7 @@ from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
 from facts.models import Condition, FactKind, Slot, SlotType
 
-from .conftest import SHARED
+from .conftest import tau2_data
 
 POLICY = """# Test Air Policy
 
@@ -259,10 +259,7 @@ _WORDS = {w: i for i, w in enumerate("zero one two three four five six seven eig
 
 
 def _policy(name: str) -> str:
-    p = SHARED / name / "policy.md"
-    if not p.exists():
-        pytest.skip(f"{p} not available")
-    return p.read_text(encoding="utf-8")
+    return tau2_data(name, "policy.md").read_text(encoding="utf-8")
 
 
 def _expected_values(text: str) -> list[tuple[int, float, str]]:
@@ -325,9 +322,7 @@ def test_airline_checked_bags_carry_tier_and_cabin_conditions():
 
 
 def test_banking_documents_decompose_without_errors():
-    folder = SHARED / "banking_knowledge" / "documents"
-    if not folder.is_dir():
-        pytest.skip("banking_knowledge documents not available")
+    folder = tau2_data("banking_knowledge", "documents")
     docs = sorted(folder.glob("*.json"))[::7]
     total = 0
     for p in docs:

@@ -18,8 +18,9 @@ from domains import BUILTIN_DIR, load_pack
 from domains.tau2 import DEFAULT_NOW, guess_business, harvest_customers, import_tau2_domain, parse_now
 from facts.errors import FactforgeError
 
+from .conftest import tau2_data
+
 ROOT = Path(__file__).resolve().parents[1]
-TAU2 = ROOT.parent / "shared" / "external" / "tau2-bench"
 
 POLICY = """# Kayak Hire Policy
 
@@ -36,10 +37,7 @@ MULTIDOC = Path(__file__).resolve().parent / "fixtures" / "tau2_layouts" / "tele
 
 
 def tau2_folder(name: str) -> Path:
-    p = TAU2 / name
-    if not p.is_dir():
-        pytest.skip(f"shared tau2-bench folder {p} is not present")
-    return p
+    return tau2_data(name)
 
 
 @pytest.fixture(scope="module")

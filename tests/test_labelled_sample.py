@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import SHARED
+from .conftest import tau2_data
 from .labelled import LABELS, load_labels, score
 
 HELD_OUT = LABELS.parent / "labelled_heldout.txt"
@@ -18,8 +18,7 @@ HELD_OUT = LABELS.parent / "labelled_heldout.txt"
 
 @pytest.fixture(autouse=True)
 def _shared_data():
-    if not (SHARED / "airline" / "policy.md").is_file():
-        pytest.skip(f"shared tau2-bench data not present at {SHARED}")
+    tau2_data("airline", "policy.md")
 
 
 def test_labelled_sample_meets_the_bar():

@@ -13,9 +13,10 @@ import pytest
 
 from facts.errors import FactforgeError
 
+from .conftest import SHARED, tau2_data
+
 ROOT = Path(__file__).resolve().parents[1]
 MOCK_TASKS = ROOT / "domains" / "_mock" / "tasks"
-SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 CLIENT_TASK = "_mock-client-knows"
 PLAIN_TASK = "_mock-records-only"
 
@@ -399,6 +400,8 @@ def test_training_scenario_that_would_settle_a_held_fact_fails_the_check(ws, tmp
 # --------------------------------------------------------------------------- tau2
 
 def _tau2_files() -> list[Path]:
+    tau2_data("airline", "tasks.json")
+    tau2_data("retail", "tasks.json")
     files = sorted(SHARED.glob("*/tasks.json")) + sorted(SHARED.glob("*/tasks/*.json"))
     assert {p.parent.name for p in files} >= {"airline", "retail"}
     return files
@@ -409,7 +412,7 @@ def test_real_tau2_tasks_pass_the_validator_and_broken_ones_fail():
     for p in _tau2_files():
         data = json.loads(p.read_text(encoding="utf-8"))
         assert validate_tasks(data) == [], p
-    data = json.loads((SHARED / "retail" / "tasks.json").read_text(encoding="utf-8"))[:3]
+    data = json.loads(tau2_data("retail", "tasks.json").read_text(encoding="utf-8"))[:3]
     data[0]["evaluation_criteria"]["reward_basis"] = ["DB", "VIBES"]
     del data[1]["user_scenario"]
     data[2]["evaluation_criteria"]["actions"][0]["requestor"] = "robot"

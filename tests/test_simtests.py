@@ -12,7 +12,7 @@ from domains.apikit import db_hash
 from domains.simtests import (Action, Scenario, ScenarioContext, SimTest, UserScenario, seal, suite_problems)
 from domains.variants import resolve
 from facts.errors import FactforgeError
-from tests.conftest import SHARED
+from tests.conftest import tau2_data
 
 TAU2_TASK_FIELDS = {"id", "description", "user_scenario", "initial_state", "evaluation_criteria"}
 
@@ -46,7 +46,7 @@ def test_real_tau2_tasks_fit_our_task_parts():
     """The real tau2-bench tasks' user scenarios and actions parse into our models: the
     fields map one to one."""
     for domain in ("airline", "retail"):
-        tasks = json.loads((SHARED / domain / "tasks.json").read_text(encoding="utf-8"))
+        tasks = json.loads(tau2_data(domain, "tasks.json").read_text(encoding="utf-8"))
         for t in tasks:
             UserScenario.model_validate(t["user_scenario"])
             for a in t["evaluation_criteria"].get("actions") or []:
@@ -139,7 +139,7 @@ def test_airline_fee_trap_charges_what_the_policy_says():
 
 def test_pack_without_api_has_no_tests(tmp_path):
     from domains.tau2 import import_tau2_domain
-    import_tau2_domain(SHARED / "retail", "tau2_retail_t", tmp_path)
+    import_tau2_domain(tau2_data("retail"), "tau2_retail_t", tmp_path)
     from domains import load_pack
     pack = load_pack(tmp_path / "tau2_retail_t")
     assert pack.api() is None
