@@ -383,6 +383,26 @@ def test_error_envelope_and_limits(monkeypatch):
         assert {k: v for k, v in doc.items() if k != "servers"} == srv.state.api.openapi()
 
 
+def test_a_body_nested_too_deep_is_the_400_envelope_without_a_traceback(caplog):
+    from outputs.api.app import MAX_DEPTH
+
+    def nested(depth: int) -> bytes:
+        return b'{"a":' * depth + b"1" + b"}" * depth
+    with caplog.at_level("DEBUG"), serve("_mock") as (srv, c):
+        for body in (b"[" * 100_000 + b"]" * 100_000, nested(100_000), nested(900), nested(MAX_DEPTH + 1)):
+            r = c.post("/rentals", content=body, headers={"content-type": "application/json"})
+            assert r.status_code == 400, r.text[:200]
+            assert r.json() == {"error": {"code": "bad_request", "message": f"the body is nested deeper than "
+                                          f"{MAX_DEPTH} levels", "details": {"max_depth": MAX_DEPTH}}}
+        r = c.post("/_clock/wait", content=nested(100_000))
+        assert r.status_code == 400 and r.json()["error"]["code"] == "bad_request"
+        r = c.post("/rentals", content=nested(MAX_DEPTH), headers={"content-type": "application/json"})
+        assert r.status_code == 422 and r.json()["error"]["code"] == "invalid_argument"   # deep enough, then validated
+        assert c.get("/_health").json()["status"] == "ok"
+        assert [e.error for e in srv.state.log.entries] == ["invalid_argument"]    # only the validated call
+    assert not [rec for rec in caplog.records if rec.exc_info or "Traceback" in rec.getMessage()]
+
+
 def test_log_replays_to_the_served_database():
     dep = load_deployment(get_pack("_mock").path / "deployments" / "flaky-shop.toml")[0]
     from outputs.api.app import ApiState

@@ -13,8 +13,8 @@ parameters, POST arguments the JSON body, `{name}` segments path parameters), pl
 | `POST /_admin/reset` `{"trial": k}`, `GET /_admin/log`, `POST /_admin/settle` | only with the admin token (`Authorization: Bearer TOKEN`); the evaluator's in-process API does the same without HTTP |
 
 Every error, including unknown routes (404), wrong methods (405), bodies that are not
-JSON (400), oversized requests (413, over 1 MiB) and answers over 4 MiB (500), is the
-envelope `{"error": {"code", "message", "details"}}`. Answers are compact JSON.
+JSON or nested deeper than 64 levels (400), oversized requests (413, over 1 MiB) and answers
+over 4 MiB (500), is the envelope `{"error": {"code", "message", "details"}}`. Answers are compact JSON.
 """
 from __future__ import annotations
 
@@ -36,6 +36,8 @@ from .service import Answer, CallLog, CleanService, envelope
 
 REQUEST_LIMIT = 1 << 20      # 1 MiB
 RESPONSE_LIMIT = 4 << 20     # 4 MiB
+MAX_DEPTH = 64               # nesting of a JSON body (arrays and objects)
+_TOO_DEEP = object()
 CURSOR_PARAM = "cursor"
 
 
@@ -136,9 +138,27 @@ async def _json_object(request: Request) -> tuple[Optional[dict], Optional[Respo
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         return None, _error(400, "bad_request", f"the body is not valid JSON: {e}")
+    except RecursionError:
+        data = _TOO_DEEP
+    if data is _TOO_DEEP or _too_deep(data):
+        return None, _error(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels",
+                            {"max_depth": MAX_DEPTH})
     if not isinstance(data, dict):
         return None, _error(422, "invalid_argument", "the body must be a JSON object")
     return data, None
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether a parsed body nests arrays or objects deeper than MAX_DEPTH (walked without
+    recursion, so any depth the parser accepted is measured safely)."""
+    stack = [(data, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (dict, list)):
+            if d > MAX_DEPTH:
+                return True
+            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return False
 
 
 def _allowed(request: Request) -> list[str]:
