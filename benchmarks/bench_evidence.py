@@ -2,9 +2,9 @@
 
 Reads each domain's `reports/difficulty.json` (the build computes it from the delivered files
 with the recoverability extractors) from the newest bundle under the workspace, or builds the
-domains first with `--build` (full profile unless `--profile`), and prints the measures of
-issue 9 per domain with the reference corpus's figures (../shared/ANCHOR.md) and the issue's
-targets.
+domains first with `--build` (full profile unless `--profile`), and prints the evidence
+measures per domain beside the figures of a reference corpus of real business records and
+the targets the planner is built to meet.
 
     python benchmarks/bench_evidence.py [--build] [--profile full] [--seed 0] [--workspace DIR]
                                         [--domains airline retail telecom banking]
@@ -23,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 DOMAINS = ["airline", "retail", "telecom", "banking"]
-# (summary key, label, reference figure, target) — reference from ANCHOR.md and issue 9
+# (summary key, label, reference corpus figure, target the planner is built to meet)
 ROWS = [
     ("files", "delivered files", "2,868 (airline 377)", ">= 3,000 in all, airline >= 400"),
     ("tokens", "text tokens", "5.5 M in all", ">= 5.5 M in all"),

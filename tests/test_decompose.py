@@ -350,7 +350,7 @@ def test_every_discovered_pack_decomposes():
         assert all(d in {x.id for x in fs.facts} for f in fs.facts for d in f.depends_on), name
 
 
-# --- issue 16: kinds, conditions, thresholds, splits --------------------------------------------
+# --- kinds, conditions, thresholds, splits -----------------------------------------------------
 SHOP = """# Harbor Cycles Policy
 
 ## Domain basics

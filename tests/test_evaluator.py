@@ -1,4 +1,4 @@
-"""The evaluator (issue 13): reference agents on every test of every built-in task, rewards,
+"""The evaluator: reference agents on every test of every built-in task, rewards,
 metrics, users, results.json and the lean-import guarantee."""
 from __future__ import annotations
 

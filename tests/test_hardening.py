@@ -1,4 +1,4 @@
-"""Issue 15's probes, one test each: nothing escapes its folder, nothing hangs, every error is
+"""Hostile-input probes, one test each: nothing escapes its folder, nothing hangs, every error is
 one line. Packs are copies of `_mock` in a temporary --domains-dir with one thing broken."""
 from __future__ import annotations
 

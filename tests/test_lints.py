@@ -1,4 +1,4 @@
-"""Each lint finds its bad example (the tells the issue listed) and leaves good writing alone."""
+"""Each lint finds its bad example (the generator tells it exists for) and leaves good writing alone."""
 from __future__ import annotations
 
 from audits import lints as L
@@ -328,7 +328,7 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     said = ["The how your deposits create environmental impact for reforestation is 2 trees."]
     assert L.headings_in_speech(said, heads, "")
     assert not L.headings_in_speech(said, heads, "how your deposits create environmental impact: 2 trees")
-    # a clause heading said as a clause is speech (tau2 banking_knowledge, full build at 9049523)
+    # a clause heading said as a clause is speech (seen in a tau2 banking_knowledge full build)
     heads.append("How the discount works")
     assert not L.headings_in_speech(["Can someone confirm how the discount works?"], heads, "")
     assert L.headings_in_speech(["Can someone confirm How the discount works?"], heads, "")

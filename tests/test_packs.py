@@ -58,8 +58,8 @@ def test_builtin_mock_specs_load_with_their_levers():
 
 
 def test_builtin_specs_meet_the_release_minimums_and_cover_every_lever():
-    """The built-in domains' specs (strictly loaded: every id list pinned) give the release the
-    issue asks for: at least 53 tasks (airline 6, retail 6, telecom 6, banking 35) moving all
+    """The built-in domains' specs (strictly loaded: every id list pinned) give the release its
+    minimums: at least 53 tasks (airline 6, retail 6, telecom 6, banking 35) moving all
     seven levers; the build resolves every reference (tests below and the pack build)."""
     from types import SimpleNamespace
 

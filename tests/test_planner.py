@@ -34,7 +34,7 @@ def test_every_fact_carried_or_routed_and_every_kind_used(airline):
 
 
 def test_volume_haystack_and_files_per_fact(airline):
-    """Issue 9: at least 400 airline files, most conversational files carry no fact, each fact
+    """The planner's volume: at least 400 airline files, most conversational files carry no fact, each fact
     is named by 2.5 files on average, email threads of 5 to 25 messages, captures of 45+
     threads, meetings of 10+ minutes (the planner's sizes)."""
     pack, fs = airline

@@ -1,4 +1,4 @@
-"""Issue 16, item 2: the writer never hands a renderer an authoritative sentence the audits'
+"""The writer never hands a renderer an authoritative sentence the audits'
 matcher would reject, and the planner never gives a speech kind a fact speech recognition
 cannot carry. Checked on every built-in pack and on imported tau2 packs (the multi-document
 fixture, and the shared airline and retail folders when present)."""
@@ -68,8 +68,8 @@ def test_every_authoritative_rendition_is_recovered_by_the_matcher(packs):
 
 
 def test_the_multidoc_schema_fact_is_voiced_recoverably(packs):
-    """The fact the issue found ("every line has these attributes: line ID" was rejected by the
-    matcher after the build): the realiser's own voiced wordings now carry it, and so does what
+    """A multi-document schema fact ("every line has these attributes: line ID", once rejected
+    by the matcher after the build): the realiser's own voiced wordings now carry it, and so does what
     the renderers get through common.authoritative."""
     pack = packs["wireless"]
     f = next(x for x in pack.facts.facts if x.statement == "Each line has the following attributes: line ID.")
@@ -86,7 +86,7 @@ def test_speech_kinds_carry_only_speakable_facts(packs, profile):
         fs = pack.facts
         plan = plan_evidence(fs, 0, PlanConfig(profile=profile), now=pack.info.now)
         by_id = fs.by_id()
-        routed = {r.fact_id for r in plan.routes}  # stated whole nowhere, by design (issue 9)
+        routed = {r.fact_id for r in plan.routes}  # stated whole nowhere, by design (multi-hop routes)
         assert set(plan.carriers()) | routed == set(by_id), name
         for a in plan.artifacts:
             if registry.get(a.kind).modality in SPEECH_MODALITIES:

@@ -425,7 +425,7 @@ class BuiltinWriter(Writer):
             # realiser keeps the pack's names whole ("Monthly Maintenance Fee", "Minimum
             # balance" in a bank's 698 documents), which can leave no word to re-word inside
             # a 6-word run. The proven wording is then used, its names re-cased, so a fact the
-            # planner voiced always gets a voiced wording (issue 16: never plan what the
+            # planner voiced always gets a voiced wording (the planner never plans what the
             # writer cannot write).
             plain = Realiser(set())
             for reg2 in dict.fromkeys((reg, *(REGISTERS[n] for n in VOICE_REGISTERS))):

@@ -1,4 +1,4 @@
-"""The lean evaluator: score an agent on a task pack's sealed tests (issue 13).
+"""The lean evaluator: score an agent on a task pack's sealed tests.
 
 `factforge eval PACK --task ID --agent PATH|oracle|naive|null [--trials K] [--user offline|llm]
 [--out DIR]` writes `DIR/results.json` (`models.Results`) and `DIR/report.html`.
