@@ -21,9 +21,10 @@ output root.
 `verify` trusts nothing in the manifest:
 
 - paths must be relative POSIX paths inside the bundle (no `/` at the start, no `..` or `.`
-  parts, no empty parts, no backslash or control character), listed once, in sorted order;
-  a manifest that breaks a rule is refused with one line naming the field and the reason
-  (`manifest.json: files[3].path: '../../etc/passwd': '..' is not allowed in a bundle path`);
+  parts, no empty parts, no backslash or control character: `outputs.paths.path_problem`,
+  the rule pack manifests follow too), listed once, in sorted order; a manifest that breaks
+  a rule is refused with one line naming the field and the reason
+  (`manifest.json: files[3].path: '../../etc/passwd': '..' is not allowed in a manifest path`);
 - the bundle's own tree is walked through directory file descriptors without following
   any link: a symbolic link anywhere (a file, a directory, manifest.json itself) is a
   problem and is never followed, and only files found in that walk are opened (with
@@ -59,12 +60,14 @@ from facts.errors import FactforgeError
 from facts.hashing import canonical_json, file_sha256
 from facts.names import NAME_RE
 
+from .paths import CHUNK as _CHUNK
+from .paths import HEX64, hash_file, path_problem, shown, walk
+
 BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (_ManifestHasher)
 SEMVER = "0.1.0"
 MAX_VALUE_CHARS = 1 << 20
 TMP_PREFIX = ".tmp-bundle-"
 _LOCK = ".writer.lock"
-_CHUNK = 1 << 20
 
 
 class FileEntry(BaseModel):
@@ -157,38 +160,7 @@ def _json_bytes(obj) -> bytes:
 
 # --------------------------------------------------------------------------- paths
 
-# Paths the writer makes (the fast case): parts of safe characters not starting with a dot.
-_PLAIN_PATH = re.compile(r"[\w+=@,~-][\w.+=@,~-]{0,254}(?:/[\w+=@,~-][\w.+=@,~-]{0,254})*", re.ASCII)
 _WS = re.compile(r"[ \t\r\n]*")
-_HEX64 = re.compile(r"[0-9a-f]{64}")
-
-
-def path_problem(rel: Any) -> Optional[str]:
-    """Why `rel` cannot be a bundle path (None when it can)."""
-    if type(rel) is str and len(rel) <= 4096 and _PLAIN_PATH.fullmatch(rel) and rel != "manifest.json":
-        return None
-    if not isinstance(rel, str) or not rel:
-        return "a bundle path must be a non-empty string"
-    if "\\" in rel or not rel.isprintable():
-        return "backslash and control characters are not allowed in a bundle path"
-    if rel.startswith("/"):
-        return "an absolute path is not allowed (bundle paths are relative to the bundle)"
-    parts = rel.split("/")
-    if ".." in parts:
-        return "'..' is not allowed in a bundle path"
-    if "." in parts or "" in parts:
-        return "empty or '.' parts are not allowed in a bundle path"
-    if len(rel.encode("utf-8", "surrogatepass")) > 4096 or any(len(p.encode("utf-8", "surrogatepass")) > 255
-                                                               for p in parts):
-        return "path or path part too long"
-    if rel == "manifest.json":
-        return "the manifest cannot list itself"
-    return None
-
-
-def _shown(rel: str) -> str:
-    """A path found in the tree as one printable line (a name may hold control characters)."""
-    return rel if rel.isprintable() else repr(rel)
 
 
 def _check_path(rel: str, field: str) -> str:
@@ -517,8 +489,8 @@ def _field_error(field: str, e: ValidationError) -> FactforgeError:
     loc = ".".join(str(x) for x in err["loc"])
     where = f"{field}.{loc}" if loc else field
     got = err.get("input")
-    shown = f" (got {got!r:.80})" if err["type"] != "missing" and not isinstance(got, (dict, list)) else ""
-    return FactforgeError(f"{where}: {err['msg'].lower()}{shown}")
+    got_text = f" (got {got!r:.80})" if err["type"] != "missing" and not isinstance(got, (dict, list)) else ""
+    return FactforgeError(f"{where}: {err['msg'].lower()}{got_text}")
 
 
 _ENTRY_KEYS = frozenset(FileEntry.model_fields)
@@ -531,7 +503,7 @@ def _entry_line(i: int, value: Any) -> tuple[str, str, list[str]]:
     through the model for the exact message."""
     v = value
     if (type(v) is dict and v.keys() <= _ENTRY_KEYS and type(v.get("path")) is str
-            and type(v.get("sha256")) is str and _HEX64.fullmatch(v["sha256"])
+            and type(v.get("sha256")) is str and HEX64.fullmatch(v["sha256"])
             and type(v.get("size")) is int and v["size"] >= 0
             and all(v.get(k) is None or type(v[k]) is str for k in _OPTIONAL)
             and type(v.get("fact_ids", [])) is list and all(type(x) is str for x in v.get("fact_ids", []))):
@@ -630,60 +602,6 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
     return header, state["files"], digest, digest_of_bytes
 
 
-def _walk(dir_fd: int, prefix: str) -> Iterator[tuple[str, str, int, str]]:
-    """(bundle path, kind, directory fd, name) of everything under a directory, in the sort
-    order of full paths (a directory sorts as its name + '/'); links are not followed."""
-    entries = []
-    with os.scandir(dir_fd) as it:
-        for de in it:
-            if de.is_symlink():
-                kind = "symlink"
-            elif de.is_dir(follow_symlinks=False):
-                kind = "dir"
-            elif de.is_file(follow_symlinks=False):
-                kind = "file"
-            else:
-                kind = "special"
-            entries.append((de.name + "/" if kind == "dir" else de.name, de.name, kind))
-    entries.sort()
-    for _, name, kind in entries:
-        rel = prefix + name
-        if kind == "dir":
-            try:
-                fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
-            except OSError:
-                yield rel, "unreadable", dir_fd, name
-                continue
-            try:
-                yield from _walk(fd, rel + "/")
-            finally:
-                os.close(fd)
-        else:
-            yield rel, kind, dir_fd, name
-
-
-def _hash_file(dir_fd: int, name: str, size: int) -> Optional[str]:
-    """sha256 of a regular file opened without following links, or None when it is not one
-    (replaced by a link or a special file since the walk) or its size is not `size`."""
-    try:
-        fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=dir_fd)
-    except OSError:
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size != size:
-            return None
-        h = hashlib.sha256()
-        while True:
-            chunk = os.read(fd, _CHUNK)
-            if not chunk:
-                break
-            h.update(chunk)
-        return h.hexdigest()
-    finally:
-        os.close(fd)
-
-
 def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
     """Verify a bundle, calling `on_problem` for each changed, missing, extra or linked file
     and for a manifest whose content hash does not match. Raises FactforgeError (one line)
@@ -705,7 +623,7 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                 problems += 1
                 on_problem(p)
 
-            tree = _walk(root, "")
+            tree = walk(root, "")
             cur = next(tree, None)
 
             def advance_past(path: Optional[str]) -> None:
@@ -713,10 +631,10 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                 while cur is not None and (path is None or cur[0] < path):
                     rel, kind = cur[0], cur[1]
                     if kind == "symlink":
-                        report(f"symlink: {_shown(rel)} (links are not allowed in a bundle; not followed)")
+                        report(f"symlink: {shown(rel)} (links are not allowed in a bundle; not followed)")
                     elif rel != "manifest.json":
-                        report(f"extra: {_shown(rel)} (not in manifest)" if kind == "file" else
-                               f"extra: {_shown(rel)} (not a regular file)")
+                        report(f"extra: {shown(rel)} (not in manifest)" if kind == "file" else
+                               f"extra: {shown(rel)} (not a regular file)")
                     cur = next(tree, None)
 
             def on_file(i: int, e: Any) -> None:  # checked in pass one (the bytes are compared below)
@@ -734,7 +652,7 @@ def verify(bundle_dir: Path, on_problem: Callable[[str], None]) -> Verified:
                 elif kind != "file":
                     report(f"changed: {rel} (not a regular file)")
                 else:
-                    sha = _hash_file(dfd, fname, e["size"])
+                    sha = hash_file(dfd, fname, e["size"])
                     if sha != e["sha256"]:
                         report(f"changed: {rel} (sha256 differs from manifest)" if sha is not None else
                                f"changed: {rel} (size differs from manifest, or no longer a regular file)")
