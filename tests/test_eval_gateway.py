@@ -146,3 +146,92 @@ def test_a_call_in_flight_when_the_conversation_ends_is_billed_to_it(menu):
     ledger = gw.end()                     # the agent gave up; its call is still running
     t.join()
     assert [u.model for u in ledger.usage] == ["mid-fast"] and ledger.credits > 0
+
+
+def _raw(path, data: bytes, timeout: float = 10.0) -> bytes:
+    """Send raw bytes on a fresh connection; everything the gateway answers until it closes."""
+    s = socket.socket(socket.AF_UNIX)
+    s.settimeout(timeout)
+    s.connect(str(path))
+    try:
+        s.sendall(data)
+        s.shutdown(socket.SHUT_WR)
+    except OSError:
+        pass
+    out = b""
+    while chunk := s.recv(65536):
+        out += chunk
+    s.close()
+    return out
+
+
+def _status_and_code(answer: bytes) -> tuple[int, str]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ")[1]), json.loads(body)["error"]["code"]
+
+
+OK_BODY = json.dumps({"model": "small-fast", "messages": MSG}).encode()
+
+
+@pytest.mark.parametrize("request_bytes,status,code", [
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: -1\r\n\r\n" + b"x" * 65536, 400, "bad_request"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: abc\r\n\r\n{}", 400, "bad_request"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: +2\r\n\r\n{}", 400, "bad_request"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}", 400, "bad_request"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\n\r\n" + OK_BODY, 411, "length_required"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n", 411,
+     "length_required"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: %d\r\n\r\n" % ((8 << 20) + 1), 413, "payload_too_large"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 99999999999999999999\r\n\r\n", 400, "bad_request"),
+    (b"GARBAGE\r\n\r\n", 400, "bad_request"),
+    (b"POST  /v1/chat/completions HTTP/1.1\r\n\r\n", 400, "bad_request"),
+    (b"GET /v1/models HTTP/1.1\r\nno colon here\r\n\r\n", 400, "bad_request"),
+    (b"GET /v1/models HTTP/1.1\r\nBad Name: x\r\n\r\n", 400, "bad_request"),
+    (b"GET /v1/models HTTP/1.1\r\nX: a\x00b\r\n\r\n", 400, "bad_request"),
+    (b"GET /v1/models HTTP/1.1\r\n folded: x\r\n\r\n", 400, "bad_request"),
+    (b"GET /v1/models HTTP/2.0\r\n\r\n", 505, "http_version_not_supported"),
+    (b"GET /v1/models XTTP/1.1\r\n\r\n", 505, "http_version_not_supported"),
+    (b"GET /v1/models HTTP/1.1\r\nX: " + b"a" * (20 << 10) + b"\r\n\r\n", 431, "headers_too_large"),
+    (b"GET /v1/models HTTP/1.1\r\n" + b"X: a\r\n" * 101 + b"\r\n", 431, "headers_too_large"),
+    (b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: 200000\r\n\r\n" + b"[" * 100_000 + b"]" * 100_000,
+     400, "bad_request"),
+])
+def test_malformed_requests_get_one_json_error_and_the_connection_closes(menu, tmp_path, request_bytes, status, code):
+    calls = []
+    gw = _gw(menu, completion=lambda **kw: calls.append(kw)).start(tmp_path / "g.sock")
+    try:
+        answer = _raw(tmp_path / "g.sock", request_bytes)
+        assert _status_and_code(answer) == (status, code), answer[:300]
+        assert answer.count(b"\r\nContent-Type: ") == 1     # one answer, then closed: nothing after is read
+        assert calls == [] and gw.end().credits == 0.0
+    finally:
+        gw.stop()
+
+
+def test_keep_alive_pipelining_and_expect_continue(menu, tmp_path):
+    gw = _gw(menu).start(tmp_path / "g.sock")
+    try:
+        one = b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s" % (len(OK_BODY), OK_BODY)
+        models = b"GET /v1/models HTTP/1.1\r\nConnection: close\r\n\r\n"
+        answer = _raw(tmp_path / "g.sock", one + one + models)
+        assert [int(x.split(b" ")[0]) for x in answer.split(b"HTTP/1.1 ")[1:]] == [200, 200, 200]
+        assert len(gw.end().usage) == 2
+        gw.begin()
+        answer = _raw(tmp_path / "g.sock", b"POST /v1/chat/completions HTTP/1.1\r\nExpect: 100-continue\r\n"
+                      b"Connection: close\r\nContent-Length: %d\r\n\r\n%s" % (len(OK_BODY), OK_BODY))
+        assert answer.startswith(b"HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 200 OK\r\n")
+        assert _raw(tmp_path / "g.sock", b"GET /nowhere HTTP/1.0\r\n\r\n").startswith(b"HTTP/1.1 404 ")
+    finally:
+        gw.stop()
+
+
+def test_a_failure_inside_the_gateway_is_a_json_500_and_an_infra_error(menu, tmp_path):
+    gw = _gw(menu).start(tmp_path / "g.sock")
+    gw.handle = lambda body: 1 / 0
+    try:
+        answer = _raw(tmp_path / "g.sock", b"POST /v1/chat/completions HTTP/1.1\r\nContent-Length: %d\r\n\r\n%s"
+                      % (len(OK_BODY), OK_BODY))
+        assert _status_and_code(answer) == (500, "internal_error")
+        assert gw.end().errors == ["the gateway failed: ZeroDivisionError"]
+    finally:
+        gw.stop()

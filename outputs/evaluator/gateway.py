@@ -22,13 +22,23 @@ what it used). A model answer **without usage** cannot be metered: the agent get
 `no_usage` and the conversation is marked with an infrastructure error (never counted as
 free). An upstream failure (litellm raising) is 502 `upstream_error`, recorded the same
 way. Refused calls (403/422/429) reach no model and cost nothing.
+
+The server is bounded whatever the agent sends (`_Server`): one asyncio loop reads every
+connection, a pool of 4 threads answers requests, at most 32 connections are open at once
+(the 33rd gets 503 `too_many_connections`), a connection silent for 60 s is closed, a
+request needs a decimal Content-Length (411 without one, 400 if malformed, 413 over 8 MiB)
+and no byte past it is read, a malformed request line or header is 400, a head over 16 KiB
+or 100 fields is 431, and a body nested deeper than 100 levels is 400. Every refusal is a
+JSON error; nothing is logged.
 """
 from __future__ import annotations
 
-import http.server
+import asyncio
+import concurrent.futures
 import json
 import os
-import socketserver
+import re
+import socket
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -40,7 +50,13 @@ from .models import ModelUsage
 
 ALLOWED_PARAMS = {"messages", "tools", "tool_choice", "temperature", "top_p", "max_tokens", "max_completion_tokens",
                   "stop", "seed", "response_format", "parallel_tool_calls"}
-REQUEST_LIMIT = 8 << 20
+REQUEST_LIMIT = 8 << 20       # a request body
+HEADER_LIMIT = 16 << 10       # a request line and its headers
+MAX_HEADERS = 100
+MAX_DEPTH = 100               # nesting of a request body's arrays and objects
+MAX_CONNECTIONS = 32          # open at once
+WORKERS = 4                   # requests answered at once
+IDLE_TIMEOUT_S = 60.0
 
 
 @dataclass
@@ -63,7 +79,8 @@ class ModelGateway:
     """The gateway's logic (`handle`) and its server on a Unix socket (`start`/`stop`)."""
 
     def __init__(self, menu: Menu, allowed: list[str], *, mock_response: Any = None,
-                 completion: Optional[Callable[..., Any]] = None):
+                 completion: Optional[Callable[..., Any]] = None, max_connections: int = MAX_CONNECTIONS,
+                 workers: int = WORKERS, idle_timeout_s: float = IDLE_TIMEOUT_S):
         self.menu = menu
         self.allowed = list(allowed) or [m.name for m in menu.models]
         self.mock_response = mock_response
@@ -72,8 +89,8 @@ class ModelGateway:
         self.lock = threading.Lock()
         self.idle = threading.Condition(self.lock)
         self._inflight = 0
-        self._server: Optional[socketserver.BaseServer] = None
-        self._thread: Optional[threading.Thread] = None
+        self.limits = {"max_connections": max_connections, "workers": workers, "idle_timeout_s": idle_timeout_s}
+        self._server: Optional[_Server] = None
         self._warming: Optional[threading.Thread] = None
         self.socket: Optional[Path] = None
 
@@ -183,62 +200,221 @@ class ModelGateway:
 
     # ---- the server ---------------------------------------------------------------------
     def start(self, socket_path: Path) -> "ModelGateway":
-        gw = self
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-
-            def log_message(self, *args: Any) -> None:
-                """Quiet: the ledger is the gateway's record."""
-
-            def _send(self, status: int, payload: dict) -> None:
-                data = json.dumps(payload).encode("utf-8")
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-            def do_POST(self) -> None:  # noqa: N802
-                n = int(self.headers.get("Content-Length") or 0)
-                if self.path != "/v1/chat/completions":
-                    return self._send(*_err(404, "not_found", f"no route POST {self.path}"))
-                if n > REQUEST_LIMIT:
-                    return self._send(*_err(413, "payload_too_large", "the request exceeds 8 MiB"))
-                try:
-                    body = json.loads(self.rfile.read(n) or b"null")
-                except (json.JSONDecodeError, UnicodeDecodeError):
-                    return self._send(*_err(400, "bad_request", "the body is not valid JSON"))
-                self._send(*gw.handle(body))
-
-            def do_GET(self) -> None:  # noqa: N802
-                if self.path == "/v1/models":
-                    return self._send(200, {"object": "list", "data": [{"id": n, "object": "model"} for n in gw.allowed]})
-                self._send(*_err(404, "not_found", f"no route GET {self.path}"))
-
-        class Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
-            daemon_threads = True
-
-            def get_request(self):  # BaseHTTPRequestHandler wants an address pair
-                sock, _ = super().get_request()
-                return sock, ("gateway", 0)
-
+        """Serve on a Unix socket: one asyncio loop (a thread) reads requests, a pool of
+        `workers` threads answers them; see `_Server` for the limits."""
         self.socket = Path(socket_path)
-        if self.socket.exists():
+        if self.socket.exists() or self.socket.is_symlink():
             self.socket.unlink()
-        self._server = Server(str(self.socket), Handler)
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.1},
-                                        name="factforge-gateway", daemon=True)
-        self._thread.start()
+        self._server = _Server(self, self.socket, **self.limits)
         return self
+
+    @property
+    def connections(self) -> int:
+        """Connections open right now."""
+        return self._server.open if self._server is not None else 0
 
     def stop(self) -> None:
         if self._server is not None:
-            self._server.shutdown()
-            self._server.server_close()
+            self._server.close()
             self._server = None
-        if self._thread is not None:
-            self._thread.join(timeout=5)
-            self._thread = None
-        if self.socket is not None and self.socket.exists():
+        if self.socket is not None and (self.socket.exists() or self.socket.is_symlink()):
             self.socket.unlink()
+
+    def answer(self, body: bytes) -> tuple[int, dict]:
+        """One request body to its answer; whatever goes wrong is a JSON error, never an
+        exception out of the server."""
+        try:
+            data = json.loads(body or b"null")
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            return _err(400, "bad_request", "the body is not valid JSON")
+        except RecursionError:
+            data = _TOO_DEEP
+        if data is _TOO_DEEP or _too_deep(data):
+            return _err(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels", max_depth=MAX_DEPTH)
+        try:
+            return self.handle(data)
+        except Exception as e:  # noqa: BLE001  (a bug of ours answers 500; the ledger says so)
+            with self.lock:
+                self.ledger.errors.append(f"the gateway failed: {type(e).__name__}")
+            return _err(500, "internal_error", f"the gateway failed: {type(e).__name__}")
+
+
+_TOO_DEEP = object()
+_TOKEN = re.compile(rb"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_BAD_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Required", 413: "Content Too Large",
+            431: "Request Header Fields Too Large", 500: "Internal Server Error", 502: "Bad Gateway",
+            503: "Service Unavailable", 403: "Forbidden", 422: "Unprocessable Content", 429: "Too Many Requests",
+            505: "HTTP Version Not Supported"}
+
+
+def _too_deep(data: Any) -> bool:
+    """Whether arrays or objects nest deeper than MAX_DEPTH (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        x, d = stack.pop()
+        if isinstance(x, (dict, list)):
+            if d > MAX_DEPTH:
+                return True
+            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
+    return False
+
+
+class _Refused(Exception):
+    """A request answered with an error, after which the connection is closed (its framing
+    can no longer be trusted)."""
+
+    def __init__(self, status: int, code: str, message: str):
+        super().__init__(message)
+        self.answer = _err(status, code, message)
+
+
+@dataclass
+class _Request:
+    method: str
+    path: str
+    length: int
+    close: bool
+    expect_continue: bool
+
+
+def _parse_head(head: bytes) -> _Request:
+    """The request line and headers (HTTP/1.0 or 1.1, CRLF line ends); anything malformed is
+    400, a body without Content-Length 411."""
+    lines = head[:-4].split(b"\r\n")
+    parts = lines[0].split(b" ")
+    if len(parts) != 3 or not _TOKEN.match(parts[0]) or not parts[1].startswith(b"/"):
+        raise _Refused(400, "bad_request", "malformed request line")
+    if parts[2] not in (b"HTTP/1.1", b"HTTP/1.0"):
+        raise _Refused(505, "http_version_not_supported", "only HTTP/1.1 and 1.0 are served")
+    if len(lines) - 1 > MAX_HEADERS:
+        raise _Refused(431, "headers_too_large", f"more than {MAX_HEADERS} header fields")
+    headers: dict[bytes, list[bytes]] = {}
+    for line in lines[1:]:
+        name, colon, value = line.partition(b":")
+        if not colon or not _TOKEN.match(name) or _BAD_VALUE.search(value):
+            raise _Refused(400, "bad_request", "malformed header field")
+        headers.setdefault(name.lower(), []).append(value.strip(b" \t"))
+    if b"transfer-encoding" in headers:
+        raise _Refused(411, "length_required", "Transfer-Encoding is not accepted; send Content-Length")
+    cl = headers.get(b"content-length")
+    if cl is None:
+        if parts[0] == b"POST":
+            raise _Refused(411, "length_required", "a POST needs a Content-Length")
+        length = 0
+    elif len(cl) != 1 or not cl[0].isdigit() or len(cl[0]) > 12:
+        raise _Refused(400, "bad_request", "Content-Length must be one non-negative decimal integer")
+    else:
+        length = int(cl[0])
+    if length > REQUEST_LIMIT:
+        raise _Refused(413, "payload_too_large", f"the request exceeds {REQUEST_LIMIT >> 20} MiB")
+    conn = b",".join(headers.get(b"connection", [])).lower()
+    close = b"close" in conn or (parts[2] == b"HTTP/1.0" and b"keep-alive" not in conn)
+    expect = b",".join(headers.get(b"expect", [])).lower() == b"100-continue"
+    path = parts[1].decode("ascii", "replace")
+    return _Request(parts[0].decode("ascii"), path, length, close, expect)
+
+
+class _Server:
+    """The gateway's HTTP/1.1 server, bounded in every dimension an agent controls:
+
+    | limit | value | when exceeded |
+    |---|---|---|
+    | connections open at once | `max_connections` (32) | 503 `too_many_connections`, closed |
+    | requests answered at once | `workers` (4 threads) | the request waits its turn |
+    | silence before a request's head is complete, and time to send its body | `idle_timeout_s` (60 s) | closed |
+    | request line and headers | 16 KiB, 100 fields | 431, closed |
+    | body | Content-Length required (411), a decimal (400), at most 8 MiB (413); never read past it | closed after the answer |
+    """
+
+    def __init__(self, gw: ModelGateway, path: Path, *, max_connections: int = MAX_CONNECTIONS,
+                 workers: int = WORKERS, idle_timeout_s: float = IDLE_TIMEOUT_S):
+        self.gw = gw
+        self.max_connections, self.idle_timeout_s = max_connections, idle_timeout_s
+        self.open = 0
+        self.pool = concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="factforge-gateway-call")
+        self.loop = asyncio.new_event_loop()
+        self.slots = asyncio.Semaphore(workers)
+        self.tasks: set[asyncio.Task] = set()
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.bind(str(path))
+            sock.listen(128)
+        except OSError:
+            sock.close()
+            raise
+        self.server = self.loop.run_until_complete(
+            asyncio.start_unix_server(self._connection, sock=sock, limit=HEADER_LIMIT))
+        self.thread = threading.Thread(target=self.loop.run_forever, name="factforge-gateway", daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        def shut() -> None:
+            self.server.close()
+            for t in self.tasks:
+                t.cancel()
+            self.loop.call_later(0.2, self.loop.stop)
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(shut)
+        self.thread.join(timeout=5)
+        self.pool.shutdown(wait=False, cancel_futures=True)
+        if not self.loop.is_running():
+            self.loop.close()
+
+    async def _send(self, writer: asyncio.StreamWriter, status: int, payload: dict, close: bool) -> None:
+        data = json.dumps(payload).encode("utf-8")
+        head = (f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
+                f"Content-Length: {len(data)}\r\n" + ("Connection: close\r\n" if close else "") + "\r\n")
+        writer.write(head.encode("ascii") + data)
+        await asyncio.wait_for(writer.drain(), self.idle_timeout_s)
+
+    async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self.tasks.add(task)
+        over = self.open >= self.max_connections
+        self.open += 1
+        try:
+            if over:
+                await self._send(writer, *_err(503, "too_many_connections",
+                                               f"at most {self.max_connections} connections at once"), close=True)
+                return
+            while await self._exchange(reader, writer):
+                pass
+        except (OSError, asyncio.TimeoutError, asyncio.IncompleteReadError, asyncio.CancelledError):
+            pass   # the client left, went silent or the server is stopping: nothing to answer
+        finally:
+            self.open -= 1
+            self.tasks.discard(task)  # type: ignore[arg-type]
+            writer.close()
+
+    async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
+        """One request and its answer; False when the connection is to be closed."""
+        try:
+            head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.idle_timeout_s)
+        except asyncio.IncompleteReadError:
+            return False
+        except asyncio.LimitOverrunError:
+            await self._send(writer, *_err(431, "headers_too_large", f"the head exceeds {HEADER_LIMIT >> 10} KiB"),
+                             close=True)
+            return False
+        try:
+            req = _parse_head(head)
+        except _Refused as e:
+            await self._send(writer, *e.answer, close=True)
+            return False
+        async with self.slots:
+            if req.expect_continue and req.length:
+                writer.write(b"HTTP/1.1 100 Continue\r\n\r\n")
+            body = await asyncio.wait_for(reader.readexactly(req.length), self.idle_timeout_s) if req.length else b""
+            status, payload = await self._route(req, body)
+        await self._send(writer, status, payload, close=req.close)
+        return not req.close
+
+    async def _route(self, req: _Request, body: bytes) -> tuple[int, dict]:
+        gw = self.gw
+        if (req.method, req.path) == ("POST", "/v1/chat/completions"):
+            return await self.loop.run_in_executor(self.pool, gw.answer, body)
+        if (req.method, req.path) == ("GET", "/v1/models"):
+            return 200, {"object": "list", "data": [{"id": n, "object": "model"} for n in gw.allowed]}
+        return _err(404, "not_found", f"no route {req.method} {req.path}")
