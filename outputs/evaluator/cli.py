@@ -52,6 +52,6 @@ def eval_command(
     path = write_results(results, out)
     write_report(results, out)
     s = results.summary
-    typer.echo(f"{task} {agent}: final score {s.final_score:.4f} (mean reward {s.mean_reward:.4f}, penalty "
+    typer.echo(f"{task} {agent} on pack {results.run.pack_version}: final score {s.final_score:.4f} (mean reward {s.mean_reward:.4f}, penalty "
                f"{s.penalty:.4f}, 95% CI {s.ci.low:.3f}-{s.ci.high:.3f}), {s.conversations} conversations, "
                f"{s.infra_errors} infra errors, {s.agent_errors} agent errors; {path} and report.html")

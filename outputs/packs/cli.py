@@ -46,18 +46,19 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
 
 @app.command("verify")
 def verify(pack: Path = typer.Argument(..., help="A pack directory (holding index.json).")):
-    """Recompute every hash of a pack; non-zero exit naming each changed, missing or extra file."""
-    from .store import Pack, verify_pack  # noqa: PLC0415
+    """Recompute every hash of a pack without following links; non-zero exit naming each
+    changed, missing, misplaced or extra file or directory and each link."""
+    from .store import verify as verify_pack  # noqa: PLC0415
 
-    problems = verify_pack(pack)
-    if problems:
-        for p in problems:
+    v = verify_pack(pack)
+    if v.problems:
+        for p in v.problems:
             err.print(f"[red]{escape(p)}[/red]", highlight=False)
+        err.print(f"pack {escape(str(pack))}: {len(v.problems)} problems (its content is pack version {v.pack_version})",
+                  highlight=False)
         raise typer.Exit(1)
-    idx = Pack(pack).index
-    files = sum(t.kit.files + t.sealed.files for t in idx.tasks)
-    out.print(f"[green]ok[/green] {pack}: {len(idx.tasks)} tasks, {files} files verified, pack {idx.pack_version}",
-              highlight=False)
+    out.print(f"[green]ok[/green] {escape(str(pack))}: {v.tasks} tasks, {v.files} files verified, "
+              f"pack {v.pack_version}", highlight=False)
 
 
 @app.command("export")
