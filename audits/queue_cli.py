@@ -25,7 +25,8 @@ from facts.errors import FactforgeError
 
 from .queue import VERDICTS, AuditQueue, EnqueueResult, Item, default_db_path
 
-app = typer.Typer(help="Human audit review queue: three reviewers per artifact, consensus, re-queue of rejects.",
+app = typer.Typer(help="Human audit review queue: three reviewers per artifact, consensus, re-queue of rejects.\n\n"
+                       "Example: factforge audit enqueue out/bundles/_mock/*",
                   no_args_is_help=True, add_completion=False)
 
 DB_HELP = "Audit database (default: $FACTFORGE_AUDIT_DB, else $FACTFORGE_WORKSPACE/audit.sqlite, else ~/.factforge/audit.sqlite)."
@@ -58,7 +59,10 @@ def _print_enqueue(res: EnqueueResult) -> None:
 @app.command()
 def enqueue(bundle_dir: Path = typer.Argument(..., help="Bundle directory (with manifest.json and facts.json)."),
             db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP)) -> None:
-    """Queue every artifact of a bundle (idempotent)."""
+    """Queue every artifact of a bundle (idempotent).
+
+    Example: factforge audit enqueue out/bundles/_mock/*
+    """
     with _queue(db) as q:
         _print_enqueue(q.enqueue(bundle_dir))
 
@@ -66,7 +70,10 @@ def enqueue(bundle_dir: Path = typer.Argument(..., help="Bundle directory (with 
 @app.command()
 def requeue(bundle_dir: Path = typer.Argument(..., help="The next bundle, built after rejections."),
             db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP)) -> None:
-    """Queue, one round higher, the artifacts of a new bundle that were rejected before."""
+    """Queue, one round higher, the artifacts of a new bundle that were rejected before.
+
+    Example: factforge audit requeue out/bundles/_mock/*
+    """
     with _queue(db) as q:
         _print_enqueue(q.requeue(bundle_dir))
 
@@ -91,7 +98,10 @@ def _describe(item: Item) -> str:
 def next_cmd(reviewer: str = typer.Option(..., "--reviewer", help="Your reviewer name."),
              db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
              as_json: bool = typer.Option(False, "--json", help="Print the item as JSON.")) -> None:
-    """Lease the next item for a reviewer and print it."""
+    """Lease the next item for a reviewer and print it.
+
+    Example: factforge audit next --reviewer ana --json
+    """
     with _queue(db) as q:
         item = q.next_item(reviewer)
         if item is None:
@@ -103,13 +113,16 @@ def next_cmd(reviewer: str = typer.Option(..., "--reviewer", help="Your reviewer
 @app.command()
 def submit(item_id: int = typer.Argument(..., help="Item id printed by next."),
            reviewer: str = typer.Option(..., "--reviewer", help="Your reviewer name."),
-           fact: list[str] = typer.Option([], "--fact", help=f"FACT_ID={'|'.join(VERDICTS)}; repeatable."),
+           fact: list[str] = typer.Option([], "--fact", metavar="<id=verdict>", help=f"FACT_ID={'|'.join(VERDICTS)}; repeatable."),
            all_present: bool = typer.Option(False, "--all-present",
                                             help="Mark every claimed fact present (then --fact overrides)."),
            realistic: bool = typer.Option(..., "--realistic/--not-realistic", help="Does the artifact look real?"),
            comment: str = typer.Option("", "--comment", help="Free-text comment."),
            db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP)) -> None:
-    """Record a review of an item."""
+    """Record a review of an item.
+
+    Example: factforge audit submit 1 --reviewer ana --all-present --realistic
+    """
     with _queue(db) as q:
         verdicts: dict[str, str] = {}
         if all_present:
@@ -129,7 +142,10 @@ def submit(item_id: int = typer.Argument(..., help="Item id printed by next."),
 @app.command()
 def status(db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
            as_json: bool = typer.Option(False, "--json", help="Print as JSON.")) -> None:
-    """Counts of items and reviews, reviews per reviewer, Fleiss' kappa."""
+    """Counts of items and reviews, reviews per reviewer, Fleiss' kappa.
+
+    Example: factforge audit status --json
+    """
     with _queue(db) as q:
         st = q.status()
     if as_json:
@@ -150,7 +166,10 @@ def status(db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
 @app.command()
 def export(db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
            out: Optional[Path] = typer.Option(None, "--out", help="Write JSON here instead of stdout.")) -> None:
-    """Export every item with its reviews and consensus as JSON."""
+    """Export every item with its reviews and consensus as JSON.
+
+    Example: factforge audit export --out audit.json
+    """
     with _queue(db) as q:
         text = json.dumps(q.export(), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     if out is None:

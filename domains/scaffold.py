@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shlex
 import shutil
 import tempfile
 import tomllib
@@ -585,15 +586,19 @@ def new_domain(name: str = typer.Argument(..., help="Name of the new domain: low
                into: Optional[Path] = typer.Option(None, "--into", help="Folder to create the pack in (default: the "
                                                    "first folder of $FACTFORGE_DOMAINS_DIR, else ./domains-imported)."),
                force: bool = typer.Option(False, "--force", help="Replace an existing pack of that name there.")):
-    """Create a new domain pack skeleton (domain.toml, policy.md, seed.py, variants/)."""
+    """Create a new domain pack skeleton (domain.toml, policy.md, seed.py, variants/).
+
+    Example: factforge new-domain repairs --into my-domains
+    """
     from rich.console import Console  # noqa: PLC0415
 
-    out = Console()
+    out = Console(soft_wrap=True)  # the next-step command is printed whole, to be copied
     path = scaffold_domain(name, into, force)
     out.print(f"[green]created[/green] domain pack {name!r} at {path}", highlight=False)
     for f in ("README.md", "domain.toml", "policy.md", "seed.py", "variants/README.md"):
         out.print(f"  {f}", highlight=False)
-    out.print(f"next: edit policy.md and seed.py, then run `factforge facts {name}`", highlight=False)
     hint = usage_hint(path.parent)
+    where = f" --domains-dir {shlex.quote(str(path.parent))}" if hint else ""
+    out.print(f"next: edit policy.md and seed.py, then run `factforge facts {name}{where}`", highlight=False)
     if hint:
         out.print(f"to use it: {hint}", highlight=False)

@@ -552,5 +552,8 @@ def import_tau2(path: Path = typer.Argument(..., help="A tau2-bench domain folde
                 force: bool = typer.Option(False, "--force", help="Replace an existing pack of that name there."),
                 now: Optional[str] = typer.Option(None, "--now", help=f"World clock (ISO datetime with offset); "
                                                   f"default: the policy's 'current time is' line, else {DEFAULT_NOW}.")):
-    """Import a tau2-bench domain folder as a factforge domain pack."""
+    """Import a tau2-bench domain folder as a factforge domain pack.
+
+    Example: factforge import-tau2 tau2-bench/data/tau2/domains/airline --name tau2_airline
+    """
     print_report(import_tau2_domain(path, name, into, force=force, now=now))

@@ -8,12 +8,13 @@ them.
 from __future__ import annotations
 
 import json
+import math
 import os
 import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 import typer
 from rich.console import Console
@@ -24,12 +25,56 @@ from facts.errors import FactforgeError
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 
-app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="factforge: policies -> atomic facts -> realistic, verifiable evidence bundles.")
+
+def _flags_take_no_value() -> None:
+    """typer's rich help shows `<bool>` beside a flag (`--json`, `--help`) as if it took a
+    value; a flag takes none, so its type column is left empty."""
+    from typer.core import TyperOption  # noqa: PLC0415
+
+    shown = TyperOption.display_type_rich
+    if getattr(shown, "flag_aware", False):
+        return
+
+    def display_type_rich(self, ctx):
+        return None if self.is_flag or self.count else shown(self, ctx)
+
+    display_type_rich.flag_aware = True  # type: ignore[attr-defined]
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_take_no_value()
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, context_settings={"help_option_names": ["-h", "--help"]},
+                  help="factforge: policies -> atomic facts -> realistic, verifiable evidence bundles.\n\n"
+                       "Example: factforge build --domain _mock --out out")
 err = Console(stderr=True, soft_wrap=True)
 out = Console(soft_wrap=True)
 
-DomainsDir = typer.Option(None, "--domains-dir", help="Extra folder of domain packs (repeatable; also $FACTFORGE_DOMAINS_DIR).")
+DomainsDir = typer.Option(None, "--domains-dir", metavar="<dir>",
+                          help="Extra folder of domain packs (repeatable; also $FACTFORGE_DOMAINS_DIR).")
+# The choices of transforms.planner.PROFILES (a test holds the two equal; importing the planner
+# here would slow every command down).
+Profile = Literal["text-only", "text+image", "text+image+audio", "full"]
+JSON_HELP = "Print JSON (a list of objects) instead of a table."
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import version  # noqa: PLC0415
+        print(f"factforge {version('factforge')}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(show_version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                            help="Print factforge's version and exit.")) -> None:
+    pass
+
+
+def _table_console() -> Console:
+    """Where tables go: the terminal's width on a terminal; piped, a table keeps its natural
+    width (ids and paths are never cut or wrapped)."""
+    return out if out.is_terminal else Console(soft_wrap=True, width=100_000)
 
 
 def _dirs(d: Optional[List[Path]]) -> list[str]:
@@ -39,9 +84,13 @@ def _dirs(d: Optional[List[Path]]) -> list[str]:
 @app.command()
 def domains(domains_dir: Optional[List[Path]] = DomainsDir,
             test: bool = typer.Option(False, "--test", help="Also list test domains (names starting with _)."),
-            as_json: bool = typer.Option(False, "--json")):
-    """List the domains found, with brand and fact counts; a pack that does not load is
-    listed as broken, one line each, and does not stop the others."""
+            as_json: bool = typer.Option(False, "--json", help=JSON_HELP)):
+    """List the domains found, with brand and fact counts.
+
+    A pack that does not load is listed as broken, one line each, and does not stop the others.
+
+    Example: factforge domains --test --json
+    """
     from domains import scan  # noqa: PLC0415
     from domains.variants import list_variants  # noqa: PLC0415
 
@@ -63,7 +112,7 @@ def domains(domains_dir: Optional[List[Path]] = DomainsDir,
     t = Table("domain", "brand", "business", "facts", "unparsed", "variants")
     for r in rows:
         t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]))
-    out.print(t)
+    _table_console().print(t)
     for b in bad:
         err.print(f"[red]broken[/red] {escape(b['name'])}: {escape(b['error'])}", highlight=False)
 
@@ -87,18 +136,26 @@ def _print_factset(fs, as_json: bool) -> None:
 
 @app.command()
 def facts(name: str = typer.Argument(..., help="Domain name, or domain@variant."),
-          domains_dir: Optional[List[Path]] = DomainsDir, as_json: bool = typer.Option(False, "--json")):
-    """Show the atomic facts of a domain (or variant)."""
+          domains_dir: Optional[List[Path]] = DomainsDir,
+          as_json: bool = typer.Option(False, "--json", help="Print the fact set as JSON (facts, unparsed lines, hash).")):
+    """Show the atomic facts of a domain (or variant).
+
+    Example: factforge facts _mock --json
+    """
     from domains.variants import resolve  # noqa: PLC0415
     _print_factset(resolve(name, _dirs(domains_dir)).factset(), as_json)
 
 
 @app.command()
 def decompose(path: Path = typer.Argument(..., help="A policy markdown file."),
-              as_json: bool = typer.Option(False, "--json"),
+              as_json: bool = typer.Option(False, "--json", help="Print the fact set as JSON (facts, unparsed lines, hash)."),
               domain: str = typer.Option("adhoc", help="Domain name recorded in the facts."),
-              decomposer: str = typer.Option("builtin", help="builtin, or llm (litellm; model from $FACTFORGE_LLM_MODEL).")):
-    """Decompose any markdown file into atomic facts."""
+              decomposer: Literal["builtin", "llm"] = typer.Option(
+                  "builtin", help="builtin, or llm (litellm; model from $FACTFORGE_LLM_MODEL).")):
+    """Decompose any markdown file into atomic facts.
+
+    Example: factforge decompose domains/_mock/policy.md --json
+    """
     if not path.is_file():
         raise FactforgeError("no such file", path)
     try:
@@ -118,30 +175,30 @@ def decompose(path: Path = typer.Argument(..., help="A policy markdown file."),
 def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", help="Domain (or domain@variant); repeatable. Default: every built-in domain."),
           variant: Optional[str] = typer.Option(None, "--variant", help="Build this variant of the given domain(s)."),
           out_dir: Optional[Path] = typer.Option(None, "--out", help="Where bundles go (default: the workspace)."),
-          seed: int = typer.Option(0, "--seed"),
+          seed: int = typer.Option(0, "--seed", help="The build seed: the same seed and inputs give the same bundles."),
           workspace: Optional[Path] = typer.Option(None, "--workspace", help="Cache and Dagster storage (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
-          profile: str = typer.Option("full", help="Modality profile: text-only, text+image, text+image+audio, full."),
+          profile: Profile = typer.Option("full", help="Modality profile: which kinds of files are rendered."),
           carriers: int = typer.Option(1, help="Authoritative carriers per fact (1 to 5)."),
           workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting in parallel (default 0: every core)."),
-          engine: str = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
+          engine: Literal["local", "dask"] = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
           dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Scheduler of an existing Dask cluster (engine dask; default: a local cluster of --workers processes)."),
           seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds the pack's seed.py may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
           at_once: int = typer.Option(0, "--at-once", min=0, help="Domains built side by side on the shared pool (default 0: two when the pool has two or more workers, else one)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
-    """Materialize the asset graph and write verified bundles, with live progress."""
-    from transforms.planner import PROFILES, PlanConfig  # noqa: PLC0415
-    if profile not in PROFILES:
-        raise typer.BadParameter(f"{profile!r} is not a modality profile; choose one of {', '.join(PROFILES)}",
-                                 param_hint="'--profile'")
+    """Materialize the asset graph and write verified bundles, with live progress.
+
+    Progress is a live table on a terminal, plain lines otherwise; one line per domain built.
+
+    Example: factforge build --domain _mock --out out --profile text-only
+    """
+    from transforms.planner import PlanConfig  # noqa: PLC0415
     bounds = PlanConfig.model_fields["carriers_per_fact"].metadata
     lo, hi = next(m.ge for m in bounds if hasattr(m, "ge")), next(m.le for m in bounds if hasattr(m, "le"))
     if not lo <= carriers <= hi:
         raise typer.BadParameter(f"{carriers} carriers per fact is out of range; use {lo} to {hi}",
                                  param_hint="'--carriers'")
-    if engine not in ("local", "dask"):
-        raise typer.BadParameter(f"{engine!r} is not an engine; choose local or dask", param_hint="'--engine'")
-    if seed_timeout is not None and not seed_timeout > 0:
-        raise typer.BadParameter(f"{seed_timeout:g} is not a positive number of seconds", param_hint="'--seed-timeout'")
+    if seed_timeout is not None and not 0 < seed_timeout < math.inf:
+        raise typer.BadParameter(f"{seed_timeout:g} is not a positive, finite number of seconds", param_hint="'--seed-timeout'")
     from .build import configure_domains_dirs  # noqa: PLC0415
     configure_domains_dirs(_dirs(domains_dir))
     from domains import scan  # noqa: PLC0415
@@ -186,8 +243,13 @@ def _nothing():
 
 @app.command()
 def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (holding manifest.json).")):
-    """Recompute every hash of a bundle; non-zero exit on any changed, missing, extra or
-    linked file, or a manifest whose fields do not match its content hash."""
+    """Recompute every hash of a bundle; non-zero exit on any problem.
+
+    A changed, missing, extra or linked file, or a manifest whose fields do not match its
+    content hash, is a problem (one line each on stderr).
+
+    Example: factforge verify out/bundles/_mock/*
+    """
     from outputs.bundle import verify as verify_bundle  # noqa: PLC0415
 
     red = sys.stderr.isatty()
@@ -206,8 +268,13 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
 @app.command()
 def report(bundle_dir: Path = typer.Argument(..., help="A bundle directory (holding reports/difficulty.json)."),
            as_json: bool = typer.Option(False, "--json", help="Print the report's summary as JSON.")):
-    """Print a bundle's difficulty report: volume, haystack, carriers per fact, wrong values
-    (separation, hedging), multi-hop routes and the shallow-reader measures."""
+    """Print a bundle's difficulty report.
+
+    Volume, haystack, carriers per fact, wrong values (separation, hedging), multi-hop routes
+    and the shallow-reader measures.
+
+    Example: factforge report out/bundles/_mock/* --json
+    """
     from audits.difficulty import summary_lines  # noqa: PLC0415
 
     path = bundle_dir / "reports" / "difficulty.json"
@@ -226,13 +293,13 @@ def report(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
     t = Table("measure", "value", title=f"{data.get('domain')}{'@' + data['variant'] if data.get('variant') else ''}")
     for label, value in summary_lines(summary):
         t.add_row(label, value)
-    out.print(t)
+    _table_console().print(t)
     fams = data.get("by_family", {})
     if fams:
         t2 = Table("family", "files", "tokens")
         for fam, v in fams.items():
             t2.add_row(fam, f"{v['files']:,}", f"{v['tokens']:,}")
-        out.print(t2)
+        _table_console().print(t2)
 
 
 # Commands that live with their package, mounted here: (module, attribute, command name, kind).
@@ -277,6 +344,25 @@ def _one_line(text: str) -> str:
     return " ".join(str(text).split())
 
 
+def _command_path(argv: list[str]) -> str:
+    """`factforge CMD [SUB]` as named on the command line (for a usage error raised before
+    the command's context exists, such as `--json=1`)."""
+    cmd, words = typer.main.get_command(app), ["factforge"]
+    for a in argv:
+        sub = getattr(cmd, "commands", {}).get(a)
+        if sub is None:
+            break
+        cmd, words = sub, [*words, a]
+    return " ".join(words)
+
+
+def _output_cut_short() -> None:
+    """Output cut short by its reader (`factforge facts X | head -1`) is the reader's choice,
+    not a failure: the rest goes to /dev/null and the command exits 0 without a word."""
+    os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(0)
+
+
 def main() -> None:
     """Entry point: user mistakes are one line on stderr. Usage errors (unknown option or
     command, missing argument, a value of the wrong type or out of range) exit 2; input
@@ -293,8 +379,9 @@ def main() -> None:
     except cx.NoArgsIsHelpError:
         sys.exit(2)  # the help text was printed
     except cx.UsageError as e:
-        where = e.ctx.command_path if e.ctx is not None else "factforge"
-        err.print(f"[red]error:[/red] {escape(where)}: {escape(_one_line(e.format_message()))} "
+        where = e.ctx.command_path if e.ctx is not None else _command_path(sys.argv[1:])
+        problem = _one_line(e.format_message()).replace(": Value error, ", ": ")
+        err.print(f"[red]error:[/red] {escape(where)}: {escape(problem)} "
                   f"(see '{escape(where)} --help')", highlight=False)
         sys.exit(2)
     except cx.ClickException as e:
@@ -306,8 +393,11 @@ def main() -> None:
         err.print("[red]interrupted[/red]", highlight=False)
         sys.exit(130)
     except BrokenPipeError:
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
-        sys.exit(141)
+        _output_cut_short()
+    except SystemExit as e:  # click and rich answer a broken pipe with exit 1
+        if isinstance(e.__context__, BrokenPipeError):
+            _output_cut_short()
+        raise
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
         err.print(f"[red]error:[/red] {escape(_one_line(where + (e.strerror or str(e))))}", highlight=False)

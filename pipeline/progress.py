@@ -4,7 +4,8 @@ Writers are the asset steps, wherever they run (the CLI's own process, a Dask wo
 another machine): each appends one JSON line per event to the build's progress file, which
 lives in the shared workspace. The CLI tails that file and shows, per domain, artifacts
 rendered and extracted (cache hits counted) and an ETA: a live table on a terminal, plain
-lines otherwise (one line per domain and stage change, and at most one every 10 s).
+lines otherwise (a line per domain when a stage starts, when a step finishes, naming it, and
+at most one every 10 s in between).
 
 ETA: every unit of work has a rough cost by modality (`transforms.render.COST`,
 `audits.extraction.COST`: a screen recording costs more than a chat log); the domain's
@@ -121,6 +122,7 @@ class ProgressView:
         self._thread: Optional[threading.Thread] = None
         self._printed: dict[str, tuple] = {}
         self._printed_at: dict[str, float] = {}
+        self._steps_shown: dict[str, set[tuple[str, str]]] = {}
         self._live = None
 
     # events
@@ -168,12 +170,15 @@ class ProgressView:
         for k, st in self.states.items():
             if not (st.parts or st.finished):
                 continue
-            sig = (tuple(sorted(s for s, _ in st.parts)), st.finished)
+            steps = {p for p, v in st.parts.items() if v["total"] and v["done"] >= v["total"]}
+            new = sorted(steps - self._steps_shown.get(k, set()))
+            sig = (tuple(sorted(s for s, _ in st.parts)), len(steps), st.finished)
             if sig != self._printed.get(k) or now - self._printed_at.get(k, 0) >= self.plain_every:
                 if sig == self._printed.get(k) and st.finished:
                     continue
-                self._printed[k], self._printed_at[k] = sig, now
-                print(self.line(st), file=self.stream, flush=True)
+                self._printed[k], self._printed_at[k], self._steps_shown[k] = sig, now, steps
+                done = f" (finished: {', '.join(f'{stage} {part}' for stage, part in new)})" if new else ""
+                print(self.line(st) + done, file=self.stream, flush=True)
 
     def _table(self):
         from rich.table import Table  # noqa: PLC0415

@@ -1,7 +1,7 @@
 """Serving a built pack's task: in-process (`ApiServer.from_pack`), as a subprocess
 (`factforge api serve`, which prints its address as one JSON line and stops cleanly on
 SIGTERM), and the client simulator from the pack (`ClientSimulator.from_pack`,
-`factforge client chat`); user mistakes are one line with exit 1."""
+`factforge client chat`); user mistakes are one line with exit 1, usage mistakes exit 2."""
 from __future__ import annotations
 
 import json
@@ -95,15 +95,27 @@ def test_api_serve_over_a_unix_socket(pack, tmp_path):
 
 @pytest.mark.parametrize("args, problem", [
     (["api", "serve", "{pack}", "--task", "nope"], "no task 'nope' in this pack"),
-    (["api", "serve", "{pack}", "--task", TASK, "--clock", "fast"], "--clock must be real or virtual"),
     (["api", "serve", "{tmp}", "--task", TASK], "not a task pack"),
     (["client", "chat", "{pack}", "--task", "_mock-records-only"], "has no client to interview"),
-    (["client", "chat", "{pack}", "--task", TASK, "--mode", "llm"], "needs a model"),
 ])
 def test_cli_mistakes_are_one_line(pack, tmp_path, args, problem):
     r = _cli(*[a.format(pack=pack, tmp=tmp_path) for a in args])
     assert r.returncode == 1, r.stderr
     assert problem in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+
+
+@pytest.mark.parametrize("args, problem", [
+    (["api", "serve", "{pack}", "--task", TASK, "--clock", "fast"], "'fast' is not one of 'real', 'virtual'"),
+    (["api", "serve", "{pack}", "--task", TASK, "--port", "70000"], "'--port'"),
+    (["client", "chat", "{pack}", "--task", TASK, "--mode", "llm"], "--mode llm needs --model"),
+    (["client", "chat", "{pack}", "--task", TASK, "--mode", "chatty"], "'chatty' is not one of 'offline', 'llm'"),
+])
+def test_cli_usage_mistakes_are_one_line_with_exit_2(pack, tmp_path, args, problem):
+    r = _cli(*[a.format(pack=pack, tmp=tmp_path) for a in args])
+    assert r.returncode == 2, r.stderr
+    assert problem in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    command = " ".join(["factforge", *args[:2]])
+    assert r.stderr.startswith(f"error: {command}: ") and r.stderr.rstrip().endswith(f"(see '{command} --help')")
 
 
 def test_client_chat_reads_stdin_and_writes_the_log(pack, tmp_path):

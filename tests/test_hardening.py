@@ -359,9 +359,10 @@ def test_seed_results_are_deterministic_regardless_of_hash_seed(tmp_path):
     (["audit", "next"], 2, "Missing option '--reviewer'"),
     (["audit", "submit", "abc"], 2, "Invalid value for 'item_id'"),
     (["build", "--profile", "bogus", "--domain", "_mock"], 2,
-     "'bogus' is not a modality profile; choose one of text-only, text+image, text+image+audio, full"),
+     "'bogus' is not one of 'text-only', 'text+image', 'text+image+audio', 'full'"),
     (["build", "--carriers", "0", "--domain", "_mock"], 2, "0 carriers per fact is out of range; use 1 to 5"),
-    (["build", "--seed-timeout", "-1", "--domain", "_mock"], 2, "-1 is not a positive number of seconds"),
+    (["build", "--seed-timeout", "-1", "--domain", "_mock"], 2, "-1 is not a positive, finite number of seconds"),
+    (["build", "--seed-timeout", "inf", "--domain", "_mock"], 2, "inf is not a positive, finite number of seconds"),
 ])
 def test_listed_cli_probes_are_one_line(args, code, expect, tmp_path):
     r = run_cli(*args, env_extra={"FACTFORGE_WORKSPACE": str(tmp_path), "FACTFORGE_AUDIT_DB": str(tmp_path / "a.db")})

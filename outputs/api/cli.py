@@ -11,31 +11,35 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 import typer
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="The client's production API of a task (with its deployment's defects).")
+                  help="The client's production API of a task (with its deployment's defects).\n\n"
+                       "Example: factforge api serve pack --task _mock-client-knows --clock virtual")
 
 
 @app.command("serve")
 def serve(pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
           task: str = typer.Option(..., "--task", help="The task id."),
           host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-          port: int = typer.Option(0, "--port", help="TCP port (0: a free port, printed)."),
+          port: int = typer.Option(0, "--port", min=0, max=65535, help="TCP port (0: a free port, printed)."),
           uds: Optional[Path] = typer.Option(None, "--uds", help="Listen on this Unix socket instead of TCP."),
-          clock: str = typer.Option("real", "--clock", help="real (wall time) or virtual (time moves on /_clock/wait)."),
+          clock: Literal["real", "virtual"] = typer.Option("real", "--clock", help="real (wall time) or virtual (time moves on /_clock/wait)."),
           dev: bool = typer.Option(False, "--dev", help="Development run: the kit's data and the seeded exposure rate."),
           trial: int = typer.Option(0, "--trial", min=0, help="Trial number (salts every delay)."),
           seed: int = typer.Option(0, "--seed", help="Seed of a development run's exposure.")):
-    """Serve the task's API over its database until interrupted."""
+    """Serve the task's API over its database until interrupted.
+
+    Prints one JSON line when it listens (url, domain, deployment, defects, clock, mode, task).
+
+    Example: factforge api serve pack --task _mock-client-knows --clock virtual
+    """
     from facts.errors import FactforgeError  # noqa: PLC0415
 
     from .server import ApiServer, describe  # noqa: PLC0415
 
-    if clock not in ("real", "virtual"):
-        raise FactforgeError(f"--clock must be real or virtual, not {clock!r}")
     if not (pack / "index.json").is_file():
         raise FactforgeError("not a task pack (no index.json)", pack)
     srv = ApiServer.from_pack(pack, task, dev=dev, trial=trial, seed=seed, clock=clock,

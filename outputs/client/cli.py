@@ -9,24 +9,36 @@ exits.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
-from typing import Optional
+from typing import Literal, Optional
 
 import typer
 
-app = typer.Typer(add_completion=False, no_args_is_help=True, help="The client simulator of a task.")
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="The client simulator of a task.\n\n"
+                       "Example: factforge client chat pack --task _mock-client-knows < questions.txt")
 
 
 @app.command("chat")
 def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
          task: str = typer.Option(..., "--task", help="The task id."),
-         mode: str = typer.Option("offline", "--mode", help="offline (deterministic) or llm (litellm)."),
+         mode: Literal["offline", "llm"] = typer.Option("offline", "--mode", help="offline (deterministic) or llm (litellm; needs --model)."),
          model: Optional[str] = typer.Option(None, "--model", help="litellm model name (llm mode)."),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per reply."),
          log: Optional[Path] = typer.Option(None, "--log", help="Write the exchange log here at the end."),
          show_prompt: bool = typer.Option(False, "--show-prompt", help="Print the system prompt and exit.")):
-    """Interview the task's client: one message per line on stdin, one reply per line."""
+    """Interview the task's client: one message per line on stdin, one reply per line.
+
+    Example: factforge client chat pack --task _mock-client-knows < questions.txt
+    """
+    if mode == "llm" and not model:
+        raise typer.BadParameter("--mode llm needs --model (a litellm model name)", param_hint="'--mode'")
+    if mode == "llm":
+        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+        import litellm  # noqa: PLC0415
+
+        litellm.suppress_debug_info = True  # its banners would land among the replies on stdout
     from .simulator import ClientSimulator  # noqa: PLC0415
 
     sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model)  # type: ignore[arg-type]

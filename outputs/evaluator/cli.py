@@ -1,57 +1,135 @@
 """`factforge eval PACK --task ID --agent PATH|oracle|naive|null ...` (mounted in pipeline/cli.py).
 
 Only typer is imported at module level, so `factforge eval --help` answers fast; the
-evaluator's modules are imported when the command runs.
+evaluator's modules are imported when the command runs. A run whose every conversation
+failed on our side (the infrastructure: most often a provider key that is not set) writes
+its results as usual, then exits 1 with one line naming the cause.
 """
 from __future__ import annotations
 
+import math
+import os
+import re
 from pathlib import Path
-from typing import List, Optional
+from typing import List, Literal, Optional
 
 import typer
+
+KEY_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_(?:API_KEY|AUTH_TOKEN)\b")
+MISSING_KEY = re.compile(r"missing (?:credentials|[a-z]+ api key)|api[_ ]key .{0,40}(?:not set|missing)|no api key",
+                         re.IGNORECASE)
+
+
+def _positive_seconds(value: Optional[float]) -> Optional[float]:
+    if value is not None and not 0 < value < math.inf:
+        raise typer.BadParameter(f"{value:g} is not a positive, finite number of seconds")
+    return value
+
+
+def _quiet_litellm() -> None:
+    """litellm prints banners ("Give Feedback / Get Help", "Provider List") on stdout when a
+    provider call fails; the run records the failure, the terminal does not need them."""
+    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+    import litellm  # noqa: PLC0415
+
+    litellm.suppress_debug_info = True
+
+
+def _missing_keys(models: list[str]) -> list[str]:
+    """Environment variables litellm needs for these models and does not find."""
+    _quiet_litellm()
+    import litellm  # noqa: PLC0415
+
+    keys: set[str] = set()
+    for m in models:
+        try:
+            keys.update(litellm.validate_environment(model=m).get("missing_keys") or [])
+        except Exception:  # noqa: BLE001,S112  (a model litellm cannot place names no key)
+            continue
+    return sorted(keys)
+
+
+def infra_cause(results) -> Optional[str]:
+    """One line for a run whose every conversation failed on the infrastructure (None when any
+    conversation was scored): the provider keys that are not set when credentials were
+    missing, else the common error (or the first, with how many others there were)."""
+    convs = results.tests
+    if not convs or not all(c.infra_error for c in convs):
+        return None
+    errors = [c.infra_error for c in convs]
+    if all(MISSING_KEY.search(e) for e in errors):
+        models = sorted({u.model for c in convs for u in c.usage if not u.ok})
+        keys = _missing_keys(_litellm_names(results, models)) or sorted(
+            {m.group(0) for e in errors for m in [KEY_NAME.search(e)] if m})
+        what = " and ".join(keys) if keys else "the model provider's API key"
+        return f"missing credentials for the model provider: set {what} in the environment"
+    others = len(set(errors)) - 1
+    return errors[0] + (f" (and {others} other causes)" if others else "")
+
+
+def _litellm_names(results, menu_names: list[str]) -> list[str]:
+    """litellm model names of the task's menu models named (by menu name)."""
+    try:
+        from outputs.packs.menu import load_menu  # noqa: PLC0415
+        from outputs.packs.store import Pack  # noqa: PLC0415
+
+        task = Pack(Path(results.run.pack)).json(results.run.task, "kit", "task.json")
+        menu = load_menu(task["models"]["menu"]).menu
+        return [menu.model(n).litellm_model for n in menu_names]
+    except Exception:  # noqa: BLE001  (naming the key is a courtesy; the error stays in results.json)
+        return []
 
 
 def eval_command(
     pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
     task: str = typer.Option(..., "--task", help="The task id to evaluate."),
     agent: str = typer.Option(..., "--agent", help="An agent module (a .py file, or a directory holding agent.py), or a reference agent: oracle, naive, null."),
-    trials: int = typer.Option(1, "--trials", "-k", help="Trials per test (pass^k for k = 1..K)."),
-    user: str = typer.Option("offline", "--user", help="offline (scripted, deterministic) or llm (litellm; --user-model)."),
+    trials: int = typer.Option(1, "--trials", "-k", min=1, help="Trials per test (pass^k for k = 1..K)."),
+    user: Literal["offline", "llm"] = typer.Option("offline", "--user", help="offline (scripted, deterministic) or llm (litellm; needs --user-model)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Where results.json and report.html go."),
     user_model: Optional[str] = typer.Option(None, "--user-model", help="litellm model of the LLM user."),
     judge: Optional[str] = typer.Option(None, "--judge", help="litellm model of the NL-assertion judge (opt-in)."),
-    split: str = typer.Option("test", "--split", help="test (held-out tests) or live (live experiments)."),
-    test: Optional[List[str]] = typer.Option(None, "--test", help="Only these test ids; repeatable."),
-    max_steps: int = typer.Option(30, "--max-steps", help="Messages per conversation (user and agent) before it is cut."),
-    step_timeout: float = typer.Option(120.0, "--step-timeout", help="Seconds the agent may take for one reply (then the conversation fails and its sandbox is restarted)."),
-    cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", help="CPU time one conversation may use, all the agent's processes together (then it fails). Default: the task's sandbox CPUs x --step-timeout."),
+    split: Literal["test", "live"] = typer.Option("test", "--split", help="test (held-out tests) or live (live experiments)."),
+    test: Optional[List[str]] = typer.Option(None, "--test", metavar="<id>", help="Only these test ids; repeatable."),
+    max_steps: int = typer.Option(30, "--max-steps", min=2, help="Messages per conversation (user and agent) before it is cut."),
+    step_timeout: float = typer.Option(120.0, "--step-timeout", callback=_positive_seconds, help="Seconds the agent may take for one reply (then the conversation fails and its sandbox is restarted)."),
+    cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", callback=_positive_seconds, help="CPU time one conversation may use, all the agent's processes together (then it fails). Default: the task's sandbox CPUs x --step-timeout."),
     deployment: Optional[str] = typer.Option(None, "--deployment", help="Evaluate under another deployment of the domain: an id of its deployments/ folder, a TOML file, or clean."),
-    isolation: str = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
+    isolation: Literal["sandbox", "process"] = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
     user_mock_response: Optional[str] = typer.Option(None, "--user-mock-response", hidden=True),
     judge_mock_response: Optional[str] = typer.Option(None, "--judge-mock-response", hidden=True),
 ):
-    """Score an agent on a task's sealed tests: results.json and report.html in --out."""
+    """Score an agent on a task's sealed tests: results.json and report.html in --out.
+
+    Exits 1 with one line when every conversation failed on our side (such as a provider
+    key that is not set); the details stay in results.json.
+
+    Example: factforge eval pack --task _mock-records-only --agent oracle --out eval-results
+    """
+    if user == "llm" and not user_model:
+        raise typer.BadParameter("--user llm needs --user-model (a litellm model name)", param_hint="'--user'")
     from facts.errors import FactforgeError  # noqa: PLC0415
 
-    if user not in ("offline", "llm"):
-        raise FactforgeError(f"--user must be offline or llm, not {user!r}")
-    if split not in ("test", "live"):
-        raise FactforgeError(f"--split must be test or live, not {split!r}")
-    if isolation not in ("sandbox", "process"):
-        raise FactforgeError(f"--isolation must be sandbox or process, not {isolation!r}")
-    from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
+    from .engine import REFERENCE_AGENTS, EvalConfig, run_eval, write_results  # noqa: PLC0415
     from .report import write_report  # noqa: PLC0415
 
-    cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,  # type: ignore[arg-type]
+    if agent not in REFERENCE_AGENTS or user == "llm" or judge:
+        _quiet_litellm()
+
+    cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
-                     split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,  # type: ignore[arg-type]
+                     split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,
                      cpu_seconds=cpu_seconds,
-                     isolation=isolation, deployment=deployment, seed=seed)  # type: ignore[arg-type]
+                     isolation=isolation, deployment=deployment, seed=seed)
     results = run_eval(cfg)
     path = write_results(results, out)
     write_report(results, out)
     s = results.summary
+    cause = infra_cause(results)
+    if cause is not None:
+        raise FactforgeError(f"all {s.conversations} conversations failed on the infrastructure, none was scored: "
+                             f"{cause} (details in {path})")
     typer.echo(f"{task} {agent} on pack {results.run.pack_version}: final score {s.final_score:.4f} (mean reward {s.mean_reward:.4f}, penalty "
                f"{s.penalty:.4f}, 95% CI {s.ci.low:.3f}-{s.ci.high:.3f}), {s.conversations} conversations, "
                f"{s.infra_errors} infra errors, {s.agent_errors} agent errors; {path} and report.html")

@@ -417,7 +417,8 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
         pass_hat_k={str(k): round(metrics.pass_hat_k(by_test, k), 6) for k in range(1, trials + 1)},
         ci=Interval(low=round(lo, 6), high=round(hi, 6), level=0.95, resamples=2000),
         credits_mean=round(credits_mean, 8), budget=budget,
-        infra_errors=sum(1 for c in convs if c.infra_error), agent_errors=sum(1 for c in convs if c.error),
+        infra_errors=sum(1 for c in convs if c.infra_error),
+        agent_errors=sum(1 for c in convs if c.error and not c.infra_error),  # a failure is counted once
         conversations=len(convs), tests=len(by_test),
         pass_rate=round(fmean(float(c.reward >= metrics.SUCCESS) for c in convs), 6) if convs else 0.0,
         by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))

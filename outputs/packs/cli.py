@@ -1,6 +1,9 @@
 """`factforge pack ...`: build, verify, export and list task packs (mounted in pipeline/cli.py)."""
 from __future__ import annotations
 
+import json
+import os
+import sys
 import time
 from pathlib import Path
 from typing import List, Optional
@@ -10,7 +13,8 @@ from rich.console import Console
 from rich.markup import escape
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
-                  help="Task packs: build a release of tasks (kit + sealed part), verify, export.")
+                  help="Task packs: build a release of tasks (kit + sealed part), verify, export.\n\n"
+                       "Example: factforge pack build --domain _mock --out pack")
 out = Console(soft_wrap=True)
 err = Console(stderr=True, soft_wrap=True)
 
@@ -25,14 +29,23 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
           seed: int = typer.Option(0, "--seed", help="The build seed: evidence and development data (as `factforge build --seed`)."),
           workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
-          workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core; as `factforge build --workers`).")):
-    """Build a task pack: every task's kit and sealed part, with blocking checks."""
+          workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core; as `factforge build --workers`)."),
+          domains_dir: Optional[List[Path]] = typer.Option(None, "--domains-dir", metavar="<dir>", help="Extra folder of domain packs (repeatable; also $FACTFORGE_DOMAINS_DIR).")):
+    """Build a task pack: every task's kit and sealed part, with blocking checks.
+
+    Progress is a status line on a terminal; otherwise one line per task (on stderr) as each is done.
+
+    Example: factforge pack build --domain _mock --out pack
+    """
     from .build import BuildOptions, build_pack, default_workspace  # noqa: PLC0415
 
+    if domains_dir:  # before any domain is looked up; the build's worker processes inherit it
+        prev = os.environ.get("FACTFORGE_DOMAINS_DIR", "")
+        os.environ["FACTFORGE_DOMAINS_DIR"] = os.pathsep.join([*map(str, domains_dir), *([prev] if prev else [])])
     opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=workers)
     t0 = time.perf_counter()
-    with err.status("building tasks...") as status:
-        path, index, results = build_pack(out_dir, domain, task, opts, progress=lambda s: status.update(f"building {s}..."))
+    with _TaskProgress() as progress:
+        path, index, results = build_pack(out_dir, domain, task, opts, progress=progress)
     for r in results:
         e = r.entry
         out.print(f"[green]{'reused' if r.reused else 'built'}[/green] {e.id}: kit {e.kit.files} files "
@@ -44,10 +57,50 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
               f"{', '.join(s['levers_covered'])} ({time.perf_counter() - t0:.1f}s)", highlight=False)
 
 
+class _TaskProgress:
+    """`pack build` progress: a status line on a terminal; otherwise one line per task on
+    stderr as each is done (a long build is never silent in a log)."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.current: Optional[str] = None
+        self.started = 0.0
+        self.done = 0
+        self._status = None
+
+    def __call__(self, task_id: str) -> None:
+        self._finish()
+        self.current, self.started = task_id, time.perf_counter()
+        if self._status is not None:
+            self._status.update(f"building {task_id}...")
+
+    def _finish(self) -> None:
+        if self.current is not None and not self.tty:
+            self.done += 1
+            print(f"task {self.done} done: {self.current} ({time.perf_counter() - self.started:.1f}s)",
+                  file=sys.stderr, flush=True)
+        self.current = None
+
+    def __enter__(self) -> "_TaskProgress":
+        if self.tty:
+            self._status = err.status("building tasks...")
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, exc_type, *rest) -> None:
+        if exc_type is None:
+            self._finish()
+        if self._status is not None:
+            self._status.__exit__(exc_type, *rest)
+
+
 @app.command("verify")
 def verify(pack: Path = typer.Argument(..., help="A pack directory (holding index.json).")):
     """Recompute every hash of a pack without following links; non-zero exit naming each
-    changed, missing, misplaced or extra file or directory and each link."""
+    changed, missing, misplaced or extra file or directory and each link.
+
+    Example: factforge pack verify pack
+    """
     from .store import verify as verify_pack  # noqa: PLC0415
 
     v = verify_pack(pack)
@@ -65,7 +118,10 @@ def verify(pack: Path = typer.Argument(..., help="A pack directory (holding inde
 def export(pack: Path = typer.Argument(..., help="A pack directory."),
            out_dir: Path = typer.Option(..., "--out", help="Where <task>/kit.tar.gz and <task>/sealed.tar.gz go."),
            task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable.")):
-    """Write each task's kit and sealed part as separate deterministic archives."""
+    """Write each task's kit and sealed part as separate deterministic archives.
+
+    Example: factforge pack export pack --out releases
+    """
     from facts.errors import FactforgeError  # noqa: PLC0415
 
     from .store import Pack, export_task  # noqa: PLC0415
@@ -88,7 +144,10 @@ def export(pack: Path = typer.Argument(..., help="A pack directory."),
 def export_tau2_cmd(pack: Path = typer.Argument(..., help="A pack directory."),
                     out_dir: Path = typer.Option(..., "--out", help="Where <task>/tasks.json, split_tasks.json, db.json go."),
                     task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable.")):
-    """Export tasks in tau2-bench's Task schema (validated against it), with split_tasks.json."""
+    """Export tasks in tau2-bench's Task schema (validated against it), with split_tasks.json.
+
+    Example: factforge pack export-tau2 pack --out tau2-export
+    """
     from .store import Pack  # noqa: PLC0415
     from .tau2 import export_tau2  # noqa: PLC0415
 
@@ -97,14 +156,24 @@ def export_tau2_cmd(pack: Path = typer.Argument(..., help="A pack directory."),
 
 
 @app.command("list")
-def list_tasks(pack: Path = typer.Argument(..., help="A pack directory.")):
-    """The tasks of a pack with their levers."""
+def list_tasks(pack: Path = typer.Argument(..., help="A pack directory."),
+               as_json: bool = typer.Option(False, "--json", help="Print JSON (one object per task: id, domain, title, bundle, levers).")):
+    """The tasks of a pack with their levers.
+
+    Example: factforge pack list pack --json
+    """
     from rich.table import Table  # noqa: PLC0415
 
     from .store import Pack  # noqa: PLC0415
 
+    tasks = Pack(pack).tasks
+    if as_json:
+        print(json.dumps([{"id": e.id, "domain": e.domain, "title": e.title, "bundle": e.bundle, "levers": e.levers}
+                          for e in tasks],
+                         indent=2, sort_keys=True))
+        return
     t = Table("task", "bundle", "evidence", "client", "api", "workspace", "budget", "ids (train/live/test)", "phrasing")
-    for e in Pack(pack).tasks:
+    for e in tasks:
         lv = e.levers
         ev = lv["evidence"]
         c = lv["client"]
@@ -115,19 +184,23 @@ def list_tasks(pack: Path = typer.Argument(..., help="A pack directory.")):
                   lv["api"]["deployment"], lv["workspace"]["kind"], ",".join(lv["models"]["budget"]),
                   f"{lv['ids']['training']}/{lv['ids']['live']}/{lv['ids']['test']}",
                   str(len(lv["phrasing"]["rules"])))
-    out.print(t)
+    # piped, the table keeps its natural width: task ids are never cut
+    (out if out.is_terminal else Console(soft_wrap=True, width=100_000)).print(t)
 
 
 @app.command("pin-ids")
 def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The domain whose task specs to re-pin."),
                 task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
-                training: int = typer.Option(10, "--training", help="Training ids per task."),
-                live: int = typer.Option(8, "--live", help="Live-experiment ids per task."),
+                training: int = typer.Option(10, "--training", min=0, help="Training ids per task."),
+                live: int = typer.Option(8, "--live", min=0, help="Live-experiment ids per task."),
                 test_seed: Optional[int] = typer.Option(None, "--test-seed", help="Held-out database seed (default: the spec's)."),
                 seed: int = typer.Option(0, "--seed", help="The build seed (evidence, development data, training)."),
                 workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches."),
                 workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core).")):
-    """Rewrite the ids table of task specs from the domain's suites (authors' tool)."""
+    """Rewrite the ids table of task specs from the domain's suites (authors' tool).
+
+    Example: factforge pack pin-ids --domain _mock
+    """
     from domains import get_pack  # noqa: PLC0415
 
     from .build import BuildOptions, default_workspace  # noqa: PLC0415
