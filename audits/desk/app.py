@@ -15,7 +15,9 @@ Two modes, one app:
 Every asset is served by the app itself (no CDN): a Content-Security-Policy of 'self' on every
 page makes a stray external reference fail loudly in the browser. Evidence HTML is shown in a
 sandboxed frame and served with a sandbox CSP, so a page inside a bundle can never run script
-in the desk's origin. POSTs carrying a foreign Origin are refused.
+in the desk's origin. The desk answers only the host names it serves, and refuses a POST from
+another site, or one that names no origin and lacks the form token (see `guard`). Cells of
+the CSV export that a spreadsheet would run as a formula are written as text.
 
 One `AuditQueue` connection per worker thread (SQLite connections are per thread); every
 write runs in the queue's own `BEGIN IMMEDIATE` transaction, so concurrent sessions cannot
@@ -32,7 +34,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
 from fastapi import FastAPI, Request
 from fastapi.responses import FileResponse, HTMLResponse, RedirectResponse, Response
@@ -45,7 +47,7 @@ from audits.queue import (DEFAULT_LEASE_SECONDS, REVIEWS_PER_ITEM, VERDICTS, Aud
                           normalise_reviewer)
 from facts.errors import FactforgeError
 
-from . import jsonhtml
+from . import guard, jsonhtml
 from .bundles import Bundle, BundleSet
 from .extracted import Extracted, lookup
 from .sessions import COOKIE, Signer, same_token
@@ -82,6 +84,8 @@ class DeskConfig:
     admin_token: Optional[str] = None
     lease_seconds: float = DEFAULT_LEASE_SECONDS
     secret: Optional[bytes] = None
+    host: str = "127.0.0.1"                       # the interface served: its name is an accepted Host
+    allow_hosts: list[str] = field(default_factory=list)   # more accepted Host names (--allow-host)
 
     @property
     def mode(self) -> str:
@@ -94,6 +98,7 @@ class Desk:
     def __init__(self, config: DeskConfig):
         self.config = config
         self.signer = Signer(config.secret)
+        self.hosts = guard.HostCheck(config.host, config.allow_hosts)
         self.bundles = BundleSet()
         for b in config.bundles:
             self.bundles.add(b)
@@ -183,7 +188,9 @@ def create_app(config: DeskConfig) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
     def page(request: Request, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
-        base = {"me": desk.reviewer(request), "admin": desk.is_admin(request)}
+        seed = getattr(request.state, "csrf_seed", None) or request.cookies.get(guard.CSRF_COOKIE)
+        base = {"me": desk.reviewer(request), "admin": desk.is_admin(request),
+                "csrf": guard.csrf_token(desk.signer.secret, seed)}
         return templates.TemplateResponse(request, template, {**base, **ctx}, status_code=status_code)
 
     # ------------------------------------------------------------ errors and headers
@@ -213,13 +220,33 @@ def create_app(config: DeskConfig) -> FastAPI:
         except Exception:  # the error page itself failed: plain text, never a traceback
             return Response(message, status_code=500, media_type="text/plain")
 
+    async def _csrf_given(request: Request) -> Optional[str]:
+        given = request.headers.get(guard.CSRF_HEADER)
+        ctype = request.headers.get("content-type", "")
+        if given is None and ctype.startswith(("application/x-www-form-urlencoded", "multipart/form-data")):
+            await request.body()          # kept, so that the page handler reads the same form again
+            given = (await request.form()).get(guard.CSRF_FIELD)
+        return None if given is None else str(given)
+
     @app.middleware("http")
-    async def guard(request: Request, call_next):
-        if request.method == "POST":
-            origin = request.headers.get("origin")
-            if origin and origin != "null" and urlsplit(origin).netloc != request.headers.get("host"):
+    async def refuse_foreign(request: Request, call_next):
+        host = request.headers.get("host")
+        if not desk.hosts.allows(host):
+            return Response("this desk does not serve that host name (start it with --allow-host NAME to add one)",
+                            status_code=400, media_type="text/plain")
+        cookie = request.cookies.get(guard.CSRF_COOKIE)
+        fresh = None if cookie and len(cookie) <= 64 else guard.new_seed()
+        request.state.csrf_seed = fresh or cookie
+        if request.method not in guard.SAFE_METHODS:
+            verdict = guard.origin_verdict(request.headers.get("origin"), host)
+            if verdict == "foreign":
                 return Response("cross-origin form refused", status_code=403, media_type="text/plain")
+            if verdict == "unknown" and not guard.csrf_valid(desk.signer.secret, cookie, await _csrf_given(request)):
+                return Response("request refused: it names no origin and carries no valid form token "
+                                "(reload the page and send the form again)", status_code=403, media_type="text/plain")
         response = await call_next(request)
+        if fresh:
+            response.set_cookie(guard.CSRF_COOKIE, fresh, httponly=True, samesite="lax")
         response.headers.setdefault("Content-Security-Policy", PAGE_CSP)
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
@@ -451,7 +478,8 @@ def create_app(config: DeskConfig) -> FastAPI:
                         e["round"], e["status"], "" if e["accepted"] is None else int(e["accepted"]), r["reviewer"],
                         int(r["realistic"])]
                 for fid, verdict in (r["verdicts"].items() or [("", "")]):
-                    w.writerow([*base, fid, verdict, (cons.get(fid) or {}).get("verdict") or "", r["comment"]])
+                    w.writerow([csv_cell(x) for x in
+                                [*base, fid, verdict, (cons.get(fid) or {}).get("verdict") or "", r["comment"]]])
         return Response(buf.getvalue(), media_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="audit-reviews.csv"'})
 
@@ -535,6 +563,17 @@ def create_app(config: DeskConfig) -> FastAPI:
                     reports=list(b.reports()))
 
     return app
+
+
+FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value: Any) -> Any:
+    """A text cell a spreadsheet would read as a formula (leading =, +, -, @, tab or carriage
+    return) is written with a leading single quote, so it stays text; other values as they are."""
+    if isinstance(value, str) and value.startswith(FORMULA_LEADS):
+        return "'" + value
+    return value
 
 
 def _file_response(path: Path) -> FileResponse:
