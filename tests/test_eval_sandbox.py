@@ -43,6 +43,15 @@ def _host(run_dir, module, timeout=30.0, fresh=False, cpu_seconds=None):
     return SandboxHost(sb, module, timeout, fresh=fresh)
 
 
+def _whole(h, message):
+    """A report the agent sends in pieces ("1" + piece while more follow, "0" + the last)."""
+    out, reply = [], h.step(message)
+    while reply[0] == "1":
+        out.append(reply[1:])
+        reply = h.step("more")
+    return "".join(out) + reply[1:]
+
+
 def test_isolation_every_attempt_to_read_sealed_data_fails(pack, run_dir):
     from outputs.packs.store import object_path
     sealed_files = [str(object_path(pack.root, r.sha256)) for r in pack.manifest(TASK, "sealed").files]
@@ -58,7 +67,7 @@ def test_isolation_every_attempt_to_read_sealed_data_fails(pack, run_dir):
     h = _host(run_dir, "snoop_agent", timeout=120)
     try:
         h.start(None)
-        report = json.loads(h.step(json.dumps(targets)))
+        report = json.loads(_whole(h, json.dumps(targets)))
     finally:
         h.close()
         listener.close()

@@ -29,7 +29,7 @@ from facts.errors import FactforgeError
 from . import metrics, rewards
 from .gateway import ModelGateway
 from .models import Component, ConversationResult, Interval, Message, Results, RunInfo, Summary
-from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, resolve_agent
+from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, agent_workspace, resolve_agent
 from .users import LlmUser, ScriptedUser, UserError
 
 REFERENCE_AGENTS = ("oracle", "naive", "null")
@@ -155,6 +155,10 @@ class TaskContext:
     def materialize_kit(self, dest: Path) -> Path:
         return self.pack.materialize(self.task_id, "kit", dest)
 
+    def sealed_files(self) -> frozenset[tuple[int, str]]:
+        """(size, sha256) of every sealed file of the task: what an agent's folder must not hold."""
+        return frozenset((r.size, r.sha256) for r in self.pack.manifest(self.task_id, "sealed").files)
+
 
 class SuiteContext(TaskContext):
     """A domain's whole held-out suite as one task, without a pack (benchmarks): the seed
@@ -198,6 +202,9 @@ class SuiteContext(TaskContext):
 
     def menu(self):
         return self._menu.menu
+
+    def sealed_files(self) -> frozenset[tuple[int, str]]:
+        return frozenset()
 
     def materialize_kit(self, dest: Path) -> Path:
         import shutil  # noqa: PLC0415
@@ -364,6 +371,7 @@ def run_conversation(test: SimTest, trial: int, ctx: TaskContext, cfg: EvalConfi
             end, infra_error = "infra_error", str(e)
         else:
             messages, end, agent_error, infra_error = converse(host, make_user(test, cfg), cfg.max_steps)
+        host.finish()                    # the agent's processes are gone before anything is settled or reset
         try:
             backend.settle()
         except Exception as e:  # noqa: BLE001
@@ -431,14 +439,16 @@ def cpu_budget(cfg: EvalConfig, ctx: TaskContext) -> float:
 
 
 def make_host(cfg: EvalConfig, ctx: TaskContext, run_dir: Path) -> SandboxHost:
-    """The agent's sandbox: the kit materialized read-only, the agent's directory (an empty
-    one for a reference agent, whose module is mounted by the sandbox)."""
+    """The agent's sandbox: the kit materialized read-only, the agent alone as its workspace (a
+    copy of its file, or its folder when that holds nothing sealed; an empty one for a
+    reference agent, whose module is mounted by the sandbox)."""
     reference = cfg.agent in REFERENCE_AGENTS
     if reference:
         workspace, module = run_dir / "workspace", f"ffagents.{cfg.agent}"
         workspace.mkdir()
     else:
-        workspace, module = resolve_agent(cfg.agent)
+        path, module = resolve_agent(cfg.agent, ctx.sealed_files())
+        workspace = agent_workspace(path, run_dir / "workspace")
     kit = ctx.materialize_kit(run_dir / "kit")
     sandbox = Sandbox(kit=kit, workspace=workspace, sockets=run_dir / "sock", log=run_dir / "agent.log",
                       reference=reference, memory_gb=ctx.memory_gb, cpu_seconds=cpu_budget(cfg, ctx),
@@ -457,7 +467,7 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
     if cfg.cpu_seconds is not None and cfg.cpu_seconds <= 0:
         raise FactforgeError("--cpu-seconds must be positive")
     if cfg.agent not in REFERENCE_AGENTS:
-        resolve_agent(cfg.agent)
+        resolve_agent(cfg.agent)         # refused before anything is built; again with the sealed files below
     if cfg.user == "llm" and not cfg.user_model:
         raise FactforgeError("--user llm needs --user-model (a litellm model name)")
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()

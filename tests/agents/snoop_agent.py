@@ -1,8 +1,11 @@
 """A hostile agent for the isolation test: every way it can think of to read what is not
-its kit or workspace. Its reply is a JSON report of what each attempt got."""
+its kit or workspace. Its reply is a JSON report of what each attempt got, in pieces (the
+message "more" asks for the next)."""
 import json
 import os
 import socket
+
+CHUNK = 16000
 
 
 def _read(path, n=4000):
@@ -38,6 +41,8 @@ class Snoop:
         return {}
 
     def generate_next_message(self, message, state):
+        if message == "more":
+            return self.more(state)
         targets = json.loads(message)
         r = {"env": dict(os.environ), "reads": [], "lists": [], "symlinks": [], "net": [], "writes": []}
         for p in targets["files"]:
@@ -90,7 +95,14 @@ class Snoop:
                 r["writes"].append({"path": p, "ok": True})
             except Exception as e:
                 r["writes"].append({"path": p, "ok": False, "error": type(e).__name__})
-        return json.dumps(r), state
+        self.pending = json.dumps(r)
+        return self.more(state)
+
+    def more(self, state):
+        """The report in pieces (a reply is at most 64 KiB): "1" before a piece that more
+        follow, "0" before the last."""
+        piece, self.pending = self.pending[:CHUNK], self.pending[CHUNK:]
+        return ("1" if self.pending else "0") + piece, state
 
 
 def create_agent():

@@ -1,0 +1,56 @@
+"""A hostile agent placed beside a pack (`--agent RUN/agent.py` with the pack in `RUN/pack`):
+it looks for the pack through its workspace and, were it there, would replay every sealed
+test's gold actions and say every value to communicate. Its reply names what its workspace
+holds and what of a pack it found."""
+import json
+import os
+
+from factforge_sdk import ApiClient
+
+
+def _files(root):
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        out += [os.path.relpath(os.path.join(dirpath, f), root) for f in filenames]
+    return sorted(out)
+
+
+def _sealed_tests():
+    """Every JSON list of tests found under the workspace and its parents."""
+    tests = []
+    for root in ("/workspace", "/workspace/..", "/workspace/../.."):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d not in ("proc", "sys", "dev", "usr")]
+            for f in filenames:
+                try:
+                    with open(os.path.join(dirpath, f), "rb") as fh:
+                        data = json.loads(fh.read(20_000_000))
+                except Exception:
+                    continue
+                if isinstance(data, list) and data and isinstance(data[0], dict) and "evaluation_criteria" in data[0]:
+                    tests += data
+    return tests
+
+
+class Agent:
+    def get_init_state(self):
+        return {"done": False}
+
+    def generate_next_message(self, message, state):
+        tests = _sealed_tests()
+        said = []
+        if tests and not state["done"]:
+            client = ApiClient.from_env()
+            for t in tests:
+                for a in t["evaluation_criteria"].get("actions") or []:
+                    try:
+                        client.call(a["name"], dict(a.get("arguments") or {}))
+                    except Exception:
+                        pass
+                said += list(t["evaluation_criteria"].get("communicate_info") or [])
+        report = {"workspace": _files("/workspace"), "tests_found": len(tests)}
+        return json.dumps(report) + " " + ", ".join(said), {"done": True}
+
+
+def create_agent():
+    return Agent()

@@ -1,0 +1,316 @@
+"""Hostile agents (tests/agents/hostile_*.py) against the sandbox: each probe is contained,
+fails as the agent's own failure where it should, and leaves the evaluator's memory (its
+peak resident set, measured from just before the probe) under 400 MB."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from outputs.evaluator.sandbox import (LOG_MAX, LOG_TAIL, MAX_PROCESSES, REPLY_MAX, AgentError, InfraError, Sandbox,
+                                       SandboxHost, _proc_stats)
+
+ROOT = Path(__file__).resolve().parents[1]
+AGENTS = Path(__file__).resolve().parent / "agents"
+TASK = "_mock-client-knows"
+EVALUATOR_RSS_MAX = 400 << 20
+
+pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
+
+
+@pytest.fixture(scope="module")
+def pack(tmp_path_factory):
+    from outputs.packs.build import BuildOptions, build_pack
+    out = tmp_path_factory.mktemp("hostilepack") / "pack"
+    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("hostilews")))
+    return path
+
+
+@pytest.fixture()
+def run_dir(tmp_path, pack):
+    from outputs.packs.store import Pack
+    (tmp_path / "sock").mkdir()
+    Pack(pack).materialize(TASK, "kit", tmp_path / "kit")
+    return tmp_path
+
+
+@pytest.fixture()
+def evaluator_rss():
+    """The evaluator's peak resident set during the test (VmHWM, reset at its start)."""
+    try:
+        Path("/proc/self/clear_refs").write_text("5")
+    except OSError:
+        pytest.skip("the peak resident set cannot be reset on this machine")
+
+    def peak() -> int:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+        raise AssertionError("no VmHWM")
+    return peak
+
+
+def _host(run_dir, module, timeout=60.0, memory_gb=4.0, cpu_seconds=None, fresh=True):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 memory_gb=memory_gb, cpu_seconds=cpu_seconds)
+    assert sb.isolation == "sandbox"
+    return SandboxHost(sb, module, timeout, fresh=fresh)
+
+
+def _alive(pids):
+    """The pids of `pids` still running (a zombie runs nothing)."""
+    out = []
+    for p in pids:
+        try:
+            state = Path(f"/proc/{p}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state != "Z":
+            out.append(p)
+    return out
+
+
+class _Census:
+    """Every pid seen under a process while it runs (sampled every 50 ms)."""
+
+    def __init__(self, root: int):
+        import threading
+        self.root, self.seen, self.done = root, set(), threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        from outputs.evaluator.sandbox import _tree
+        while not self.done.wait(0.05):
+            self.seen |= set(_tree(self.root, _proc_stats()))
+
+    def stop(self):
+        self.done.set()
+        self.thread.join()
+        return self.seen
+
+
+def _run(pack, agent, **kw):
+    from outputs.evaluator.engine import EvalConfig, run_eval
+    return run_eval(EvalConfig(pack=pack, task=TASK, agent=str(agent), **kw))
+
+
+# --------------------------------------------------------------------------- what it sees
+
+def test_no_process_of_the_sandbox_holds_the_evaluators_environment(run_dir, monkeypatch, evaluator_rss):
+    canary = "ff-canary-" + os.urandom(8).hex()
+    monkeypatch.setenv("FACTFORGE_TEST_CANARY", canary)
+    h = _host(run_dir, "hostile_environ")
+    try:
+        h.start(None)
+        seen = json.loads(h.step("go"))
+    finally:
+        h.close()
+    assert "/proc/1/environ" in seen and "/proc/self/environ" in seen
+    assert "FACTFORGE_KIT=/kit" in seen["/proc/self/environ"]         # it did read environments
+    assert [p for p, text in seen.items() if canary in text or "FACTFORGE_TEST_CANARY" in text] == []
+    assert "PYTHONPATH" not in seen["/proc/1/environ"] and "FACTFORGE" not in seen["/proc/1/environ"]
+    assert evaluator_rss() < EVALUATOR_RSS_MAX
+
+
+def test_an_agent_file_beside_a_pack_sees_itself_alone_and_scores_zero(pack, tmp_path, evaluator_rss):
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copytree(pack, run / "pack")
+    shutil.copyfile(AGENTS / "hostile_pack_reader.py", run / "agent.py")
+    r = _run(run / "pack", run / "agent.py")
+    assert r.summary.final_score == 0.0 and r.summary.mean_reward == 0.0
+    for c in r.tests:
+        report, _ = json.JSONDecoder().raw_decode(c.messages[1].content)
+        assert report == {"workspace": ["agent.py"], "tests_found": 0}
+    assert evaluator_rss() < EVALUATOR_RSS_MAX
+
+
+@pytest.mark.parametrize("planted", ["pack", "results.json", "sealed.json", "copy of a sealed file"])
+def test_an_agent_folder_holding_anything_sealed_is_refused_with_one_line(pack, tmp_path, planted):
+    from facts.errors import FactforgeError
+    from outputs.packs.store import Pack, object_path
+    folder = tmp_path / "agentdir"
+    folder.mkdir()
+    shutil.copyfile(AGENTS / "hostile_pack_reader.py", folder / "agent.py")
+    if planted == "pack":
+        shutil.copytree(pack, folder / "pack")
+    elif planted == "copy of a sealed file":
+        ref = next(r for r in Pack(pack).manifest(TASK, "sealed").files if r.path == "tests.json")
+        shutil.copyfile(object_path(pack, ref.sha256), folder / "notes.dat")
+    else:
+        (folder / "data").mkdir()
+        (folder / "data" / planted).write_text("{}")
+    with pytest.raises(FactforgeError, match="the agent folder holds") as e:
+        _run(pack, folder)
+    assert "\n" not in str(e.value)
+
+
+# --------------------------------------------------------------------------- bounded everything
+
+def test_a_gigabyte_of_output_is_capped_on_the_host_and_read_from_the_end(run_dir, evaluator_rss):
+    h = _host(run_dir, "hostile_flood", timeout=120)
+    try:
+        h.start(None)
+        t0 = time.monotonic()
+        with pytest.raises(AgentError, match=r"exited \(status 0\)") as e:
+            h.step("go")
+        assert time.monotonic() - t0 < 90
+    finally:
+        h.close()
+    size = (run_dir / "agent.log").stat().st_size
+    assert LOG_MAX <= size <= LOG_MAX + LOG_TAIL + 200
+    assert "the flood's last words" in str(e.value)                    # the tail is the real end
+    assert "bytes of output dropped" in (run_dir / "agent.log").read_bytes()[LOG_MAX:LOG_MAX + 200].decode()
+    assert evaluator_rss() < EVALUATOR_RSS_MAX
+
+
+@pytest.mark.parametrize("probe,memory_gb,error", [
+    ("tmp", 0.5, "memory limit"),          # 1 GiB into /tmp under a 0.5 GB task
+    ("children", 0.5, "memory limit"),     # three children of 400 MB each under a 0.5 GB task
+    ("fork", 4.0, "process limit"),        # a thousand processes
+])
+def test_memory_and_processes_are_limited_for_the_whole_sandbox(run_dir, probe, memory_gb, error, evaluator_rss):
+    h = _host(run_dir, "hostile_memory", timeout=90, memory_gb=memory_gb)
+    try:
+        h.start(None)
+        census = _Census(h.sandbox.proc.pid)
+        t0 = time.monotonic()
+        with pytest.raises(AgentError, match=error):
+            h.step(probe)
+        assert time.monotonic() - t0 < 45
+    finally:
+        h.close()
+    seen = census.stop()
+    sb = h.sandbox
+    if probe == "fork":
+        assert MAX_PROCESSES < sb.peak_processes
+    else:
+        assert sb.peak_memory > sb.memory
+    assert sb.proc is None and len(seen) >= 4 and _alive(seen) == []   # every process of it is gone
+    assert evaluator_rss() < EVALUATOR_RSS_MAX
+
+
+def test_the_sandbox_tmpfs_is_sized_to_the_tasks_memory(run_dir):
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 memory_gb=0.5)
+    argv = sb.argv()
+    assert argv[argv.index("/tmp") - 3:argv.index("/tmp") + 1] == ["--size", str(1 << 29), "--tmpfs", "/tmp"]
+    assert argv[argv.index("/dev/shm") - 3:argv.index("/dev/shm") - 1] == ["--size", str(1 << 29)]
+    assert "--remount-ro" in argv
+
+
+@pytest.mark.parametrize("message", ["big reply", "long"])
+def test_an_oversized_reply_fails_fast_in_linear_time(run_dir, message, evaluator_rss):
+    h = _host(run_dir, "hostile_forger", timeout=60)
+    try:
+        h.start(None)
+        t0 = time.monotonic()
+        with pytest.raises(AgentError, match=r"over the limit of 65536 bytes|over 1048576 bytes"):
+            h.step(message)
+        assert time.monotonic() - t0 < 10
+        h.start(None)
+        assert h.step("full reply") == "é" * (32 << 10)                 # 64 KiB of UTF-8: the most allowed
+        assert len(("é" * (32 << 10)).encode()) == REPLY_MAX
+    finally:
+        h.close()
+    assert evaluator_rss() < EVALUATOR_RSS_MAX
+
+
+# --------------------------------------------------------------------------- trials and the protocol
+
+def test_a_straggler_thread_never_reaches_the_next_trial(pack):
+    r = _run(pack, AGENTS / "hostile_straggler.py", trials=3)
+    tokens = []
+    for c in r.tests:
+        token = c.messages[1].content.split()[-1]
+        mine = {e["arguments"]["customer_id"] for e in c.calls if e["operation"] == "get_customer"}
+        assert mine and mine <= {f"straggler-{token}"}                  # only this conversation's process
+        tokens.append(token)
+    assert len(set(tokens)) == len(tokens) == 3 * r.summary.tests
+
+
+def test_printing_bwraps_failure_is_the_agents_failure(run_dir):
+    h = _host(run_dir, "hostile_fake_infra")
+    try:
+        h.start(None)
+        with pytest.raises(AgentError, match=r"exited \(status 1\).*bwrap: Can't mount proc"):
+            h.step("go")
+    finally:
+        h.close()
+
+
+def test_a_sandbox_that_cannot_start_is_an_infrastructure_error(run_dir):
+    sb = Sandbox(kit=run_dir / "no-such-kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log")
+    h = SandboxHost(sb, "agent", 30.0)
+    try:
+        with pytest.raises(InfraError, match="the sandbox did not start"):
+            h.start(None)
+    finally:
+        h.close()
+
+
+@pytest.mark.parametrize("message,error", [
+    ("pid1", "did not sign"),
+    ("own", "protocol channel"),
+])
+def test_a_forged_reply_is_never_recorded(run_dir, message, error):
+    h = _host(run_dir, "hostile_forger")
+    try:
+        h.start(None)
+        assert h.step("hello") == "honest"
+        with pytest.raises(AgentError, match=error):
+            h.step(message)
+    finally:
+        h.close()
+
+
+def test_an_injected_request_is_never_taken_for_the_evaluators(run_dir):
+    h = _host(run_dir, "hostile_forger")
+    try:
+        h.start(None)
+        assert h.step("inject") == "honest"
+        with pytest.raises(AgentError, match="protocol channel"):
+            h.step("hello")
+    finally:
+        h.close()
+
+
+def test_the_key_is_out_of_the_agents_reach(run_dir):
+    """The supervisor is not dumpable: the agent can neither read its memory nor its fds."""
+    h = _host(run_dir, "hostile_environ")
+    try:
+        h.start(None)
+        seen = json.loads(h.step("go"))
+    finally:
+        h.close()
+    supervisors = [p.rsplit("/", 1)[0] for p, text in seen.items()
+                   if p.endswith("/cmdline") and "runner.py" in text and "worker" not in text
+                   and "--unshare-all" not in text]                    # not bwrap's init
+    assert len(supervisors) == 1
+    for proc in supervisors:
+        assert seen[f"{proc}/environ"].startswith("! PermissionError")
+
+
+def test_reference_agents_keep_their_scores(pack):
+    assert {c.reward for c in _run(pack, "oracle").tests} == {1.0}
+    assert {c.reward for c in _run(pack, "null").tests} == {0.0}
+
+
+def test_the_evaluator_cli_answers_in_one_line_for_an_agent_folder_with_a_pack(pack, tmp_path):
+    folder = tmp_path / "agentdir"
+    folder.mkdir()
+    (folder / "agent.py").write_text("def create_agent():\n    return None\n")
+    shutil.copytree(pack, folder / "pack")
+    p = subprocess.run([str(Path(sys.executable).parent / "factforge"), "eval", str(pack), "--task", TASK,
+                        "--agent", str(folder), "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                        timeout=300, cwd=ROOT)
+    lines = [line for line in (p.stderr + p.stdout).splitlines() if line.strip()]
+    assert p.returncode != 0 and len(lines) == 1 and "pack/index.json" in lines[0]
+    assert not (tmp_path / "out").exists()
