@@ -4,6 +4,7 @@ Both import FastAPI and uvicorn only when run, so the rest of the CLI starts as 
 """
 from __future__ import annotations
 
+import math
 import os
 import secrets
 import sys
@@ -25,13 +26,19 @@ def default_cache_dir() -> Path:
     return Path(os.environ.get("FACTFORGE_WORKSPACE", Path.home() / ".factforge")) / "cache"
 
 
+def _finite(value: float) -> float:
+    if not math.isfinite(value):
+        raise typer.BadParameter(f"{value:g} is not a finite number")
+    return value
+
+
 def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-          port: int = typer.Option(8765, "--port", help="Port (0 picks a free one)."),
+          port: int = typer.Option(8765, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
           db: Optional[Path] = typer.Option(None, "--db", help=DB_HELP),
           cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
           admin_token: Optional[str] = typer.Option(None, "--admin-token", envvar="FACTFORGE_DESK_TOKEN",
                                                     help="Admin token (default: a new random one, printed)."),
-          lease_minutes: float = typer.Option(30.0, "--lease-minutes", min=1.0,
+          lease_minutes: float = typer.Option(30.0, "--lease-minutes", min=1.0, callback=_finite,
                                               help="How long an item stays leased to the reviewer who opened it."),
           bundle: List[Path] = typer.Option([], "--bundle", help="Also browse this bundle (repeatable)."),
           allow_host: List[str] = typer.Option([], "--allow-host", metavar="<name>", help=ALLOW_HOST_HELP)) -> None:
@@ -58,7 +65,7 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to lis
 
 def browse(bundles: List[Path] = typer.Argument(..., help="A bundle directory, or a folder holding bundles."),
            host: str = typer.Option("127.0.0.1", "--host", help="Interface to listen on."),
-           port: int = typer.Option(0, "--port", help="Port (0 picks a free one)."),
+           port: int = typer.Option(0, "--port", min=0, max=65535, help="Port (0 picks a free one)."),
            cache: Optional[Path] = typer.Option(None, "--cache", help=CACHE_HELP),
            open_browser: bool = typer.Option(True, "--open/--no-open",
                                              help="Open a web browser (only where a desktop is available)."),
