@@ -226,3 +226,34 @@ def test_pack_build_reports_each_task_when_not_a_terminal(built):
     done = [ln for ln in built[1].splitlines() if ln.startswith("task ")]
     assert [ln.split(": ", 1)[1].split(" ")[0] for ln in done] == ["_mock-client-knows", "_mock-records-only"]
     assert done[0].startswith("task 1 done: ") and re.search(r"\(\d+\.\ds\)$", done[1])
+
+
+def test_build_progress_off_a_terminal_names_each_finished_step(tmp_path):
+    import io
+
+    from pipeline.progress import ProgressLog, ProgressView
+    from transforms.pool import Tally
+
+    path = tmp_path / "progress.jsonl"
+    log = ProgressLog(str(path), "_mock")
+    log.plan({"txt": 3, "pdf": 1})
+    view = ProgressView(path, ["_mock"], stream=io.StringIO(), tty=False, plain_every=3600)
+    conversations, documents = log.stage("render", "conversations"), log.stage("render", "documents")
+    t, d = Tally(total=3, cost_total=0.06), Tally(total=1, cost_total=0.5)
+    conversations(t)
+    view.refresh()
+    for _ in range(3):
+        t.add(0.02)
+    conversations(t)
+    view.refresh()
+    view.refresh()                      # nothing new: no line
+    documents(d)
+    d.add(0.5)
+    documents(d)
+    view.refresh()
+    log.finished()
+    view.refresh()
+    lines = view.stream.getvalue().splitlines()
+    assert len(lines) == 4, lines
+    assert lines[1].endswith("(finished: render conversations)")
+    assert lines[2].endswith("(finished: render documents)") and lines[3].endswith(", done")
