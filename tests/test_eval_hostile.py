@@ -314,3 +314,11 @@ def test_the_evaluator_cli_answers_in_one_line_for_an_agent_folder_with_a_pack(p
     lines = [line for line in (p.stderr + p.stdout).splitlines() if line.strip()]
     assert p.returncode != 0 and len(lines) == 1 and "pack/index.json" in lines[0]
     assert not (tmp_path / "out").exists()
+
+
+def test_the_kit_contract_names_the_sandbox_limits(pack):
+    from outputs.packs.store import Pack
+    text = " ".join(Pack(pack).read(TASK, "kit", "AGENT_CONTRACT.md").decode("utf-8").split())
+    for phrase in (f"at most {REPLY_MAX // 1024} KiB ({REPLY_MAX:,} bytes of UTF-8)", f"at most {MAX_PROCESSES} processes",
+                   f"up to {LOG_MAX >> 20} MiB per run", "`/tmp` and `/dev/shm` hold", "must hold only the agent"):
+        assert phrase in text, phrase
