@@ -19,6 +19,7 @@ import json
 import os
 import shutil
 import signal
+import tarfile
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -294,3 +295,188 @@ def test_verify_never_crashes_writes_or_leaves_the_bundle(bundle_site, data):
     after.pop(str(b / "manifest.json"), None)
     before.pop(str(b / "manifest.json"), None)
     assert after == before and set(os.listdir(".")) == cwd_before
+
+
+# --------------------------------------------------------------------------- pack manifests and index files
+
+PACK_TASK = "_mock-prop"
+
+
+@pytest.fixture(scope="module")
+def pack_site():
+    """A small real pack written by PackWriter (one task; a kit and a sealed part), a FIFO
+    canary beside it and the original bytes of its index and manifests. Materializing goes
+    to `dest` beside the pack, so `../canary` from there names the FIFO."""
+    from outputs.packs.store import PackIndex, PackWriter, TaskEntry, TaskHashes
+    with tempfile.TemporaryDirectory(prefix="ff-prop-packs-") as d:
+        d = Path(d)
+        w = PackWriter(d / "pack")
+        parts = {"kit": {"README.md": b"read me\n", "evidence/a.txt": b"a\n", "evidence/b/c.txt": b"c\n"},
+                 "sealed": {"tests.json": b"[]\n", "db.json": b"{}\n"}}
+        pinned, sizes = {}, {}
+        for part, files in parts.items():
+            pinned[part], sizes[part] = w.write_part(PACK_TASK, part, {p: w.put_bytes(b) for p, b in files.items()})
+        z = "0" * 64
+        entry = TaskEntry(id=PACK_TASK, domain="_mock", bundle="_mock", title="t", levers={},
+                          hashes=TaskHashes(spec=z, inputs=z, kit=pinned["kit"], sealed=pinned["sealed"], menu=z,
+                                            phrasing=z, deployment=None), kit=sizes["kit"], sealed=sizes["sealed"])
+        root = w.commit(PackIndex(generator_version="t", seed=0, tasks=[entry]))
+        os.mkfifo(d / "canary")
+        originals = {rel: (root / rel).read_bytes()
+                     for rel in ("index.json", f"tasks/{PACK_TASK}/kit.json", f"tasks/{PACK_TASK}/sealed.json")}
+        yield d, root, originals
+
+
+PACK_PATHS = st.one_of(PATHS, st.sampled_from(["MANIFEST.json", "README.md", "README.md/x", "evidence", "evidence/b",
+                                              "evidence/a.txt", "../dest/x", "/tmp/ff-prop-pwned", "a\nb", "a\u202eb"]))
+TASK_IDS = st.one_of(st.sampled_from([PACK_TASK, "../../outside", "/abs-task", "a/b", "", "_mock-prop\n", "x" * 300,
+                                      "_mock-other", ".."]), st.text(alphabet="ab-_./\\\x00", max_size=12))
+HEX = "0123456789abcdef"
+SHAS = st.one_of(st.sampled_from(["../../../etc/hostname", "", "A" * 64, "0" * 63]),
+                 st.text(alphabet=HEX, min_size=64, max_size=64), st.text(max_size=70))
+FILE_REFS = st.one_of(st.fixed_dictionaries({"path": PACK_PATHS, "sha256": SHAS, "size": st.integers(-2, 10)}),
+                      JSONS)
+
+
+def pack_manifest_edits(original: bytes) -> st.SearchStrategy[bytes]:
+    """Structural edits of a part manifest (entries added with hostile paths, sha256 values
+    that are paths, sizes, duplicates, reordering, another task id or part) or raw mutations."""
+    def structural(ops) -> bytes:
+        from outputs.packs.store import json_bytes
+        m = json.loads(original)
+        for op, ref, k, value in ops:
+            files = m["files"]
+            if op == "add":
+                files.insert(k % (len(files) + 1), ref)
+            elif op == "replace" and files:
+                files[k % len(files)] = ref
+            elif op == "path" and files and isinstance(ref, dict) and "path" in ref and isinstance(files[k % len(files)],
+                                                                                                dict):
+                files[k % len(files)]["path"] = ref["path"]
+            elif op == "dup" and files:
+                files.append(dict(files[k % len(files)]))
+            elif op == "reverse":
+                files.reverse()
+            elif op == "task_id":
+                m["task_id"] = value
+            elif op == "part":
+                m["part"] = value if k % 2 else "sealed"
+        return json_bytes(m)
+
+    op = st.tuples(st.sampled_from(["add", "replace", "path", "dup", "reverse", "task_id", "part"]), FILE_REFS,
+                   st.integers(0, 10), TASK_IDS)
+    return st.one_of(st.lists(op, min_size=1, max_size=4).map(structural),
+                     as_bytes(mutated(original.decode("utf-8"))))
+
+
+def index_edits(original: bytes) -> st.SearchStrategy[bytes]:
+    """Structural edits of index.json (task ids that are paths, hashes that are paths, a task
+    listed twice, fields replaced or dropped, the version) or raw mutations."""
+    def structural(ops) -> bytes:
+        from outputs.packs.store import json_bytes
+        m = json.loads(original)
+        for op, tid, sha, value, k in ops:
+            tasks = m.get("tasks") if isinstance(m.get("tasks"), list) else []
+            task = tasks[k % len(tasks)] if tasks and isinstance(tasks[k % len(tasks)], dict) else None
+            if op == "id" and task is not None:
+                task["id"] = tid
+            elif op == "hash" and task is not None and isinstance(task.get("hashes"), dict) and task["hashes"]:
+                task["hashes"][sorted(task["hashes"])[k % len(task["hashes"])]] = sha
+            elif op == "dup" and task is not None:
+                tasks.append(json.loads(json.dumps(task)))
+            elif op == "set" and m:
+                m[sorted(m)[k % len(m)]] = value
+            elif op == "drop" and m:
+                m.pop(sorted(m)[k % len(m)], None)
+            elif op == "version":
+                m["pack_version"] = sha[:16]
+        return json_bytes(m)
+
+    op = st.tuples(st.sampled_from(["id", "hash", "dup", "set", "drop", "version"]), TASK_IDS, SHAS, JSONS,
+                   st.integers(0, 10))
+    return st.one_of(st.lists(op, min_size=1, max_size=4).map(structural),
+                     as_bytes(mutated(original.decode("utf-8"))))
+
+
+def repin_pack(root: Path) -> None:
+    """What an attacker does after an edit: every manifest's sha256 written into index.json
+    (where the index still has that shape) and the pack version recomputed over the index."""
+    from facts.hashing import sha256_hex
+    from outputs.packs.store import json_bytes
+    try:
+        idx = json.loads((root / "index.json").read_bytes())
+    except ValueError:
+        return
+    if not isinstance(idx, dict):
+        return
+    for t in idx.get("tasks") if isinstance(idx.get("tasks"), list) else []:
+        if isinstance(t, dict) and isinstance(t.get("hashes"), dict) and isinstance(t.get("id"), str):
+            for part in ("kit", "sealed"):
+                p = root / "tasks" / PACK_TASK / f"{part}.json"
+                t["hashes"][part] = sha256_hex(p.read_bytes())
+    idx["pack_version"] = sha256_hex(json_bytes({k: v for k, v in idx.items() if k != "pack_version"}))[:16]
+    (root / "index.json").write_bytes(json_bytes(idx))
+
+
+@settings(parent=PROPS, max_examples=EXAMPLES * 2)
+@given(data=st.data())
+def test_hostile_packs_load_verify_materialize_and_export_or_refuse_in_one_line(pack_site, data):
+    """Whatever a pack's index and manifests say: loading, verifying, materializing and
+    exporting succeed or raise one one-line FactforgeError, nothing outside the destination
+    folders is written, no archive member leaves its archive, and the FIFO beside the pack is
+    never opened."""
+    from outputs.packs.store import Pack, export_task, verify_pack
+    d, root, originals = pack_site
+    target = data.draw(st.sampled_from(sorted(originals)), label="file")
+    raw = data.draw(index_edits(originals[target]) if target == "index.json" else pack_manifest_edits(originals[target]),
+                    label="content")
+    (root / target).write_bytes(raw)
+    if data.draw(st.booleans(), label="re-pinned"):
+        repin_pack(root)
+    dest, exported = d / "dest", d / "exported"
+    before = snapshot(d)
+    cwd_before = set(os.listdir("."))
+    try:
+        with no_hang():
+            try:
+                problems = verify_pack(root)
+            except FactforgeError as e:
+                one_line(e)
+            else:
+                assert all("\n" not in p for p in problems)
+            try:
+                pack = Pack(root)
+                for part in ("kit", "sealed"):
+                    pack.manifest(PACK_TASK, part)
+                pack.materialize(PACK_TASK, "kit", dest)
+                export_task(pack, PACK_TASK, exported)
+                event("materialized and exported")
+            except FactforgeError as e:
+                one_line(e)
+        for archive in exported.rglob("*.tar.gz") if exported.exists() else []:
+            with tarfile.open(archive) as t:
+                assert not any(n.startswith("/") or ".." in n.split("/") for n in t.getnames())
+        after = {p: v for p, v in snapshot(d).items() if not p.startswith((str(dest), str(exported)))}
+        assert after == {p: v for p, v in before.items() if not p.startswith((str(dest), str(exported)))}
+        assert set(os.listdir(".")) == cwd_before
+    finally:
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.rmtree(exported, ignore_errors=True)
+        for rel, b in originals.items():
+            (root / rel).write_bytes(b)
+
+
+@PROPS
+@given(path=st.one_of(PACK_PATHS, st.text(max_size=30), st.text(alphabet="a./\\\x00 ", max_size=16)))
+def test_a_path_the_rule_accepts_never_leaves_its_folder(path):
+    from outputs.paths import path_problem
+    dest = "/srv/dest"
+    why = path_problem(path)
+    if why is None:
+        event("accepted")
+        joined = os.path.normpath(os.path.join(dest, path))
+        assert joined.startswith(dest + "/") and joined == os.path.join(dest, path)
+        assert (Path(dest) / path).parts[:3] == ("/", "srv", "dest") and ".." not in Path(path).parts
+    else:
+        event(f"refused: {why[:30]}")
+        assert "\n" not in why

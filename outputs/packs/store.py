@@ -142,7 +142,7 @@ class TaskEntry(_Strict):
 
 class PackIndex(_Strict):
     schema_version: str = PACK_SCHEMA_VERSION
-    pack_version: str = ""
+    pack_version: str = Field("", pattern=r"^(|[0-9a-f]{16})$")
     generator_version: str
     seed: int
     tasks: list[TaskEntry]
