@@ -198,11 +198,14 @@ def test_eval_that_scored_nothing_names_the_missing_key(pack, tmp_path):
                         "--agent", str(AGENTS / "llm_crash_agent.py"), "--out", str(tmp_path / "o")],
                        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
     assert r.returncode == 1, (r.stdout, r.stderr)
-    assert not r.stdout and r.stderr.count("\n") == 1, r.stderr
-    assert "none was scored" in r.stderr and re.search(r"set [A-Z]+_API_KEY", r.stderr), r.stderr
+    *progress, last = r.stderr.splitlines()
+    assert not r.stdout and last.startswith("error: ") and not any("error" in ln for ln in progress), r.stderr
+    assert "none was scored" in last and re.search(r"set [A-Z]+_API_KEY in the environment", last), last
     assert "Give Feedback" not in r.stderr and "Provider List" not in r.stderr
     summary = json.loads((tmp_path / "o" / "results.json").read_text())["summary"]
     assert summary["infra_errors"] == summary["conversations"] > 0 and summary["agent_errors"] == 0
+    assert [ln.split(":")[0] for ln in progress] == [f"conversation {i} done" for i in range(1, len(progress) + 1)]
+    assert len(progress) == summary["conversations"]
 
 
 def test_new_domain_hint_works_as_printed(tmp_path):

@@ -10,6 +10,8 @@ from __future__ import annotations
 import math
 import os
 import re
+import sys
+import time
 from pathlib import Path
 from typing import List, Literal, Optional
 
@@ -80,6 +82,37 @@ def _litellm_names(results, menu_names: list[str]) -> list[str]:
         return []
 
 
+class _Progress:
+    """A run's progress: a status line on a terminal; otherwise one line per finished
+    conversation on stderr."""
+
+    def __init__(self):
+        self.tty = sys.stderr.isatty()
+        self.done = 0
+        self.t0 = time.perf_counter()
+        self._status = None
+
+    def __call__(self, line: str) -> None:
+        self.done += 1
+        text = f"conversation {self.done} done: {line} ({time.perf_counter() - self.t0:.0f}s)"
+        if self._status is not None:
+            self._status.update(text)
+        else:
+            print(text, file=sys.stderr, flush=True)
+
+    def __enter__(self) -> "_Progress":
+        if self.tty:
+            from rich.console import Console  # noqa: PLC0415
+
+            self._status = Console(stderr=True).status("starting the run...")
+            self._status.__enter__()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self._status is not None:
+            self._status.__exit__(*exc)
+
+
 def eval_command(
     pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
     task: str = typer.Option(..., "--task", help="The task id to evaluate."),
@@ -102,7 +135,7 @@ def eval_command(
 ):
     """Score an agent on a task's sealed tests: results.json and report.html in --out.
 
-    Exits 1 with one line when every conversation failed on our side (such as a provider
+    Progress is a status line on a terminal, otherwise a line per conversation on stderr. Exits 1 with one line when every conversation failed on our side (such as a provider
     key that is not set); the details stay in results.json.
 
     Example: factforge eval pack --task _mock-records-only --agent oracle --out eval-results
@@ -122,7 +155,8 @@ def eval_command(
                      split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,
                      cpu_seconds=cpu_seconds,
                      isolation=isolation, deployment=deployment, seed=seed)
-    results = run_eval(cfg)
+    with _Progress() as progress:
+        results = run_eval(cfg, progress=progress)
     path = write_results(results, out)
     write_report(results, out)
     s = results.summary
