@@ -40,9 +40,12 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to lis
                                                     help="Admin token (default: a new random one, printed)."),
           lease_minutes: float = typer.Option(30.0, "--lease-minutes", min=1.0, callback=_finite,
                                               help="How long an item stays leased to the reviewer who opened it."),
-          bundle: List[Path] = typer.Option([], "--bundle", help="Also browse this bundle (repeatable)."),
+          bundle: List[Path] = typer.Option([], "--bundle", metavar="<path>", help="Also browse this bundle (repeatable)."),
           allow_host: List[str] = typer.Option([], "--allow-host", metavar="<name>", help=ALLOW_HOST_HELP)) -> None:
-    """Serve the review desk: reviewers work the audit queue in the browser."""
+    """Serve the review desk: reviewers work the audit queue in the browser.
+
+    Example: factforge audit serve --port 8765 --bundle out/bundles/_mock
+    """
     from audits.queue import default_db_path  # noqa: PLC0415
 
     from .app import DeskConfig, create_app  # noqa: PLC0415
@@ -70,7 +73,10 @@ def browse(bundles: List[Path] = typer.Argument(..., help="A bundle directory, o
            open_browser: bool = typer.Option(True, "--open/--no-open",
                                              help="Open a web browser (only where a desktop is available)."),
            allow_host: List[str] = typer.Option([], "--allow-host", metavar="<name>", help=ALLOW_HOST_HELP)) -> None:
-    """Browse bundles read-only in the web browser: files, fact index, reports."""
+    """Browse bundles read-only in the web browser: files, fact index, reports.
+
+    Example: factforge browse out/bundles/_mock --no-open
+    """
     from .app import DeskConfig, create_app  # noqa: PLC0415
     from .bundles import discover_bundles  # noqa: PLC0415
     from .server import bind, serve_forever, url_of  # noqa: PLC0415
