@@ -504,3 +504,19 @@ def test_intact_pack_verify_opens_nothing_outside_it_per_strace(built):
             assert path == str(built), c
         else:
             assert "/" not in path and path not in (".", "..") and "O_NOFOLLOW" in flags, c
+
+
+@pytest.mark.parametrize("target", ["index.json", f"tasks/{TASK}/kit.json"])
+def test_a_pack_of_another_schema_version_is_refused(site, target):
+    from outputs.packs.store import Pack, verify_pack
+    pack, _ = site
+    obj = _json(pack / target)
+    obj["schema_version"] = "0.9"
+    _write_json(pack / target, obj)
+    repin(pack)
+    with pytest.raises(FactforgeError, match=r"schema_version '0.9' is not the pack schema this factforge reads \(1.0\)"):
+        Pack(pack).manifest(TASK, "kit")
+    if target != "index.json":
+        assert verify_pack(pack) == [f"invalid: {target}: schema_version '0.9' is not the pack schema this factforge "
+                                     "reads (1.0); rebuild the pack"]
+

@@ -74,6 +74,12 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+def _check_schema(version: str) -> None:
+    if version != PACK_SCHEMA_VERSION:
+        raise ValueError(f"schema_version {version!r:.40} is not the pack schema this factforge reads "
+                         f"({PACK_SCHEMA_VERSION}); rebuild the pack")
+
+
 class FileRef(_Strict):
     path: str
     sha256: str = Field(pattern=_SHA)
@@ -90,6 +96,7 @@ class PartManifest(_Strict):
     def _paths(self) -> "PartManifest":
         """Every path follows the path rule, is listed once (in sorted order) and is not also
         a folder of another path."""
+        _check_schema(self.schema_version)
         last: Optional[str] = None
         for i, f in enumerate(self.files):
             why = path_problem(f.path, (MANIFEST_NAME,))
@@ -150,6 +157,7 @@ class PackIndex(_Strict):
 
     @model_validator(mode="after")
     def _unique(self) -> "PackIndex":
+        _check_schema(self.schema_version)
         seen: set[str] = set()
         for i, t in enumerate(self.tasks):
             if t.id in seen:
