@@ -57,6 +57,7 @@ MAX_DEPTH = 100               # nesting of a request body's arrays and objects
 MAX_CONNECTIONS = 32          # open at once
 WORKERS = 4                   # requests answered at once
 IDLE_TIMEOUT_S = 60.0
+LINGER_BYTES, LINGER_S = 1 << 20, 1.0   # read and discarded after a refusal, so its answer is not lost
 
 
 @dataclass
@@ -388,6 +389,21 @@ class _Server:
             self.tasks.discard(task)  # type: ignore[arg-type]
             writer.close()
 
+    async def _refuse(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, status: int,
+                      payload: dict) -> None:
+        """Answer, then read and discard what the client is still sending (at most 1 MiB, for
+        at most a second) before closing: closing on unread bytes resets the connection and the
+        client could lose the answer."""
+        await self._send(writer, status, payload, close=True)
+        if writer.can_write_eof():
+            writer.write_eof()
+        deadline, n = self.loop.time() + LINGER_S, 0
+        while n < LINGER_BYTES and (left := deadline - self.loop.time()) > 0:
+            chunk = await asyncio.wait_for(reader.read(1 << 16), left)
+            if not chunk:
+                break
+            n += len(chunk)
+
     async def _exchange(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bool:
         """One request and its answer; False when the connection is to be closed."""
         try:
@@ -395,13 +411,13 @@ class _Server:
         except asyncio.IncompleteReadError:
             return False
         except asyncio.LimitOverrunError:
-            await self._send(writer, *_err(431, "headers_too_large", f"the head exceeds {HEADER_LIMIT >> 10} KiB"),
-                             close=True)
+            await self._refuse(reader, writer, *_err(431, "headers_too_large",
+                                                     f"the head exceeds {HEADER_LIMIT >> 10} KiB"))
             return False
         try:
             req = _parse_head(head)
         except _Refused as e:
-            await self._send(writer, *e.answer, close=True)
+            await self._refuse(reader, writer, *e.answer)
             return False
         async with self.slots:
             if req.expect_continue and req.length:
