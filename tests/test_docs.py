@@ -93,7 +93,8 @@ def test_every_runnable_block_runs(tmp_path):
     (work / "tests").symlink_to(ROOT / "tests")  # the guides' repository paths (fixtures) resolve
     venv_bin = str(Path(sys.executable).parent)
     env = {k: v for k, v in os.environ.items()
-           if k not in ("FACTFORGE_AUDIT_DB", "FACTFORGE_DOMAINS_DIR", "FACTFORGE_DESK_TOKEN", "PYTEST_XDIST_WORKER")}
+           if k not in ("FACTFORGE_AUDIT_DB", "FACTFORGE_DOMAINS_DIR", "FACTFORGE_DESK_TOKEN", "FACTFORGE_WRITER",
+                        "PYTEST_XDIST_WORKER")}
     env.update(FACTFORGE_WORKSPACE=str(ws), PATH=venv_bin + os.pathsep + env.get("PATH", ""),
                FACTFORGE_REPO=str(ROOT), NO_COLOR="1", COLUMNS="120")
     start = time.monotonic()
