@@ -218,3 +218,17 @@ def test_changelog_names_the_schema_versions_the_code_writes():
         row = re.search(rf"^\| {re.escape(label)} \|[^|\n]*\| ([^ |]+) \|", current, re.MULTILINE)
         assert row, f"CHANGELOG.md has no row for the {label} schema"
         assert row.group(1) == version, f"CHANGELOG.md says {label} {row.group(1)}, the code writes {version}"
+
+
+# A bare 7-12 digit hex word with letters and digits: a commit hash in prose (fact ids and
+# bundle versions carry their hash after a '.' or '+', so they do not match).
+SHORT_HASH = re.compile(r"(?<![.+/\w-])(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,12}(?![\w.-])")
+
+
+def test_the_documentation_pins_no_commit():
+    assert SHORT_HASH.search("builds on every profile (" + "0bf8" + "291)")
+    assert not SHORT_HASH.search("_mock.rentals.9a754fa838 and 0.1.0+7864906322e0")
+    hits = [f"{name}:{n}: {line.strip()[:120]}"
+            for name, text in tracked_text_files() if name.endswith(".md")
+            for n, line in enumerate(text.splitlines(), 1) if SHORT_HASH.search(line)]
+    assert not hits, "commit hashes in the documentation:\n" + "\n".join(hits)
