@@ -381,6 +381,70 @@ def test_missing_id_fails_the_build_naming_the_spec_line(built, ws, tmp_path, mo
     assert not (tmp_path / "out").exists()
 
 
+def _mock_copy(tmp_path, monkeypatch, keep: str, edit=None) -> Path:
+    """A copy of the _mock domain with one task spec (`keep`, edited by `edit`), served as _mock."""
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    for p in (pack_dir / "tasks").glob("*.toml"):
+        if p.stem != keep:
+            p.unlink()
+    spec = pack_dir / "tasks" / f"{keep}.toml"
+    if edit is not None:
+        spec.write_text(edit(spec.read_text()))
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    return spec
+
+
+def _learnable(text: str) -> str:
+    return text.replace("test_seed = 1\n", 'test_seed = 1\nselect = "learnable"\n', 1)
+
+
+def test_learnable_selection_replaces_a_pinned_id_and_records_it(built, ws, tmp_path, monkeypatch):
+    """Under `select = "learnable"` the pinned ids are preferences: an id that no longer resolves
+    is replaced by the stable rule, the counts stay, and the pack records the replacement."""
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    from outputs.packs.store import Pack
+    _mock_copy(tmp_path, monkeypatch, PLAIN_TASK, lambda t: _learnable(t).replace(
+        "_mock.waive-small-fee.1c9ca3ec2b", "_mock.waive-small-fee.0000000000"))
+    path, index, results = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    (r,) = results
+    assert r.replaced == {"test": [{"pinned": "_mock.waive-small-fee.0000000000", "chosen": r.replaced["test"][0]["chosen"],
+                                    "why": "does not resolve"}]}
+    task = json.loads(Pack(path).read(PLAIN_TASK, "sealed", "task.json"))
+    assert task["ids"]["select"] == "learnable" and task["ids"]["replaced"] == r.replaced
+    assert len(task["ids"]["test"]) == 3 and "_mock.waive-small-fee.0000000000" not in task["ids"]["test"]
+    chosen = r.replaced["test"][0]["chosen"]
+    assert chosen in task["ids"]["test"] and chosen not in task["ids"]["live"]
+    # the same inputs choose the same ids
+    _, _, again = Builder(tmp_path / "out2", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    assert again[0].replaced == r.replaced
+
+
+def test_learnable_selection_replaces_an_unlearnable_training_id(ws, tmp_path, monkeypatch):
+    """A training scenario whose gold would settle a held fact is replaced, not shipped."""
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildOptions
+    _mock_copy(tmp_path, monkeypatch, CLIENT_TASK, lambda t: _learnable(t).replace(
+        '"_mock.rent-one-bike.a2dd685d72"', '"_mock.explain-late-fee.f384a4e710"'))
+    _, _, (r,) = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    (rep,) = r.replaced["training"]
+    assert rep["pinned"] == "_mock.explain-late-fee.f384a4e710" and rep["why"] == "not learnable"
+    assert "explain-late-fee" not in rep["chosen"]
+
+
+def test_learnable_selection_fails_when_too_few_simulations_are_learnable(ws, tmp_path, monkeypatch):
+    from domains import get_pack
+    from outputs.packs.build import Builder, BuildFailed, BuildOptions
+    many = ",\n".join(f'  "_mock.none.{i:010d}"' for i in range(40))
+    _mock_copy(tmp_path, monkeypatch, PLAIN_TASK,
+               lambda t: _learnable(t).replace('"_mock.too-many-bikes.706584463b",', f'"_mock.too-many-bikes.706584463b",\n{many},'))
+    with pytest.raises(BuildFailed) as e:
+        Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
+    assert "check tests_learnable failed" in e.value.problem and "eligible simulations for the 43 test ids" in e.value.problem
+    assert not (tmp_path / "out").exists()
+
+
 def test_training_scenario_that_would_settle_a_held_fact_fails_the_check(ws, tmp_path, monkeypatch):
     from domains import get_pack
     from outputs.packs.build import Builder, BuildFailed, BuildOptions

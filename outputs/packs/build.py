@@ -53,6 +53,7 @@ from . import phrasing as ph
 from .evidence import EvidenceBuilder, Surface, audit_reseeds
 from .menu import LoadedMenu, load_menu
 from .presence import rivals_of
+from .select import choose, learnable_test
 from .scan import KitText, Needles, gold_strings, raw_views, scan_kit, strings_in, text_file
 from .spec import LoadedSpec, load_domain_specs
 from .store import Pack, PackIndex, PackWriter, TaskEntry, TaskHashes, json_bytes, object_path
@@ -207,6 +208,13 @@ class Selection:
     tests: list[SimTest]
     dev_db: dict
     test_db: dict
+    replaced: dict = field(default_factory=dict)  # list name -> pinned ids replaced (select = "learnable")
+
+    @property
+    def ids(self) -> dict:
+        """What was chosen, as the pack records it."""
+        return {"training": [t.id for t in self.training], "live": [t.id for t in self.live],
+                "test": [t.id for t in self.tests], "replaced": self.replaced}
 
     @property
     def sealed(self) -> list[SimTest]:
@@ -232,6 +240,7 @@ class TaskResult:
     checks: dict[str, list[str]]
     reused: bool = False
     seconds: float = 0.0
+    replaced: dict = field(default_factory=dict)  # list name -> pinned ids the build replaced
 
     @property
     def ok(self) -> bool:
@@ -348,31 +357,37 @@ class Builder:
                           hashes=TaskHashes(spec=ls.sha256, inputs=inputs, kit=kit_sha, sealed=sealed_sha,
                                             menu=menu.sha256, phrasing=self.catalog_sha, deployment=dep_sha),
                           kit=kit_size, sealed=sealed_size)
-        return TaskResult(entry=entry, checks=checks, seconds=time.perf_counter() - t0)
+        return TaskResult(entry=entry, checks=checks, seconds=time.perf_counter() - t0, replaced=sel.replaced)
 
     # ------------------------------------------------------------------ parts of a task
     def _select(self, ls: LoadedSpec, d: DomainBuild, surf: Surface, checks: dict) -> "Selection":
-        """Resolve the ids (errors on the spec's lines) and run the id, gold and learnability checks."""
+        """Resolve or choose the ids (`outputs.packs.select`) and run the id, gold and learnability checks."""
         spec = ls.spec
         key = spec.evidence.bundle
         dev_tests = {t.id: t for t in d.suite(key, self.opts.seed).tests}
         held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
-        sel = Selection(
-            training=self._resolve(ls, "training", dev_tests, f"the development suite (seed {self.opts.seed})"),
-            live=self._resolve(ls, "live", held_out, f"the test suite (seed {spec.ids.test_seed})"),
-            tests=self._resolve(ls, "test", held_out, f"the test suite (seed {spec.ids.test_seed})"),
-            dev_db=d.database(key, self.opts.seed), test_db=d.database(key, spec.ids.test_seed))
+        known, secret = client_facts(spec, surf)
+        learnable = surf.recovered | known
+        dbs = {"dev_db": d.database(key, self.opts.seed), "test_db": d.database(key, spec.ids.test_seed)}
+        if spec.ids.select == "learnable":
+            ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
+                        dev_tests, held_out, learnable, surf.recovered, secret)
+            checks["tests_learnable"] += ch.problems
+            sel = Selection(training=ch.training, live=ch.live, tests=ch.tests, replaced=ch.replaced, **dbs)
+        else:
+            sel = Selection(
+                training=self._resolve(ls, "training", dev_tests, f"the development suite (seed {self.opts.seed})"),
+                live=self._resolve(ls, "live", held_out, f"the test suite (seed {spec.ids.test_seed})"),
+                tests=self._resolve(ls, "test", held_out, f"the test suite (seed {spec.ids.test_seed})"), **dbs)
         checks["ids_resolve_and_disjoint"] += self._disjoint(sel.training, sel.live, sel.tests)
         if db_hash(sel.dev_db) == db_hash(sel.test_db):
             checks["ids_resolve_and_disjoint"].append(f"test_seed {spec.ids.test_seed} gives the development "
                                                       "database itself: the kit would hold the test database")
         for seed, group in ((spec.ids.test_seed, sel.sealed), (self.opts.seed, sel.training)):
             checks["gold_replays"] += [p for p in (d.replay(key, seed, t) for t in group) if p]
-        known, secret = client_facts(spec, surf)
-        learnable = surf.recovered | known
         for t in sel.sealed:
-            missing = sorted(set(t.factforge.fact_ids) - learnable)
-            if missing:
+            if not learnable_test(t, learnable):
+                missing = sorted(set(t.factforge.fact_ids) - learnable)
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
         for t in sel.training:
@@ -441,6 +456,7 @@ class Builder:
         resolved = {
             "schema_version": "1.0", "spec": spec.model_dump(mode="json"), "bundle": spec.evidence.bundle,
             "domain": spec.domain, "seed": self.opts.seed, "test_seed": spec.ids.test_seed,
+            "ids": {"select": spec.ids.select, **sel.ids},
             "dev_db_hash": db_hash(sel.dev_db), "test_db_hash": db_hash(sel.test_db), "facts_hash": fs.hash,
             "plan_hash": surf.plan.hash, "company": ctx.brand["company"], "brand": ctx.brand,
             "deployment": {"id": spec.api.deployment, "sha256": dep_sha},

@@ -3,7 +3,8 @@
 Task specs list their training, live-experiment and test ids explicitly (a build never
 guesses or drops an id). When a domain's simulations change (new scenarios, a new seed
 database), an author re-pins them with this command instead of editing ids by hand. It
-builds each task's evidence surface (through the shared caches) and picks:
+builds each task's evidence surface (through the shared caches) and picks, by the rule of
+`outputs.packs.select` (eligibility and the stable per-task order):
 
 - held-out ids (the `test_seed` suite) whose exercised facts are all learnable: recoverable
   from the task's kit or known to its client; the first `--live` of them in a stable
@@ -26,9 +27,9 @@ from pydantic import ValidationError
 
 from domains import DomainPack
 from facts.errors import FactforgeError
-from facts.hashing import content_hash
 
 from .build import BuildOptions, DomainBuild, client_facts, surface_of
+from .select import learnable_test, learnable_training, stable_order
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
 
 
@@ -47,12 +48,13 @@ def _load_unpinned(path: Path) -> LoadedSpec:
     return LoadedSpec(spec=spec, path=path, text=text, sha256="")
 
 
-def _block(test_seed: int, training: list[str], live: list[str], test: list[str]) -> str:
+def _block(test_seed: int, training: list[str], live: list[str], test: list[str], select: str = "pinned") -> str:
     def arr(name: str, ids: list[str]) -> list[str]:
         if not ids:
             return [f"{name} = []"]
         return [f"{name} = [", *[f'  "{i}",' for i in ids], "]"]
-    return "\n".join(["[ids]", f"test_seed = {test_seed}", *arr("training", training), *arr("live", live),
+    sel = [f'select = "{select}"'] if select != "pinned" else []
+    return "\n".join(["[ids]", f"test_seed = {test_seed}", *sel, *arr("training", training), *arr("live", live),
                       *arr("test", test)]) + "\n"
 
 
@@ -106,21 +108,16 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     surf = surface_of(ls, d)
     client_known, secret = client_facts(spec, surf)
     learnable = surf.recovered | client_known
-
-    def order(t):
-        return content_hash([spec.id, t.id])
-
-    held_out = sorted((t for t in d.suite(spec.evidence.bundle, seed).tests
-                       if set(t.factforge.fact_ids) <= learnable), key=order)
+    held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests
+                                      if learnable_test(t, learnable)))
     if len(held_out) <= n_live:
         raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
                        f"{n_live} live ids would leave no test", "ids")
-    dev = sorted((t for t in d.suite(spec.evidence.bundle, opts.seed).tests
-                  if set(t.factforge.fact_ids) <= surf.recovered and not set(t.factforge.fact_ids) & secret),
-                 key=order)
+    dev = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, opts.seed).tests
+                                 if learnable_training(t, surf.recovered, secret)))
     training = [t.id for t in dev[:n_training]]
     live = [t.id for t in held_out[:n_live]]
     test = [t.id for t in held_out[n_live:]]
-    new = rewrite_ids(ls.text, _block(seed, training, live, test))
+    new = rewrite_ids(ls.text, _block(seed, training, live, test, spec.ids.select))
     path.write_text(new, encoding="utf-8")
     return path, len(training), len(live), len(test)

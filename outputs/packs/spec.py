@@ -148,6 +148,9 @@ class ModelsLever(_Strict):
 
 class IdsLever(_Strict):
     test_seed: int = Field(ge=0)  # the held-out test database (live and test ids come from its suite)
+    # "pinned": the lists are the ids; "learnable": they are preferences and fix the counts, an id
+    # that no longer resolves or is learnable is replaced by the stable rule of `outputs.packs.select`
+    select: Literal["pinned", "learnable"] = "pinned"
     training: list[str] = Field(default_factory=list)
     live: list[str] = Field(default_factory=list)
     test: list[str]

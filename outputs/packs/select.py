@@ -1,0 +1,111 @@
+"""Which simulations a task trains on, runs live and is tested on: one rule for `pack build`
+and `pack pin-ids`.
+
+A simulation is *eligible*
+- as a held-out id (live or test, from the `test_seed` suite) when every fact it exercises is
+  learnable: recoverable from the task's delivered files or known to its client;
+- as a training id (from the build seed's suite) when every fact it exercises is recoverable
+  from the delivered files and none is held or contested (its gold, shipped in the kit, would
+  settle what only the client knows).
+
+Eligible simulations are ranked in a stable per-task order, `content_hash([task id, simulation
+id])`, so the same task on the same suites always gets the same ids, and another task of the
+domain gets another order.
+
+A spec's `[ids] select` says how its id lists are read:
+- `"pinned"`: the lists are the ids; an id that does not resolve or is not eligible fails
+  the build (the checks name it);
+- `"learnable"`: the lists are preferences and fix the counts. Every pinned id that
+  resolves and is eligible is kept, in the spec's order; each one that is not is replaced
+  by the first eligible simulation of the stable order that no list uses yet. The pack
+  records what was chosen and every replacement (`Choice.replaced`), so a corpus change
+  that makes a pinned id unlearnable changes the task's ids visibly instead of breaking
+  its build. Only too few eligible simulations fail it.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable, Optional
+
+from facts.hashing import content_hash
+
+
+def stable_order(task_id: str, sims: Iterable) -> list:
+    """`sims` in the task's stable order."""
+    return sorted(sims, key=lambda t: content_hash([task_id, t.id]))
+
+
+def learnable_test(t, learnable: set[str]) -> bool:
+    return set(t.factforge.fact_ids) <= learnable
+
+
+def learnable_training(t, recovered: set[str], secret: set[str]) -> bool:
+    facts = set(t.factforge.fact_ids)
+    return facts <= recovered and not facts & secret
+
+
+@dataclass
+class Choice:
+    """The ids chosen for one task."""
+    training: list = field(default_factory=list)
+    live: list = field(default_factory=list)
+    tests: list = field(default_factory=list)
+    replaced: dict[str, list[dict]] = field(default_factory=dict)  # list name -> [{"pinned", "chosen", "why"}]
+    problems: list[str] = field(default_factory=list)
+
+    def record(self) -> dict:
+        return {"training": [t.id for t in self.training], "live": [t.id for t in self.live],
+                "test": [t.id for t in self.tests], "replaced": self.replaced}
+
+
+def _why(tid: str, pool: dict, ok) -> Optional[str]:
+    if tid not in pool:
+        return "does not resolve"
+    if not ok(pool[tid]):
+        return "not learnable"
+    return None
+
+
+def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[str], choice: Choice) -> list:
+    """The pinned ids that are good, then a replacement for each that is not. `used` holds every
+    good pinned id of every list (reserved for its own list) and grows with each replacement."""
+    out, dropped = [], []
+    for tid in pinned:
+        why = _why(tid, pool, ok)
+        if why is None:
+            out.append(pool[tid])
+        else:
+            dropped.append((tid, why))
+    spare = iter(t for t in ranked if t.id not in used)
+    for tid, why in dropped:
+        t = next(spare, None)
+        if t is None:
+            choice.problems.append(f"only {len(out)} eligible simulations for the {len(pinned)} {name} ids "
+                                   f"(pinned {tid} {why}; nothing left to take its place)")
+            break
+        used.add(t.id)
+        out.append(t)
+        choice.replaced.setdefault(name, []).append({"pinned": tid, "chosen": t.id, "why": why})
+    return out
+
+
+def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict, learnable: set[str],
+           recovered: set[str], secret: set[str]) -> Choice:
+    """Ids under `select = "learnable"`: `pinned` maps "training", "live", "test" to the spec's
+    lists; `dev` and `held_out` map simulation ids of the build-seed and test-seed suites."""
+    choice = Choice()
+
+    def ok_test(t) -> bool:
+        return learnable_test(t, learnable)
+
+    def ok_training(t) -> bool:
+        return learnable_training(t, recovered, secret)
+
+    ranked_dev = stable_order(task_id, (t for t in dev.values() if ok_training(t)))
+    ranked_held = stable_order(task_id, (t for t in held_out.values() if ok_test(t)))
+    used_dev = {tid for tid in pinned["training"] if _why(tid, dev, ok_training) is None}
+    used_held = {tid for tid in (*pinned["live"], *pinned["test"]) if _why(tid, held_out, ok_test) is None}
+    choice.training = _fill("training", pinned["training"], dev, ok_training, ranked_dev, used_dev, choice)
+    choice.live = _fill("live", pinned["live"], held_out, ok_test, ranked_held, used_held, choice)
+    choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice)
+    return choice
