@@ -206,6 +206,21 @@ def test_the_sandbox_tmpfs_is_sized_to_the_tasks_memory(run_dir):
     assert "--remount-ro" in argv
 
 
+def test_with_cgroups_the_sandbox_runs_in_a_scope_limited_as_a_whole(run_dir, monkeypatch):
+    """Where systemd-run accepts a transient scope, bwrap runs inside one with the task's memory
+    and the process limit, started by `env -i` (no variable of the evaluator reaches bwrap)."""
+    import outputs.evaluator.sandbox as sbmod
+    monkeypatch.setattr(sbmod, "cgroup_prefix", lambda: ["/usr/bin/systemd-run", "--scope", "--quiet", "--collect"])
+    sb = Sandbox(kit=run_dir / "kit", workspace=AGENTS, sockets=run_dir / "sock", log=run_dir / "agent.log",
+                 memory_gb=0.5)
+    argv = sb.argv()
+    assert sb.limits == "cgroup"
+    cut = argv.index("--")
+    assert argv[:4] == ["/usr/bin/systemd-run", "--scope", "--quiet", "--collect"]
+    assert {"MemoryMax=536870912", "MemorySwapMax=0", f"TasksMax={MAX_PROCESSES}"} <= set(argv[:cut])
+    assert argv[cut + 1].endswith("env") and argv[cut + 2] == "-i" and argv[cut + 3].endswith("bwrap")
+
+
 @pytest.mark.parametrize("message", ["big reply", "long"])
 def test_an_oversized_reply_fails_fast_in_linear_time(run_dir, message, evaluator_rss):
     h = _host(run_dir, "hostile_forger", timeout=60)

@@ -37,11 +37,8 @@ returned state. The state crosses a JSON round trip after every call, so an agen
 state is not JSON-serialisable fails as the contract says. A reply is at most `REPLY_MAX`
 bytes of UTF-8.
 """
-import hashlib
-import hmac
 import json
 import os
-import subprocess
 import sys
 import traceback
 
@@ -150,6 +147,10 @@ def _checked(resp: bytes, req: dict, n: int) -> dict:
 
 
 def supervise() -> None:
+    import hashlib  # noqa: PLC0415  (the supervisor's alone: the worker starts without them)
+    import hmac  # noqa: PLC0415
+    import subprocess  # noqa: PLC0415
+
     _nondumpable()
     requests = os.fdopen(os.dup(0), "rb")
     proto = os.fdopen(os.dup(1), "wb", buffering=0)

@@ -93,7 +93,7 @@ LOG_TAIL = 64 << 10
 READY_TIMEOUT_S = 30.0
 RUNNER_FAILED = 70                        # the runner's own exit status on its failure
 SEALED_NAMES = frozenset({"index.json", "sealed.json", "kit.json", "results.json", "tests.json", "live.json",
-                          "db.json", "task.json"})
+                          "db.json"})
 AGENT_FOLDER_MAX = 20_000                 # entries an agent folder may hold
 
 
@@ -172,6 +172,12 @@ def bwrap_path() -> Optional[str]:
 
 
 _CGROUP: dict[str, Optional[list[str]]] = {}
+CGROUP_ENV = ("XDG_RUNTIME_DIR", "DBUS_SESSION_BUS_ADDRESS")   # what systemd-run needs to reach its manager
+
+
+def cgroup_env() -> dict[str, str]:
+    """The environment `systemd-run` is started with (bwrap, after it, starts with none)."""
+    return {k: os.environ[k] for k in CGROUP_ENV if k in os.environ}
 
 
 def cgroup_prefix() -> Optional[list[str]]:
@@ -183,7 +189,7 @@ def cgroup_prefix() -> Optional[list[str]]:
         if run is not None and os.path.isfile("/sys/fs/cgroup/cgroup.controllers"):
             base = [run] + ([] if os.geteuid() == 0 else ["--user"]) + ["--scope", "--quiet", "--collect"]
             try:
-                ok = subprocess.run(base + ["-p", "MemoryMax=64M", "-p", "TasksMax=8", "true"],
+                ok = subprocess.run(base + ["-p", "MemoryMax=64M", "-p", "TasksMax=8", "true"], env=cgroup_env(),
                                     capture_output=True, timeout=20).returncode == 0
             except (OSError, subprocess.TimeoutExpired):
                 ok = False
@@ -409,7 +415,7 @@ class Sandbox:
         a += ["--chdir", "/workspace", *runner, "/opt/factforge/runner.py"]
         if self.cgroup:
             a = [*self.cgroup, "-p", f"MemoryMax={self.memory}", "-p", "MemorySwapMax=0",
-                 "-p", f"TasksMax={MAX_PROCESSES}", "--", "env", "-i", *a]
+                 "-p", f"TasksMax={MAX_PROCESSES}", "--", shutil.which("env") or "/usr/bin/env", "-i", *a]
         return a
 
     # ---- lifecycle ----------------------------------------------------------------------
@@ -432,7 +438,8 @@ class Sandbox:
         out_r, out_w = os.pipe()
         try:
             self.proc = subprocess.Popen(self.argv(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=out_w,
-                                         cwd=str(self.workspace), env={}, preexec_fn=self._limits,
+                                         cwd=str(self.workspace), env=cgroup_env() if self.cgroup else {},
+                                         preexec_fn=self._limits,
                                          start_new_session=True)
         except OSError as e:
             os.close(out_r)
