@@ -232,3 +232,11 @@ def test_the_documentation_pins_no_commit():
             for name, text in tracked_text_files() if name.endswith(".md")
             for n, line in enumerate(text.splitlines(), 1) if SHORT_HASH.search(line)]
     assert not hits, "commit hashes in the documentation:\n" + "\n".join(hits)
+
+
+def test_every_page_of_docs_is_reachable_from_the_index():
+    index = (DOCS / "README.md").read_text(encoding="utf-8")
+    linked = {(DOCS / m.group(1).split("#", 1)[0]).resolve() for m in _LINK.finditer(index)}
+    missing = [p.relative_to(ROOT).as_posix() for p in DOCS.rglob("*.md")
+               if p.name != "README.md" and p.resolve() not in linked]
+    assert not missing, f"docs/README.md does not link {missing}"
