@@ -334,6 +334,7 @@ def test_the_evaluator_cli_answers_in_one_line_for_an_agent_folder_with_a_pack(p
 def test_the_kit_contract_names_the_sandbox_limits(pack):
     from outputs.packs.store import Pack
     text = " ".join(Pack(pack).read(TASK, "kit", "AGENT_CONTRACT.md").decode("utf-8").split())
-    for phrase in (f"at most {REPLY_MAX // 1024} KiB ({REPLY_MAX:,} bytes of UTF-8)", f"at most {MAX_PROCESSES} processes",
-                   f"up to {LOG_MAX >> 20} MiB per run", "`/tmp` and `/dev/shm` hold", "must hold only the agent"):
+    for phrase in (f"at most {REPLY_MAX // 1024} KiB ({REPLY_MAX:,} bytes of UTF-8)",
+                   f"at most {MAX_PROCESSES} processes", f"up to {LOG_MAX >> 20} MiB per run",
+                   "`/tmp` and `/dev/shm` hold", "must hold only the agent"):
         assert phrase in text, phrase
