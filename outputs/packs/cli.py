@@ -189,6 +189,41 @@ def list_tasks(pack: Path = typer.Argument(..., help="A pack directory."),
     (out if out.is_terminal else Console(soft_wrap=True, width=100_000)).print(t)
 
 
+@app.command("check")
+def check_cmd(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", help="Domain whose task specs to check; repeatable. Default: every built-in domain."),
+              task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),
+              seed: int = typer.Option(0, "--seed", help="The build seed (evidence plan, development data)."),
+              workspace: Optional[Path] = typer.Option(None, "--workspace", help="Where simulation suites are cached (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
+              as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of the table.")):
+    """Check that task specs can still build, from the evidence plan without rendering: tests learnable,
+    enough eligible ids, no held fact left in the delivered plan. Exit 1 when a task cannot build.
+
+    Example: factforge pack check --domain _mock
+    """
+    import json  # noqa: PLC0415
+
+    from .build import BuildOptions, default_workspace, select_domains  # noqa: PLC0415
+    from .guard import check_domain  # noqa: PLC0415
+
+    opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=1)
+    bad = 0
+    for pack in select_domains(domain):
+        for v in check_domain(pack, opts, list(task or [])):
+            bad += bool(v.problems)
+            if as_json:
+                print(json.dumps({"task": v.task_id, "ok": not v.problems, "problems": v.problems,
+                                  "replaced": v.replaced, "facts_stated": v.stated}, sort_keys=True), flush=True)
+                continue
+            n = sum(len(x) for x in v.replaced.values())
+            word = "[red]cannot build[/red]" if v.problems else "[green]ok[/green]"
+            out.print(f"{word} {v.task_id}: {v.stated} facts stated in the planned kit"
+                      + (f", {n} pinned id(s) would be replaced" if n else ""), highlight=False)
+            for p in v.problems:
+                out.print(f"  - {escape(p)}", highlight=False)
+    if bad:
+        raise typer.Exit(1)
+
+
 @app.command("pin-ids")
 def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The domain whose task specs to re-pin."),
                 task: Optional[List[str]] = typer.Option(None, "--task", help="Only these task ids; repeatable."),

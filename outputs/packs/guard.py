@@ -1,0 +1,107 @@
+"""Can a domain's task specs still build? A check from the evidence *plan*, without rendering.
+
+`pack build` proves learnability on the delivered files themselves (render, extract, match),
+which for the built-in domains takes many minutes. This guard answers the question a change
+must answer before it lands, in the time of planning and simulating: for every task spec of
+a domain,
+
+- the delivered plan (the task's profile, difficulty, sections and kinds, then the client's
+  edit) states every fact a chosen test exercises, or the client knows it; every chosen
+  training scenario's facts are stated and none is held or contested;
+- enough simulations are eligible for the spec's id counts (`outputs.packs.select`), and a
+  `select = "pinned"` spec's ids are all still eligible;
+- no held fact is left anywhere in the delivered plan (as a carrier, echo, case, hop, or a
+  wrong, old, proposed or contested value).
+
+"Stated" is the plan's promise: a carrier or echo (every one is proven readable from its
+file by the domain bundle's own recoverability gate) or a complete multi-hop route. What
+only rendering shows (a wording that the extractor cannot read back, a held value voiced by
+accident) is still caught by `pack build`'s proofs and by `benchmarks/bench_packs.py`.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional
+
+from domains import DomainPack
+from facts.errors import FactforgeError
+
+from .build import BuildOptions, DomainBuild
+from .select import choose, learnable_test, learnable_training
+from .spec import LoadedSpec, load_domain_specs
+from .withhold import withhold_and_contest
+
+
+@dataclass
+class TaskVerdict:
+    task_id: str
+    problems: list[str] = field(default_factory=list)
+    replaced: dict = field(default_factory=dict)
+    stated: int = 0
+
+
+def _stated(plan) -> set[str]:
+    ids = {a.id for a in plan.artifacts}
+    out = {m.fact_id for a in plan.artifacts for m in a.facts if m.role in ("carrier", "echo")}
+    out |= {r.fact_id for r in plan.routes if all(h.artifact_id in ids for h in r.hops)}
+    return out - set(plan.contested)
+
+
+def _held_left(plan, held: set[str]) -> list[str]:
+    out = []
+    for a in plan.artifacts:
+        for fid in [m.fact_id for m in a.facts] + [d.fact_id for d in a.distractors]:
+            if fid in held:
+                out.append(f"held fact {fid} is still planned in {a.path}")
+    for r in plan.routes:
+        if r.fact_id in held:
+            out.append(f"held fact {r.fact_id} still has a multi-hop route")
+    return out
+
+
+def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
+    spec, c = ls.spec, ls.spec.client
+    key = spec.evidence.bundle
+    ev = d.evidence(key)
+    v = TaskVerdict(task_id=spec.id)
+    try:
+        plan = ev.deliver(ev.base(spec.evidence.profile, spec.evidence.difficulty), spec.evidence.sections,
+                          spec.evidence.kinds)
+        edit = withhold_and_contest(plan, ev.by_id, c.held, c.contested, d.opts.seed)
+    except FactforgeError as e:
+        v.problems.append(e.problem)
+        return v
+    stated = _stated(edit.plan)
+    v.stated = len(stated)
+    disputed = set(edit.plan.contested)
+    known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
+    secret = set(c.held) | set(c.contested) | disputed
+    learnable = stated | known
+    dev = {t.id: t for t in d.suite(key, d.opts.seed).tests}
+    held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
+    v.problems += _held_left(edit.plan, set(c.held))
+    pinned = {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test}
+    if spec.ids.select == "learnable":
+        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret)
+        v.problems += ch.problems
+        v.replaced = ch.replaced
+        return v
+    for name, pool in (("training", dev), ("live", held_out), ("test", held_out)):
+        for tid in pinned[name]:
+            t = pool.get(tid)
+            if t is None:
+                v.problems.append(f"{name} id {tid} does not resolve")
+            elif name == "training" and not learnable_training(t, stated, secret):
+                v.problems.append(f"training {tid} exercises facts not stated in the kit, or held or contested")
+            elif name != "training" and not learnable_test(t, learnable):
+                missing = sorted(set(t.factforge.fact_ids) - learnable)
+                v.problems.append(f"{tid}: exercises facts neither in the kit nor known to the client: "
+                                  f"{', '.join(missing[:4])}")
+    return v
+
+
+def check_domain(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] = None) -> list[TaskVerdict]:
+    """A verdict per task spec of the domain (planned once per bundle, profile and difficulty;
+    suites through the workspace's suite cache)."""
+    d = DomainBuild(pack, opts)
+    return [check_task(ls, d) for ls in load_domain_specs(pack, set(task_ids or []))]
