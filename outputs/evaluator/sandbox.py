@@ -322,6 +322,14 @@ class _Log:
         self.thread.join(timeout)
 
 
+def _readable(fd: int, timeout: float) -> bool:
+    """Whether `fd` becomes readable (a pipe with data or closed, a pidfd whose process
+    ended) within `timeout` seconds (poll: any descriptor number)."""
+    p = select.poll()
+    p.register(fd, select.POLLIN)
+    return bool(p.poll(max(0, int(min(timeout, 86_400.0) * 1000) + 1)))
+
+
 def tail_of(path: Path, n: int = 600) -> str:
     """The last `n` bytes of a log, read from its end."""
     try:
@@ -586,8 +594,7 @@ class Sandbox:
                 violation = self._violation
                 self.stop()
                 raise violation or AgentError(f"the agent did not answer within {timeout:g} s (timeout)")
-            ready_fds, _, _ = select.select([fd], [], [], left)
-            if ready_fds:
+            if _readable(fd, left):
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     raise self._died(ready=ready)
@@ -656,7 +663,7 @@ class Sandbox:
             fds, self._dying = self._dying + fds, []
             for fd in fds:
                 try:
-                    select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+                    _readable(fd, max(0.0, deadline - time.monotonic()))
                 finally:
                     os.close(fd)
             for f in (proc.stdin, proc.stdout):
