@@ -338,3 +338,19 @@ def test_the_kit_contract_names_the_sandbox_limits(pack):
                    f"at most {MAX_PROCESSES} processes", f"up to {LOG_MAX >> 20} MiB per run",
                    "`/tmp` and `/dev/shm` hold", "must hold only the agent"):
         assert phrase in text, phrase
+
+
+def test_the_pack_reader_would_replay_the_gold_were_the_pack_in_its_workspace(pack, tmp_path, monkeypatch):
+    """The same agent, given the folder beside it as its workspace, finds the sealed tests and
+    gets every database and every value to communicate right: the containment above is what
+    stops it."""
+    import outputs.evaluator.engine as engine
+    run = tmp_path / "run"
+    run.mkdir()
+    shutil.copytree(pack, run / "pack")
+    shutil.copyfile(AGENTS / "hostile_pack_reader.py", run / "agent.py")
+    monkeypatch.setattr(engine, "agent_workspace", lambda path, dest: path.parent)
+    r = _run(run / "pack", run / "agent.py")
+    found = [json.JSONDecoder().raw_decode(c.messages[1].content)[0]["tests_found"] for c in r.tests]
+    assert min(found) > 0
+    assert [(c.breakdown["DB"].score, c.breakdown["COMMUNICATE"].score) for c in r.tests] == [(1.0, 1.0)] * len(r.tests)
