@@ -177,22 +177,28 @@ def test_a_gigabyte_of_output_is_capped_on_the_host_and_read_from_the_end(run_di
     ("fork", 4.0, "process limit"),        # a thousand processes
 ])
 def test_memory_and_processes_are_limited_for_the_whole_sandbox(run_dir, probe, memory_gb, error, evaluator_rss):
+    """Measured limits (no cgroup): the watchdog stops the sandbox past the limit. Under a
+    cgroup the kernel may act first (an out-of-memory kill, a refused fork), which the
+    agent survives at most to report fewer processes than the limit."""
     h = _host(run_dir, "hostile_memory", timeout=90, memory_gb=memory_gb)
+    sb = h.sandbox
     try:
         h.start(None)
-        census = _Census(h.sandbox.proc.pid)
+        census = _Census(sb.proc.pid)
         t0 = time.monotonic()
-        with pytest.raises(AgentError, match=error):
-            h.step(probe)
+        try:
+            out, err = h.step(probe), ""
+        except AgentError as e:
+            out, err = "", str(e)
         assert time.monotonic() - t0 < 45
     finally:
         h.close()
     seen = census.stop()
-    sb = h.sandbox
-    if probe == "fork":
-        assert MAX_PROCESSES < sb.peak_processes
+    if sb.limits == "measured":
+        assert error in err
+        assert (MAX_PROCESSES < sb.peak_processes) if probe == "fork" else (sb.peak_memory > sb.memory)
     else:
-        assert sb.peak_memory > sb.memory
+        assert error in err or "SIGKILL" in err or (probe == "fork" and int(out.split()[1]) < MAX_PROCESSES)
     assert sb.proc is None and len(seen) >= 4 and _alive(seen) == []   # every process of it is gone
     assert evaluator_rss() < EVALUATOR_RSS_MAX
 

@@ -1,6 +1,6 @@
 """A hostile agent for the whole-sandbox limits: "tmp" writes up to 1 GiB into /tmp; "children"
 starts three children holding 400 MB each; "fork" starts up to 1,000 sleeping processes.
-Each replies with what it managed (when it is still alive to reply)."""
+Each holds on for 10 s, then replies with what it managed (when it is still alive to reply)."""
 import os
 import time
 
@@ -16,7 +16,7 @@ def _fill_tmp():
                 written += len(block)
     except OSError:
         pass
-    time.sleep(30)
+    time.sleep(10)
     return f"wrote {written}"
 
 
@@ -24,9 +24,9 @@ def _children():
     for _ in range(3):
         if os.fork() == 0:
             hold = b"z" * (400 << 20)
-            time.sleep(60 + len(hold) % 2)
+            time.sleep(20 + len(hold) % 2)
             os._exit(0)
-    time.sleep(60)
+    time.sleep(10)
     return "children done"
 
 
@@ -35,12 +35,12 @@ def _fork():
     try:
         for _ in range(1000):
             if os.fork() == 0:
-                time.sleep(60)
+                time.sleep(20)
                 os._exit(0)
             n += 1
     except OSError:
         pass
-    time.sleep(60)
+    time.sleep(10)
     return f"forked {n}"
 
 
