@@ -912,9 +912,24 @@ def scale_prices(db: Any, factor: float, fields: list[str]) -> Any:
     return scale(db, False)
 
 
+def _surely_clean(db: Any, terms: list[Term]) -> bool:
+    """True when no term's text occurs anywhere in `db`'s JSON text (keys included), matched
+    case-blind and without the terms' word boundaries: a superset of what the terms match, so
+    a clean answer is exact. Terms holding characters JSON escapes are never answered here."""
+    import json  # noqa: PLC0415
+    olds = [t.old for t in terms]
+    if any(c in o for o in olds for c in '"\\') or any(ord(c) < 32 for o in olds for c in o):
+        return False
+    try:
+        text = json.dumps(db, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    return re.search("|".join(re.escape(o) for o in olds), text, re.IGNORECASE) is None
+
+
 def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str]:
     rx = term_regex(terms)
-    if rx is None:
+    if rx is None or _surely_clean(db, terms):
         return []
     out: list[str] = []
 

@@ -174,6 +174,21 @@ def test_database_check_flags_a_base_brand_string(world):
     assert len(problems) == 1 and "'Pedalwise'" in problems[0] and first in problems[0]
 
 
+def test_brand_scan_fast_path_never_misses_a_leak():
+    """The whole-tree pre-check answers "clean" only when the walk would find nothing: a term
+    behind an escaped newline, in a key, in another case, or beside JSON's escapes is still found."""
+    from domains.variant_spec import brand_leaks_in_tree
+    terms = [Term(old="Pedalwise", new="Spokewell", mode="cs", origin="brand"),
+             Term(old="PW", new="SW", mode="prefix", origin="code")]
+    assert brand_leaks_in_tree({"a": ["clean", {"b": "nothing here", "n": 3}]}, terms) == []
+    for db in ({"note": "line one\nPedalwise"}, {"Pedalwise": 1}, {"x": [{"y": 'said "Pedalwise"'}]},
+               {"id": "PW123"}, {"t": "tab\tPedalwise\\"}):
+        assert len(brand_leaks_in_tree(db, terms)) == 1, db
+    assert brand_leaks_in_tree({"note": "pedalwise"}, terms) == []  # a case-sensitive term
+    weird = [Term(old='Pedal"wise', new="x", mode="cs", origin="brand")]
+    assert len(brand_leaks_in_tree({"n": 'a Pedal"wise b'}, weird)) == 1
+
+
 @pytest.mark.parametrize("key", ["airline@halcyon", "retail@bramblewood"])
 def test_shipped_variant_database_follows_new_values(key):
     name = key.split("@")[0]
