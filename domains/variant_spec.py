@@ -912,24 +912,29 @@ def scale_prices(db: Any, factor: float, fields: list[str]) -> Any:
     return scale(db, False)
 
 
-def _surely_clean(db: Any, terms: list[Term]) -> bool:
-    """True when no term's text occurs anywhere in `db`'s JSON text (keys included), matched
-    case-blind and without the terms' word boundaries: a superset of what the terms match, so
-    a clean answer is exact. Terms holding characters JSON escapes are never answered here."""
-    import json  # noqa: PLC0415
-    olds = [t.old for t in terms]
-    if any(c in o for o in olds for c in '"\\') or any(ord(c) < 32 for o in olds for c in o):
+def _surely_clean(db: Any, rx: re.Pattern, terms: list[Term]) -> bool:
+    """True when no string of `db` (keys included) holds a term: one search of the strings
+    joined by NUL, which no term holds and which, like a string's edge, is no letter or digit,
+    so the terms' boundaries match exactly as they do string by string."""
+    if any("\0" in t.old for t in terms):
         return False
-    try:
-        text = json.dumps(db, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return False
-    return re.search("|".join(re.escape(o) for o in olds), text, re.IGNORECASE) is None
+    strings: list[str] = []
+    stack = [db]
+    while stack:
+        o = stack.pop()
+        if isinstance(o, str):
+            strings.append(o)
+        elif isinstance(o, dict):
+            strings.extend(k for k in o if isinstance(k, str))
+            stack.extend(o.values())
+        elif isinstance(o, list):
+            stack.extend(o)
+    return rx.search("\0".join(strings)) is None
 
 
 def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str]:
     rx = term_regex(terms)
-    if rx is None or _surely_clean(db, terms):
+    if rx is None or _surely_clean(db, rx, terms):
         return []
     out: list[str] = []
 
