@@ -235,17 +235,31 @@ class FactIndex:
     """Finds the fact ids a scenario exercises. Every lookup must hit exactly one fact, so a
     policy edit that breaks a scenario fails the build loudly."""
 
-    def __init__(self, factset: FactSet, feeds: Mapping[str, Any]):
+    def __init__(self, factset: FactSet, feeds: Mapping[str, Any], world: Optional[FactSet] = None):
+        """`factset` is what scenarios look facts up in (a variant's base policy); `world`, when
+        given, is the facts of the world the tests are for (a variant's), whose ids the lookups
+        return: a variant keeps each fact's hash and may rename its section."""
         self.factset = factset
         self.feeds = dict(feeds)
         self._by_id = factset.by_id()
+        self._rename: dict[str, str] = {}
+        if world is not None:
+            by_hash = {f.id.rsplit(".", 1)[-1]: f for f in world.facts}
+            for f in factset.facts:
+                w = by_hash.get(f.id.rsplit(".", 1)[-1])
+                if w is not None:
+                    self._rename[f.id] = w.id
+                    self._by_id[w.id] = w
+
+    def _own(self, fact_id: str) -> str:
+        return self._rename.get(fact_id, fact_id)
 
     def value(self, key: str) -> str:
         """The fact stating the seed value `key` (the pack's VALUE_FACTS)."""
         fd = self.feeds.get(key)
         if fd is None:
             raise FactforgeError(f"{self.factset.domain}: no fact states the seed value {key!r}")
-        return fd.fact_id
+        return self._own(fd.fact_id)
 
     def find(self, text: str, *conditions: str) -> str:
         """The one fact whose statement contains `text` (case-insensitive) and whose
@@ -256,7 +270,7 @@ class FactIndex:
         if len(hits) != 1:
             raise FactforgeError(f"{self.factset.domain}: {len(hits)} facts match {text!r} {list(conditions)} "
                                  "(a scenario needs exactly one)")
-        return hits[0].id
+        return self._own(hits[0].id)
 
     def statement(self, fact_id: str) -> str:
         return self._by_id[fact_id].statement
@@ -354,7 +368,7 @@ def build_suite(pack, db: dict, factset: FactSet, values: Mapping[str, Any], see
         return _summarise(pack.name, variant, seed, db, factset, [], [])
     check = check or (lambda d: code.check(pack, d, values))
     base_facts = base.facts if base is not pack else factset
-    idx = FactIndex(base_facts, resolve_value_facts(base, base_facts))
+    idx = FactIndex(base_facts, resolve_value_facts(base, base_facts), world=factset if base is not pack else None)
     ctx = ScenarioContext(pack=pack, db=db, values=dict(values), facts=idx, api=api, seed=seed)
     initial = db_hash(db)
     tests = [seal(sc, ctx, check, initial, pack.name) for sc in code.scenarios(ctx)]

@@ -174,6 +174,25 @@ def test_database_check_flags_a_base_brand_string(world):
     assert len(problems) == 1 and "'Pedalwise'" in problems[0] and first in problems[0]
 
 
+def test_a_variants_tests_name_the_variants_own_fact_ids(mock_pack):
+    """Scenarios look facts up in the base policy; a variant's suite tags the variant's ids (a
+    renamed section keeps each fact's hash), so its value facts count as covered and its
+    tasks' learnability is judged on the facts the variant's kit states."""
+    from domains.simtests import FactIndex
+    from domains.variant_spec import resolve_value_facts
+    world = resolve("_mock@spokewell")
+    base_facts = mock_pack.facts
+    idx = FactIndex(base_facts, resolve_value_facts(mock_pack, base_facts), world=world.factset())
+    fid = idx.find("rents city bikes")
+    assert fid == "_mock.spokewell-rental-policy.b35bd9609d"
+    assert "Spokewell" in idx.statement(fid)
+    assert idx.value("deposit") in world.factset().by_id()
+    suite = world.test_suite(0)
+    ids = set(world.factset().by_id())
+    assert all(set(t.factforge.fact_ids) <= ids for t in suite.tests)
+    assert not suite.summary.uncovered_numeric_facts
+
+
 def test_brand_scan_fast_path_never_misses_a_leak():
     """The whole-tree pre-check answers "clean" only when the walk would find nothing: a term
     behind an escaped newline, in a key, in another case, or beside JSON's escapes is still found."""
