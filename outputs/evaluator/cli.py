@@ -147,7 +147,7 @@ def eval_command(
     from .engine import REFERENCE_AGENTS, EvalConfig, run_eval, write_results  # noqa: PLC0415
     from .report import write_report  # noqa: PLC0415
 
-    if agent not in REFERENCE_AGENTS or user == "llm" or judge:
+    if user == "llm" or judge:  # (the gateway quiets litellm where it imports it, in the background)
         _quiet_litellm()
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,

@@ -119,6 +119,7 @@ class ModelGateway:
     def _import(self) -> None:
         os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
         import litellm  # noqa: PLC0415
+        litellm.suppress_debug_info = True  # its banners would reach the evaluator's terminal
         self._completion = self._completion or litellm.completion
 
     def completion(self) -> Callable[..., Any]:
