@@ -19,7 +19,7 @@ from outputs.evaluator.sandbox import (LOG_MAX, LOG_TAIL, MAX_PROCESSES, REPLY_M
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "agents"
 TASK = "_mock-client-knows"
-EVALUATOR_RSS_MAX = 400 << 20
+EVALUATOR_RISE_MAX = 150 << 20  # what one hostile agent may cost the evaluator (it was over 1 GB)
 
 pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap (bwrap) is not installed")
 
@@ -40,19 +40,27 @@ def run_dir(tmp_path, pack):
     return tmp_path
 
 
+def _status_bytes(field: str) -> int:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1]) * 1024
+    raise AssertionError(f"no {field}")
+
+
 @pytest.fixture()
 def evaluator_rss():
-    """The evaluator's peak resident set during the test (VmHWM, reset at its start)."""
+    """How far the evaluator's peak resident set rose during the test (VmHWM, reset at its start,
+    less the resident set it started from). The test process also holds whatever earlier tests
+    of its worker left, so the rise is what this test's hostile agent cost the evaluator; the
+    evaluator's whole footprint alone is measured by benchmarks/bench_sandbox.py."""
     try:
         Path("/proc/self/clear_refs").write_text("5")
     except OSError:
         pytest.skip("the peak resident set cannot be reset on this machine")
+    start = _status_bytes("VmRSS")
 
     def peak() -> int:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) * 1024
-        raise AssertionError("no VmHWM")
+        return _status_bytes("VmHWM") - start
     return peak
 
 
@@ -116,7 +124,7 @@ def test_no_process_of_the_sandbox_holds_the_evaluators_environment(run_dir, mon
     assert "FACTFORGE_KIT=/kit" in seen["/proc/self/environ"]         # it did read environments
     assert [p for p, text in seen.items() if canary in text or "FACTFORGE_TEST_CANARY" in text] == []
     assert "PYTHONPATH" not in seen["/proc/1/environ"] and "FACTFORGE" not in seen["/proc/1/environ"]
-    assert evaluator_rss() < EVALUATOR_RSS_MAX
+    assert evaluator_rss() < EVALUATOR_RISE_MAX, evaluator_rss() >> 20
 
 
 def test_an_agent_file_beside_a_pack_sees_itself_alone_and_scores_zero(pack, tmp_path, evaluator_rss):
@@ -129,7 +137,7 @@ def test_an_agent_file_beside_a_pack_sees_itself_alone_and_scores_zero(pack, tmp
     for c in r.tests:
         report, _ = json.JSONDecoder().raw_decode(c.messages[1].content)
         assert report == {"workspace": ["agent.py"], "tests_found": 0}
-    assert evaluator_rss() < EVALUATOR_RSS_MAX
+    assert evaluator_rss() < EVALUATOR_RISE_MAX, evaluator_rss() >> 20
 
 
 @pytest.mark.parametrize("planted", ["pack", "results.json", "sealed.json", "copy of a sealed file"])
@@ -168,7 +176,7 @@ def test_a_gigabyte_of_output_is_capped_on_the_host_and_read_from_the_end(run_di
     assert LOG_MAX <= size <= LOG_MAX + LOG_TAIL + 200
     assert "the flood's last words" in str(e.value)                    # the tail is the real end
     assert "bytes of output dropped" in (run_dir / "agent.log").read_bytes()[LOG_MAX:LOG_MAX + 200].decode()
-    assert evaluator_rss() < EVALUATOR_RSS_MAX
+    assert evaluator_rss() < EVALUATOR_RISE_MAX, evaluator_rss() >> 20
 
 
 @pytest.mark.parametrize("probe,memory_gb,error", [
@@ -200,7 +208,7 @@ def test_memory_and_processes_are_limited_for_the_whole_sandbox(run_dir, probe, 
     else:
         assert error in err or "SIGKILL" in err or (probe == "fork" and int(out.split()[1]) < MAX_PROCESSES)
     assert sb.proc is None and len(seen) >= 4 and _alive(seen) == []   # every process of it is gone
-    assert evaluator_rss() < EVALUATOR_RSS_MAX
+    assert evaluator_rss() < EVALUATOR_RISE_MAX, evaluator_rss() >> 20
 
 
 def test_the_sandbox_tmpfs_is_sized_to_the_tasks_memory(run_dir):
@@ -241,7 +249,7 @@ def test_an_oversized_reply_fails_fast_in_linear_time(run_dir, message, evaluato
         assert len(("é" * (32 << 10)).encode()) == REPLY_MAX
     finally:
         h.close()
-    assert evaluator_rss() < EVALUATOR_RSS_MAX
+    assert evaluator_rss() < EVALUATOR_RISE_MAX, evaluator_rss() >> 20
 
 
 # --------------------------------------------------------------------------- trials and the protocol
