@@ -929,7 +929,15 @@ def _surely_clean(db: Any, rx: re.Pattern, terms: list[Term]) -> bool:
             stack.extend(o.values())
         elif isinstance(o, list):
             stack.extend(o)
-    return rx.search("\0".join(strings)) is None
+    text = "\0".join(strings)
+    if all(t.old.isascii() for t in terms):
+        # a term can match only where its text occurs, whatever the case: search for those alone
+        low = text.lower()
+        terms = [t for t in terms if t.old.lower() in low]
+        if not terms:
+            return True
+        rx = term_regex(terms)
+    return rx.search(text) is None
 
 
 def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str]:

@@ -204,6 +204,8 @@ def test_brand_scan_fast_path_never_misses_a_leak():
                {"id": "PW123"}, {"t": "tab\tPedalwise\\"}):
         assert len(brand_leaks_in_tree(db, terms)) == 1, db
     assert brand_leaks_in_tree({"note": "pedalwise"}, terms) == []  # a case-sensitive term
+    assert len(brand_leaks_in_tree({"n": "the PEDALWISE CLUB card"},
+                                   [Term(old="Pedalwise Club", new="x", mode="ci", origin="product")])) == 1
     weird = [Term(old='Pedal"wise', new="x", mode="cs", origin="brand")]
     assert len(brand_leaks_in_tree({"n": 'a Pedal"wise b'}, weird)) == 1
 
