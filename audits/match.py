@@ -10,11 +10,12 @@ from typing import Optional
 from facts.match import TextIndex
 from facts.match import sentence_bounds as _sentence_bounds  # noqa: F401  (audits.difficulty)
 from facts.match import unhedged_mentions as _unhedged
-from facts.models import Slot
+from facts.models import Fact, Slot
 from transforms.writers import HEDGE_MARKERS
 
 
-def unhedged_mentions(value_slot: Slot, idx: TextIndex, corrected_by: Optional[list[Slot]] = None) -> list[str]:
+def unhedged_mentions(value_slot: Slot, idx: TextIndex, corrected_by: Optional[list[Slot]] = None,
+                      of: Optional[Fact] = None, speech: bool = False) -> list[str]:
     """Mentions of a wrong/old value presented as current (`facts.match.unhedged_mentions`
-    with the writers' `HEDGE_MARKERS`)."""
-    return _unhedged(value_slot, idx, HEDGE_MARKERS, corrected_by=corrected_by)
+    with the writers' `HEDGE_MARKERS`; with `of`, only those said of that fact)."""
+    return _unhedged(value_slot, idx, HEDGE_MARKERS, corrected_by=corrected_by, of=of, speech=speech)

@@ -97,7 +97,8 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
         current_here = {m.fact_id for m in spec.facts if m.role in ("carrier", "echo")}
         for d in spec.distractors:
             current = [sl for sl in by_id[d.fact_id].slots if sl.name == d.slot] if d.fact_id in current_here else []
-            for problem in _resolution_problems(d, spec, current, ix, idx, specs, current_in, extractions, currency):
+            for problem in _resolution_problems(d, spec, current, ix, idx, specs, current_in, extractions, currency,
+                                                of=by_id[d.fact_id], speech=speech):
                 violations.append({"fact_id": d.fact_id, "value": d.text, "role": d.role,
                                    "resolution": d.resolution, "text": problem})
         artifacts.append({"artifact_id": spec.id, "path": spec.path, "kind": spec.kind,
@@ -168,12 +169,12 @@ def _day(spec) -> dt.date:
 
 
 def _resolution_problems(d, spec, current, ix: TextIndex, idx: dict, specs: dict, current_in: dict,
-                         extractions: dict, currency: str) -> list[str]:
+                         extractions: dict, currency: str, of=None, speech: bool = False) -> list[str]:
     """Why the wrong/old value `d` in `spec` is not resolved the way the plan says (empty when
-    it is)."""
+    it is). A mention counts only where it is said of the fact `of` (its anchors near it)."""
     slots = parse_slots(d.text, currency=currency)
     if d.resolution in ("hedge", "correction"):
-        return [s for sl in slots for s in unhedged_mentions(sl, ix, corrected_by=current)]
+        return [s for sl in slots for s in unhedged_mentions(sl, ix, corrected_by=current, of=of, speech=speech)]
     out = []
     if not any(ix.occurrences(sl) for sl in slots):
         out.append(f"the {d.role} value {d.text} is not in the file")

@@ -195,13 +195,26 @@ def _table_anchors(idx: TextIndex, anchors: list[str], s: int) -> int:
     return sum(1 for a in anchors if idx.has_anchor(a, ls, le) or idx.has_anchor(a, cs, ce))
 
 
+def _anchor_need(fact: Fact, speech: bool) -> tuple[list[str], int]:
+    """The fact's anchor terms and how many of them must stand near its value."""
+    numeric = any(s.type in NUMERIC for s in fact.slots)
+    anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
+    return anchors, (min(1, len(anchors)) if speech and numeric else _needed(len(anchors), numeric))
+
+
+def said_of(fact: Fact, idx: TextIndex, s: int, speech: bool = False) -> bool:
+    """Whether a value at offset `s` is said of `fact`: as many of its anchors stand within
+    `WINDOW` of it (or in its table row and column) as `match_fact` requires of a carrier."""
+    anchors, need = _anchor_need(fact, speech)
+    return max(idx.anchors_in(anchors, max(0, s - WINDOW), s + WINDOW), _table_anchors(idx, anchors, s)) >= need
+
+
 def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
     """speech: the text is a speech-recognition transcript. Its values come from a grammar
     of the domain's candidates (the decisive evidence); free words (names, brand terms the
     dictionary lacks) are unreliable, so one anchor next to the values is enough."""
     numeric = [s for s in fact.slots if s.type in NUMERIC]
-    anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
-    need = min(1, len(anchors)) if speech and numeric else _needed(len(anchors), bool(numeric))
+    anchors, need = _anchor_need(fact, speech)
     if numeric:
         first, rest = numeric[0], numeric[1:]
         occ = idx.occurrences(first)
@@ -265,20 +278,24 @@ def sentence_bounds(text: str, s: int, e: int, cap: int = 300) -> tuple[int, int
 
 
 def unhedged_mentions(value_slot: Slot, idx: TextIndex, markers: tuple[str, ...],
-                      corrected_by: Optional[list[Slot]] = None) -> list[str]:
+                      corrected_by: Optional[list[Slot]] = None, of: Optional[Fact] = None,
+                      speech: bool = False) -> list[str]:
     """Mentions of a wrong/old value presented as current: not in a sentence holding one of
     the hedge `markers` and not followed, later in the same text, by the fact's current value
     (`corrected_by`, when the file carries that fact). Speech recognition garbles hedge words
     but keeps the order of values, so "the current value comes after the old one" is the test
     that works across every modality; a file that does not carry the fact must hedge. (The
     audits pass the writers' markers: `audits.match`; so do recordings checking their own
-    audio: `transforms.hearing`.)"""
+    audio: `transforms.hearing`.) With `of`, a mention counts only where it is said of that
+    fact (`said_of`): a number in small talk ("it timed out three times") is nobody's rival."""
     later: list[int] = []
     for c in corrected_by or []:
         later += [a for a, _ in idx.occurrences(c)]
     out = []
     for s, e in idx.occurrences(value_slot):
         if any(a > e for a in later):
+            continue
+        if of is not None and not said_of(of, idx, s, speech=speech):
             continue
         lo, hi = sentence_bounds(idx.text, s, e)
         # a hedge in the sentence, or in the line just before it (table rows, chat turns)

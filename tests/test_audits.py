@@ -42,6 +42,18 @@ def test_hedged_distractor_is_fine_unhedged_is_caught():
     assert unhedged_mentions(wrong, TextIndex("Deposit per bike: $40.")) != []
 
 
+def test_a_rival_value_counts_only_when_said_of_its_fact(hand_facts):
+    """The value of small talk is nobody's rival: a wrong value counts as presented as current
+    only with the fact's anchors beside it, as the matcher requires of a carrier."""
+    fact = _fact(hand_facts, "late fee is")  # "The late fee is $12 for each started hour after the rental ends."
+    wrong = Slot(name="fee", type=SlotType.money, text="$12", value=12, unit="USD")
+    chat = TextIndex("Customer: parking cost me $12 this morning, what a day!\nAgent: sorry to hear that.")
+    assert unhedged_mentions(wrong, chat) != []            # the number alone
+    assert unhedged_mentions(wrong, chat, of=fact) == []   # not said of the fact
+    said = TextIndex("Agent: the late fee is $12 for every hour after the rental ends.")
+    assert unhedged_mentions(wrong, said, of=fact) != []
+
+
 def _plan_for(hand_facts, kinds, mock_pack):
     from facts.models import FactSet
     fs = FactSet(domain="_mock", source_file="policy.md", facts=hand_facts)
