@@ -28,6 +28,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from domains.apikit import DomainApi, Operation
+from outputs.jsondepth import nested_deeper
 
 from .clock import MAX_WAIT_S, make_clock
 from .defects import DefectLayer, Request as ApiRequest, Runtime
@@ -140,25 +141,12 @@ async def _json_object(request: Request) -> tuple[Optional[dict], Optional[Respo
         return None, _error(400, "bad_request", f"the body is not valid JSON: {e}")
     except RecursionError:
         data = _TOO_DEEP
-    if data is _TOO_DEEP or _too_deep(data):
+    if data is _TOO_DEEP or nested_deeper(data, MAX_DEPTH):
         return None, _error(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels",
                             {"max_depth": MAX_DEPTH})
     if not isinstance(data, dict):
         return None, _error(422, "invalid_argument", "the body must be a JSON object")
     return data, None
-
-
-def _too_deep(data: Any) -> bool:
-    """Whether a parsed body nests arrays or objects deeper than MAX_DEPTH (walked without
-    recursion, so any depth the parser accepted is measured safely)."""
-    stack = [(data, 1)]
-    while stack:
-        x, d = stack.pop()
-        if isinstance(x, (dict, list)):
-            if d > MAX_DEPTH:
-                return True
-            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
-    return False
 
 
 def _allowed(request: Request) -> list[str]:

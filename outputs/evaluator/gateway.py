@@ -44,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from outputs.jsondepth import nested_deeper
 from outputs.packs.menu import Menu
 
 from .models import ModelUsage
@@ -231,7 +232,7 @@ class ModelGateway:
             return _err(400, "bad_request", "the body is not valid JSON")
         except RecursionError:
             data = _TOO_DEEP
-        if data is _TOO_DEEP or _too_deep(data):
+        if data is _TOO_DEEP or nested_deeper(data, MAX_DEPTH):
             return _err(400, "bad_request", f"the body is nested deeper than {MAX_DEPTH} levels", max_depth=MAX_DEPTH)
         try:
             return self.handle(data)
@@ -248,18 +249,6 @@ _REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Requir
             431: "Request Header Fields Too Large", 500: "Internal Server Error", 502: "Bad Gateway",
             503: "Service Unavailable", 403: "Forbidden", 422: "Unprocessable Content", 429: "Too Many Requests",
             505: "HTTP Version Not Supported"}
-
-
-def _too_deep(data: Any) -> bool:
-    """Whether arrays or objects nest deeper than MAX_DEPTH (walked without recursion)."""
-    stack = [(data, 1)]
-    while stack:
-        x, d = stack.pop()
-        if isinstance(x, (dict, list)):
-            if d > MAX_DEPTH:
-                return True
-            stack.extend((v, d + 1) for v in (x.values() if isinstance(x, dict) else x))
-    return False
 
 
 class _Refused(Exception):
