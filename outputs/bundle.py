@@ -61,7 +61,7 @@ from facts.hashing import canonical_json, file_sha256
 from facts.names import NAME_RE
 
 from .paths import CHUNK as _CHUNK
-from .paths import HEX64, hash_file, path_problem, shown, walk
+from .paths import HEX64, hash_file, open_dir, path_problem, shown, walk
 
 BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (_ManifestHasher)
 SEMVER = "0.1.0"
@@ -284,14 +284,7 @@ def remove_stale_temp(out_root: Path) -> list[Path]:
 def _open_manifest(bundle_dir: Path) -> tuple[int, BinaryIO]:
     """(bundle directory fd, manifest.json opened without following links)."""
     bundle_dir = Path(bundle_dir)
-    try:
-        root = os.open(bundle_dir, os.O_RDONLY | os.O_DIRECTORY)
-    except FileNotFoundError:
-        raise FactforgeError("not a bundle: no such directory", bundle_dir) from None
-    except NotADirectoryError:
-        raise FactforgeError("not a bundle: not a directory", bundle_dir) from None
-    except OSError as e:
-        raise FactforgeError(f"cannot open the bundle: {e.strerror}", bundle_dir) from None
+    root = open_dir(bundle_dir, "bundle")
     try:
         fd = os.open("manifest.json", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=root)
     except FileNotFoundError:

@@ -52,6 +52,20 @@ def path_problem(rel: Any, reserved: Iterable[str] = ("manifest.json",)) -> Opti
     return None
 
 
+def open_dir(path, what: str, flags: int = 0) -> int:
+    """A directory fd for the one path taken as given (a bundle's or a pack's own folder);
+    a missing or unreadable one is one line naming `what` ("bundle", "task pack")."""
+    from facts.errors import FactforgeError  # noqa: PLC0415
+    try:
+        return os.open(path, os.O_RDONLY | os.O_DIRECTORY | flags)
+    except FileNotFoundError:
+        raise FactforgeError(f"not a {what}: no such directory", path) from None
+    except NotADirectoryError:
+        raise FactforgeError(f"not a {what}: not a directory", path) from None
+    except OSError as e:
+        raise FactforgeError(f"cannot open the {what}: {e.strerror}", path) from None
+
+
 def shown(rel: str) -> str:
     """A path found in a tree as one printable line (a name may hold control characters)."""
     return rel if rel.isprintable() else repr(rel)

@@ -53,7 +53,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from facts.errors import FactforgeError
 from facts.hashing import file_sha256, sha256_hex
-from outputs.paths import HEX64, hash_file, path_problem, shown, walk
+from outputs.paths import HEX64, hash_file, open_dir, path_problem, shown, walk
 
 from .spec import TASK_ID
 
@@ -289,14 +289,7 @@ class PackWriter:
 
 def _open_root(root: Path) -> int:
     """The pack's own directory (the one path taken as given)."""
-    try:
-        return os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise FactforgeError("not a task pack: no such directory", root) from None
-    except NotADirectoryError:
-        raise FactforgeError("not a task pack: not a directory", root) from None
-    except OSError as e:
-        raise FactforgeError(f"cannot open the pack: {e.strerror}", root) from None
+    return open_dir(root, "task pack", os.O_CLOEXEC)
 
 
 def _read_fd(fd: int, limit: Optional[int]) -> bytes:
