@@ -23,6 +23,19 @@ def tau2_data(*parts: str) -> Path:
     return p
 
 
+def snapshot(*roots: Path) -> dict[str, tuple]:
+    """Every path below `roots` (links not followed) with its mode, size and mtime: what a
+    test compares to prove a command wrote nothing outside its output folder."""
+    out = {}
+    for root in roots:
+        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+            for n in dirnames + filenames:
+                p = os.path.join(dirpath, n)
+                s = os.lstat(p)
+                out[p] = (s.st_mode, s.st_size, s.st_mtime_ns)
+    return out
+
+
 @pytest.fixture(scope="session")
 def mock_pack():
     from domains import get_pack

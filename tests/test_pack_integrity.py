@@ -30,6 +30,8 @@ import pytest
 from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
 
+from .conftest import snapshot
+
 ROOT = Path(__file__).resolve().parents[1]
 TASK = "_mock-records-only"
 
@@ -102,17 +104,6 @@ def a_ref(root: Path, part: str, path: str, task: str = TASK) -> dict:
 def cli(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "pipeline.cli", *args], capture_output=True, text=True, cwd=cwd,
                           timeout=600, env={**os.environ, "PYTHONPATH": str(ROOT)})
-
-
-def snapshot(*roots: Path) -> dict[str, tuple]:
-    out = {}
-    for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            for n in dirnames + filenames:
-                p = os.path.join(dirpath, n)
-                s = os.lstat(p)
-                out[p] = (s.st_mode, s.st_size, s.st_mtime_ns)
-    return out
 
 
 def refused(r: subprocess.CompletedProcess) -> str:

@@ -31,6 +31,8 @@ from hypothesis import strategies as st
 from domains import BUILTIN_DIR, load_pack
 from facts.errors import FactforgeError
 
+from .conftest import snapshot
+
 MOCK = BUILTIN_DIR / "_mock"
 EXAMPLES = int(os.environ.get("FACTFORGE_PROPERTY_EXAMPLES", "60"))
 PROPS = settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=bool(os.environ.get("CI")),
@@ -95,17 +97,6 @@ def no_hang(seconds: int = 60):
     finally:
         signal.alarm(0)
         signal.signal(signal.SIGALRM, old)
-
-
-def snapshot(*roots: Path) -> dict[str, tuple]:
-    out = {}
-    for root in roots:
-        for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-            for n in dirnames + filenames:
-                p = os.path.join(dirpath, n)
-                st_ = os.lstat(p)
-                out[p] = (st_.st_mode, st_.st_size, st_.st_mtime_ns)
-    return out
 
 
 # --------------------------------------------------------------------------- policies
