@@ -136,7 +136,7 @@ def test_readme_is_a_short_front_door_with_the_two_commands():
     assert len(text.encode()) < 12 * 1024, len(text.encode())
     assert SETUP_AND_BUILD in text and SETUP_AND_TEST in text
     assert SETUP_AND_TEST in (ROOT / ".ci" / "run").read_text(), ".ci/run no longer runs the README's test command"
-    for guide in ("docs/building.md", "docs/new-domain.md", "docs/tau2-import.md", "docs/audit.md",
+    for guide in ("docs/building.md", "docs/new-domain.md", "docs/importing.md", "docs/audit.md",
                   "docs/packs.md", "docs/evaluating.md", "docs/scale.md", "docs/security.md",
                   "docs/benchmarks.md"):
         assert f"({guide})" in text, f"README does not link {guide}"
