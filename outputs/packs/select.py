@@ -53,10 +53,6 @@ class Choice:
     replaced: dict[str, list[dict]] = field(default_factory=dict)  # list name -> [{"pinned", "chosen", "why"}]
     problems: list[str] = field(default_factory=list)
 
-    def record(self) -> dict:
-        return {"training": [t.id for t in self.training], "live": [t.id for t in self.live],
-                "test": [t.id for t in self.tests], "replaced": self.replaced}
-
 
 def _why(tid: str, pool: dict, ok) -> Optional[str]:
     if tid not in pool:
