@@ -271,12 +271,13 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     raise ls.error(f"unknown deployment {dep!r}; available: {', '.join(avail)}", "api", "deployment")
 
 
-def client_facts(spec, surf: Surface) -> tuple[set[str], set[str]]:
+def client_facts(spec, disputed) -> tuple[set[str], set[str]]:
     """(facts the task's client knows, facts only a client may settle). The second set is held and
-    contested facts, plus facts the domain's own records contest (`records_contested`: two official
-    versions, nothing resolving them), which an enabled client knows and no training gold may settle."""
+    contested facts, plus `disputed`, the facts the domain's own records contest (two official
+    versions, nothing resolving them: a surface's `records_contested`), which an enabled client
+    knows and no training gold may settle."""
     c = spec.client
-    disputed = set(surf.report.get("records_contested", {}))
+    disputed = set(disputed)
     known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
     return known, set(c.held) | set(c.contested) | disputed
 
@@ -366,7 +367,7 @@ class Builder:
         key = spec.evidence.bundle
         dev_tests = {t.id: t for t in d.suite(key, self.opts.seed).tests}
         held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
-        known, secret = client_facts(spec, surf)
+        known, secret = client_facts(spec, surf.report.get("records_contested", {}))
         learnable = surf.recovered | known
         dbs = {"dev_db": d.database(key, self.opts.seed), "test_db": d.database(key, spec.ids.test_seed)}
         if spec.ids.select == "learnable":

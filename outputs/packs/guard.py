@@ -26,7 +26,7 @@ from typing import Optional
 from domains import DomainPack
 from facts.errors import FactforgeError
 
-from .build import BuildOptions, DomainBuild
+from .build import BuildOptions, DomainBuild, client_facts
 from .select import choose, learnable_test, learnable_training
 from .spec import LoadedSpec, load_domain_specs
 from .withhold import withhold_and_contest
@@ -73,9 +73,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
         return v
     stated = _stated(edit.plan)
     v.stated = len(stated)
-    disputed = set(edit.plan.contested)
-    known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
-    secret = set(c.held) | set(c.contested) | disputed
+    known, secret = client_facts(spec, edit.plan.contested)
     learnable = stated | known
     dev = {t.id: t for t in d.suite(key, d.opts.seed).tests}
     held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}

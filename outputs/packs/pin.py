@@ -106,7 +106,7 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     spec = ls.spec
     seed = spec.ids.test_seed if test_seed is None else test_seed
     surf = surface_of(ls, d)
-    client_known, secret = client_facts(spec, surf)
+    client_known, secret = client_facts(spec, surf.report.get("records_contested", {}))
     learnable = surf.recovered | client_known
     held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests
                                       if learnable_test(t, learnable)))
