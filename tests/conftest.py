@@ -37,6 +37,16 @@ def snapshot(*roots: Path) -> dict[str, tuple]:
 
 
 @pytest.fixture(scope="session")
+def mock_task_pack(tmp_path_factory):
+    """The `_mock` task pack (both of its tasks, seed 0), built once per test session."""
+    from outputs.packs.build import BuildOptions, build_pack
+
+    out = tmp_path_factory.mktemp("mock-task-pack") / "pack"
+    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("mock-task-ws")))
+    return path
+
+
+@pytest.fixture(scope="session")
 def mock_pack():
     from domains import get_pack
     return get_pack("_mock")
