@@ -308,3 +308,29 @@ def test_ff_and_the_relay_import_the_standard_library_only(program):
     mods |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert mods and mods <= set(sys.stdlib_module_names), mods - set(sys.stdlib_module_names)
     assert os.access(program, os.X_OK) and program.read_text().startswith("#!/usr/bin/env python3\n")
+
+
+def test_the_raw_api_and_the_experiment_gateway_sockets(served, mock_task_pack):
+    import httpx
+
+    from domains.apikit import db_hash
+    from outputs.packs.menu import load_menu
+    from outputs.packs.store import Pack
+    svc, sock = served
+    dev_db = Pack(mock_task_pack).json(TASK, "kit", "data/dev_db.json")
+    assert svc.api.state.layer.runtime.mode == "dev" and db_hash(svc.api.state.db) == db_hash(dev_db)
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(sock / "api.sock")), base_url="http://api") as c:
+        assert c.get("/customers/CU1001").json()["id"] == "CU1001"
+    with httpx.Client(transport=httpx.HTTPTransport(uds=str(sock / "gateway.sock")), base_url="http://gw",
+                      timeout=120) as c:
+        for _ in range(2):
+            r = c.post("/v1/chat/completions", json={"model": "mid-fast", "messages": [{"role": "user", "content": "hi"}]})
+            assert r.status_code == 200, r.text
+        assert c.post("/v1/chat/completions", json={"model": "frontier-large", "messages": [
+            {"role": "user", "content": "hi"}]}).status_code == 403      # off the task's menu
+    u = svc.usage()
+    assert u["api_calls"] == 1 and u["api_tool_calls"] == 0 and svc.events == []
+    want = 2 * load_menu("standard-1").menu.credits("mid-fast", 10, 20)
+    assert u["models"]["tried"] == ["mid-fast"] and u["models"]["calls"] == 2
+    assert u["models"]["credits"] == pytest.approx(want)
+    assert svc.call("list_models", {})["experiment_credits"] == pytest.approx(want)

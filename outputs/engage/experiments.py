@@ -23,10 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
 from facts.errors import FactforgeError
+from outputs.evaluator.engine import EvalConfig, run_eval
 from outputs.evaluator.gateway import ModelGateway
 from outputs.evaluator.metrics import SUCCESS
 
-from .tools import ToolError
+from .errors import ToolError
 
 if TYPE_CHECKING:
     from outputs.evaluator.models import ConversationResult, Results
@@ -103,8 +104,6 @@ def training_context(svc: "ToolService"):
 
 
 def _run(svc: "ToolService", ctx, ids: Optional[list[str]], split: str) -> "Results":
-    from outputs.evaluator.engine import EvalConfig, run_eval  # noqa: PLC0415
-
     with tempfile.TemporaryDirectory(prefix="factforge-engage-") as tmp:
         agent = snapshot_workspace(svc.workspace, Path(tmp) / "agent")
         if not (agent / "agent.py").is_file():

@@ -22,10 +22,18 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+import anyio
+import mcp.types as types
+import mcp_types
+from anyio.from_thread import start_blocking_portal
+from anyio.streams.buffered import BufferedByteReceiveStream
+from mcp.server.lowlevel import Server
+from mcp.shared.message import SessionMessage
+
 from facts.errors import FactforgeError
 from outputs.jsondepth import nested_deeper
 
-from .tools import ToolError
+from .errors import ToolError
 
 if TYPE_CHECKING:
     from .tools import ToolService
@@ -179,10 +187,7 @@ class McpFace:
         self._open = 0
         self.server = self._make_server()
 
-    def _make_server(self):
-        import mcp.types as types  # noqa: PLC0415
-        from mcp.server.lowlevel import Server  # noqa: PLC0415
-
+    def _make_server(self) -> Server:
         svc = self.svc
 
         async def list_tools(ctx, params) -> types.ListToolsResult:
@@ -190,8 +195,6 @@ class McpFace:
                                                            input_schema=t["input_schema"]) for t in svc.tools])
 
         async def call_tool(ctx, params) -> types.CallToolResult:
-            import anyio  # noqa: PLC0415
-
             run = functools.partial(svc.call, params.name, params.arguments or {}, face="mcp")
             try:
                 result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
@@ -207,8 +210,6 @@ class McpFace:
                       on_list_tools=list_tools, on_call_tool=call_tool)
 
     def start(self) -> "McpFace":
-        from anyio.from_thread import start_blocking_portal  # noqa: PLC0415
-
         self._portal_cm = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._future = self._portal.start_task_soon(self._serve)
@@ -219,8 +220,6 @@ class McpFace:
         return self
 
     async def _serve(self) -> None:
-        import anyio  # noqa: PLC0415
-
         self._scope = anyio.CancelScope()
         with self._scope:
             listener = await anyio.create_unix_listener(self.path, mode=0o660)
@@ -229,8 +228,6 @@ class McpFace:
                 await listener.serve(self._connection)
 
     async def _connection(self, stream) -> None:
-        import anyio  # noqa: PLC0415
-
         async with stream:
             if self._open >= MAX_CONNECTIONS:
                 return
@@ -241,15 +238,8 @@ class McpFace:
                 self.svc.refuse(f"an MCP session ended on an error: {type(e).__name__}", "mcp")
             finally:
                 self._open -= 1
-                with anyio.CancelScope(shield=True):
-                    await anyio.lowlevel.checkpoint()
 
     async def _session(self, stream) -> None:
-        import anyio  # noqa: PLC0415
-        import mcp_types  # noqa: PLC0415
-        from anyio.streams.buffered import BufferedByteReceiveStream  # noqa: PLC0415
-        from mcp.shared.message import SessionMessage  # noqa: PLC0415
-
         read_send, read_recv = anyio.create_memory_object_stream(0)
         write_send, write_recv = anyio.create_memory_object_stream(0)
         buffered = BufferedByteReceiveStream(stream)

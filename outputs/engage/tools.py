@@ -35,6 +35,16 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from facts.errors import FactforgeError
+from outputs.api.app import build_app
+from outputs.api.server import ApiServer
+from outputs.client.simulator import ClientSimulator
+from outputs.evaluator.engine import TaskContext
+
+from .errors import ToolError
+from .experiments import ExperimentGateway, run_live, run_samples
+from .faces import JsonLinesFace, McpFace, socket_path
+
+__all__ = ["ToolError", "ToolService", "TOOLS"]
 
 SAMPLE_RUNS = 10              # run_samples calls per engagement
 LIVE_RUNS_PER_ID = 2          # run_live calls per live id of the task
@@ -88,14 +98,6 @@ TOOLS: list[dict] = [
          "note": {"type": "string", "maxLength": MAX_NOTE, "description": "A note to the client."}},
          "additionalProperties": False}},
 ]
-
-
-class ToolError(Exception):
-    """One line the developer sees (a refusal, a bad argument, a quota)."""
-
-    def __init__(self, message: str, reason: str = "refused"):
-        super().__init__(" ".join(str(message).split()))
-        self.reason = reason
 
 
 def _type_ok(value: Any, t: Optional[str]) -> bool:
@@ -191,12 +193,6 @@ class ToolService:
                  client_mode: str = "offline", client_model: Optional[str] = None,
                  isolation: str = "sandbox", clock: Callable[[], float] = time.monotonic,
                  gateway_mock_response: Any = None, quotas: Optional[dict[str, int]] = None):
-        from outputs.api.server import ApiServer  # noqa: PLC0415
-        from outputs.client.simulator import ClientSimulator  # noqa: PLC0415
-        from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
-
-        from .experiments import ExperimentGateway  # noqa: PLC0415
-
         self.pack_dir, self.task_id, self.workspace = Path(pack_dir), task_id, Path(workspace)
         self.seed, self.isolation, self.clock = seed, isolation, clock
         self.gateway_mock_response = gateway_mock_response
@@ -297,9 +293,8 @@ class ToolService:
 
     def _api(self):
         if self._api_client is None:
-            from fastapi.testclient import TestClient  # noqa: PLC0415
+            from fastapi.testclient import TestClient  # noqa: PLC0415  (httpx, only when the tool is used)
 
-            from outputs.api.app import build_app  # noqa: PLC0415
             self._api_client = TestClient(build_app(self.api.state), base_url="http://dev-api",
                                           raise_server_exceptions=False)
         return self._api_client
@@ -332,8 +327,6 @@ class ToolService:
                  "defects": defects})
 
     def _run_samples(self, args: dict) -> tuple[dict, dict]:
-        from .experiments import run_samples  # noqa: PLC0415
-
         ids = args.get("ids") or None
         unknown = [i for i in ids or [] if i not in self.training_ids]
         if unknown:
@@ -342,8 +335,6 @@ class ToolService:
         return self._run("samples", "sample run", lambda: run_samples(self, ids))
 
     def _run_live(self, args: dict) -> tuple[dict, dict]:
-        from .experiments import run_live  # noqa: PLC0415
-
         tid = args.get("id")
         if tid is not None and tid not in self.live_ids:
             raise ToolError(f"run_live: no live id {tid[:80]!r}; live ids: {', '.join(self.live_ids)}")
@@ -393,7 +384,7 @@ class ToolService:
         """The tool-side measures of the engagement's record, computed from the logs."""
         owner: dict[str, Any] = {"turns": 0, "quota": self.quotas["owner"], "held_elicited": [], "held_total": 0,
                                  "contested_settled": [], "contested_total": 0, "defects_reported": 0,
-                                 "defects_confirmed": [], "flagged": []}
+                                 "defects_confirmed": [], "defects_total": 0, "flagged": []}
         if self.client is not None:
             k, ex = self.client.k, self.client.log.exchanges
             revealed = {f for e in ex for f in e.revealed}
@@ -402,7 +393,7 @@ class ToolService:
                 held_elicited=sorted(f for f in revealed if k.role(f) == "held"),
                 contested_settled=sorted(f for f in revealed if k.role(f) == "contested"),
                 defects_reported=sum(1 for e in ex if e.kind in ("defect_confirmed", "defect_unconfirmed")),
-                defects_confirmed=sorted({d for e in ex for d in e.defects}),
+                defects_confirmed=sorted({d for e in ex for d in e.defects}), defects_total=len(self.client.briefs),
                 flagged=sorted({f for e in ex for f in e.flagged}))
         with self.api.state.lock:
             log = self.api.state.layer.log
@@ -422,8 +413,6 @@ class ToolService:
         """Serve the tools on Unix sockets in `sock_dir`: `tools.sock` (JSON lines), `mcp.sock`
         (MCP sessions, one per connection), `api.sock` (the development API), `gateway.sock`
         (the experiment model gateway). Returns the paths by name."""
-        from .faces import JsonLinesFace, McpFace, socket_path  # noqa: PLC0415
-
         if self._sockets:
             return dict(self._sockets)
         sock_dir = Path(sock_dir)
@@ -441,10 +430,14 @@ class ToolService:
         self._sockets = paths
         return dict(paths)
 
-    def stop(self) -> None:
+    def stop(self, wait_s: float = 60.0) -> None:
+        """Stop serving; a sample or live run under way is given `wait_s` to finish (its
+        conversations are bounded by the evaluator's step and CPU limits)."""
         for face in reversed(self._faces):
             face.stop()
         self._faces = []
+        if self._run_lock.acquire(timeout=wait_s):
+            self._run_lock.release()
         self.api.stop()
         self.gateway.stop()
         if self._api_client is not None:
