@@ -334,3 +334,15 @@ def test_the_raw_api_and_the_experiment_gateway_sockets(served, mock_task_pack):
     assert u["models"]["tried"] == ["mid-fast"] and u["models"]["calls"] == 2
     assert u["models"]["credits"] == pytest.approx(want)
     assert svc.call("list_models", {})["experiment_credits"] == pytest.approx(want)
+
+
+def test_a_task_without_a_client_refuses_owner_questions(mock_task_pack, tmp_path):
+    from outputs.engage.tools import ToolError, ToolService
+    svc = ToolService(mock_task_pack, "_mock-records-only", tmp_path, isolation="process")
+    with pytest.raises(ToolError, match="no owner to ask"):
+        svc.call("ask_owner", {"message": HELD_QUESTION})
+    with pytest.raises(ToolError, match="no agent.py"):
+        svc.call("run_live", {})
+    u = svc.usage()
+    assert u["owner"] == {**u["owner"], "turns": 0, "quota": 0, "held_total": 0}
+    assert [e["reason"] for e in svc.events] == ["no_client", "refused"] and u["live"]["runs"] == 0
