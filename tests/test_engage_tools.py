@@ -346,3 +346,29 @@ def test_a_task_without_a_client_refuses_owner_questions(mock_task_pack, tmp_pat
     u = svc.usage()
     assert u["owner"] == {**u["owner"], "turns": 0, "quota": 0, "held_total": 0}
     assert [e["reason"] for e in svc.events] == ["no_client", "refused"] and u["live"]["runs"] == 0
+
+
+def test_mcp_over_streamable_http_through_the_relay(served, mock_task_pack):
+    import anyio
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+    svc, sock = served
+    relay = subprocess.Popen([PY, "-I", "-S", str(RELAY), "--http", "0"], stdout=subprocess.PIPE, text=True,
+                             env={"FF_SOCKETS": str(sock)})
+    try:
+        url = relay.stdout.readline().strip()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/mcp")
+
+        async def session():
+            async with streamable_http_client(url) as (r, w), ClientSession(r, w) as s:
+                await s.initialize()
+                names = [t.name for t in (await s.list_tools()).tools]
+                return names, await s.call_tool("ask_owner", {"message": HELD_QUESTION})
+
+        names, answer = anyio.run(session)
+    finally:
+        relay.terminate()
+        relay.wait(timeout=30)
+    assert names == [t["name"] for t in svc.tools] and not answer.is_error
+    assert svc.usage()["owner"]["held_elicited"] == _held(mock_task_pack)
+    assert [(e["tool"], e["face"]) for e in svc.events] == [("ask_owner", "mcp-http")]

@@ -19,6 +19,7 @@ import json
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -173,6 +174,28 @@ class JsonLinesFace:
             self.path.unlink()
 
 
+def make_server(svc: "ToolService", face: str) -> Server:
+    """The SDK's low-level MCP server over the service's tools; calls are recorded as `face`."""
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name=t["name"], description=t["description"],
+                                                       input_schema=t["input_schema"]) for t in svc.tools])
+
+    async def call_tool(ctx, params) -> types.CallToolResult:
+        run = functools.partial(svc.call, params.name, params.arguments or {}, face=face)
+        try:
+            result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
+        except ToolError as e:
+            return types.CallToolResult(content=[types.TextContent(type="text", text=str(e))], is_error=True)
+        text = json.dumps(result, ensure_ascii=False, default=str)
+        return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=result)
+
+    return Server("factforge-engagement", version="1.0",
+                  instructions="The developer's tools of a factforge engagement: ask the owner, call the development "
+                               "API, run samples and live experiments, list models, submit.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
 class McpFace:
     """`mcp.sock`: one MCP session per connection (the SDK's low-level `Server`, newline-
     delimited JSON-RPC), on an anyio event loop in a thread of its own."""
@@ -185,29 +208,7 @@ class McpFace:
         self._future = None
         self._ready = threading.Event()
         self._open = 0
-        self.server = self._make_server()
-
-    def _make_server(self) -> Server:
-        svc = self.svc
-
-        async def list_tools(ctx, params) -> types.ListToolsResult:
-            return types.ListToolsResult(tools=[types.Tool(name=t["name"], description=t["description"],
-                                                           input_schema=t["input_schema"]) for t in svc.tools])
-
-        async def call_tool(ctx, params) -> types.CallToolResult:
-            run = functools.partial(svc.call, params.name, params.arguments or {}, face="mcp")
-            try:
-                result = await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
-            except ToolError as e:
-                return types.CallToolResult(content=[types.TextContent(type="text", text=str(e))], is_error=True)
-            text = json.dumps(result, ensure_ascii=False, default=str)
-            return types.CallToolResult(content=[types.TextContent(type="text", text=text)],
-                                        structured_content=result)
-
-        return Server("factforge-engagement", version="1.0",
-                      instructions="The developer's tools of a factforge engagement: ask the owner, call the "
-                                   "development API, run samples and live experiments, list models, submit.",
-                      on_list_tools=list_tools, on_call_tool=call_tool)
+        self.server = make_server(svc, "mcp")
 
     def start(self) -> "McpFace":
         self._portal_cm = start_blocking_portal()
@@ -292,5 +293,51 @@ class McpFace:
             except Exception:  # noqa: BLE001  (the loop is going away whatever it says)
                 pass
         self._portal = self._portal_cm = None
+        if self.path.is_socket():
+            self.path.unlink()
+
+
+class McpHttpFace:
+    """`mcp-http.sock`: the same MCP server over streamable HTTP (the SDK's app, path `/mcp`),
+    served by uvicorn on a Unix socket; `ff-mcp --http PORT` forwards a loopback port of the
+    developer's boundary to it, for programs that take MCP servers as URLs only."""
+
+    def __init__(self, svc: "ToolService", path: Path):
+        self.svc, self.path = svc, Path(path)
+        self.app = make_server(svc, "mcp-http").streamable_http_app(max_sessions=MAX_CONNECTIONS)
+        self._server = None
+        self._thread: Optional[threading.Thread] = None
+        self._sock: Optional[socket.socket] = None
+
+    def start(self, timeout: float = 20.0) -> "McpHttpFace":
+        import uvicorn  # noqa: PLC0415  (the API server imports it the same way)
+
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(str(self.path))
+        os.chmod(self.path, 0o660)
+        s.listen(64)
+        self._sock = s
+        self._server = uvicorn.Server(uvicorn.Config(self.app, log_level="warning", access_log=False, lifespan="on",
+                                                     limit_concurrency=MAX_CONNECTIONS * 2, server_header=False,
+                                                     timeout_graceful_shutdown=2))
+        self._thread = threading.Thread(target=self._server.run, kwargs={"sockets": [s]},
+                                        name="factforge-engage-mcp-http", daemon=True)
+        self._thread.start()
+        t0 = time.monotonic()
+        while not self._server.started:
+            if not self._thread.is_alive() or time.monotonic() - t0 > timeout:
+                self.stop()
+                raise FactforgeError("the MCP HTTP face did not start", self.path)
+            time.sleep(0.01)
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        if self._sock is not None:
+            self._sock.close()
+        self._server = self._thread = self._sock = None
         if self.path.is_socket():
             self.path.unlink()

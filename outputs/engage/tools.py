@@ -42,7 +42,7 @@ from outputs.evaluator.engine import TaskContext
 
 from .errors import ToolError
 from .experiments import ExperimentGateway, run_live, run_samples
-from .faces import JsonLinesFace, McpFace, socket_path
+from .faces import JsonLinesFace, McpFace, McpHttpFace, socket_path
 
 __all__ = ["ToolError", "ToolService", "TOOLS"]
 
@@ -411,19 +411,21 @@ class ToolService:
     # ---- serving -------------------------------------------------------------------------
     def start(self, sock_dir: Path) -> dict[str, Path]:
         """Serve the tools on Unix sockets in `sock_dir`: `tools.sock` (JSON lines), `mcp.sock`
-        (MCP sessions, one per connection), `api.sock` (the development API), `gateway.sock`
-        (the experiment model gateway). Returns the paths by name."""
+        (MCP sessions, one per connection), `mcp-http.sock` (MCP over streamable HTTP),
+        `api.sock` (the development API), `gateway.sock` (the experiment model gateway).
+        Returns the paths by name."""
         if self._sockets:
             return dict(self._sockets)
         sock_dir = Path(sock_dir)
         sock_dir.mkdir(parents=True, exist_ok=True)
-        paths = {name: socket_path(sock_dir, name) for name in ("tools", "mcp", "api", "gateway")}
+        paths = {name: socket_path(sock_dir, name) for name in ("tools", "mcp", "mcp-http", "api", "gateway")}
         try:
             self.api.uds = paths["api"]
             self.api.start()
             self.gateway.start(paths["gateway"])
             self._faces.append(JsonLinesFace(self, paths["tools"]).start())
             self._faces.append(McpFace(self, paths["mcp"]).start())
+            self._faces.append(McpHttpFace(self, paths["mcp-http"]).start())
         except BaseException:
             self.stop()
             raise
