@@ -372,3 +372,25 @@ def test_mcp_over_streamable_http_through_the_relay(served, mock_task_pack):
     assert names == [t["name"] for t in svc.tools] and not answer.is_error
     assert svc.usage()["owner"]["held_elicited"] == _held(mock_task_pack)
     assert [(e["tool"], e["face"]) for e in svc.events] == [("ask_owner", "mcp-http")]
+
+
+def test_connections_beyond_the_limit_are_refused_and_the_socket_folder_is_checked(served, tmp_path):
+    from facts.errors import FactforgeError
+    from outputs.engage.faces import MAX_CONNECTIONS
+    svc, sock = served
+    held = []
+    try:
+        for _ in range(MAX_CONNECTIONS):
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            s.connect(str(sock / "tools.sock"))
+            held.append(s)
+        refused = _line(sock / "tools.sock", b"")
+        assert refused == {"ok": False, "error": f"too many connections (at most {MAX_CONNECTIONS})"}
+    finally:
+        for s in held:
+            s.close()
+    assert _ff(sock, "models").returncode == 0          # served again once they are gone
+    (tmp_path / "tools.sock").write_text("not a socket")
+    with pytest.raises(FactforgeError, match="exists and is not a socket"):
+        _service(svc.pack_dir, svc.workspace).start(tmp_path)
+    assert (tmp_path / "tools.sock").read_text() == "not a socket"
