@@ -394,3 +394,14 @@ def test_connections_beyond_the_limit_are_refused_and_the_socket_folder_is_check
     with pytest.raises(FactforgeError, match="exists and is not a socket"):
         _service(svc.pack_dir, svc.workspace).start(tmp_path)
     assert (tmp_path / "tools.sock").read_text() == "not a socket"
+
+
+def test_the_tools_import_no_dagster_and_no_media_library():
+    code = ("import sys, outputs.engage.tools\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'moviepy', 'PIL', 'reportlab', "
+            "'pytesseract', 'pocketsphinx', 'cv2', 'imageio', 'matplotlib', 'pypdf', 'openpyxl', 'litellm'))\n"
+            "print(bad)")
+    p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"PYTHONPATH": str(ROOT)},
+                       timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.strip() == "[]"
