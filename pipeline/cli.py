@@ -318,6 +318,7 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("outputs.api.cli", "app", "api", "group"),
     ("outputs.client.cli", "app", "client", "group"),
     ("outputs.evaluator.cli", "eval_command", "eval", "command"),
+    ("outputs.engage.cli", "engage_command", "engage", "command"),
 ]
 
 

@@ -1,6 +1,17 @@
-"""The engagement: a developer agent takes a task from its kit to a scored delivery.
+"""The engagement: a developer takes a task from its kit to a scored, recorded delivery.
 
-`tools` is the developer's side of it: the tools (ask the owner, the development API, sample
-and live runs, the models, submit) and their two faces (an MCP server and the `ff` command).
-Nothing here imports Dagster or the media stack.
+`factforge engage PACK --task ID --developer DEV --out DIR` sets the task up in DIR (the kit,
+read-only; the starting workspace as a git repository), runs the developer in a bubblewrap
+boundary with the task's tools served from outside it (`tools`: the owner, the development
+API, samples, live experiments, models, submit; the `ff` command and the `ff-mcp` relay are
+its two faces), watches which kit files it opens, then scores what it delivered with the
+evaluator and writes `engagement.json` and `report.html`.
+
+Modules: `tools` (the developer's tools), `faces` (their MCP server and JSON-lines socket),
+`experiments` (sample and live runs), `ff` and `relay.py` (the kit's programs), `prepare`
+(DIR's kit and workspace), `boundary` (the developer's bubblewrap), `evidence` (inotify on
+the kit), `scan` (the contamination scan), `developers` (starting, scripted, cmd), `driver`
+(the scripted developer's program), `run` (one engagement), `record` (engagement.json),
+`report` (report.html), `cli` (the command). No Dagster, media library
+or matplotlib is imported on this path until a report is drawn.
 """

@@ -262,7 +262,7 @@ def _tmpfs_used(pid: int) -> int:
     return used
 
 
-class _Usage:
+class TreeUsage:
     """One measure of the sandbox's process tree."""
 
     def __init__(self, root: int, tmpfs: bool):
@@ -276,9 +276,35 @@ class _Usage:
         self.processes = len(self.pids)
 
 
+def kill_tree(proc: subprocess.Popen, pids: list[int]) -> list[int]:
+    """SIGKILL every process of the tree (by pidfd where possible) and `proc`'s process group;
+    the pidfds opened (readable once each process is gone)."""
+    fds = []
+    for pid in pids:
+        try:
+            fd = os.pidfd_open(pid)
+        except OSError:
+            continue
+        fds.append(fd)
+        try:
+            signal.pidfd_send_signal(fd, signal.SIGKILL)
+        except OSError:
+            pass
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except OSError:
+        pass
+    return fds
+
+
+def tree_pids(root: int) -> list[int]:
+    """`root` and all its living descendants."""
+    return _tree(root, _proc_stats())
+
+
 # --------------------------------------------------------------------------- the log
 
-class _Log:
+class CappedLog:
     """Drains the sandbox's stdout and stderr (one pipe) into `agent.log`: the file keeps its
     first `LOG_MAX` bytes; past them only the last `LOG_TAIL` of this sandbox are kept, in
     memory, and appended when the sandbox ends."""
@@ -322,7 +348,7 @@ class _Log:
         self.thread.join(timeout)
 
 
-def _readable(fd: int, timeout: float) -> bool:
+def readable(fd: int, timeout: float) -> bool:
     """Whether `fd` becomes readable (a pipe with data or closed, a pidfd whose process
     ended) within `timeout` seconds (poll: any descriptor number)."""
     p = select.poll()
@@ -371,7 +397,7 @@ class Sandbox:
         self._scan = 0
         self._seq = 0
         self._key = b""
-        self._log: Optional[_Log] = None
+        self._log: Optional[CappedLog] = None
         self._violation: Optional[AgentError] = None
         self._watch: Optional[threading.Thread] = None
         self._halt = threading.Event()
@@ -454,7 +480,7 @@ class Sandbox:
             raise InfraError(f"cannot start the agent sandbox: {e}") from None
         finally:
             os.close(out_w)
-        self._log = _Log(self.log_path, out_r)
+        self._log = CappedLog(self.log_path, out_r)
         self._cpu_base = self._cpu_final = 0.0
         hello = {"key": self._key.hex(), "nproc": MAX_PROCESSES if self.isolation == "sandbox" else None}
         try:
@@ -491,17 +517,17 @@ class Sandbox:
         while not halt.wait(poll):
             if proc.poll() is not None:
                 return
-            u = _Usage(proc.pid, self.isolation == "sandbox")
+            u = TreeUsage(proc.pid, self.isolation == "sandbox")
             self.peak_memory = max(self.peak_memory, u.memory)
             self.peak_processes = max(self.peak_processes, u.processes)
             why = self._over(u)
             if why is not None:
                 self._cpu_final = max(0.0, u.cpu - self._cpu_base)
                 self._violation = AgentError(why)
-                self._dying += self._kill(proc, u.pids)
+                self._dying += kill_tree(proc, u.pids)
                 return
 
-    def _over(self, u: _Usage) -> Optional[str]:
+    def _over(self, u: TreeUsage) -> Optional[str]:
         if u.processes > MAX_PROCESSES:
             return (f"the agent ran {u.processes} processes at once, over the limit of {MAX_PROCESSES} "
                     "(process limit)")
@@ -513,26 +539,6 @@ class Sandbox:
             return (f"the agent used {u.cpu - self._cpu_base:.1f} s of CPU time in this conversation, over its "
                     f"limit of {self.cpu_seconds:g} s (CPU limit)")
         return None
-
-    @staticmethod
-    def _kill(proc: subprocess.Popen, pids: list[int]) -> list[int]:
-        """SIGKILL every process of the tree (by pidfd where possible); the pidfds opened."""
-        fds = []
-        for pid in pids:
-            try:
-                fd = os.pidfd_open(pid)
-            except OSError:
-                continue
-            fds.append(fd)
-            try:
-                signal.pidfd_send_signal(fd, signal.SIGKILL)
-            except OSError:
-                pass
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        return fds
 
     # ---- CPU ------------------------------------------------------------------------------
     def begin_conversation(self) -> None:
@@ -594,7 +600,7 @@ class Sandbox:
                 violation = self._violation
                 self.stop()
                 raise violation or AgentError(f"the agent did not answer within {timeout:g} s (timeout)")
-            if _readable(fd, left):
+            if readable(fd, left):
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     raise self._died(ready=ready)
@@ -655,7 +661,7 @@ class Sandbox:
         if proc is not None:
             if proc.poll() is None and self._violation is None:
                 self._cpu_final = max(0.0, tree_cpu_seconds(proc.pid) - self._cpu_base)
-            fds = self._kill(proc, _tree(proc.pid, _proc_stats()))
+            fds = kill_tree(proc, tree_pids(proc.pid))
             proc.wait()
             if self._watch is not None and self._watch is not threading.current_thread():
                 self._watch.join(5)
@@ -663,7 +669,7 @@ class Sandbox:
             fds, self._dying = self._dying + fds, []
             for fd in fds:
                 try:
-                    _readable(fd, max(0.0, deadline - time.monotonic()))
+                    readable(fd, max(0.0, deadline - time.monotonic()))
                 finally:
                     os.close(fd)
             for f in (proc.stdin, proc.stdout):

@@ -1,0 +1,154 @@
+"""`report.html`: one self-contained page from `engagement.json` (PNG plots embedded as data
+URIs, no scripts, no external files).
+
+Sections: the score; how the engagement ended; the process measures (owner, samples and
+live runs, API calls, models and experiment spend against the serving budget, the delivered
+agent's serving cost; evidence read; wall and CPU time; files changed); the contamination
+scan; two plots (the timeline of every tool call and evidence file opened; evidence read by
+kind against what the kit holds); the timeline as a table.
+
+matplotlib is imported here only, inside `plots` (the engagement's import stays lean).
+"""
+from __future__ import annotations
+
+import base64
+import html
+import io
+from pathlib import Path
+
+MAX_KINDS = 40
+
+
+def _png(fig) -> str:
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
+    plt.close(fig)
+    return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode("ascii")}">'
+
+
+def plots(record: dict) -> dict[str, str]:
+    import matplotlib  # noqa: PLC0415
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    out: dict[str, str] = {}
+    events = record["timeline"]
+    tools = sorted({str(e.get("tool")) for e in events})
+    rows = ["evidence opened", *tools]
+    fig, ax = plt.subplots(figsize=(8, max(2.0, 0.35 * len(rows) + 1)))
+    reads = record["evidence_read"]["paths"]
+    ax.plot([p["t"] for p in reads], [0] * len(reads), "|", ms=12, color="#72b7b2")
+    for i, name in enumerate(tools, start=1):
+        ok = [e["t"] for e in events if str(e.get("tool")) == name and e.get("ok")]
+        bad = [e["t"] for e in events if str(e.get("tool")) == name and not e.get("ok")]
+        ax.plot(ok, [i] * len(ok), "o", ms=6, color="#4c78a8")
+        ax.plot(bad, [i] * len(bad), "x", ms=7, color="#e45756")
+    end = record["time"]["wall_seconds"]
+    ax.axvline(end, color="#999", lw=1, ls="--")
+    ax.set_yticks(range(len(rows)))
+    ax.set_yticklabels(rows, fontsize=8)
+    ax.set_xlim(0, max(end, 1e-3) * 1.05)
+    ax.set_xlabel(f"seconds since the developer started (dashed: end, {record['end']['reason']}); "
+                  "o: call, x: refused")
+    out["timeline"] = _png(fig)
+
+    by_kind = list(record["evidence_read"]["by_kind"].items())[:MAX_KINDS]
+    fig, ax = plt.subplots(figsize=(8, max(2.0, 0.25 * len(by_kind) + 1)))
+    ys = range(len(by_kind))
+    ax.barh(ys, [v["total"] for _, v in by_kind], color="#dddddd", label="files in the kit")
+    ax.barh(ys, [v["read"] for _, v in by_kind], color="#4c78a8", label="opened by the developer")
+    ax.set_yticks(list(ys))
+    ax.set_yticklabels([k for k, _ in by_kind], fontsize=7)
+    ax.invert_yaxis()
+    ax.set_xlabel("evidence files")
+    ax.legend(fontsize=7, loc="lower right")
+    out["evidence"] = _png(fig)
+    return out
+
+
+def _row(cells: list, tag: str = "td") -> str:
+    return "<tr>" + "".join(f"<{tag}>{html.escape(str(c))}</{tag}>" for c in cells) + "</tr>"
+
+
+def _table(pairs: list[tuple[str, object]]) -> str:
+    return "<table>" + "".join(_row([k, v]) for k, v in pairs) + "</table>"
+
+
+def measures(record: dict) -> list[tuple[str, object]]:
+    u, ev, t, w, s = record["tools"], record["evidence_read"], record["time"], record["workspace"], record["score"]
+    owner, samples, live, models = u.get("owner", {}), u.get("samples", {}), u.get("live", {}), u.get("models", {})
+    budget = s.get("budget") or {}
+    return [
+        ("owner turns used", f"{owner.get('turns', 0)} of {owner.get('quota', 0)}"),
+        ("held facts elicited", f"{len(owner.get('held_elicited', []))} of {owner.get('held_total', 0)}"),
+        ("contested facts settled", owner.get("contested_settled", 0)),
+        ("defects reported / confirmed", f"{owner.get('defects_reported', 0)} / {owner.get('defects_confirmed', 0)}"),
+        ("sample runs", f"{samples.get('runs', 0)} of {samples.get('quota', 0)}"),
+        ("live runs", f"{live.get('runs', 0)} of {live.get('quota', 0)}"),
+        ("development API calls", u.get("api_calls", 0)),
+        ("models tried", ", ".join(models.get("tried", [])) or "none"),
+        ("experiment spend (credits)", f"{models.get('credits', 0):.6g} over {models.get('calls', 0)} calls"),
+        ("delivered agent's serving cost (credits per conversation)",
+         f"{s.get('credits_mean', 0):.6g} against budget " + (", ".join(f"{k} {v:g}" for k, v in budget.items()) or "-")),
+        ("evidence files opened", f"{ev['files']} of {ev['files_total']}"),
+        ("files carrying the tested facts opened", f"{ev['carriers']['read']} of {ev['carriers']['total']} "
+         f"({len(ev['carriers']['facts_reached'])} of {ev['carriers']['facts_tested']} tested facts reached)"),
+        ("other kit files opened", ", ".join(p["path"] for p in ev["other_kit_files"]) or "none"),
+        ("wall time", f"{t['wall_seconds']:.1f} s of {t['limit_seconds']:g} s"),
+        ("CPU time", f"{t['cpu_seconds']:.1f} s"),
+        ("files changed", f"{w['files_changed']} ({len(w['added'])} added, {len(w['modified'])} modified, "
+         f"{len(w['deleted'])} deleted)"),
+    ]
+
+
+def render(record: dict) -> str:
+    e, end, s, c = record["engagement"], record["end"], record["score"], record["contamination"]
+    p = plots(record)
+    title = f"factforge engage: {e['task']} / {e['developer']['spec']}"
+    score = (f"final score {s['final_score']:.4f}" if "refused" not in s
+             else f"final score 0 (the evaluator refused the workspace: {s['refused']})")
+    summary = [] if "refused" in s else [
+        ("mean reward", f"{s['mean_reward']:.4f}"), ("budget penalty", f"{s['penalty']:.4f}"),
+        ("95% CI", f"{s['ci']['low']:.3f} to {s['ci']['high']:.3f}"),
+        ("pass^k", ", ".join(f"k={k}: {v:.3f}" for k, v in s["pass_hat_k"].items())),
+        ("conversations / agent errors / infra errors", f"{s['conversations']} / {s['agent_errors']} / {s['infra_errors']}"),
+        ("evaluation", f"{s['results']}, {s['report']}")]
+    hits = [_row(["path", "what", "needle", "context"], "th")] + [
+        _row([h["path"], h["what"], h["needle"], h.get("context", "")]) for h in c["hits"]]
+    timeline = [_row(["t (s)", "tool", "ok", "summary"], "th")] + [
+        _row([f"{ev.get('t', 0):.2f}", ev.get("tool"), "yes" if ev.get("ok") else "refused",
+              ev.get("summary") or ev.get("error") or ""]) for ev in record["timeline"]]
+    changed = [_row(["change", "path"], "th")] + [
+        _row([k, path]) for k in ("added", "modified", "deleted") for path in record["workspace"][k]]
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
+<style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:12px}}
+td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}
+.big{{font-size:28px;font-weight:bold}}img{{max-width:100%;height:auto}}</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p>pack {html.escape(e['pack'])} (version {html.escape(e['pack_version'])}), domain {html.escape(e['domain'])},
+developer {html.escape(e['developer']['kind'])}, isolation {html.escape(e['isolation'])}, starting workspace
+{html.escape(e['starting_workspace'])} (initial import {html.escape(e['initial_commit'][:12])}); started
+{html.escape(e['started'])}.</p>
+<p class="big">{html.escape(score)}</p>
+{_table(summary)}
+<p>ended: {html.escape(end['reason'])}{(' (' + html.escape(end['detail']) + ')') if end['detail'] else ''}</p>
+<h2>How the developer worked</h2>{_table(measures(record))}
+<h2>Timeline</h2>{p["timeline"]}
+<h2>Evidence read by kind</h2>{p["evidence"]}
+<h2>Contamination scan: {'clean' if c['clean'] else f"{len(c['hits'])} hit(s)"}</h2>
+<table>{"".join(hits)}</table>
+<h2>Workspace changes</h2><table>{"".join(changed)}</table>
+<h2>Tool calls ({len(record['timeline'])})</h2><table>{"".join(timeline)}</table>
+</body></html>
+"""
+
+
+def write_report(record: dict, out: Path) -> Path:
+    target = Path(out) / "report.html"
+    tmp = Path(out) / ".report.html.tmp"
+    tmp.write_text(render(record), encoding="utf-8")
+    tmp.replace(target)
+    return target

@@ -1,0 +1,149 @@
+"""One engagement: set-up, the developer in its boundary with the tools, scoring, the record.
+
+1. `DIR/kit` and `DIR/workspace` (`prepare`); the pack and the sealed part stay outside.
+2. The tools (`tools.ToolService`) served on Unix sockets in a private folder bound at
+   `/run/ff`; the kit watched (`evidence.KitWatch`); the developer run in its boundary
+   (`boundary.Boundary`) until it submits, exits, or passes the time or another limit.
+3. Scoring, whatever ended it: the workspace against the initial import (`prepare.diff`),
+   the contamination scan of the changes (`scan`), then the evaluator on the sealed tests
+   with the workspace as the agent, exactly as `factforge eval PACK --task ID --agent
+   DIR/workspace` (its results in `DIR/evaluation/`). A workspace the evaluator refuses (no
+   agent.py, a sealed file in it) is recorded with the refusal and scores 0.
+4. `DIR/engagement.json` (`record`) and `DIR/report.html` (`report`).
+"""
+from __future__ import annotations
+
+import datetime as dt
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Optional
+
+from facts.errors import FactforgeError
+
+from . import developers
+from .boundary import Boundary, Ending, python
+from .evidence import KitWatch, summarise
+from .prepare import diff, prepare, snapshot
+from .scan import SealedStrings, scan_changes
+
+
+@dataclass
+class EngageConfig:
+    pack: Path
+    task: str
+    developer: str                      # starting | scripted:FILE | cmd:'...'
+    out: Path
+    hours: Optional[float] = None       # None: the task's development hours
+    trials: int = 1
+    seed: int = 0
+    isolation: str = "sandbox"
+    client_mode: str = "offline"
+    client_model: Optional[str] = None
+    gateway_mock_response: Any = None   # the scoring run's model answers (tests)
+    domains_dirs: list[str] = field(default_factory=list)
+
+
+def _empty_out(out: Path) -> Path:
+    out = Path(out)
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise FactforgeError("the output folder is not a folder", out)
+    if out.exists() and any(out.iterdir()):
+        raise FactforgeError("the output folder is not empty (an engagement writes a fresh folder)", out)
+    out.mkdir(parents=True, exist_ok=True)
+    return out.resolve()
+
+
+def _tested_facts(ctx) -> set[str]:
+    return {f for t in ctx.tests for f in t.factforge.fact_ids}
+
+
+def run_developer(cfg: EngageConfig, ctx, prep, dev: developers.Developer, hours: float, progress) -> dict:
+    """Tools up, kit watched, the developer run; what the record needs of that phase."""
+    from .tools import ToolService  # noqa: PLC0415
+
+    sockdir = Path(tempfile.mkdtemp(prefix="ff-"))
+    stage = Path(tempfile.mkdtemp(prefix="ff-stage-"))
+    service = ToolService(Path(cfg.pack), cfg.task, prep.workspace, seed=cfg.seed, client_mode=cfg.client_mode,
+                          client_model=cfg.client_model, isolation=cfg.isolation)
+    try:
+        paths = service.start(sockdir) if dev.kind != "starting" else {}
+        boundary = Boundary(kit=prep.kit, workspace=prep.workspace, sockets=sockdir, stage=stage,
+                            log=Path(cfg.out) / "developer.log", memory_gb=ctx.memory_gb, cpus=ctx.cpus,
+                            seconds=hours * 3600, isolation=cfg.isolation,
+                            socket_names={k: Path(p).name for k, p in paths.items()})
+        watch = KitWatch(prep.kit).start()
+        argv = dev.argv(stage, boundary.stage_path(), python())
+        if progress:
+            progress(f"developer {dev.kind} started ({boundary.isolation}, {hours:g} h limit)")
+        ending = (boundary.run(argv, service.submitted) if argv is not None
+                  else Ending("starting", "the starting workspace, delivered untouched"))
+        opened = watch.stop()
+    finally:
+        service.stop()
+        shutil.rmtree(sockdir, ignore_errors=True)
+        shutil.rmtree(stage, ignore_errors=True)
+    if progress:
+        progress(f"developer ended: {ending.reason} after {ending.wall_seconds:.1f} s")
+    return {"ending": ending, "opened": opened, "watch": watch, "events": list(service.events),
+            "usage": service.usage(), "isolation": boundary.isolation, "limit_seconds": boundary.seconds,
+            "cpu_limit_seconds": boundary.cpu_limit}
+
+
+def score(cfg: EngageConfig, prep, out: Path):
+    """(results or None, refusal or None): the evaluator on the workspace, as `factforge eval`."""
+    from outputs.evaluator.engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
+    from outputs.evaluator.report import write_report  # noqa: PLC0415
+
+    ecfg = EvalConfig(pack=Path(cfg.pack), task=cfg.task, agent=str(prep.workspace), trials=cfg.trials,
+                      seed=cfg.seed, isolation=cfg.isolation, gateway_mock_response=cfg.gateway_mock_response,
+                      domains_dirs=list(cfg.domains_dirs))
+    try:
+        results = run_eval(ecfg)
+    except FactforgeError as e:
+        return None, e.problem
+    write_results(results, out / "evaluation")
+    write_report(results, out / "evaluation")
+    return results, None
+
+
+def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] = None) -> dict:
+    """Run the engagement of `cfg`; returns the record (also written to `cfg.out`)."""
+    from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
+
+    from .record import build_record, write_record  # noqa: PLC0415
+    from .report import write_report  # noqa: PLC0415
+
+    if cfg.hours is not None and not 0 < cfg.hours < 1e6:
+        raise FactforgeError("--hours must be a positive number")
+    if cfg.trials < 1:
+        raise FactforgeError("--trials must be at least 1")
+    dev = developers.parse(cfg.developer)
+    started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
+    t0 = time.perf_counter()
+    ctx = TaskContext.load(Path(cfg.pack), cfg.task, "test", cfg.domains_dirs)
+    out = _empty_out(cfg.out)
+    cfg.out = out
+    hours = cfg.hours if cfg.hours is not None else float(ctx.sealed["spec"]["sandbox"]["hours"])
+    prep = prepare(ctx, out)
+    phase = run_developer(cfg, ctx, prep, dev, hours, progress)
+    after = snapshot(prep.workspace)
+    changes = diff(prep.initial, after)
+    contamination = scan_changes(SealedStrings(ctx, prep.kit), prep.workspace, changes["added"] + changes["modified"],
+                                 prep.initial_bytes)
+    kit_files = [f.path for f in ctx.pack.manifest(cfg.task, "kit").files]
+    evidence = summarise(phase["opened"], kit_files, ctx.pack.json(cfg.task, "sealed", "evidence_plan.json"),
+                         _tested_facts(ctx), available=phase["watch"].available, overflow=phase["watch"].overflow)
+    if progress:
+        progress("scoring the workspace on the sealed tests")
+    results, refusal = score(cfg, prep, out)
+    record = build_record(cfg=cfg, ctx=ctx, dev=dev, prep=prep, phase=phase, changes=changes, truncated=after.truncated,
+                          contamination=contamination, evidence=evidence, results=results, refusal=refusal,
+                          started=started, seconds=time.perf_counter() - t0, hours=hours)
+    write_record(record, out)
+    write_report(record, out)
+    return record
+
+
