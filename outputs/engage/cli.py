@@ -36,6 +36,9 @@ def engage_command(
 
     from .run import EngageConfig, run_engagement  # noqa: PLC0415
 
+    if developer != "starting" and not developer.startswith(("scripted:", "cmd:")):
+        raise typer.BadParameter(f"unknown developer {developer!r}: give starting, scripted:FILE or cmd:'...'",
+                                 param_hint="'--developer'")
     if hours is not None and not 0 < hours < 1e6:
         raise typer.BadParameter(f"{hours:g} is not a positive number of hours", param_hint="'--hours'")
     cfg = EngageConfig(pack=pack, task=task, developer=developer, out=out, hours=hours, trials=trials, seed=seed,

@@ -56,6 +56,20 @@ def _empty_out(out: Path) -> Path:
     return out.resolve()
 
 
+class SinceStart:
+    """A clock reading 0 until `start()`, then the seconds since: the tools' events and the
+    kit watch both count from the developer's start."""
+
+    def __init__(self):
+        self.t0: Optional[float] = None
+
+    def start(self) -> None:
+        self.t0 = time.monotonic()
+
+    def __call__(self) -> float:
+        return 0.0 if self.t0 is None else time.monotonic() - self.t0
+
+
 def _tested_facts(ctx) -> set[str]:
     return {f for t in ctx.tests for f in t.factforge.fact_ids}
 
@@ -66,16 +80,19 @@ def run_developer(cfg: EngageConfig, ctx, prep, dev: developers.Developer, hours
 
     sockdir = Path(tempfile.mkdtemp(prefix="ff-"))
     stage = Path(tempfile.mkdtemp(prefix="ff-stage-"))
+    clock = SinceStart()
     service = ToolService(Path(cfg.pack), cfg.task, prep.workspace, seed=cfg.seed, client_mode=cfg.client_mode,
-                          client_model=cfg.client_model, isolation=cfg.isolation)
+                          client_model=cfg.client_model, isolation=cfg.isolation,
+                          gateway_mock_response=cfg.gateway_mock_response, clock=clock)
     try:
         paths = service.start(sockdir) if dev.kind != "starting" else {}
         boundary = Boundary(kit=prep.kit, workspace=prep.workspace, sockets=sockdir, stage=stage,
                             log=Path(cfg.out) / "developer.log", memory_gb=ctx.memory_gb, cpus=ctx.cpus,
                             seconds=hours * 3600, isolation=cfg.isolation,
                             socket_names={k: Path(p).name for k, p in paths.items()})
-        watch = KitWatch(prep.kit).start()
         argv = dev.argv(stage, boundary.stage_path(), python())
+        clock.start()
+        watch = KitWatch(prep.kit, clock=clock).start()
         if progress:
             progress(f"developer {dev.kind} started ({boundary.isolation}, {hours:g} h limit)")
         ending = (boundary.run(argv, service.submitted) if argv is not None
