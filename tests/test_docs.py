@@ -195,6 +195,7 @@ def test_changelog_names_the_schema_versions_the_code_writes():
     from outputs.api.deployment import DEPLOYMENT_SCHEMA_VERSION
     from outputs.api.service import LOG_SCHEMA_VERSION
     from outputs.bundle import BUNDLE_SCHEMA_VERSION
+    from outputs.engage.record import ENGAGEMENT_SCHEMA_VERSION
     from outputs.evaluator.models import RESULTS_SCHEMA_VERSION
     from outputs.packs.menu import MENU_SCHEMA_VERSION
     from outputs.packs.phrasing import PHRASING_SCHEMA_VERSION
@@ -214,7 +215,8 @@ def test_changelog_names_the_schema_versions_the_code_writes():
                            ("deployment", DEPLOYMENT_SCHEMA_VERSION), ("variant spec", VARIANT_SCHEMA_VERSION),
                            ("model menu", MENU_SCHEMA_VERSION), ("phrasing rules", PHRASING_SCHEMA_VERSION),
                            ("held-out tests", SIMTEST_SCHEMA_VERSION), ("API call log", LOG_SCHEMA_VERSION),
-                           ("results", RESULTS_SCHEMA_VERSION), ("audit queue", QUEUE_SCHEMA_VERSION)):
+                           ("results", RESULTS_SCHEMA_VERSION), ("engagement record", ENGAGEMENT_SCHEMA_VERSION),
+                           ("audit queue", QUEUE_SCHEMA_VERSION)):
         row = re.search(rf"^\| {re.escape(label)} \|[^|\n]*\| ([^ |]+) \|", current, re.MULTILINE)
         assert row, f"CHANGELOG.md has no row for the {label} schema"
         assert row.group(1) == version, f"CHANGELOG.md says {label} {row.group(1)}, the code writes {version}"

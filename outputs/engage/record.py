@@ -1,4 +1,4 @@
-"""`engagement.json`: the record of one engagement (schema `SCHEMA_VERSION`).
+"""`engagement.json`: the record of one engagement (schema `ENGAGEMENT_SCHEMA_VERSION`).
 
 Top-level keys:
 
@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-SCHEMA_VERSION = "1.0"
+ENGAGEMENT_SCHEMA_VERSION = "1.0"
 SCORE_FIELDS = ("final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean", "budget", "infra_errors",
                 "agent_errors", "conversations", "tests", "pass_rate")
 
@@ -48,7 +48,7 @@ def build_record(*, cfg, ctx, dev, prep, phase, changes, truncated, contaminatio
         developer["face"] = dev.script["face"]
         developer["steps"] = len(dev.script["steps"])
     return {
-        "schema_version": SCHEMA_VERSION,
+        "schema_version": ENGAGEMENT_SCHEMA_VERSION,
         "engagement": {"pack": str(Path(cfg.pack).resolve()), "pack_version": ctx.pack_version, "task": cfg.task,
                        "domain": ctx.domain, "developer": developer, "hours": hours, "isolation": phase["isolation"],
                        "seed": cfg.seed, "trials": cfg.trials, "started": started, "starting_workspace": prep.starting,
