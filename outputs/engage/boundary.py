@@ -91,7 +91,7 @@ class Boundary:
         kit = "/kit" if inside else str(self.kit)
         socks = SOCKETS if inside else str(self.sockets)
         env = {"FF_SOCKETS": socks, "FACTFORGE_KIT": kit, "FF_PYTHON": python(),
-               "HOME": HOME if inside else str(self.workspace), "TMPDIR": "/tmp",
+               "HOME": HOME if inside else str(self.stage / "home"), "TMPDIR": "/tmp",
                "PATH": f"{kit}/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1"}
         for name, var in (("api", "FACTFORGE_API_URL"), ("gateway", "FACTFORGE_GATEWAY_URL")):
             if name in self.socket_names:
@@ -139,6 +139,8 @@ class Boundary:
     def run(self, command: list[str], submitted: threading.Event) -> Ending:
         """Run `command` in the boundary until it exits, submits (then `SUBMIT_GRACE_S` to exit),
         passes the time limit or another limit; every process of it is gone on return."""
+        if self.isolation == "process":
+            (self.stage / "home").mkdir(exist_ok=True)
         out_r, out_w = os.pipe()
         t0 = time.monotonic()
         try:
