@@ -48,11 +48,8 @@ needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-    out = tmp_path_factory.mktemp("engagepack") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("engagews")))
-    return path
+def pack(mock_task_pack):
+    return mock_task_pack
 
 
 def engage(pack, task, developer, out, **kw):
