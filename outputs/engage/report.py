@@ -49,7 +49,7 @@ def plots(record: dict) -> dict[str, str]:
     ax.axvline(end, color="#999", lw=1, ls="--")
     ax.set_yticks(range(len(rows)))
     ax.set_yticklabels(rows, fontsize=8)
-    ax.set_xlim(0, max(end, 1e-3) * 1.05)
+    ax.set_xlim(-0.02 * max(end, 1e-3), max(end, 1e-3) * 1.05)
     ax.set_xlabel(f"seconds since the developer started (dashed: end, {record['end']['reason']}); "
                   "o: call, x: refused")
     out["timeline"] = _png(fig)
