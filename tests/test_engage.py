@@ -164,6 +164,48 @@ def test_the_same_script_through_ff_gives_the_same_record(pack, over_mcp, tmp_pa
     assert without_timings(mcp) == without_timings(ff)
 
 
+@pytest.fixture(scope="module")
+def flaky_pack(tmp_path_factory):
+    """`_mock-client-knows` under the `flaky-shop` deployment (throttled reads, a timeout
+    after a committed rental, ...), built from a copy of the domain: (pack, domains folder)."""
+    from domains import get_pack, load_pack
+    from outputs.packs.build import BuildOptions, Builder
+
+    tmp = tmp_path_factory.mktemp("flaky")
+    dst = tmp / "domains" / "_mock"
+    shutil.copytree(get_pack("_mock").path, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = dst / "tasks" / "_mock-client-knows.toml"
+    spec.write_text(spec.read_text().replace('deployment = "clean"', 'deployment = "flaky-shop"'))
+    path, _, _ = Builder(tmp / "pack", BuildOptions(seed=0, workspace=tmp / "ws")).build(
+        [load_pack(dst)], ["_mock-client-knows"])
+    return path, str(tmp / "domains")
+
+
+@needs_bwrap
+def test_a_developer_sees_a_defect_of_the_dev_api_and_the_owner_confirms_its_report(flaky_pack, tmp_path):
+    """The development API misbehaves like production (at the development exposure rate): the
+    record counts the defects the developer's calls hit, and a report that names the operation
+    and the symptom is confirmed by the owner."""
+    pack, domains = flaky_pack
+    steps = [{"tool": "call_api", "args": {"method": "GET", "path": "/customers/CU1000"}} for _ in range(8)]
+    steps += [{"tool": "ask_owner", "args": {"message": "get_customer answers 429 Too Many Requests after a few "
+                                                        "calls. Is that a rate limit on your side?"}},
+              {"tool": "submit"}]
+    rec = engage(pack, "_mock-client-knows", script(tmp_path, "ff", steps), tmp_path / "e", domains_dirs=[domains],
+                 gateway_mock_response=GREETING)
+    tl = rec["timeline"]
+    assert [e["tool"] for e in tl] == ["call_api"] * 8 + ["ask_owner", "submit"] and all(e["ok"] for e in tl)
+    statuses = [e["status"] for e in tl[:8]]
+    assert 429 in statuses and set(statuses) <= {200, 429}, statuses
+    hit = [e for e in tl[:8] if e["defects"]]
+    assert all(e["status"] == 429 for e in hit) and len(hit) == statuses.count(429)
+    u = rec["tools"]
+    assert u["api_calls"] == 8 and u["api_defects_hit"] == {"rate_limit": len(hit)}
+    assert u["owner"]["defects_reported"] == 1 and len(u["owner"]["defects_confirmed"]) == 1
+    assert u["owner"]["defects_total"] == 4
+    assert tl[8]["kind"] == "defect_confirmed"
+
+
 # --------------------------------------------------------------------------- isolation and contamination
 
 PROBE = r'''
