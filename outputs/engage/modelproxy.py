@@ -36,7 +36,8 @@ where the tokens are read): provider, wire, model, stream, status, tokens as the
 reported them, cost in dollars from litellm's price map (`None` for a model it does not price
 or a call without reported usage), latency to the first byte and to the end, and an error line.
 Records are kept in `records` and appended, one JSON object per line, to
-`RECORD_DIR/model_calls.jsonl` as each call ends.
+`RECORD_DIR/model_calls.jsonl` as each call ends (a client may hold its whole answer a moment
+before its call is recorded: `settle()` waits for the calls in flight).
 
 **Bounds** (like the evaluator's model gateway): at most `max_connections` connections open
 (the next gets 503), at most `concurrency` calls forwarded at once (the rest wait), a request
@@ -140,6 +141,8 @@ class ModelProxy:
         self.limits = {"body_limit": body_limit, "max_connections": max_connections, "concurrency": concurrency,
                        "idle_timeout_s": idle_timeout_s, "upstream_timeout_s": upstream_timeout_s}
         self.lock = threading.Lock()
+        self.idle = threading.Condition(self.lock)
+        self.inflight = 0
         self.socket: Optional[Path] = None
         self._server: Optional[_Server] = None
 
@@ -224,6 +227,17 @@ class ModelProxy:
             with self.records_path.open("a", encoding="utf-8") as f:
                 f.write(json.dumps(rec, sort_keys=True) + "\n")
         return rec
+
+    def settle(self, wait_s: float = 30.0) -> bool:
+        """Wait until no call is in flight (a client has its answer a moment before the call is
+        recorded); False if calls are still running after `wait_s`."""
+        with self.idle:
+            return self.idle.wait_for(lambda: self.inflight == 0, timeout=wait_s)
+
+    def _begun(self, delta: int) -> None:
+        with self.idle:
+            self.inflight += delta
+            self.idle.notify_all()
 
     def summary(self) -> dict:
         """Totals over the records: calls, tokens, dollars, and per model."""
@@ -384,6 +398,7 @@ class _Server:
                 return not head.close
         call = _Call(provider, wire, upath.partition("?")[0], str(data.get("model", "")), data.get("stream") is True,
                      self.proxy.clock())
+        self.proxy._begun(1)
         try:
             async with self.slots:
                 keep = await self._forward(writer, head, up, upath, out, call)
@@ -391,8 +406,11 @@ class _Server:
             call.error = call.error or "the proxy stopped during the call"
             raise
         finally:
-            if wire != "models":
-                self.proxy.meter(call)
+            try:
+                if wire != "models":
+                    self.proxy.meter(call)
+            finally:
+                self.proxy._begun(-1)
         return keep and not head.close
 
     # ---- forwarding ---------------------------------------------------------------------

@@ -202,6 +202,8 @@ class ScriptedModel:
         self.received: list[dict] = []
         self.lock = threading.Lock()
         self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._server: Optional[asyncio.AbstractServer] = None
+        self._tasks: set = set()
         self._thread: Optional[threading.Thread] = None
         self.base_url = ""
 
@@ -257,6 +259,8 @@ class ScriptedModel:
         return 200, chat_completion(turn, model, n), None
 
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        self._tasks.add(task)
         try:
             while True:
                 try:
@@ -288,9 +292,10 @@ class ScriptedModel:
                 await writer.drain()
                 if head.close:
                     return
-        except (OSError, asyncio.IncompleteReadError):
+        except (OSError, asyncio.IncompleteReadError, asyncio.CancelledError):
             return
         finally:
+            self._tasks.discard(task)
             writer.close()
 
     def start(self, port: int = 0, host: str = "127.0.0.1") -> str:
@@ -308,9 +313,9 @@ class ScriptedModel:
                 ready.set()
                 return
             box["port"] = server.sockets[0].getsockname()[1]
+            self._server = server
             ready.set()
             loop.run_forever()
-            server.close()
             loop.close()
         self._thread = threading.Thread(target=run, name="factforge-scripted-model", daemon=True)
         self._thread.start()
@@ -321,8 +326,16 @@ class ScriptedModel:
         return self.base_url
 
     def stop(self) -> None:
+        """Stop listening, close every open connection, end the thread."""
+        async def shut() -> None:
+            if self._server is not None:
+                self._server.close()
+            for t in list(self._tasks):
+                t.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            asyncio.get_running_loop().stop()
         if self._loop is not None and self._loop.is_running():
-            self._loop.call_soon_threadsafe(self._loop.stop)
+            asyncio.run_coroutine_threadsafe(shut(), self._loop)
         if self._thread is not None:
             self._thread.join(timeout=5)
 
