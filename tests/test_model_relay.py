@@ -32,7 +32,8 @@ PRICES = PriceMap()
 
 def relay_process(sock: Path) -> tuple[subprocess.Popen, int]:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}
-    p = subprocess.Popen([sys.executable, str(ROOT / "outputs/engage/looprelay.py"), "--socket", str(sock),
+    # -I -S: no site-packages and no project on the path, as in a bare boundary
+    p = subprocess.Popen([sys.executable, "-I", "-S", str(ROOT / "outputs/engage/looprelay.py"), "--socket", str(sock),
                           "--port", "0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
     line = p.stdout.readline()
     assert line.startswith("listening 127.0.0.1:"), line + p.stderr.read()
@@ -307,3 +308,12 @@ def test_upstream_repr_hides_the_key():
     assert CANARY_OPENAI not in repr(up) and CANARY_OPENAI not in str(up)
     with pytest.raises(ValueError):
         Upstream("gemini", "http://127.0.0.1:1", "k")
+
+
+def test_model_traffic_imports_no_dagster_and_no_media_library():
+    code = ("import sys\nimport outputs.engage.modelproxy, outputs.engage.scripted_model\n"
+            "bad = sorted(m for m in sys.modules if m.split('.')[0] in ('dagster', 'litellm', 'moviepy', 'PIL', "
+            "'reportlab', 'matplotlib'))\nprint(bad)")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.stdout.strip() == "[]"

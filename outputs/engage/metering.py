@@ -32,7 +32,7 @@ PRICE_FILE = "model_prices_and_context_window_backup.json"
 @dataclass
 class Usage:
     """Token counts of one call, as the provider reported them (`None` when it did not)."""
-    input_tokens: Optional[int] = None          # as reported: Anthropic's excludes cache reads/writes, OpenAI's includes them
+    input_tokens: Optional[int] = None   # Anthropic's excludes cache reads and writes, OpenAI's includes them
     output_tokens: Optional[int] = None
     cache_read_tokens: int = 0
     cache_write_tokens: int = 0

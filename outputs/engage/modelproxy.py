@@ -73,6 +73,7 @@ CONCURRENCY = 8
 IDLE_TIMEOUT_S = 120.0
 UPSTREAM_TIMEOUT_S = 600.0
 RECORDS_FILE = "model_calls.jsonl"
+WRITE_BUFFER = 1 << 20         # bytes of answer held for a slow client before waiting for it
 
 ROUTES = {("POST", "/v1/messages"): "messages", ("POST", "/v1/messages/count_tokens"): "count_tokens",
           ("POST", "/v1/responses"): "responses", ("POST", "/v1/chat/completions"): "chat",
@@ -324,8 +325,13 @@ class _Server:
 
     # ---- writing ------------------------------------------------------------------------
     async def _write(self, writer: asyncio.StreamWriter, data: bytes) -> None:
+        """Write; wait (at most the idle timeout) only when the client is not reading fast
+        enough for the transport's buffer to drain by itself."""
         writer.write(data)
-        await asyncio.wait_for(writer.drain(), self.idle_timeout_s)
+        if writer.transport.get_write_buffer_size() > WRITE_BUFFER:
+            await asyncio.wait_for(writer.drain(), self.idle_timeout_s)
+        elif writer.transport.is_closing():
+            raise ConnectionResetError("the client left")
 
     async def _send_error(self, writer: asyncio.StreamWriter, status: int, body: bytes, close: bool) -> None:
         body += b"\n"

@@ -227,9 +227,10 @@ class ScriptedModel:
         """(status, JSON answer, or None and an iterator of SSE frames)."""
         path = path.partition("?")[0]
         if not self.authorised(path, headers):
-            return 401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid x-api-key"}}, None
+            return 401, {"type": "error", "error": {"type": "authentication_error", "message": "invalid key"}}, None
         if (method, path) == ("GET", "/v1/models"):
-            return 200, {"object": "list", "data": [{"id": m, "object": "model", "type": "model"} for m in self.models]}, None
+            listed = [{"id": m, "object": "model", "type": "model"} for m in self.models]
+            return 200, {"object": "list", "data": listed}, None
         if method != "POST" or path not in ("/v1/messages", "/v1/messages/count_tokens", "/v1/responses",
                                             "/v1/chat/completions"):
             return 404, {"error": {"type": "not_found", "message": f"no route {method} {path}"}}, None
