@@ -37,13 +37,13 @@ import asyncio
 import concurrent.futures
 import json
 import os
-import re
 import socket
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from outputs.httphead import HEADER_LIMIT, REASONS, Refused, RequestHead, parse_head
 from outputs.jsondepth import nested_deeper
 from outputs.packs.menu import Menu
 
@@ -52,8 +52,6 @@ from .models import ModelUsage
 ALLOWED_PARAMS = {"messages", "tools", "tool_choice", "temperature", "top_p", "max_tokens", "max_completion_tokens",
                   "stop", "seed", "response_format", "parallel_tool_calls"}
 REQUEST_LIMIT = 8 << 20       # a request body
-HEADER_LIMIT = 16 << 10       # a request line and its headers
-MAX_HEADERS = 100
 MAX_DEPTH = 100               # nesting of a request body's arrays and objects
 MAX_CONNECTIONS = 32          # open at once
 WORKERS = 4                   # requests answered at once
@@ -243,67 +241,6 @@ class ModelGateway:
 
 
 _TOO_DEEP = object()
-_TOKEN = re.compile(rb"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
-_BAD_VALUE = re.compile(rb"[\x00-\x08\x0a-\x1f\x7f]")
-_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 411: "Length Required", 413: "Content Too Large",
-            431: "Request Header Fields Too Large", 500: "Internal Server Error", 502: "Bad Gateway",
-            503: "Service Unavailable", 403: "Forbidden", 422: "Unprocessable Content", 429: "Too Many Requests",
-            505: "HTTP Version Not Supported"}
-
-
-class _Refused(Exception):
-    """A request answered with an error, after which the connection is closed (its framing
-    can no longer be trusted)."""
-
-    def __init__(self, status: int, code: str, message: str):
-        super().__init__(message)
-        self.answer = _err(status, code, message)
-
-
-@dataclass
-class _Request:
-    method: str
-    path: str
-    length: int
-    close: bool
-    expect_continue: bool
-
-
-def _parse_head(head: bytes) -> _Request:
-    """The request line and headers (HTTP/1.0 or 1.1, CRLF line ends); anything malformed is
-    400, a body without Content-Length 411."""
-    lines = head[:-4].split(b"\r\n")
-    parts = lines[0].split(b" ")
-    if len(parts) != 3 or not _TOKEN.match(parts[0]) or not parts[1].startswith(b"/"):
-        raise _Refused(400, "bad_request", "malformed request line")
-    if parts[2] not in (b"HTTP/1.1", b"HTTP/1.0"):
-        raise _Refused(505, "http_version_not_supported", "only HTTP/1.1 and 1.0 are served")
-    if len(lines) - 1 > MAX_HEADERS:
-        raise _Refused(431, "headers_too_large", f"more than {MAX_HEADERS} header fields")
-    headers: dict[bytes, list[bytes]] = {}
-    for line in lines[1:]:
-        name, colon, value = line.partition(b":")
-        if not colon or not _TOKEN.match(name) or _BAD_VALUE.search(value):
-            raise _Refused(400, "bad_request", "malformed header field")
-        headers.setdefault(name.lower(), []).append(value.strip(b" \t"))
-    if b"transfer-encoding" in headers:
-        raise _Refused(411, "length_required", "Transfer-Encoding is not accepted; send Content-Length")
-    cl = headers.get(b"content-length")
-    if cl is None:
-        if parts[0] == b"POST":
-            raise _Refused(411, "length_required", "a POST needs a Content-Length")
-        length = 0
-    elif len(cl) != 1 or not cl[0].isdigit() or len(cl[0]) > 12:
-        raise _Refused(400, "bad_request", "Content-Length must be one non-negative decimal integer")
-    else:
-        length = int(cl[0])
-    if length > REQUEST_LIMIT:
-        raise _Refused(413, "payload_too_large", f"the request exceeds {REQUEST_LIMIT >> 20} MiB")
-    conn = b",".join(headers.get(b"connection", [])).lower()
-    close = b"close" in conn or (parts[2] == b"HTTP/1.0" and b"keep-alive" not in conn)
-    expect = b",".join(headers.get(b"expect", [])).lower() == b"100-continue"
-    path = parts[1].decode("ascii", "replace")
-    return _Request(parts[0].decode("ascii"), path, length, close, expect)
 
 
 class _Server:
@@ -354,7 +291,7 @@ class _Server:
 
     async def _send(self, writer: asyncio.StreamWriter, status: int, payload: dict, close: bool) -> None:
         data = json.dumps(payload).encode("utf-8")
-        head = (f"HTTP/1.1 {status} {_REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
+        head = (f"HTTP/1.1 {status} {REASONS.get(status, 'Error')}\r\nContent-Type: application/json\r\n"
                 f"Content-Length: {len(data)}\r\n" + ("Connection: close\r\n" if close else "") + "\r\n")
         writer.write(head.encode("ascii") + data)
         await asyncio.wait_for(writer.drain(), self.idle_timeout_s)
@@ -405,9 +342,9 @@ class _Server:
                                                      f"the head exceeds {HEADER_LIMIT >> 10} KiB"))
             return False
         try:
-            req = _parse_head(head)
-        except _Refused as e:
-            await self._refuse(reader, writer, *e.answer)
+            req = parse_head(head, REQUEST_LIMIT)
+        except Refused as e:
+            await self._refuse(reader, writer, *_err(e.status, e.code, e.message))
             return False
         async with self.slots:
             if req.expect_continue and req.length:
@@ -417,7 +354,7 @@ class _Server:
         await self._send(writer, status, payload, close=req.close)
         return not req.close
 
-    async def _route(self, req: _Request, body: bytes) -> tuple[int, dict]:
+    async def _route(self, req: RequestHead, body: bytes) -> tuple[int, dict]:
         gw = self.gw
         if (req.method, req.path) == ("POST", "/v1/chat/completions"):
             return await self.loop.run_in_executor(self.pool, gw.answer, body)
