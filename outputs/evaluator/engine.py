@@ -32,7 +32,8 @@ from .models import Component, ConversationResult, Interval, Message, Results, R
 from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, agent_workspace, resolve_agent
 from .users import LlmUser, ScriptedUser, UserError
 
-REFERENCE_AGENTS = ("oracle", "naive", "null")
+REFERENCE_AGENTS = ("oracle", "naive", "null", "reciter", "guesser")
+ADVERSARIES = ("reciter", "guesser")
 Isolation = Literal["sandbox", "process"]
 
 
@@ -40,7 +41,7 @@ Isolation = Literal["sandbox", "process"]
 class EvalConfig:
     pack: Path
     task: str
-    agent: str                       # a path, or oracle | naive | null
+    agent: str                       # a path, or a reference agent (REFERENCE_AGENTS)
     trials: int = 1
     user: Literal["offline", "llm"] = "offline"
     user_model: Optional[str] = None
@@ -116,6 +117,15 @@ class TaskContext:
 
 
     # ---- what the run needs besides the tests ----------------------------------------------
+    @functools.cached_property
+    def policy_statements(self) -> list[str]:
+        """Every fact statement of the task's policy, in order (what the policy reciter quotes):
+        the sealed facts of a pack, the world's facts otherwise."""
+        if self.pack is not None and self.pack.has(self.task_id, "sealed", "facts.json"):
+            return [f["statement"] for f in self.pack.json(self.task_id, "sealed", "facts.json")["facts"]]
+        from domains.variants import resolve  # noqa: PLC0415
+        return [f.statement for f in resolve(self.sealed["bundle"]).factset().facts]
+
     @functools.cached_property
     def seed_hash(self) -> str:
         """The test database's hash (the final hash of a conversation that wrote nothing)."""
@@ -273,19 +283,27 @@ class ServerBackend:
 # --------------------------------------------------------------------------- reference payloads
 
 def reference_payload(agent: str, test: SimTest, ctx: TaskContext) -> Optional[dict]:
-    """What a reference agent replays, composed here (the agent never reads the sealed part)."""
+    """What a reference agent replays, composed here (the agent never reads the sealed part).
+    Every reply is put under the task's phrasing rules, the adversaries' too."""
     from outputs.packs.phrasing import comply  # noqa: PLC0415
 
+    from .adversaries import guess_reply, recital  # noqa: PLC0415
+
+    info = test.evaluation_criteria.communicate_info
     if agent == "oracle":
-        info = test.evaluation_criteria.communicate_info
         text = ("I have looked into your request and handled it under our policy."
                 + (f" The figures that apply: {', '.join(info)}." if info else ""))
-        return {"actions": [c.model_dump(mode="json") for c in test.gold_calls()],
-                "reply": comply(ctx.rules, [text], ctx.brand)[0], "deployment": ctx.deployment}
-    if agent == "naive":
-        return {"actions": [c.model_dump(mode="json") for c in test.naive_calls()],
-                "reply": comply(ctx.rules, ["I have done what you asked."], ctx.brand)[0], "deployment": ctx.deployment}
-    return None
+        calls = test.gold_calls()
+    elif agent == "naive":
+        text, calls = "I have done what you asked.", test.naive_calls()
+    elif agent == "guesser":
+        text, calls = guess_reply(info), test.naive_calls()
+    elif agent == "reciter":
+        text, calls = recital(ctx.policy_statements), []
+    else:
+        return None
+    return {"actions": [c.model_dump(mode="json") for c in calls], "reply": comply(ctx.rules, [text], ctx.brand)[0],
+            "deployment": ctx.deployment}
 
 
 # --------------------------------------------------------------------------- one conversation

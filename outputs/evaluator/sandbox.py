@@ -154,7 +154,7 @@ def resolve_agent(agent: str, sealed: frozenset[tuple[int, str]] = frozenset()) 
             raise FactforgeError("an agent directory must hold agent.py (the module with create_agent())", p)
         _refuse_sealed(p.resolve(), sealed)
         return p.resolve(), "agent"
-    raise FactforgeError("no such agent: give a .py file, a directory holding agent.py, or oracle, naive, null", p)
+    raise FactforgeError("no such agent: give a .py file, a directory holding agent.py, or oracle, naive, null, reciter, guesser", p)
 
 
 def agent_workspace(agent: Path, dest: Path) -> Path:
