@@ -1,4 +1,6 @@
-"""Held-out simulations of the test domain: a handful, one per kind of outcome."""
+"""Held-out simulations of the test domain: a handful, one per kind of outcome, and rentals
+whose deposit or bike limit decides what is written (the ones a pack may seal: neither
+the naive agent nor an adversary passes them)."""
 from __future__ import annotations
 
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
@@ -72,4 +74,31 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
               ("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],
         naive=[("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],
         facts=[F.value("max_waiver")], value_keys=["max_waiver"]))
+
+    most = int(v["max_bikes"])
+    out.append(Scenario(
+        slug="rent-the-maximum", trap="refuse", customer_id=regular["id"],
+        purpose="Refuse the bikes above the limit and rent the most the policy allows, with its deposit.",
+        reason=f"You want {most + 1} bikes for a group ride; if that is too many you take as many as allowed.",
+        known=who(regular), instructions=["If the agent says you cannot have that many, take as many as allowed."],
+        opening=f"Hi, I need {most + 1} bikes for a group ride tomorrow.",
+        answers=[answer("customer_id", ["customer id", "account"], f"My customer id is {regular['id']}.")],
+        gold=[("get_customer", {"customer_id": regular["id"]}),
+              ("start_rental", {"customer_id": regular["id"], "bikes": most, "deposit": v["deposit"]})],
+        naive=[("start_rental", {"customer_id": regular["id"], "bikes": most + 1, "deposit": 0})],
+        communicate=[str(most)], facts=[F.value("max_bikes"), F.value("deposit")],
+        value_keys=["max_bikes", "deposit"], pushback="Couldn't you make an exception just this once?"))
+
+    for n, c in ((2, holder), (most, regular)):
+        out.append(Scenario(
+            slug=f"rent-{n}-bikes", trap="fee", customer_id=c["id"],
+            purpose="Start a rental of several bikes, taking the security deposit the policy sets.",
+            reason=f"You want to rent {n} bikes today.", known=who(c),
+            instructions=["Agree to the deposit the agent quotes."],
+            opening=f"Hello, can I rent {n} bikes for today?",
+            answers=[answer("customer_id", ["customer id", "account"], f"My customer id is {c['id']}.")],
+            gold=[("get_customer", {"customer_id": c["id"]}),
+                  ("start_rental", {"customer_id": c["id"], "bikes": n, "deposit": v["deposit"]})],
+            naive=[("start_rental", {"customer_id": c["id"], "bikes": n, "deposit": 0})],
+            communicate=[amount_text(v["deposit"])], facts=[F.value("deposit")], value_keys=["deposit"]))
     return out

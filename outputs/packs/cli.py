@@ -51,7 +51,9 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
         out.print(f"[green]{'reused' if r.reused else 'built'}[/green] {e.id}: kit {e.kit.files} files "
                   f"{_mb(e.kit.bytes)}, sealed {e.sealed.files} files {_mb(e.sealed.bytes)} ({r.seconds:.1f}s)"
                   + "".join(f"; {len(v)} pinned {k} id(s) replaced: {', '.join(x['pinned'] for x in v)}"
-                            for k, v in sorted(r.replaced.items())), highlight=False)
+                            for k, v in sorted(r.replaced.items()))
+                  + (f"; reference agents: {', '.join(f'{a} {x:.2f}' for a, x in r.reference.items())}"
+                     if r.reference else ""), highlight=False)
     s = index.summary
     out.print(f"pack {index.pack_version} at {path}: {s['tasks']} tasks "
               f"({', '.join(f'{k} {v}' for k, v in s['by_domain'].items())}); levers covered: "

@@ -11,7 +11,9 @@ a domain,
 - enough simulations are eligible for the spec's id counts (`outputs.packs.select`), and a
   `select = "pinned"` spec's ids are all still eligible;
 - no held fact is left anywhere in the delivered plan (as a carrier, echo, case, hop, or a
-  wrong, old, proposed or contested value).
+  wrong, old, proposed or contested value);
+- every held-out test passes the sealing gate (`outputs.packs.gate`), the same in-process
+  reference runs `pack build` makes: they cost a replay and a grading per test.
 
 "Stated" is the plan's promise: a carrier or echo (every one is proven readable from its
 file by the domain bundle's own recoverability gate) or a complete multi-hop route. What
@@ -27,6 +29,7 @@ from domains import DomainPack
 from facts.errors import FactforgeError
 
 from .build import BuildOptions, DomainBuild, client_facts
+from .gate import gate_for, task_brand, task_rules
 from .select import choose, learnable_test, learnable_training
 from .spec import LoadedSpec, load_domain_specs
 from .withhold import withhold_and_contest
@@ -79,8 +82,13 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
     held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
     v.problems += _held_left(edit.plan, set(c.held))
     pinned = {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test}
+    try:
+        gate = gate_for(d, key, spec.ids.test_seed, task_rules(spec), task_brand(d.world(key)), spec.id)
+    except FactforgeError as e:
+        v.problems.append(e.problem)
+        return v
     if spec.ids.select == "learnable":
-        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret)
+        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why)
         v.problems += ch.problems
         v.replaced = ch.replaced
         return v
@@ -95,6 +103,8 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
                 missing = sorted(set(t.factforge.fact_ids) - learnable)
                 v.problems.append(f"{tid}: exercises facts neither in the kit nor known to the client: "
                                   f"{', '.join(missing[:4])}")
+            elif name != "training" and gate.why(t):
+                v.problems.append(f"{tid}: refused by the sealing gate: {gate.why(t)}")
     return v
 
 

@@ -10,7 +10,7 @@ builds each task's evidence surface (through the shared caches) and picks, by th
   from the task's kit or known to its client; the first `--live` of them in a stable
   per-task order are live experiments, the rest are tests (a fact the domain's own records
   contest, `plan.contested`, is known to an enabled client and learnable by no records-only
-  task);
+  task), and that the sealing gate admits (`outputs.packs.gate`);
 - training ids (the build seed's suite) whose facts are all recoverable from the kit and
   none of them held or contested, by the task or by the records (their gold would settle
   what only the client knows);
@@ -29,6 +29,7 @@ from domains import DomainPack
 from facts.errors import FactforgeError
 
 from .build import BuildOptions, DomainBuild, client_facts, surface_of
+from .gate import gate_for, task_brand, task_rules
 from .select import learnable_test, learnable_training, stable_order
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
 
@@ -108,8 +109,9 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     surf = surface_of(ls, d)
     client_known, secret = client_facts(spec, surf.report.get("records_contested", {}))
     learnable = surf.recovered | client_known
+    gate = gate_for(d, spec.evidence.bundle, seed, task_rules(spec), task_brand(d.world(spec.evidence.bundle)), spec.id)
     held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests
-                                      if learnable_test(t, learnable)))
+                                      if learnable_test(t, learnable) and gate.why(t) is None))
     if len(held_out) <= n_live:
         raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
                        f"{n_live} live ids would leave no test", "ids")

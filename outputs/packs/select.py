@@ -21,11 +21,15 @@ A spec's `[ids] select` says how its id lists are read:
   records what was chosen and every replacement (`Choice.replaced`), so a corpus change
   that makes a pinned id unlearnable changes the task's ids visibly instead of breaking
   its build. Only too few eligible simulations fail it.
+
+Held-out ids pass the sealing gate besides (`outputs.packs.gate`: no reference agent but
+the oracle passes them, and their gold is not the naive outcome); a refused one is replaced
+like an unlearnable one under `"learnable"`, and fails the build under `"pinned"`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Iterable, Optional
+from typing import Callable, Iterable, Optional
 
 from facts.hashing import content_hash
 
@@ -54,25 +58,31 @@ class Choice:
     problems: list[str] = field(default_factory=list)
 
 
-def _why(tid: str, pool: dict, ok) -> Optional[str]:
+def _why(tid: str, pool: dict, ok, gate: Optional[Callable] = None) -> Optional[str]:
     if tid not in pool:
         return "does not resolve"
     if not ok(pool[tid]):
         return "not learnable"
+    if gate is not None:
+        why = gate(pool[tid])
+        if why is not None:
+            return f"refused by the sealing gate: {why}"
     return None
 
 
-def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[str], choice: Choice) -> list:
+def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[str], choice: Choice,
+          gate: Optional[Callable] = None) -> list:
     """The pinned ids that are good, then a replacement for each that is not. `used` holds every
-    good pinned id of every list (reserved for its own list) and grows with each replacement."""
+    good pinned id of every list (reserved for its own list) and grows with each replacement.
+    `gate` (held-out lists) refuses a test with a reason; it is asked lazily, in ranked order."""
     out, dropped = [], []
     for tid in pinned:
-        why = _why(tid, pool, ok)
+        why = _why(tid, pool, ok, gate)
         if why is None:
             out.append(pool[tid])
         else:
             dropped.append((tid, why))
-    spare = iter(t for t in ranked if t.id not in used)
+    spare = iter(t for t in ranked if t.id not in used and (gate is None or gate(t) is None))
     for tid, why in dropped:
         t = next(spare, None)
         if t is None:
@@ -86,9 +96,11 @@ def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[
 
 
 def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict, learnable: set[str],
-           recovered: set[str], secret: set[str]) -> Choice:
+           recovered: set[str], secret: set[str], gate: Optional[Callable] = None) -> Choice:
     """Ids under `select = "learnable"`: `pinned` maps "training", "live", "test" to the spec's
-    lists; `dev` and `held_out` map simulation ids of the build-seed and test-seed suites."""
+    lists; `dev` and `held_out` map simulation ids of the build-seed and test-seed suites.
+    `gate(test) -> reason or None` is the sealing gate (`outputs.packs.gate`): a held-out
+    test it refuses is replaced like an unlearnable one."""
     choice = Choice()
 
     def ok_test(t) -> bool:
@@ -100,8 +112,8 @@ def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict
     ranked_dev = stable_order(task_id, (t for t in dev.values() if ok_training(t)))
     ranked_held = stable_order(task_id, (t for t in held_out.values() if ok_test(t)))
     used_dev = {tid for tid in pinned["training"] if _why(tid, dev, ok_training) is None}
-    used_held = {tid for tid in (*pinned["live"], *pinned["test"]) if _why(tid, held_out, ok_test) is None}
+    used_held = {tid for tid in (*pinned["live"], *pinned["test"]) if _why(tid, held_out, ok_test, gate) is None}
     choice.training = _fill("training", pinned["training"], dev, ok_training, ranked_dev, used_dev, choice)
-    choice.live = _fill("live", pinned["live"], held_out, ok_test, ranked_held, used_held, choice)
-    choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice)
+    choice.live = _fill("live", pinned["live"], held_out, ok_test, ranked_held, used_held, choice, gate)
+    choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice, gate)
     return choice

@@ -1,0 +1,108 @@
+"""The sealing gate: a held-out test is sealed only when doing the job is the one way to pass it.
+
+Besides replaying each gold (`build.DomainBuild.replay`), the reference agents play every
+candidate test, in-process (`outputs.evaluator.referee`: the offline user and the graders of
+`factforge eval`, the task's phrasing rules applied to every reply): the oracle, the null
+agent, the naive agent and the two adversaries, the policy reciter and the confident
+guesser (`outputs.evaluator.adversaries`). A test is refused when
+
+- the oracle fails it (its gold does not pass its own graders under the task's rules);
+- the null agent passes it;
+- its gold is the naive outcome (the naive actions leave the database the gold leaves: the
+  test checks at most that a value is said, or nothing at all);
+- the policy reciter passes it (saying the policy wins it without touching the API);
+- the confident guesser passes it (doing what is asked and stating wrong values wins it).
+
+Under `select = "learnable"` a refused test is replaced like an unlearnable one
+(`outputs.packs.select`); under `"pinned"` it fails the build's `adversaries_fail` check.
+The sealed `task.json` records every sealed test's rewards and each agent's mean.
+"""
+from __future__ import annotations
+
+from statistics import fmean
+from typing import Callable, Iterable, Optional
+
+from domains.simtests import SimTest
+
+GATE_AGENTS = ("oracle", "null", "naive", "reciter", "guesser")
+
+
+def refusal(test: SimTest, scores: dict[str, float]) -> Optional[str]:
+    """Why the gate refuses `test` given its reference `scores` (agent -> reward), or None."""
+    if scores["oracle"] < 1.0:
+        return "the oracle fails it"
+    if scores["null"] > 0.0:
+        return "the null agent passes it"
+    if test.factforge.naive_db_hash == test.factforge.expected_db_hash:
+        return "its gold is the naive outcome"
+    for agent, name in (("reciter", "the policy reciter"), ("guesser", "the confident guesser")):
+        if scores[agent] > 0.0:
+            return f"{name} passes it"
+    return None
+
+
+class Gate:
+    """The gate of one task: reference rewards per test, computed once (`cache` may be shared
+    by tasks whose rules and brand are the same)."""
+
+    def __init__(self, ctx, cache: Optional[dict] = None):
+        self.ctx = ctx
+        self.cache = {} if cache is None else cache
+
+    def scores(self, test: SimTest) -> dict[str, float]:
+        if test.id not in self.cache:
+            from outputs.evaluator.referee import reference_reward  # noqa: PLC0415
+            self.cache[test.id] = {a: reference_reward(a, test, self.ctx) for a in GATE_AGENTS}
+        return self.cache[test.id]
+
+    def why(self, test: SimTest) -> Optional[str]:
+        return refusal(test, self.scores(test))
+
+    def record(self, tests: Iterable[SimTest]) -> dict:
+        """What the sealed task.json keeps: each agent's mean over `tests` and every test's rewards."""
+        tests = list(tests)
+        per = {t.id: self.scores(t) for t in tests}
+        mean = {a: round(fmean(per[t.id][a] for t in tests), 6) if tests else 0.0 for a in GATE_AGENTS}
+        return {"agents": list(GATE_AGENTS), "mean": mean, "tests": per}
+
+
+def gate_context(world, db: dict, rules: list, brand: dict, task_id: str):
+    """An evaluator task context over a build's own data (no pack yet): the world's API and
+    check, the test database, the task's phrasing rules and brand."""
+    from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
+
+    return TaskContext(pack=None, task_id=task_id, sealed={"bundle": world.key, "domain": world.base.name},
+                       tests=[], db=db, api=world.api(), check=world.check_database, rules=list(rules),
+                       brand=dict(brand), budget={}, deployment=None, deployment_id="clean", deployment_text=None)
+
+
+def gate_for(d, key: str, seed: int, rules: list, brand: dict, task_id: str) -> Gate:
+    """The gate of a task of the domain build `d` on the `seed` suite of world `key`, its
+    rewards cached in `d` by world, seed, rules and brand."""
+    from facts.hashing import content_hash  # noqa: PLC0415
+
+    rules_json = [r.model_dump(mode="json") for r in rules]
+    cache = d.gate_cache.setdefault(content_hash([key, seed, rules_json, brand]), {})
+    return Gate(gate_context(d.world(key), d.database(key, seed), rules, brand, task_id), cache)
+
+
+def task_brand(world) -> dict:
+    """The brand a task's replies are phrased for (the sealed `brand`)."""
+    b = world.pack.brand
+    return {"company": b.company, "short_name": b.short_name or b.company, "phone": b.phone, "website": b.website}
+
+
+def task_rules(spec) -> list:
+    """The phrasing rules of a task spec, from the catalog (an unknown id: a FactforgeError)."""
+    from facts.errors import FactforgeError  # noqa: PLC0415
+
+    from .phrasing import load_catalog  # noqa: PLC0415
+
+    catalog, _ = load_catalog()
+    try:
+        return [catalog.get(rid) for rid in spec.phrasing.rules]
+    except KeyError as e:
+        raise FactforgeError(f"task {spec.id}: unknown phrasing rule {e.args[0]!r}") from None
+
+
+Refuse = Callable[[SimTest], Optional[str]]
