@@ -40,8 +40,8 @@ from facts.models import Fact, FactSet, SlotType
 from .apikit import Call, DomainApi, db_hash
 
 SIMTEST_SCHEMA_VERSION = "1.0"
-TrapKind = Literal["none", "refuse", "fee", "missing_info", "transfer"]
-TRAP_KINDS: tuple[str, ...] = ("refuse", "fee", "missing_info", "transfer")
+TrapKind = Literal["none", "refuse", "fee", "rate", "missing_info", "transfer"]
+TRAP_KINDS: tuple[str, ...] = ("refuse", "fee", "rate", "missing_info", "transfer")
 RewardType = Literal["DB", "ENV_ASSERTION", "NL_ASSERTION", "ACTION", "COMMUNICATE"]
 NUMERIC_SLOTS = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 STOP_TOKEN = "###STOP###"

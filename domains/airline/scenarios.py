@@ -258,14 +258,13 @@ def cancellations(A: Air) -> list[Optional[Scenario]]:
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],
-                          communicate=[str(int(hours))], facts=[F.find("A Lite fare is not refundable"),
-                                                               F.value("risk_free_hours")],
+                          communicate=["Lite"], facts=[F.find("A Lite fare is not refundable"),
+                                                       F.value("risk_free_hours")],
                           value_keys=["risk_free_hours"], pushback="Can't you make an exception?"))
     departed = [r for _, r in sorted(A.db["reservations"].items()) if r["cancellation"] is None
                 and r["trip_type"] == "round_trip" and A.dep(r["flights"][0]) < A.now < A.dep(r["flights"][-1])]
     for r in departed[:1]:
         u = A.user(r)
-        fl = r["flights"][0]["flight_number"]
         out.append(A.base("cancel-after-departure", "refuse", u, r,
                           purpose="A reservation whose first flight has departed cannot be cancelled.",
                           reason=f"You flew out on {r['reservation_id']} and want to cancel the return for a refund.",
@@ -274,7 +273,8 @@ def cancellations(A: Air) -> list[Optional[Scenario]]:
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],
-                          communicate=[fl], facts=[F.find("cannot be cancelled after any of its flights"),
+                          communicate=[A.dep(r["flights"][0]).date().isoformat()],
+                          facts=[F.find("cannot be cancelled after any of its flights"),
                                                    F.find("single flights cannot be cancelled")]))
     return out
 
@@ -599,9 +599,8 @@ def names_and_passengers(A: Air) -> list[Optional[Scenario]]:
                           naive=[("correct_passenger_name", {"reservation_id": r["reservation_id"],
                                                              "passenger_index": 0, "first_name": "Jordan",
                                                              "last_name": "Whitfield"})],
-                          communicate=[str(int(v["name_correction_max_chars"]))],
-                          facts=[F.find("cannot be transferred to a different person"),
-                                 F.value("name_correction_max_chars")], value_keys=["name_correction_max_chars"]))
+                          communicate=[f"{r['passengers'][0]['first_name']} {r['passengers'][0]['last_name']}"],
+                          facts=[F.find("cannot be transferred to a different person")]))
     r = next((x for x in opens if x["reservation_id"] not in A.used and len(x["passengers"]) < v["max_passengers"]
               and A.card(A.user(x))), None)
     if r is not None:

@@ -400,18 +400,7 @@ def fee_refunds(B: Bank) -> list[Optional[Scenario]]:
         amt = abs(t["amount"])
         seen_kind[t["kind"]] = seen_kind.get(t["kind"], 0) + 1
         label = t["description"].lower()
-        if amt <= v["fee_refund_without_manager"]:
-            args = {"account_id": a["id"], "transaction_id": t["id"], "amount": amt, "reason": "courtesy"}
-            out.append(B.base("courtesy-fee-refund", "none", c,
-                              purpose="A banker may refund a single fee of up to $50 (at most 2 per account a year).",
-                              reason=f"You were charged a {label} of {amount_text(amt)} on {t['date']} on {a['id']} and "
-                                     "ask for it back as a one-time courtesy.",
-                              opening=f"Could you refund the {amount_text(amt)} {label} from {t['date']} on {a['id']}?",
-                              gold=[("list_transactions", {"account_id": a["id"]}), ("refund_fee", args)],
-                              naive=[("refund_fee", args)],
-                              facts=[F.value("fee_refund_without_manager"), F.value("fee_refunds_per_year")],
-                              value_keys=["fee_refund_without_manager"]))
-        else:
+        if amt > v["fee_refund_without_manager"]:
             out.append(B.base("large-fee-refund-to-manager", "transfer", c,
                               purpose="A fee refund above $50 needs a branch manager's approval.",
                               reason=f"You want the {amount_text(amt)} {label} of {t['date']} on {a['id']} refunded.",
@@ -521,7 +510,7 @@ def certificates(B: Bank) -> list[Optional[Scenario]]:
         principal = float(max(lo, 5000))
         args = {"customer_id": c["id"], "product": product, "principal": principal, "apy": apy,
                 "maturity_instruction": "renew"}
-        out.append(B.base("open-certificate", "fee" if has_chk else "none", c,
+        out.append(B.base("open-certificate", "rate", c,
                           purpose="Open a certificate at the Relationship APY when the customer holds an open personal "
                                   "checking account (standard APY otherwise); maturity = opening date plus the term.",
                           reason=f"You want to open a {product} with {amount_text(principal)}, renewing at maturity.",

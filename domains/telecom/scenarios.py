@@ -148,21 +148,21 @@ def billing(T: Tel) -> list[Optional[Scenario]]:
                           communicate=[amount_text(v["arrangement_max_balance"])],
                           facts=[F.value("arrangement_max_balance")], value_keys=["arrangement_max_balance"]))
     late = [(b, it) for _, b in sorted(T.db["bills"].items()) for it in b["items"] if it["type"] == "late_fee"]
-    for b, it in late[:1]:
-        c = T.cust(b["customer_id"])
-        args = {"bill_id": b["id"], "amount": it["amount"]}
-        out.append(T.base("waive-late-fee", "none", c,
-                          purpose="Agents may waive one late fee per account every 12 months without a manager.",
-                          reason=f"Your bill {b['id']} has a late fee of {amount_text(it['amount'])} and you ask for it "
-                                 "to be waived; it is the first time.",
-                          opening=f"Could you waive the {amount_text(it['amount'])} late fee on bill {b['id']}? First time "
-                                  "it's happened.",
-                          gold=[("get_bill", {"bill_id": b["id"]}), ("waive_late_fee", args)],
-                          naive=[("waive_late_fee", args)],
-                          facts=[F.find("Agents may waive 1 late fee per account every 12 months"),
-                                 F.value("late_fee_minimum"), F.value("late_fee_percent"),
-                                 F.find("Only 1 late fee is charged per bill")],
-                          value_keys=["late_fee_minimum"]))
+    twice = [c for c in sorted({b["customer_id"] for b, _ in late}) if sum(b["customer_id"] == c for b, _ in late) > 1]
+    for cid in twice[:1]:
+        c = T.cust(cid)
+        (b1, i1), (b2, i2) = [(b, it) for b, it in late if b["customer_id"] == cid][:2]
+        out.append(T.base("waive-one-late-fee", "fee", c,
+                          purpose="Agents may waive one late fee per account every 12 months: asked for two, the "
+                                  "agent waives one and the other stays charged.",
+                          reason=f"Your bills {b1['id']} and {b2['id']} each carry a late fee and you want both waived.",
+                          instructions=[f"If the agent can waive only one, you want the one on bill {b1['id']}."],
+                          opening=f"Could you waive the late fees on my bills {b1['id']} and {b2['id']}?",
+                          gold=[("list_bills", {"customer_id": c["id"]}),
+                                ("waive_late_fee", {"bill_id": b1["id"], "amount": i1["amount"]})],
+                          naive=[("waive_late_fee", {"bill_id": b1["id"], "amount": i1["amount"]}),
+                                 ("waive_late_fee", {"bill_id": b2["id"], "amount": i2["amount"]})],
+                          facts=[F.find("Agents may waive 1 late fee per account every 12 months")]))
     cancelled = T.customers("cancelled")
     for c in cancelled[:1]:
         bills = [b for b in T.db["bills"].values() if b["customer_id"] == c["id"] and b["status"] == "collections"]
@@ -550,7 +550,7 @@ def questions(T: Tel) -> list[Optional[Scenario]]:
           "We bill each account once a month"]),
         ("late-fee-question", "Explain when a late fee applies and how much it is.",
          "If I pay late, when do you charge a late fee and how much?", ["5", "8"],
-         ["late_fee_grace_days", "late_fee_minimum", "late_fee_percent"], []),
+         ["late_fee_grace_days", "late_fee_minimum", "late_fee_percent"], ["Only 1 late fee is charged per bill"]),
         ("bank-payment-returned", "A returned or declined bank payment costs $20.",
          "What happens if my bank payment bounces?", ["20"], [], ["returned or declined bank payment costs $20"]),
         ("billing-dispute-window", "Billing disputes within 60 days; credits on the next bill, refunds in 10 business days.",

@@ -20,7 +20,7 @@ from statistics import fmean
 from .models import Results
 
 MAX_FACTS = 60
-TRAP_COLOURS = {"none": "#4c78a8", "refuse": "#f58518", "fee": "#e45756", "missing_info": "#72b7b2",
+TRAP_COLOURS = {"none": "#4c78a8", "refuse": "#f58518", "fee": "#e45756", "rate": "#b279a2", "missing_info": "#72b7b2",
                 "transfer": "#54a24b"}
 
 
