@@ -32,7 +32,7 @@ def test_reference_agents_under_every_mock_deployment(pack, deployment):
     null = _run(pack, "null", deployment=deployment)
     assert [c.reward for c in null.tests] == [0.0] * len(null.tests)
     naive = _run(pack, "naive", deployment=deployment)
-    assert 0.0 < naive.summary.mean_reward < 1.0
+    assert [c.reward for c in naive.tests] == [0.0] * len(naive.tests)        # the sealing gate admits no naive pass
 
 
 def test_llm_agent_through_the_gateway_is_metered(pack):

@@ -37,15 +37,18 @@ def _tests(pack, task):
 # --------------------------------------------------------------------------- reference agents
 
 @pytest.mark.parametrize("task", MOCK_TASKS)
-def test_oracle_one_null_zero_naive_between(pack, task):
-    oracle, null, naive = (_run(pack, task, a) for a in ("oracle", "null", "naive"))
-    assert [c.reward for c in oracle.tests] == [1.0] * len(oracle.tests)
-    assert [c.reward for c in null.tests] == [0.0] * len(null.tests)
-    assert 0.0 < naive.summary.mean_reward < 1.0
-    # naive passes exactly the tests the suite says it passes
-    want = {t.id for t in _tests(pack, task) if t.naive_passes}
-    assert {c.id for c in naive.tests if c.reward == 1.0} == want
-    for r in (oracle, null, naive):
+def test_oracle_one_every_other_reference_agent_zero_on_sealed_tests(pack, task):
+    """The sealing gate seals only tests that doing the job passes: the naive agent and the
+    two adversaries fail every sealed test, in the sandbox as in the gate's in-process runs."""
+    from outputs.packs.store import Pack
+    runs = {a: _run(pack, task, a) for a in ("oracle", "null", "naive", "reciter", "guesser")}
+    assert [c.reward for c in runs["oracle"].tests] == [1.0] * len(runs["oracle"].tests)
+    for a in ("null", "naive", "reciter", "guesser"):
+        assert [c.reward for c in runs[a].tests] == [0.0] * len(runs[a].tests), a
+    assert not any(t.naive_passes for t in _tests(pack, task))
+    recorded = json.loads(Pack(pack).read(task, "sealed", "task.json"))["reference"]
+    assert recorded["mean"] == {a: r.summary.mean_reward for a, r in runs.items()}
+    for r in runs.values():
         assert r.summary.infra_errors == 0 and r.summary.agent_errors == 0
 
 

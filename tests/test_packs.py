@@ -96,7 +96,7 @@ def test_builtin_specs_name_deployments_the_api_server_loads():
 @pytest.mark.parametrize("edit, problem, line_has", [
     (('turn_quota = 8', 'turn_quota = 8\nmood = "sunny"'), "client.mood: Extra inputs are not permitted", "mood"),
     (('id = "_mock-client-knows"', 'id = "Mock Client"'), "lowercase words joined by dashes", None),
-    (('test = [\n  "_mock.rent-one-bike.2263203269",', 'test = [\n  "_mock.deposit-refund-timing.26dc64d912",'),
+    (('test = [\n  "_mock.rent-one-bike.2263203269",', 'test = [\n  "_mock.rent-2-bikes.635d0338d3",'),
      "live and test ids overlap", None),
     (('enabled = true', 'enabled = false'), "client is disabled but lists", None),
     (('kind = "seeded"', 'kind = "none"'), "workspace kind is none but gaps are listed", None),
@@ -368,7 +368,7 @@ def test_missing_id_fails_the_build_naming_the_spec_line(built, ws, tmp_path, mo
     pack_dir = tmp_path / "domains" / "_mock"
     shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
     spec = pack_dir / "tasks" / f"{PLAIN_TASK}.toml"
-    text = spec.read_text().replace("_mock.waive-small-fee.1c9ca3ec2b", "_mock.waive-small-fee.0000000000")
+    text = spec.read_text().replace("_mock.rent-2-bikes.635d0338d3", "_mock.rent-2-bikes.0000000000")
     spec.write_text(text)
     (pack_dir / "tasks" / f"{CLIENT_TASK}.toml").unlink()
     monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
@@ -376,7 +376,7 @@ def test_missing_id_fails_the_build_naming_the_spec_line(built, ws, tmp_path, mo
     assert pack.path == pack_dir
     with pytest.raises(FactforgeError) as e:
         Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([pack])
-    assert "test id _mock.waive-small-fee.0000000000 does not resolve" in e.value.problem
+    assert "test id _mock.rent-2-bikes.0000000000 does not resolve" in e.value.problem
     assert e.value.file == str(spec) and "0000000000" in text.splitlines()[e.value.line - 1]
     assert not (tmp_path / "out").exists()
 
@@ -406,14 +406,14 @@ def test_learnable_selection_replaces_a_pinned_id_and_records_it(built, ws, tmp_
     from outputs.packs.build import Builder, BuildOptions
     from outputs.packs.store import Pack
     _mock_copy(tmp_path, monkeypatch, PLAIN_TASK, lambda t: _learnable(t).replace(
-        "_mock.waive-small-fee.1c9ca3ec2b", "_mock.waive-small-fee.0000000000"))
+        "_mock.rent-2-bikes.635d0338d3", "_mock.rent-2-bikes.0000000000"))
     path, index, results = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
     (r,) = results
-    assert r.replaced == {"test": [{"pinned": "_mock.waive-small-fee.0000000000", "chosen": r.replaced["test"][0]["chosen"],
+    assert r.replaced == {"test": [{"pinned": "_mock.rent-2-bikes.0000000000", "chosen": r.replaced["test"][0]["chosen"],
                                     "why": "does not resolve"}]}
     task = json.loads(Pack(path).read(PLAIN_TASK, "sealed", "task.json"))
     assert task["ids"]["select"] == "learnable" and task["ids"]["replaced"] == r.replaced
-    assert len(task["ids"]["test"]) == 3 and "_mock.waive-small-fee.0000000000" not in task["ids"]["test"]
+    assert len(task["ids"]["test"]) == 3 and "_mock.rent-2-bikes.0000000000" not in task["ids"]["test"]
     chosen = r.replaced["test"][0]["chosen"]
     assert chosen in task["ids"]["test"] and chosen not in task["ids"]["live"]
     # the same inputs choose the same ids

@@ -100,8 +100,8 @@ def test_pack_check_command_exits_1_naming_the_task(tmp_path, monkeypatch):
     from outputs.packs.cli import app
     pack_dir = _mock_domain(tmp_path, monkeypatch)
     spec = pack_dir / "tasks" / "_mock-records-only.toml"
-    spec.write_text(spec.read_text().replace("_mock.waive-small-fee.1c9ca3ec2b", "_mock.waive-small-fee.0000000000"))
+    spec.write_text(spec.read_text().replace("_mock.rent-2-bikes.635d0338d3", "_mock.rent-2-bikes.0000000000"))
     r = CliRunner().invoke(app, ["check", "--domain", "_mock", "--workspace", str(tmp_path / "ws")])
     assert r.exit_code == 1, r.output
-    assert "cannot build _mock-records-only" in r.output and "_mock.waive-small-fee.0000000000 does not resolve" in r.output
+    assert "cannot build _mock-records-only" in r.output and "_mock.rent-2-bikes.0000000000 does not resolve" in r.output
     assert "ok _mock-client-knows" in r.output

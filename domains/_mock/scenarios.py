@@ -89,7 +89,7 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
         communicate=[str(most)], facts=[F.value("max_bikes"), F.value("deposit")],
         value_keys=["max_bikes", "deposit"], pushback="Couldn't you make an exception just this once?"))
 
-    for n, c in ((2, holder), (most, regular)):
+    for n, c in ((2, holder), (2, regular), (most, regular)):
         out.append(Scenario(
             slug=f"rent-{n}-bikes", trap="fee", customer_id=c["id"],
             purpose="Start a rental of several bikes, taking the security deposit the policy sets.",
