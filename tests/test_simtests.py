@@ -31,7 +31,7 @@ def built(request):
 def test_mock_suite_and_tau2_shape(mock_pack):
     w = resolve("_mock")
     suite = w.test_suite(0)
-    assert suite.summary.tests == 5 and suite.summary.naive_passes == 1
+    assert suite.summary.tests == 9 and suite.summary.naive_passes == 1
     for t in suite.tests:
         task = t.tau2()
         assert set(task) == TAU2_TASK_FIELDS
