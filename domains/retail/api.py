@@ -29,6 +29,8 @@ CATALOG = Catalog("retail", title="Juniper Row Orders API",
 
 Desk = Literal["human_teammate", "product_care"]
 CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery is too slow"]
+ReturnReason = Literal["no longer needed", "changed my mind", "did not fit the space", "not as pictured",
+                       "arrived damaged", "defective"]  # seed.RETURN_REASONS, as the policy names them
 
 
 # ------------------------------------------------------------------------------ results
@@ -540,7 +542,7 @@ def change_payment_method(ctx: ApiContext, db: dict, a: PaymentChangeArgs) -> Or
 class ReturnArgs(Args):
     order_id: str
     line_indexes: list[int] = Field(min_length=1)
-    reason: str = Field(min_length=1)
+    reason: ReturnReason
     condition: Literal["unused", "damaged", "defective"]
     refund_to: Literal["original", "row_credit"]
     restocking_fee: Money
