@@ -352,6 +352,8 @@ def test_kit_agent_contract_states_what_the_evaluator_enforces(pack):
                        f"{int(limits['cpus'] * cfg.step_timeout_s)} CPU-seconds per conversation",
                        f"{limits['memory_gb']:g} GB"):
             assert phrase in text, (t, phrase)
+        from outputs.evaluator.users import NOT_SURE
+        assert NOT_SURE in text and "`###STOP###`" in text and "never ends the conversation" in text  # the customers
         for status, code in ((403, "model_not_allowed"), (429, "call_limit"), (422, "invalid_argument"),
                              (422, "context_window_exceeded")):
             assert f"{status} `{code}`" in text
