@@ -99,12 +99,13 @@ class ScriptAnswer(_Strict):
 
 
 class UserScript(_Strict):
-    """A deterministic user for offline runs. Turn by turn: the user opens with `opening`;
-    to an agent message that asks about a topic it answers with the first matching
-    `answers` entry (each at most once); to a request for confirmation it says `confirm`;
-    to a refusal, a fee or a transfer it says `pushback` once (when set), then `closing`;
-    after the agent reports the outcome it says `closing` followed by `stop_token`. After
-    `max_turns` user turns it stops."""
+    """A deterministic user for offline runs (`outputs.evaluator.users.ScriptedUser` plays
+    it). The user opens with `opening`; to an agent message that asks about a topic it
+    answers with a matching `answers` entry; to a request for confirmation it says
+    `confirm`; to a refusal, a fee or a transfer it says `pushback` once (when set); to a
+    question its answers do not cover it says it does not know; after the agent reports the
+    outcome it says `closing` followed by `stop_token`. After `max_turns` user turns it
+    stops. Every answer is also in the test's `known_info` (the LLM user's knowledge)."""
     opening: str
     answers: list[ScriptAnswer] = Field(default_factory=list)
     confirm: str
@@ -335,11 +336,13 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
         return [Action(action_id=f"{tid}.{tag}{i}", name=n, arguments=a) for i, (n, a) in enumerate(calls)]
 
     rel = "\n".join(f"- {ctx.facts.statement(f)}" for f in dict.fromkeys(sc.facts))
+    known = list(sc.known) + [f"Asked about {a.topic.replace('_', ' ')}, you say: {a.reply}" for a in sc.answers
+                              if a.reply not in sc.known]
     return SimTest(
         id=tid,
         description=Description(purpose=sc.purpose, relevant_policies=rel, notes=sc.notes),
         user_scenario=UserScenario(persona=sc.persona, instructions=StructuredUserInstructions(
-            domain=domain, reason_for_call=sc.reason, known_info="\n".join(sc.known) or None,
+            domain=domain, reason_for_call=sc.reason, known_info="\n".join(known) or None,
             unknown_info="\n".join(sc.unknown) or None,
             task_instructions="\n".join(sc.instructions) or "Answer the agent's questions with what you know.")),
         evaluation_criteria=EvaluationCriteria(actions=actions(sc.gold, "g"), communicate_info=list(sc.communicate),

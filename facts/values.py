@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Optional, Union
+from typing import NamedTuple, Optional, Union
 
-from .models import Slot, SlotType, value_key
+from .models import NUMERIC_TYPES, Slot, SlotType, value_key
 from .surface import FREQUENCY_WORDS, WORD_VALUES, words_to_int
 
 Number = Union[int, float]
@@ -651,3 +651,74 @@ def normalise(text: str, currency: str = "USD") -> Optional[tuple]:
     if a != 0 or b != len(text.strip()):
         return None
     return (typ, v, vmax, unit)
+
+
+# --- conversation side ---------------------------------------------------------------------------
+class Stated(NamedTuple):
+    """A value stated in a conversation: `find_values`' fields plus the noun a plain count
+    counts ("3 bikes" -> "bikes"; None for a bare number)."""
+    type: SlotType
+    value: object
+    value_max: object
+    unit: Optional[str]
+    start: int
+    end: int
+    noun: Optional[str] = None
+
+
+# "between 5 and 7 days" is the range "5 to 7 days"; the rewrite keeps every offset after it
+_BETWEEN = re.compile(rf"\bbetween\s+({NUMD}|{NUMW})\s+and\s+(?=(?:{NUMD}|{NUMW}))", re.IGNORECASE)
+# a date without its year: "Mar 5", "March 5th", "5 March" ("May" only capitalised: "may" is a verb)
+_MONTH_NOYEAR = _MONTH_RE.replace("|may|", "|(?-i:May)|")
+_DAY_MONTH = re.compile(rf"\b(?P<m1>{_MONTH_NOYEAR})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?\b(?!\s*[:,.]?\s*\d)"
+                        rf"|\b(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<m2>{_MONTH_NOYEAR})\b\.?(?:,?\s+(?P<y>\d{{4}})\b)?", re.IGNORECASE)
+
+
+def _partial_dates(text: str, taken: list[tuple[int, int]]) -> list[Stated]:
+    out = []
+    for m in _DAY_MONTH.finditer(text):
+        a, b = m.span()
+        if _overlaps(a, b, taken):
+            continue
+        mon = (m.group("m1") or m.group("m2")).lower()
+        month, day = _MONTHS.get(mon, _MONTHS.get(mon[:3], 0)), int(m.group("d1") or m.group("d2"))
+        if 1 <= month <= 12 and 1 <= day <= 31:
+            year = m.group("y") or "-"
+            out.append(Stated(SlotType.date, f"{year}-{month:02d}-{day:02d}", None, None, a, b))
+    return out
+
+
+def stated_values(text: str, currency: str = "USD") -> list[Stated]:
+    """Every value said in a conversation message, in order: `find_values` plus what people
+    say and policies do not write, "between 5 and 7 days" (the range 5 to 7 days), "the 5th
+    of March 2026", and dates without a year ("Mar 5", value "--03-05"); plain counts carry
+    the noun they count."""
+    spoken = _BETWEEN.sub(lambda m: " " * (m.start(1) - m.start()) + m.group(1)
+                          + " to".ljust(m.end() - m.end(1)), text)
+    found = [Stated(*f) for f in find_values(spoken, currency)]
+    partial = _partial_dates(spoken, [(f.start, f.end) for f in found if f.type == SlotType.date])
+    found = [f for f in found if not _overlaps(f.start, f.end, [(p.start, p.end) for p in partial])] + partial
+    out = []
+    for f in sorted(found, key=lambda f: f.start):
+        noun = None
+        if f.type == SlotType.count and f.unit is None:
+            hy = _HYPHEN_NOUN.match(spoken, f.end)
+            noun = hy.group(1).lower() if hy else _noun_after(spoken, f.end)
+        out.append(f._replace(noun=noun))
+    return out
+
+
+def same_value(want: tuple, said: tuple) -> bool:
+    """Whether the value `said` (type, value, value_max, unit, ...) states `want`.
+
+    By `facts.models.value_key`, with two allowances for what a person says: a bare number
+    (a count with no unit, e.g. a communicate string "45") is stated by any value of that
+    number ("$45.00", "45 days", "45%"; never 145 or 4.5), and a date without its year
+    ("--03-05") states any date on that month and day."""
+    wt, st = SlotType(want[0]), SlotType(said[0])
+    if wt == SlotType.date and st == SlotType.date:
+        w, s = str(want[1]).lower(), str(said[1]).lower()
+        return w == s or (w.startswith("--") or s.startswith("--")) and w[-5:] == s[-5:]
+    if wt == SlotType.count and want[3] is None and st in NUMERIC_TYPES:
+        return (value_key(SlotType.count, want[1], want[2])[1:3] == value_key(SlotType.count, said[1], said[2])[1:3])
+    return value_key(wt, *want[1:4]) == value_key(st, *said[1:4])

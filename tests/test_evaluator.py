@@ -118,6 +118,94 @@ def test_communicate_matches_numbers_by_value_not_substring():
     assert not mentions("the managerial desk", "manager")
 
 
+def _says(*infos: str):
+    """A test that wants `infos` communicated (the rest of it does not matter to COMMUNICATE)."""
+    from domains.simtests import Description, EvaluationCriteria, StructuredUserInstructions, TestExtras, UserScenario
+    from domains.simtests import UserScript
+    return SimTest(id="t", description=Description(purpose="p"),
+                   user_scenario=UserScenario(instructions=StructuredUserInstructions(
+                       domain="d", reason_for_call="r", task_instructions="i")),
+                   evaluation_criteria=EvaluationCriteria(actions=[], communicate_info=list(infos)),
+                   factforge=TestExtras(scenario="s", seed=0, initial_db_hash="a", expected_db_hash="a",
+                                        naive_db_hash="a", trap="none", fact_ids=["f"],
+                                        script=UserScript(opening="o", confirm="c", closing="x"), naive_actions=[]))
+
+
+def _communicate(infos, *agent, heard=(), seen=()):
+    from outputs.evaluator.rewards import score_communicate
+    return score_communicate(_says(*infos), list(agent), heard=list(heard), seen=lambda: list(seen))
+
+
+def test_communicate_4_percent_equals_4_0_percent():
+    assert _communicate(["4.0%"], "Your certificate earns 4% APY.").score == 1.0
+    assert _communicate(["4%"], "Your certificate earns 4.0% APY.").score == 1.0
+    assert _communicate(["18.0%"], "The rate is 18 percent.").score == 1.0
+    assert _communicate(["4%"], "Your certificate earns 4.5% APY.").score == 0.0
+
+
+def test_communicate_4_gb_equals_4gb():
+    for said in ("a 4GB pass", "a 4 GB pass", "4 gigabytes of data"):
+        assert _communicate(["4 GB"], said).score == 1.0, said
+    assert _communicate(["4GB"], "a 4 GB pass").score == 1.0
+    assert _communicate(["4 GB"], "a 40GB pass").score == 0.0
+
+
+def test_communicate_range_5_to_7_equals_5_7():
+    for said in ("5-7 business days", "5 to 7 business days", "5–7 business days", "between 5 and 7 business days"):
+        assert _communicate(["5 to 7"], said).score == 1.0, said
+        assert _communicate(["5-7"], said).score == 1.0, said
+    assert _communicate(["5-7"], "5 business days").score == 0.0
+
+
+def test_communicate_dates_in_three_forms():
+    for said in ("due on 2026-03-05", "due on March 5, 2026", "due on 5 March 2026", "due on Mar 5",
+                 "due on the 5th of March 2026"):
+        assert _communicate(["2026-03-05"], said).score == 1.0, said
+        assert _communicate(["March 5, 2026"], said).score == 1.0, said
+    assert _communicate(["2026-03-05"], "due on March 6, 2026").score == 0.0
+
+
+def test_communicate_money_forms_never_a_neighbour():
+    for said in ("$45", "$45.00", "45 dollars", "USD 45"):
+        assert _communicate(["45"], f"The fee is {said}.").score == 1.0, said
+    for said in ("$145", "$4.50", "4.5"):
+        assert _communicate(["45"], f"The fee is {said}.").score == 0.0, said
+
+
+def test_communicate_wrong_value_beside_the_right_one_fails():
+    c = _communicate(["45"], "The restocking fee is $45.00, or $60 for furniture.")
+    assert c.score == 0.0 and c.detail["wrong"] == ["$60"] and c.detail["missing"] == []
+    assert _communicate(["4%"], "Our certificates pay 4% or 4.25% APY.").score == 0.0
+    assert _communicate(["30 days"], "Returns take 30 days, electronics 14 days.").score == 0.0
+    assert _communicate(["3"], "You may rent at most 3 bikes, a family 5 bikes.").score == 0.0
+    # the whole policy's numbers, the gold among them
+    policy = "The security deposit is $50 per bike. The late fee is $12 for each started hour. Waivers above $60 ..."
+    assert _communicate(["50"], "I cannot do that. Here is our policy: " + policy).score == 0.0
+
+
+def test_communicate_grounded_extra_value_passes():
+    said = "Your order total was $120.00; the restocking fee is $45.00."
+    assert _communicate(["45"], said).score == 0.0                                  # $120 from nowhere
+    assert _communicate(["45"], said, seen=["120"]).score == 1.0                      # a tool result's number
+    assert _communicate(["45"], said, heard=["I paid $120 for it."]).score == 1.0     # the user said it
+    # other kinds are not checked: a duration beside a money gold, a bare number, a step number
+    assert _communicate(["45"], "The fee is $45.00; your refund arrives in 5 business days. Step 2: ...").score == 1.0
+
+
+def test_communicate_grounds_on_the_agents_tool_results():
+    from outputs.evaluator.rewards import result_texts
+    from domains.variants import resolve
+    w = resolve("_mock")
+    db = w.database(0)
+    rental = next(r for r in db["rentals"].values() if r["late_fee"])
+    seen = result_texts(w.api(), db, [{"operation": "get_rental", "arguments": {"rental_id": rental["id"]},
+                                        "status": 200, "committed": False}])
+    fee = rental["late_fee"]
+    said = f"You were charged ${fee:.2f}; the hourly late fee is $12.00."
+    assert _communicate(["12"], said).score == 0.0
+    assert _communicate(["12"], said, seen=seen).score == 1.0
+
+
 def test_phrasing_component_fails_on_a_violation(pack):
     from outputs.evaluator.engine import TaskContext
     from outputs.evaluator.rewards import score_phrasing
@@ -267,6 +355,8 @@ def test_kit_agent_contract_states_what_the_evaluator_enforces(pack):
                        f"{int(limits['cpus'] * cfg.step_timeout_s)} CPU-seconds per conversation",
                        f"{limits['memory_gb']:g} GB"):
             assert phrase in text, (t, phrase)
+        from outputs.evaluator.users import NOT_SURE
+        assert NOT_SURE in text and "`###STOP###`" in text and "never ends the conversation" in text  # the customers
         for status, code in ((403, "model_not_allowed"), (429, "call_limit"), (422, "invalid_argument"),
                              (422, "context_window_exceeded")):
             assert f"{status} `{code}`" in text

@@ -128,6 +128,27 @@ def test_tests_carry_a_scripted_user_and_real_facts(built):
     assert fees and all(t.factforge.expected_db_hash != t.factforge.naive_db_hash for t in fees)
 
 
+def test_what_the_scripted_user_answers_the_llm_user_knows(built):
+    """The same knowledge for both users: every scripted answer is in `known_info`, the
+    one-time codes included; returns and certificates answer what the policy makes the agent
+    ask."""
+    w, _, suite = built
+    code = {"telecom": "482913", "banking": "731904"}.get(w.base.name)
+    for t in suite.tests:
+        known = t.user_scenario.instructions.known_info or ""
+        assert all(a.reply in known for a in t.factforge.script.answers), t.id
+        if code:
+            assert code in known, t.id
+        ops = {a.name for a in t.evaluation_criteria.actions}
+        topics = {a.topic for a in t.factforge.script.answers}
+        if "request_return" in ops:
+            assert {"return_reason", "condition", "refund_destination"} <= topics, t.id
+        if "open_certificate" in ops:
+            assert "maturity" in topics, t.id
+        if "cancel_reservation" in ops:
+            assert "cancel_reason" in topics, t.id
+
+
 def test_airline_fee_trap_charges_what_the_policy_says():
     w = resolve("airline")
     suite = w.test_suite(0)

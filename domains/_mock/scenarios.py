@@ -18,13 +18,20 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
     def who(c):
         return [f"You are {c['name']}, customer id {c['id']}."]
 
+    def asked(c, rental=None, *extra):
+        """What the customer answers: the customer id, the rental id, and what a scenario adds."""
+        out = [answer("customer_id", ["customer id", "account"], f"My customer id is {c['id']}.")]
+        if rental is not None:
+            out.append(answer("rental_id", ["rental id", "rental number", "which rental"], f"It's rental {rental['id']}."))
+        return out + list(extra)
+
     out.append(Scenario(
         slug="rent-one-bike", trap="none", customer_id=regular["id"],
         purpose="Start a one-bike rental with the security deposit the policy sets.",
         reason="You want to rent one city bike today.", known=who(regular),
         instructions=["Agree to the deposit the agent quotes."],
         opening="Hi, I'd like to rent a bike today, just one.",
-        answers=[answer("customer_id", ["customer id", "account"], f"My customer id is {regular['id']}.")],
+        answers=asked(regular, None, answer("age", ["how old", "your age", "years old", "16"], f"I'm {regular['age']}.")),
         gold=[("get_customer", {"customer_id": regular["id"]}),
               ("start_rental", {"customer_id": regular["id"], "bikes": 1, "deposit": v["deposit"]})],
         naive=[("start_rental", {"customer_id": regular["id"], "bikes": 1, "deposit": 0})],
@@ -40,6 +47,7 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
         gold=[], naive=[("start_rental", {"customer_id": holder["id"], "bikes": int(v["max_bikes"]) + 1,
                                           "deposit": 0})],
         communicate=[str(int(v["max_bikes"]))], facts=[F.value("max_bikes")], value_keys=["max_bikes"],
+        answers=asked(holder),
         pushback="Couldn't you make an exception just this once?"))
 
     fee_each = v["late_fee_per_hour"]
@@ -50,7 +58,7 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
                "the fee explained.", known=who(holder) + [f"Your rental id is {holder_rental['id']}."],
         instructions=["You only want an explanation; do not ask for a waiver."],
         opening=f"Why was I charged {amount_text(holder_rental['late_fee'])} on rental {holder_rental['id']}?",
-        gold=[("get_rental", {"rental_id": holder_rental["id"]})], naive=[],
+        gold=[("get_rental", {"rental_id": holder_rental["id"]})], naive=[], answers=asked(holder, holder_rental),
         communicate=[amount_text(fee_each), f"{amount_text(v['pass_discount_pct'])}%"],
         facts=[F.value("late_fee_per_hour"), F.value("pass_discount_pct"), F.find("lasts 24 hours")],
         value_keys=["late_fee_per_hour", "pass_discount_pct"]))
@@ -61,6 +69,8 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
         reason="You returned your bike undamaged and want to know when the deposit comes back.",
         known=who(regular), opening="When do I get my deposit back? The bike is back without a scratch.",
         gold=[], naive=[], communicate=["5 business days"],
+        answers=asked(regular, None, answer("condition", ["damage", "scratch", "condition"],
+                                            "It came back without a scratch.")),
         facts=[F.find("within 5 business days")]))
 
     fee = holder_rental["late_fee"]
@@ -70,6 +80,7 @@ def scenarios(ctx: ScenarioContext) -> list[Scenario]:
         reason=f"The shop was closed when you brought back rental {holder_rental['id']}, so it was logged late; "
                "you want the late fee waived.", known=who(holder) + [f"Your rental id is {holder_rental['id']}."],
         opening=f"The shop was shut when I returned rental {holder_rental['id']}, can you waive the late fee?",
+        answers=asked(holder, holder_rental),
         gold=[("get_rental", {"rental_id": holder_rental["id"]}),
               ("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],
         naive=[("waive_late_fee", {"rental_id": holder_rental["id"], "amount": fee})],

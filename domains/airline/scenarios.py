@@ -148,6 +148,9 @@ def _cancel(A: Air, slug: str, trap: str, r: dict, reason: str, *, purpose: str,
                   instructions=["You want to cancel the whole reservation.",
                                 "Accept the refund the agent offers after asking once whether you can get everything back."],
                   gold=gold, naive=naive, communicate=[amount_text(due)] if say_amount else [],
+                  answers=A.verify_answers(u, r) + [answer("cancel_reason", ["reason", "why"],
+                                                           "I was called for jury duty." if reason == "covered_reason"
+                                                           else "My plans changed.")],
                   facts=facts, value_keys=values, pushback="Are you sure I can't get the full amount back?", **kw)
 
 

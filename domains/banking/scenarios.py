@@ -54,12 +54,16 @@ class Bank:
         header = next(h for k, h, _ in S._FAMILIES[family].columns if k == col)
         return self.F.find(f"{product} — {header}:", product)
 
+    def answers(self, c: dict) -> list:
+        """Identity: the customer number, the one-time passcode just received, the date of birth."""
+        return [answer("customer", ["customer number", "customer id"], f"It's {c['id']}."),
+                answer("passcode", ["passcode", "code"], "The code I just received is 731904."),
+                answer("birth", ["date of birth", "birthday"], f"{c['date_of_birth']}.")]
+
     def base(self, slug: str, trap: str, c: dict, **kw: Any) -> Scenario:
         kw.setdefault("known", [f"You are {c['name']}.", f"Your customer number is {c['id']}.",
                                 f"Your date of birth is {c['date_of_birth']}."])
-        kw.setdefault("answers", [answer("customer", ["customer number", "customer id"], f"It's {c['id']}."),
-                                  answer("passcode", ["passcode", "code"], "The code I just received is 731904."),
-                                  answer("birth", ["date of birth", "birthday"], f"{c['date_of_birth']}.")])
+        kw.setdefault("answers", self.answers(c))
         return Scenario(slug=slug, trap=trap, customer_id=c["id"], persona=self.persona(), **kw)
 
 
@@ -519,6 +523,8 @@ def certificates(B: Bank) -> list[Optional[Scenario]]:
                           naive=[("open_certificate", {**args, "apy": B.cat("cd", product, "apy") if has_chk
                                                        else B.cat("cd", product, "rel_apy")})],
                           communicate=[f"{apy}%"],
+                          answers=B.answers(c) + [answer("maturity", ["maturity", "matures", "renew", "roll over"],
+                                                         "Renew it at maturity, please.")],
                           facts=facts + [F.find("earns the Relationship APY when its owner holds an open personal checking")]))
     return out
 

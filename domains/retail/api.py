@@ -29,6 +29,8 @@ CATALOG = Catalog("retail", title="Juniper Row Orders API",
 
 Desk = Literal["human_teammate", "product_care"]
 CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery is too slow"]
+ReturnReason = Literal["no longer needed", "changed my mind", "did not fit the space", "not as pictured",
+                       "arrived damaged", "defective"]  # seed.RETURN_REASONS: a category, never the customer's words
 
 
 # ------------------------------------------------------------------------------ results
@@ -540,7 +542,7 @@ def change_payment_method(ctx: ApiContext, db: dict, a: PaymentChangeArgs) -> Or
 class ReturnArgs(Args):
     order_id: str
     line_indexes: list[int] = Field(min_length=1)
-    reason: str = Field(min_length=1)
+    reason: ReturnReason
     condition: Literal["unused", "damaged", "defective"]
     refund_to: Literal["original", "row_credit"]
     restocking_fee: Money
@@ -553,7 +555,8 @@ class ReturnArgs(Args):
 def request_return(ctx: ApiContext, db: dict, a: ReturnArgs) -> ReturnRequest:
     """Open a return request for lines of a delivered order and email the prepaid label. The
     fees, the refund and the Row Credit bonus are recorded as given; the refund is issued
-    after the items arrive and are inspected."""
+    after the items arrive and are inspected. `reason` is one of the return reasons (a
+    category the customer's answer falls in, never their own words)."""
     o = _order(db, a.order_id)
     for i in a.line_indexes:
         if not 0 <= i < len(o["items"]):

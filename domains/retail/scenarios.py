@@ -114,7 +114,18 @@ def _return(R: Shop, slug: str, o: dict, lines: list[int], *, condition: str = "
                   opening=f"Hi, I'd like to return the {names} from order {o['order_id']}.",
                   gold=[("get_order", {"order_id": o["order_id"]}), ("request_return", args)],
                   naive=[("request_return", naive)], communicate=say, facts=facts, value_keys=keys,
+                  answers=R.answers(c, o) + _return_answers(reason, condition, len(items), to_credit),
                   pushback="Do I really have to pay those fees?")
+
+
+def _return_answers(reason: str, condition: str, n: int, to_credit: bool) -> list:
+    """What the customer says when asked why, in what state the items are, and where the refund goes."""
+    state = ("unused and in the original packaging" if condition == "unused" else condition)
+    return [answer("return_reason", ["reason", "why"], f"{reason[0].upper()}{reason[1:]}."),
+            answer("condition", ["condition", "unused", "packaging", "damaged", "defective", "state", "opened"],
+                   f"{'They are' if n > 1 else 'It is'} {state}."),
+            answer("refund_destination", ["refund", "row credit", "store credit", "original payment"],
+                   "As Row Credit, please." if to_credit else "To my original payment method, please.")]
 
 
 def returns(R: Shop) -> list[Optional[Scenario]]:

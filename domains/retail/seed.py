@@ -172,6 +172,7 @@ _CITIES = [("Portland", "OR"), ("Asheville", "NC"), ("Burlington", "VT"), ("Boul
 _CARRIERS = ["UPS", "FedEx", "USPS"]
 _MAIL = ["mailbox.example", "inbox.example", "postbox.example"]
 _RETURN_REASONS = ("no longer needed", "did not fit the space", "not as pictured", "changed my mind")
+RETURN_REASONS = (*_RETURN_REASONS, "arrived damaged", "defective")  # the return API's reasons (an enum)
 
 
 # ---------------------------------------------------------------- shared helpers
@@ -1080,6 +1081,8 @@ def _check_returns(v, tier, c, o, P) -> None:
         if seen & set(r["line_indexes"]):
             P(f"order {oid}: return {rid} repeats an already returned line")
         seen |= set(r["line_indexes"])
+        if r["reason"] not in RETURN_REASONS:
+            P(f"order {oid}: return {rid} gives the reason {r['reason']!r}, not one of the return reasons")
         defective = r["condition"] in ("damaged", "defective")
         if defective and at - delivered > dt.timedelta(days=v["damage_report_days"]):
             P(f"order {oid}: return {rid} reports damage after {v['damage_report_days']} days")

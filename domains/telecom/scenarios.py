@@ -44,12 +44,16 @@ class Tel:
         self.n += 1
         return PERSONAS[self.n % len(PERSONAS)]
 
+    def answers(self, c: dict) -> list:
+        """Identity: the account number, the zip code, the one-time code just received."""
+        return [answer("account", ["account number", "account id"], f"It's {c['id']}."),
+                answer("zip", ["zip"], f"My zip code is {c['zip']}."),
+                answer("verify", ["pin", "one-time code", "code"], "I just got the code: 482913.")]
+
     def base(self, slug: str, trap: str, c: dict, **kw: Any) -> Scenario:
         kw.setdefault("known", [f"You are {c['name']}.", f"Your account number is {c['id']}.",
                                 f"Your zip code is {c['zip']}."])
-        kw.setdefault("answers", [answer("account", ["account number", "account id"], f"It's {c['id']}."),
-                                  answer("zip", ["zip"], f"My zip code is {c['zip']}."),
-                                  answer("verify", ["pin", "one-time code", "code"], "I just got the code: 482913.")])
+        kw.setdefault("answers", self.answers(c))
         return Scenario(slug=slug, trap=trap, customer_id=c["id"], persona=self.persona(), **kw)
 
     def row(self, table: dict, key, col: str) -> str:
@@ -243,9 +247,11 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
                           reason=f"You want to add a line for your 10-year-old daughter Mia (born {kid['user_date_of_birth']}), "
                                  "on her own phone (IMEI 356789012345678, a Pebble A5), with an eSIM.",
                           opening="I'd like to add a line for my daughter, she's 10. She has a Pebble A5 already.",
-                          answers=[answer("imei", ["imei"], "The IMEI is 356789012345678."),
-                                   answer("birth", ["birth", "born", "age"], f"She was born on {kid['user_date_of_birth']}."),
-                                   answer("sim", ["sim", "esim"], "An eSIM please.")],
+                          answers=T.answers(room) + [
+                              answer("imei", ["imei"], "The IMEI is 356789012345678."),
+                              answer("birth", ["birth", "born", "how old", "her age"],
+                                     f"She was born on {kid['user_date_of_birth']}."),
+                              answer("sim", ["sim", "esim"], "An eSIM please.")],
                           gold=[("get_customer", {"customer_id": room["id"]}), ("add_line", kid)],
                           naive=[("add_line", {**kid, "parental_controls": False})],
                           facts=[F.value("parental_controls_age"), F.find("must be at least 18 years old")],

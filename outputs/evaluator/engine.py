@@ -351,7 +351,9 @@ def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Messa
         if b == "DB":
             out[b] = rewards.score_db(test, final_db, failed, None if calls else ctx.seed_hash)
         elif b == "COMMUNICATE":
-            out[b] = rewards.score_communicate(test, agent_msgs)
+            out[b] = rewards.score_communicate(
+                test, agent_msgs, heard=[m.content for m in messages if m.role == "user"],
+                seen=lambda: rewards.result_texts(ctx.api, ctx.db, backend.log))
         elif b == "ACTION":
             out[b] = rewards.score_actions(test, backend.log)
         elif b == "ENV_ASSERTION":

@@ -4,7 +4,7 @@ why), and the reward: the product over the components in force.
 | component | passes when |
 |---|---|
 | `DB` | the conversation's committed writes, replayed in order on a fresh copy of the test database, give the test's `expected_db_hash` (the gold replay's hash) |
-| `COMMUNICATE` | every `communicate_info` string appears in the agent's messages: a number as a number token of equal value (`45` matches `$45.00` and `45`, never `145` or `4.5`), anything else as a case-insensitive whole-word phrase |
+| `COMMUNICATE` | every `communicate_info` item is said in the agent's messages, and no wrong value is said beside it (the rule below) |
 | `ACTION` | every gold action was called with its arguments (`compare_args` when set) and succeeded |
 | `ENV_ASSERTION` | the domain's own check finds no problem in the replayed database |
 | `NL_ASSERTION` | an LLM judge (opt-in) says every assertion holds; an empty or malformed verdict fails; its token usage is recorded |
@@ -12,6 +12,28 @@ why), and the reward: the product over the components in force.
 
 Components in force: the test's `reward_basis`, plus `PHRASING` when the task has phrasing
 rules, plus `NL_ASSERTION` when a judge is configured and the test has assertions.
+
+`COMMUNICATE`, value by value (`facts.values.stated_values` reads the messages,
+`facts.values.same_value` compares):
+
+| the item | is said when the messages state | and the check fails on |
+|---|---|---|
+| a bare number (`45`, `5-7`) | a value of that number of any type: `$45.00`, `45 dollars`, `45%`, `45 days`; a range by both ends ("5 to 7", "5–7", "between 5 and 7"); never `145` or `4.5` | — |
+| a typed value (`4%`, `4 GB`, `24 hours`, `$45`, `2026-03-05`) | the same value in any written form: `4.0%`, `4GB`, `4 gigabytes`, `1 day`, `45.00 dollars`, `March 5, 2026`, `5 March 2026`, `Mar 5` (a date without its year states that month and day) | — |
+| a phrase (`final sale`, `PO`, an identifier) | the phrase, case-insensitive, whole words | — |
+| any typed item | — | a **wrong value**: a value of a kind some gold item has (below) that equals no gold item and is not grounded |
+
+The kinds a test checks are those of its gold items: a typed item's own kind, a bare
+number's the kinds it was said as (`45` said as `$45.00` makes money checked). A kind is a
+type (money, percent, duration, date), a measured count's unit (`4 GB`: size in GB) or a
+plain count's noun (`3 bikes`: bikes); a bare number the agent says ("step 2") has no kind
+and is never checked. A value is **grounded** when its number (both ends of a range), or for
+a date its month and day, appears in something the agent received: a user message, or a
+result of the agent's API calls (every logged read and committed write, recomputed on the
+clean API in log order; a JSON number counts as that number). So an agent that repeats an
+order total from a tool result, or the amount the customer asked for, is not penalised; one
+that recites the policy's other fees, windows or rates beside the gold one, or states a
+plausible wrong value, fails.
 """
 from __future__ import annotations
 
@@ -19,34 +41,104 @@ import json
 import pickle
 import os
 import re
-from typing import Any, Callable, Mapping, Optional
+from typing import Any, Callable, Iterable, Mapping, Optional
 
 from domains.apikit import Call, DomainApi, db_hash
 from domains.simtests import SimTest
+from facts.models import NUMERIC_TYPES, SlotType, value_key
+from facts.values import Stated, normalise, same_value, stated_values
 
 from .models import Component
 
-_NUMBER = re.compile(r"(?<![\w.])-?\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\w])|(?<![\w.,])-?\d+(?:\.\d+)?(?![\w])")
-_NUMERIC = re.compile(r"^-?\d+(?:\.\d+)?$")
+_PHRASE_TYPES = (SlotType.enum, SlotType.identifier)
 
 
-def _numbers(text: str) -> list[float]:
-    out = []
-    for m in _NUMBER.finditer(text.replace("$", " ")):
-        tok = m.group(0).rstrip(".").replace(",", "")
-        try:
-            out.append(float(tok))
-        except ValueError:
-            continue
-    return out
+def _gold_value(info: str) -> Optional[tuple]:
+    """The typed value a communicate string is ((type, value, value_max, unit)), or None for
+    a phrase (words, enums, identifiers)."""
+    v = normalise(info.strip())
+    return None if v is None or v[0] in _PHRASE_TYPES else v
+
+
+def _said(text: str, info: str, stated: list[Stated]) -> list[Stated]:
+    """The statements in `text` that say `info` (a phrase: one pseudo-statement when it occurs)."""
+    want = _gold_value(info)
+    if want is None:
+        found = re.search(r"(?<!\w)" + re.escape(info.strip()) + r"(?!\w)", text, re.IGNORECASE)
+        return [Stated(SlotType.enum, info.strip().lower(), None, None, *found.span())] if found else []
+    return [s for s in stated if same_value(want, s)]
 
 
 def mentions(text: str, info: str) -> bool:
     """Whether `text` states `info` (see the module table)."""
-    want = info.strip().replace(",", "")
-    if _NUMERIC.match(want):
-        return any(abs(x - float(want)) < 1e-9 for x in _numbers(text))
-    return re.search(r"(?<!\w)" + re.escape(info.strip()) + r"(?!\w)", text, re.IGNORECASE) is not None
+    return bool(_said(text, info, stated_values(text)))
+
+
+def value_kind(v: tuple) -> Optional[tuple]:
+    """What a stated value is a value of, for the wrong-value rule: its type (money, percent,
+    duration, date), a measured count's unit ("4 GB": ("count", "GB")) or a plain count's
+    noun ("3 bikes": ("count", "bike")); None for a bare number, which is never checked."""
+    typ = SlotType(v[0])
+    if typ in (SlotType.money, SlotType.percent, SlotType.duration, SlotType.date):
+        return (typ.value,)
+    if typ == SlotType.count:
+        unit = v[3] or (v[6] if len(v) > 6 else None)
+        if unit:
+            return ("count", unit[:-1] if unit.endswith("s") and len(unit) > 3 else unit)
+    return None
+
+
+def _grounds(texts: Iterable[str]) -> tuple[set, set]:
+    """The numbers and the dates (month-day) stated in `texts`."""
+    nums, dates = set(), set()
+    for t in texts:
+        for s in stated_values(t):
+            if s.type == SlotType.date:
+                dates.add(str(s.value)[-5:])
+            elif s.type in NUMERIC_TYPES:
+                nums.update(_num_key(x) for x in (s.value, s.value_max) if x is not None)
+    return nums, dates
+
+
+def _num_key(x: Any) -> Any:
+    return value_key(SlotType.count, x)[1]
+
+
+def grounded(v: Stated, nums: set, dates: set) -> bool:
+    if v.type == SlotType.date:
+        return str(v.value)[-5:] in dates
+    return all(_num_key(x) in nums for x in (v.value, v.value_max) if x is not None)
+
+
+def result_texts(api: DomainApi, seed_db: dict, log: list[dict[str, Any]]) -> list[str]:
+    """What the agent's calls answered, recomputed on the clean API: the logged reads (every
+    one) and committed writes replayed in order on a fresh copy of `seed_db`, each result or
+    error as JSON text (numbers and strings alike; a JSON number reads as a bare number)."""
+    reads = set(api.catalog.reads())
+    calls = [Call(name=e["operation"], arguments=e["arguments"]) for e in log
+             if e.get("committed") or e["operation"] in reads]
+    if not calls:
+        return []
+    writes = any(e.get("committed") for e in log)
+    db = pickle.loads(pickle.dumps(seed_db, protocol=pickle.HIGHEST_PROTOCOL)) if writes else seed_db
+    out = []
+    for o in api.replay(db, calls):
+        body = o.result if o.ok else (o.error.model_dump(mode="json") if o.error else None)
+        out.extend(_strings(body))
+    return out
+
+
+def _strings(data: Any) -> Iterable[str]:
+    if isinstance(data, dict):
+        for v in data.values():
+            yield from _strings(v)
+    elif isinstance(data, list):
+        for v in data:
+            yield from _strings(v)
+    elif isinstance(data, str):
+        yield data
+    elif isinstance(data, (int, float)) and not isinstance(data, bool):
+        yield repr(float(data)).removesuffix(".0")
 
 
 def replay_db(api: DomainApi, seed_db: dict, calls: list[Call]) -> tuple[dict, list[str]]:
@@ -68,11 +160,31 @@ def score_db(test: SimTest, final_db: dict, failed: list[str], got: Optional[str
                      detail={"hash": got, "expected": want, "failed_replays": failed})
 
 
-def score_communicate(test: SimTest, agent_messages: list[str]) -> Component:
+def score_communicate(test: SimTest, agent_messages: list[str], heard: Iterable[str] = (),
+                      seen: Optional[Callable[[], list[str]]] = None) -> Component:
+    """Every gold item said, and no wrong value beside it (the module table). `heard`: the
+    user's messages; `seen()`: the texts of the tool results the agent received (called only
+    when a value needs grounding)."""
     text = "\n".join(agent_messages)
-    missing = [c for c in test.evaluation_criteria.communicate_info if not mentions(text, c)]
-    return Component(name="COMMUNICATE", score=float(not missing),
-                     detail={"expected": list(test.evaluation_criteria.communicate_info), "missing": missing})
+    stated = stated_values(text)
+    infos = list(test.evaluation_criteria.communicate_info)
+    missing, kinds, golds = [], set(), []
+    for info in infos:
+        hits = _said(text, info, stated)
+        if not hits:
+            missing.append(info)
+        want = _gold_value(info)
+        if want is None:
+            continue
+        golds.append(want)
+        kinds.update(k for k in ([value_kind(want)] if value_kind(want) else [value_kind(h) for h in hits]) if k)
+    extra = [s for s in stated if value_kind(s) in kinds and not any(same_value(g, s) for g in golds)]
+    if extra:
+        nums, dates = _grounds([*heard, *(seen() if seen else [])])
+        extra = [s for s in extra if not grounded(s, nums, dates)]
+    wrong = list(dict.fromkeys(text[s.start:s.end] for s in extra))
+    return Component(name="COMMUNICATE", score=float(not missing and not wrong),
+                     detail={"expected": infos, "missing": missing, "wrong": wrong[:20]})
 
 
 def _matches(action_args: Mapping[str, Any], call_args: Mapping[str, Any], keys: Optional[list[str]]) -> bool:
