@@ -48,9 +48,48 @@ def test_the_gate_names_why_it_refuses(suite):
     from outputs.packs.gate import Gate
     why = {t.factforge.scenario: Gate(suite).why(t) for t in suite.tests}
     assert why["too-many-bikes"] == "the policy reciter passes it"      # no write, the limit is in the policy
-    assert why["waive-small-fee"] == "its gold is the naive outcome"
-    assert why["deposit-refund-timing"] == "its gold is the naive outcome"
+    # the customer asks for a waiver the policy allows: doing what is asked is right, a plain test
+    assert why["waive-small-fee"] is None
+    assert [t.factforge.scenario for t in suite.tests if Gate(suite).plain(t)] == ["waive-small-fee"]
+    # no write, but the refund timing must be said right: neither the naive agent nor a reciter says it
+    assert why["deposit-refund-timing"] is None
     assert why["rent-the-maximum"] is None and why["rent-one-bike"] is None
+
+
+def test_the_gate_refuses_a_trap_the_naive_agent_passes_and_a_guess_that_passes():
+    from types import SimpleNamespace as NS
+
+    from outputs.packs.gate import refusal
+    ok = {"oracle": 1.0, "null": 0.0, "naive": 0.0, "reciter": 0.0, "guesser": 0.0}
+    trap = NS(factforge=NS(trap="refuse", naive_db_hash="a", expected_db_hash="b"))
+    quiet_trap = NS(factforge=NS(trap="refuse", naive_db_hash="a", expected_db_hash="a"))
+    plain = NS(factforge=NS(trap="none", naive_db_hash="a", expected_db_hash="a"))
+    assert refusal(trap, ok) is None
+    assert refusal(trap, {**ok, "naive": 1.0, "guesser": 1.0}) == "a trap the naive agent passes"
+    assert refusal(quiet_trap, ok) == "a trap whose gold is the naive outcome"
+    assert refusal(plain, {**ok, "naive": 1.0, "guesser": 1.0}) is None
+    assert refusal(plain, {**ok, "guesser": 1.0}) == "the confident guesser passes it"
+
+
+def test_a_task_keeps_at_most_its_share_of_plain_tests():
+    from types import SimpleNamespace as NS
+
+    from outputs.packs.pin import tests_with_plain_share
+    from outputs.packs.select import choose, plain_cap
+    sims = {f"s{i}": NS(id=f"s{i}", factforge=NS(fact_ids=[])) for i in range(40)}
+
+    def plain(t):
+        return int(t.id[1:]) % 3 == 0                       # s0, s3, s6, ... are plain
+
+    pinned = [f"s{i}" for i in range(20)]                    # seven of them plain
+    ch = choose("t", {"training": [], "live": [], "test": pinned}, {}, sims, set(), set(), set(),
+                lambda t: None, plain)
+    assert len(ch.tests) == 20 and sum(map(plain, ch.tests)) == plain_cap(20) == 2 and not ch.problems
+    assert [r["pinned"] for r in ch.replaced["test"]] == ["s6", "s9", "s12", "s15", "s18"]
+    assert all("a plain test over the task's share" in r["why"] for r in ch.replaced["test"])
+    assert not any(plain(sims[r["chosen"]]) for r in ch.replaced["test"])
+    got = tests_with_plain_share(list(sims.values()), plain)   # 26 not plain, 14 plain
+    assert len(got) == 28 and sum(map(plain, got)) == 2 <= plain_cap(len(got))
 
 
 def test_learnable_selection_replaces_a_refused_test(suite):

@@ -53,7 +53,7 @@ from transforms.render import atomic_write
 
 from . import phrasing as ph
 from .evidence import EvidenceBuilder, Surface, audit_reseeds
-from .gate import gate_for, task_brand
+from .gate import gate_for, plain_share_problem, task_brand
 from .menu import LoadedMenu, load_menu
 from .presence import rivals_of
 from .select import choose, learnable_test
@@ -385,7 +385,7 @@ class Builder:
         dbs = {"dev_db": d.database(key, self.opts.seed), "test_db": d.database(key, spec.ids.test_seed)}
         if spec.ids.select == "learnable":
             ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
-                        dev_tests, held_out, learnable, surf.recovered, secret, gate.why)
+                        dev_tests, held_out, learnable, surf.recovered, secret, gate.why, gate.plain)
             checks["tests_learnable"] += ch.problems
             sel = Selection(training=ch.training, live=ch.live, tests=ch.tests, replaced=ch.replaced, **dbs)
         else:
@@ -401,6 +401,7 @@ class Builder:
             checks["gold_replays"] += [p for p in (d.replay(key, seed, t) for t in group) if p]
         checks["adversaries_fail"] += [f"{t.id}: refused by the sealing gate: {why}"
                                        for t in sel.sealed for why in [gate.why(t)] if why]
+        checks["adversaries_fail"] += plain_share_problem(sel.tests, gate)
         sel.reference = gate.record(sel.tests)
         for t in sel.sealed:
             if not learnable_test(t, learnable):

@@ -198,7 +198,8 @@ def check_cmd(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d",
               workspace: Optional[Path] = typer.Option(None, "--workspace", help="Where simulation suites are cached (default $FACTFORGE_WORKSPACE or ~/.factforge)."),
               as_json: bool = typer.Option(False, "--json", help="One JSON object per task instead of the table.")):
     """Check that task specs can still build, from the evidence plan without rendering: tests learnable,
-    enough eligible ids, no held fact left in the delivered plan. Exit 1 when a task cannot build.
+    enough eligible ids, the sealing gate, no held fact left in the delivered plan; each task's tests,
+    the scenarios they come from and the reference agents' means on them. Exit 1 when a task cannot build.
 
     Example: factforge pack check --domain _mock
     """
@@ -214,11 +215,14 @@ def check_cmd(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d",
             bad += bool(v.problems)
             if as_json:
                 print(json.dumps({"task": v.task_id, "ok": not v.problems, "problems": v.problems,
-                                  "replaced": v.replaced, "facts_stated": v.stated}, sort_keys=True), flush=True)
+                                  "replaced": v.replaced, "facts_stated": v.stated, "tests": v.tests,
+                                  "templates": v.templates, "reference": v.reference}, sort_keys=True), flush=True)
                 continue
             n = sum(len(x) for x in v.replaced.values())
             word = "[red]cannot build[/red]" if v.problems else "[green]ok[/green]"
-            out.print(f"{word} {v.task_id}: {v.stated} facts stated in the planned kit"
+            ref = ", ".join(f"{a} {m:.3f}" for a, m in v.reference.items())
+            out.print(f"{word} {v.task_id}: {v.stated} facts stated in the planned kit, {v.tests} tests from "
+                      f"{v.templates} scenarios" + (f" ({ref})" if ref else "")
                       + (f", {n} pinned id(s) would be replaced" if n else ""), highlight=False)
             for p in v.problems:
                 out.print(f"  - {escape(p)}", highlight=False)

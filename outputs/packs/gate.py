@@ -8,10 +8,17 @@ guesser (`outputs.evaluator.adversaries`). A test is refused when
 
 - the oracle fails it (its gold does not pass its own graders under the task's rules);
 - the null agent passes it;
-- its gold is the naive outcome (the naive actions leave the database the gold leaves: the
-  test checks at most that a value is said, or nothing at all);
 - the policy reciter passes it (saying the policy wins it without touching the API);
-- the confident guesser passes it (doing what is asked and stating wrong values wins it).
+- it is a trap whose gold is the naive outcome (the naive actions leave the database the
+  gold leaves: the trap checks at most that a value is said), or a trap the naive agent
+  passes;
+- the naive agent fails it and the confident guesser passes it (stating wrong values wins it).
+
+A test the naive agent passes that is no trap is *plain*: the customer asks for what the
+policy allows, and doing what is asked is right. Plain tests are admitted, but at most
+`PLAIN_SHARE` of a task's tests may be plain (`outputs.packs.select`), so the naive agent
+scores above the null agent without a trap falling, and the confident guesser, which does
+what the naive agent does, scores at most that share.
 
 Under `select = "learnable"` a refused test is replaced like an unlearnable one
 (`outputs.packs.select`); under `"pinned"` it fails the build's `adversaries_fail` check.
@@ -24,6 +31,8 @@ from typing import Callable, Iterable, Optional
 
 from domains.simtests import SimTest
 
+from .select import plain_cap
+
 GATE_AGENTS = ("oracle", "null", "naive", "reciter", "guesser")
 
 
@@ -33,12 +42,21 @@ def refusal(test: SimTest, scores: dict[str, float]) -> Optional[str]:
         return "the oracle fails it"
     if scores["null"] > 0.0:
         return "the null agent passes it"
-    if test.factforge.naive_db_hash == test.factforge.expected_db_hash:
-        return "its gold is the naive outcome"
-    for agent, name in (("reciter", "the policy reciter"), ("guesser", "the confident guesser")):
-        if scores[agent] > 0.0:
-            return f"{name} passes it"
+    if scores["reciter"] > 0.0:
+        return "the policy reciter passes it"
+    trap = test.factforge.trap != "none"
+    if trap and test.factforge.naive_db_hash == test.factforge.expected_db_hash:
+        return "a trap whose gold is the naive outcome"
+    if scores["naive"] >= 1.0:
+        return "a trap the naive agent passes" if trap else None
+    if scores["guesser"] > 0.0:
+        return "the confident guesser passes it"
     return None
+
+
+def is_plain(scores: dict[str, float]) -> bool:
+    """A test the naive agent passes (admitted only when it is no trap: `refusal`)."""
+    return scores["naive"] >= 1.0
 
 
 class Gate:
@@ -58,12 +76,22 @@ class Gate:
     def why(self, test: SimTest) -> Optional[str]:
         return refusal(test, self.scores(test))
 
+    def plain(self, test: SimTest) -> bool:
+        return is_plain(self.scores(test))
+
     def record(self, tests: Iterable[SimTest]) -> dict:
         """What the sealed task.json keeps: each agent's mean over `tests` and every test's rewards."""
         tests = list(tests)
         per = {t.id: self.scores(t) for t in tests}
         mean = {a: round(fmean(per[t.id][a] for t in tests), 6) if tests else 0.0 for a in GATE_AGENTS}
         return {"agents": list(GATE_AGENTS), "mean": mean, "tests": per}
+
+
+def plain_share_problem(tests: list[SimTest], gate: "Gate") -> list[str]:
+    """The problem of a test list holding more plain tests than its share (`select.plain_cap`)."""
+    n = sum(1 for t in tests if gate.why(t) is None and gate.plain(t))
+    cap = plain_cap(len(tests))
+    return [f"{n} plain tests (the naive agent passes them) of {len(tests)}: at most {cap}"] if n > cap else []
 
 
 def gate_context(world, db: dict, rules: list, brand: dict, task_id: str):

@@ -29,7 +29,7 @@ from domains import DomainPack
 from facts.errors import FactforgeError
 
 from .build import BuildOptions, DomainBuild, client_facts
-from .gate import gate_for, task_brand, task_rules
+from .gate import gate_for, plain_share_problem, task_brand, task_rules
 from .select import choose, learnable_test, learnable_training
 from .spec import LoadedSpec, load_domain_specs
 from .withhold import withhold_and_contest
@@ -41,6 +41,14 @@ class TaskVerdict:
     problems: list[str] = field(default_factory=list)
     replaced: dict = field(default_factory=dict)
     stated: int = 0
+    tests: int = 0                    # the held-out tests the task would seal
+    templates: int = 0                # the distinct scenarios they come from
+    reference: dict = field(default_factory=dict)   # agent -> mean reward on those tests (the gate's)
+
+
+def _sealed_summary(v: TaskVerdict, tests: list, gate) -> None:
+    v.tests, v.templates = len(tests), len({t.factforge.scenario for t in tests})
+    v.reference = gate.record(tests)["mean"] if tests else {}
 
 
 def _stated(plan) -> set[str]:
@@ -88,9 +96,10 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
         v.problems.append(e.problem)
         return v
     if spec.ids.select == "learnable":
-        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why)
+        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why, gate.plain)
         v.problems += ch.problems
         v.replaced = ch.replaced
+        _sealed_summary(v, ch.tests, gate)
         return v
     for name, pool in (("training", dev), ("live", held_out), ("test", held_out)):
         for tid in pinned[name]:
@@ -105,6 +114,9 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
                                   f"{', '.join(missing[:4])}")
             elif name != "training" and gate.why(t):
                 v.problems.append(f"{tid}: refused by the sealing gate: {gate.why(t)}")
+    tests = [held_out[t] for t in pinned["test"] if t in held_out]
+    v.problems += plain_share_problem(tests, gate)
+    _sealed_summary(v, tests, gate)
     return v
 
 

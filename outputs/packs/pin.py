@@ -10,7 +10,8 @@ builds each task's evidence surface (through the shared caches) and picks, by th
   from the task's kit or known to its client; the first `--live` of them in a stable
   per-task order are live experiments, the rest are tests (a fact the domain's own records
   contest, `plan.contested`, is known to an enabled client and learnable by no records-only
-  task), and that the sealing gate admits (`outputs.packs.gate`);
+  task), and that the sealing gate admits (`outputs.packs.gate`), with as many plain tests
+  (the naive agent passes them) as the share of `outputs.packs.select` allows;
 - training ids (the build seed's suite) whose facts are all recoverable from the kit and
   none of them held or contested, by the task or by the records (their gold would settle
   what only the client knows);
@@ -101,6 +102,15 @@ def pin_ids(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] 
     return out, failed
 
 
+def tests_with_plain_share(ranked: list, plain) -> list:
+    """The tests of a pinned list: every eligible test that is not plain, and as many plain ones
+    (in the stable order) as their share allows (`select.plain_cap` of the whole list)."""
+    rest = [t for t in ranked if not plain(t)]
+    extra = [t for t in ranked if plain(t)][:len(rest) // 9]   # p plain of n + p: p <= (n + p) / 10
+    chosen = {t.id for t in rest + extra}
+    return [t for t in ranked if t.id in chosen]
+
+
 def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_live: int,
              test_seed: Optional[int]) -> tuple[Path, int, int, int]:
     ls = _load_unpinned(path)
@@ -119,7 +129,7 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
                                  if learnable_training(t, surf.recovered, secret)))
     training = [t.id for t in dev[:n_training]]
     live = [t.id for t in held_out[:n_live]]
-    test = [t.id for t in held_out[n_live:]]
+    test = [t.id for t in tests_with_plain_share(held_out[n_live:], gate.plain)]
     new = rewrite_ids(ls.text, _block(seed, training, live, test, spec.ids.select))
     path.write_text(new, encoding="utf-8")
     return path, len(training), len(live), len(test)

@@ -22,9 +22,13 @@ A spec's `[ids] select` says how its id lists are read:
   that makes a pinned id unlearnable changes the task's ids visibly instead of breaking
   its build. Only too few eligible simulations fail it.
 
-Held-out ids pass the sealing gate besides (`outputs.packs.gate`: no reference agent but
-the oracle passes them, and their gold is not the naive outcome); a refused one is replaced
-like an unlearnable one under `"learnable"`, and fails the build under `"pinned"`.
+Held-out ids pass the sealing gate besides (`outputs.packs.gate`: neither the null agent nor
+the policy reciter passes them, the confident guesser passes only what the naive agent
+passes, and no trap falls to the naive agent); a refused one is replaced like an
+unlearnable one under `"learnable"`, and fails the build under `"pinned"`. At most
+`PLAIN_SHARE` of a task's tests (rounded down) are *plain*, tests the naive agent passes
+because the customer asks for what the policy allows: a plain test over that share is
+replaced by one that is not plain (`"learnable"`) or fails the build (`"pinned"`).
 """
 from __future__ import annotations
 
@@ -32,6 +36,13 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from facts.hashing import content_hash
+
+PLAIN_SHARE = 0.10
+
+
+def plain_cap(n_tests: int) -> int:
+    """How many of a task's `n_tests` tests may be plain."""
+    return int(n_tests * PLAIN_SHARE + 1e-9)
 
 
 def stable_order(task_id: str, sims: Iterable) -> list:
@@ -71,24 +82,33 @@ def _why(tid: str, pool: dict, ok, gate: Optional[Callable] = None) -> Optional[
 
 
 def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[str], choice: Choice,
-          gate: Optional[Callable] = None) -> list:
+          gate: Optional[Callable] = None, plain: Optional[Callable] = None) -> list:
     """The pinned ids that are good, then a replacement for each that is not. `used` holds every
     good pinned id of every list (reserved for its own list) and grows with each replacement.
-    `gate` (held-out lists) refuses a test with a reason; it is asked lazily, in ranked order."""
+    `gate` (held-out lists) refuses a test with a reason; it is asked lazily, in ranked order.
+    `plain` (the test list) tells a plain test: at most `plain_cap(len(pinned))` are kept."""
+    cap = plain_cap(len(pinned)) if plain is not None else None
+    n_plain = 0
     out, dropped = [], []
     for tid in pinned:
         why = _why(tid, pool, ok, gate)
+        if why is None and cap is not None and plain(pool[tid]):
+            if n_plain >= cap:
+                why = f"a plain test over the task's share (the naive agent passes it; at most {cap})"
+            else:
+                n_plain += 1
         if why is None:
             out.append(pool[tid])
         else:
             dropped.append((tid, why))
-    spare = iter(t for t in ranked if t.id not in used and (gate is None or gate(t) is None))
+    spare = (t for t in ranked if t.id not in used and (gate is None or gate(t) is None))
     for tid, why in dropped:
-        t = next(spare, None)
+        t = next((t for t in spare if cap is None or n_plain < cap or not plain(t)), None)
         if t is None:
             choice.problems.append(f"only {len(out)} eligible simulations for the {len(pinned)} {name} ids "
                                    f"(pinned {tid} {why}; nothing left to take its place)")
             break
+        n_plain += bool(cap is not None and plain(t))
         used.add(t.id)
         out.append(t)
         choice.replaced.setdefault(name, []).append({"pinned": tid, "chosen": t.id, "why": why})
@@ -96,11 +116,13 @@ def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[
 
 
 def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict, learnable: set[str],
-           recovered: set[str], secret: set[str], gate: Optional[Callable] = None) -> Choice:
+           recovered: set[str], secret: set[str], gate: Optional[Callable] = None,
+           plain: Optional[Callable] = None) -> Choice:
     """Ids under `select = "learnable"`: `pinned` maps "training", "live", "test" to the spec's
     lists; `dev` and `held_out` map simulation ids of the build-seed and test-seed suites.
     `gate(test) -> reason or None` is the sealing gate (`outputs.packs.gate`): a held-out
-    test it refuses is replaced like an unlearnable one."""
+    test it refuses is replaced like an unlearnable one; `plain(test) -> bool` tells the plain
+    tests, of which the test list keeps at most its share."""
     choice = Choice()
 
     def ok_test(t) -> bool:
@@ -115,5 +137,5 @@ def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict
     used_held = {tid for tid in (*pinned["live"], *pinned["test"]) if _why(tid, held_out, ok_test, gate) is None}
     choice.training = _fill("training", pinned["training"], dev, ok_training, ranked_dev, used_dev, choice)
     choice.live = _fill("live", pinned["live"], held_out, ok_test, ranked_held, used_held, choice, gate)
-    choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice, gate)
+    choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice, gate, plain)
     return choice
