@@ -314,7 +314,10 @@ def test_eval_command_writes_results_json(pack, tmp_path):
     assert set(data["summary"]) >= {"final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean",
                                     "budget", "infra_errors"}
     n_tests = len(load_spec(ROOT / "domains/_mock/tasks/_mock-records-only.toml").spec.ids.test)
-    assert data["summary"]["final_score"] == 0.0 and len(data["tests"]) == n_tests >= 3
+    assert data["summary"]["final_score"] == 0.0 and n_tests >= 3
+    assert data["run"]["trials"] == 3 and len(data["tests"]) == 3 * n_tests     # three trials by default
+    assert set(data["summary"]["pass_hat_k"]) == {"1", "2", "3"}
+    assert data["summary"]["templates"] == len(data["summary"]["by_template"]) == n_tests
     report = (tmp_path / "o" / "report.html").read_text()
     assert report.count("<svg") == 3 and "final score 0.0000" in report
     assert all(t["id"] in report for t in data["tests"])

@@ -117,7 +117,7 @@ def eval_command(
     pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
     task: str = typer.Option(..., "--task", help="The task id to evaluate."),
     agent: str = typer.Option(..., "--agent", help="An agent module (a .py file, or a directory holding agent.py), or a reference agent: oracle, naive, null, or the adversaries reciter (recites the policy) and guesser (does what is asked, states wrong values)."),
-    trials: int = typer.Option(1, "--trials", "-k", min=1, help="Trials per test (pass^k for k = 1..K)."),
+    trials: int = typer.Option(3, "--trials", "-k", min=1, help="Trials per test (pass^k for k = 1..K)."),
     user: Literal["offline", "llm"] = typer.Option("offline", "--user", help="offline (scripted, deterministic) or llm (litellm; needs --user-model)."),
     out: Path = typer.Option(Path("eval-results"), "--out", help="Where results.json and report.html go."),
     user_model: Optional[str] = typer.Option(None, "--user-model", help="litellm model of the LLM user."),

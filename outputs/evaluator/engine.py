@@ -433,6 +433,10 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
     mean_reward = fmean(c.reward for c in convs) if convs else 0.0
     credits_mean = fmean(c.credits for c in convs) if convs else 0.0
     lo, hi = metrics.bootstrap_ci(per_test, seed=seed)
+    per_template: dict[str, list[float]] = {}
+    for tid, v in by_test.items():
+        per_template.setdefault(template_of(tid), []).append(fmean(v))
+    by_template = {k: round(fmean(v), 6) for k, v in sorted(per_template.items())}
     def rate(group: Callable[[ConversationResult], list[str]]) -> dict[str, float]:
         acc: dict[str, list[float]] = {}
         for c in convs:
@@ -449,7 +453,14 @@ def summarise(convs: list[ConversationResult], budget: dict[str, float], trials:
         agent_errors=sum(1 for c in convs if c.error and not c.infra_error),  # a failure is counted once
         conversations=len(convs), tests=len(by_test),
         pass_rate=round(fmean(float(c.reward >= metrics.SUCCESS) for c in convs), 6) if convs else 0.0,
-        by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts))
+        by_trap=rate(lambda c: [c.trap]), by_fact=rate(lambda c: c.facts),
+        templates=len(by_template), macro_reward=round(fmean(by_template.values()), 6) if by_template else 0.0,
+        by_template=by_template)
+
+
+def template_of(test_id: str) -> str:
+    """The scenario a test id comes from (`domain.scenario.hash` -> `domain.scenario`)."""
+    return test_id.rsplit(".", 1)[0] if test_id.count(".") >= 2 else test_id
 
 
 def cpu_budget(cfg: EvalConfig, ctx: TaskContext) -> float:

@@ -92,6 +92,9 @@ class Summary(_Strict):
     pass_rate: float
     by_trap: dict[str, float]
     by_fact: dict[str, float]
+    templates: int = 0                   # distinct scenarios the tests come from
+    macro_reward: float = 0.0            # mean over scenarios of each scenario's mean reward
+    by_template: dict[str, float] = {}   # scenario -> mean reward
 
 
 class RunInfo(_Strict):

@@ -100,7 +100,8 @@ def render(r: Results) -> str:
                ("budget penalty", f"{s.penalty:.4f}"), ("credits per conversation (mean)", f"{s.credits_mean:.6g}"),
                ("budget", ", ".join(f"{k} {v:g}" for k, v in s.budget.items())),
                ("pass^k", ", ".join(f"k={k}: {v:.3f}" for k, v in s.pass_hat_k.items())),
-               ("conversations / tests", f"{s.conversations} / {s.tests}"),
+               ("conversations / tests / scenarios", f"{s.conversations} / {s.tests} / {s.templates}"),
+               ("mean reward per scenario (macro)", f"{s.macro_reward:.4f}"),
                ("agent errors / infra errors", f"{s.agent_errors} / {s.infra_errors}"),
                ("pass rate by trap", ", ".join(f"{k} {v:.2f}" for k, v in s.by_trap.items()))]
     conv_rows = [_row(["test", "trial", "reward", "breakdown", "credits", "messages", "defects met", "end", "error"], "th")]
