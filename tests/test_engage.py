@@ -191,7 +191,7 @@ def test_a_developer_sees_a_defect_of_the_dev_api_and_the_owner_confirms_its_rep
     steps += [{"tool": "ask_owner", "args": {"message": "get_customer answers 429 Too Many Requests after a few "
                                                         "calls. Is that a rate limit on your side?"}},
               {"tool": "submit"}]
-    rec = engage(pack, "_mock-client-knows", script(tmp_path, "ff", steps), tmp_path / "e", domains_dirs=[domains],
+    rec = engage(pack, "_mock-client-knows", script(tmp_path, "mcp", steps), tmp_path / "e", domains_dirs=[domains],
                  gateway_mock_response=GREETING)
     tl = rec["timeline"]
     assert [e["tool"] for e in tl] == ["call_api"] * 8 + ["ask_owner", "submit"] and all(e["ok"] for e in tl)
