@@ -82,7 +82,7 @@ def without_timings(data):
 def test_starting_developer_scores_what_eval_gives_the_starting_workspace(pack, task, tmp_path):
     rec = engage(pack, task, "starting", tmp_path / "e", gateway_mock_response=GREETING)
     out = tmp_path / "e"
-    assert rec["schema_version"] == "1.0"
+    assert rec["schema_version"] == "1.1"
     assert rec["end"]["reason"] == "starting"
     assert rec["evidence_read"]["files"] == 0 and rec["evidence_read"]["files_total"] > 0
     assert rec["workspace"]["files_changed"] == 0 and rec["contamination"]["clean"]
