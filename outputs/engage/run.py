@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import tempfile
 import time
@@ -161,6 +162,14 @@ def preflight(cfg: EngageConfig, dev: developers.Developer) -> Optional[Path]:
     return program
 
 
+def metered_calls(path: Path) -> list[dict]:
+    """The proxy's records (written by this process, outside the developer's reach)."""
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
 def read_trajectory(cfg: EngageConfig, dev: developers.Developer, program: Path, out: Path,
                     metering: Optional[dict]) -> dict:
     """`out/trajectory.json` (ATIF) from the coding agent's own record; its summary."""
@@ -169,7 +178,8 @@ def read_trajectory(cfg: EngageConfig, dev: developers.Developer, program: Path,
     doc = trajectory.read(a.trajectory["format"], out / "developer" / a.trajectory["file"], agent=dev.spec,
                           version=a.version(program), model=cfg.developer_model or a.default_model,
                           instruction=instruction.read_text(encoding="utf-8") if instruction.is_file() else "",
-                          metering=metering, session=f"{cfg.task}-{dev.spec}-{cfg.seed}")
+                          metering=metering, session=f"{cfg.task}-{dev.spec}-{cfg.seed}",
+                          calls=metered_calls(out / "model_calls.jsonl"))
     trajectory.write(doc, out)
     return trajectory.summary(doc)
 

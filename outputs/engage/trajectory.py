@@ -24,8 +24,10 @@ into an ATIF-v1.4 document, written with the engagement as `trajectory.json`:
 | `mini-swe-agent` | mini-swe-agent's trajectory file (`-o`) | one `assistant` message, its `actions` answered by the `tool` messages with their ids |
 
 `final_metrics` are the engagement's metering of the developer's model traffic (what the
-provider reported through the proxy), not the program's own account, which is kept per step
-where the program gives one. The program's record is hostile input: it is read as a regular
+provider reported through the proxy), not the program's own account. When the program's agent
+steps are exactly its metered model calls (one answer per call, as Claude Code's messages and
+mini-swe-agent's turns are), each step's `metrics` are its call's metered tokens and cost, in
+order; otherwise they are what the program's record says, where it says anything. The program's record is hostile input: it is read as a regular
 file of at most `SOURCE_LIMIT` bytes, a line or a field that is not what its format says is
 skipped, and every text is clipped to `TEXT_LIMIT` characters.
 """
@@ -82,6 +84,15 @@ class Steps:
 
     def agent(self, message: str = "", *, reasoning: str = "", calls: Optional[list[dict]] = None,
               metrics: Optional[dict] = None, model: Optional[str] = None) -> Optional[dict]:
+        prev = self.steps[-1] if self.steps else None
+        if calls and not message and prev is not None and prev["source"] == "agent" \
+                and "tool_calls" not in prev and "observation" not in prev:
+            # the calls of the answer whose text the program reported as its own event
+            step = prev
+            _extend(self, step, "", reasoning, calls)
+            if metrics and "metrics" not in step:
+                step["metrics"] = {k: v for k, v in metrics.items() if v is not None}
+            return step
         step: dict[str, Any] = {"source": "agent", "message": clip(message)}
         if model:
             step["model_name"] = str(model)
@@ -284,8 +295,27 @@ READERS: dict[str, Callable[[bytes, Steps], dict]] = {
     "mini-swe-agent": from_mini}
 
 
+def attach_calls(steps: list[dict], calls: list[dict]) -> bool:
+    """Each agent step's metrics from its metered call, when steps and generating calls match
+    one to one; True if they did."""
+    gen = [c for c in calls if c.get("wire") in ("messages", "responses", "chat") and c.get("status") == 200]
+    agent_steps = [st for st in steps if st["source"] == "agent"]
+    if not gen or len(gen) != len(agent_steps):
+        return False
+    for st, c in zip(agent_steps, gen):
+        cached = c.get("cache_read_tokens") or 0
+        prompt = (c.get("input_tokens") or 0) + (cached + (c.get("cache_write_tokens") or 0)
+                                                 if c.get("wire") == "messages" else 0)
+        st["metrics"] = {"prompt_tokens": prompt, "completion_tokens": c.get("output_tokens") or 0,
+                         "cached_tokens": cached, "cost_usd": c.get("cost_usd"),
+                         "extra": {"metered_call": c.get("seq"), "cache_write_tokens": c.get("cache_write_tokens") or 0}}
+        if st["metrics"]["cost_usd"] is None:
+            del st["metrics"]["cost_usd"]
+    return True
+
+
 def read(fmt: str, source: Path, *, agent: str, version: Optional[str], model: str, instruction: str,
-         metering: Optional[dict], session: str) -> dict:
+         metering: Optional[dict], session: str, calls: Optional[list[dict]] = None) -> dict:
     """The ATIF document of the program's record `source` (its format `fmt`)."""
     raw = read_regular(source, SOURCE_LIMIT)
     s = Steps()
@@ -301,6 +331,8 @@ def read(fmt: str, source: Path, *, agent: str, version: Optional[str], model: s
             s.user(instruction)
     if len(s.steps) >= MAX_STEPS:
         notes.append(f"only the first {MAX_STEPS} steps are kept")
+    if attach_calls(s.steps, calls or []):
+        notes.append("each agent step's metrics are its metered model call's")
     m = metering or {}
     final = {"total_prompt_tokens": m.get("input_tokens", 0), "total_completion_tokens": m.get("output_tokens", 0),
              "total_cached_tokens": m.get("cache_read_tokens", 0), "total_cost_usd": m.get("cost_usd", 0.0),
