@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 TASK = "_mock-client-knows"
 HELD = "_mock.late-returns.ea475b5c32"
 CANARY = "sk-CANARY-7f3e9d1c5b2a4e6f"
+GREETING = "Thank you for contacting Pedalwise Rentals."
 AGENT = textwrap.dedent('''
     class Agent:
         def get_init_state(self):
@@ -192,7 +193,7 @@ def test_mini_swe_agent_takes_the_task_through_relay_and_proxy(mock_task_pack, t
     url = model.start()
     try:
         rec = engage(mock_task_pack, tmp_path / "e", "mini-swe-agent", developer_model="openai/gpt-4.1-mini",
-                     developer_upstream=url)
+                     developer_upstream=url, gateway_mock_response=GREETING)
     finally:
         model.stop()
     out = tmp_path / "e"
@@ -201,7 +202,8 @@ def test_mini_swe_agent_takes_the_task_through_relay_and_proxy(mock_task_pack, t
     assert dev["kind"] == "adapter" and dev["spec"] == "mini-swe-agent" and dev["model"] == "openai/gpt-4.1-mini"
     tools = rec["tools"]
     assert tools["owner"]["turns"] == 1 and tools["owner"]["held_elicited"] == [HELD]
-    assert tools["live"]["runs"] == 1 and tools["submitted"] is True
+    assert tools["live"]["runs"] == 1 and tools["live"]["results"][0]["infra_errors"] == 0
+    assert tools["submitted"] is True
     assert rec["workspace"]["modified"] == ["agent.py"]
     assert (out / "workspace" / "agent.py").read_text() == AGENT
 
@@ -227,12 +229,15 @@ def test_mini_swe_agent_takes_the_task_through_relay_and_proxy(mock_task_pack, t
     assert "Pass holders get" in agent_steps[0]["observation"]["results"][0]["content"]
     assert [s["step_id"] for s in doc["steps"]] == list(range(1, len(doc["steps"]) + 1))
     assert doc["final_metrics"]["total_prompt_tokens"] == m["input_tokens"]
+    assert [s["metrics"]["prompt_tokens"] for s in agent_steps] == [t["input_tokens"] for t in MINI_TURNS]
     assert rec["trajectory"]["tool_calls"] == {"bash": 4} and rec["trajectory"]["agent"]["version"]
 
     # scored as `factforge eval` scores the workspace
     from outputs.evaluator.engine import EvalConfig, run_eval
-    direct = run_eval(EvalConfig(pack=mock_task_pack, task=TASK, agent=str(out / "workspace"))).summary
+    direct = run_eval(EvalConfig(pack=mock_task_pack, task=TASK, agent=str(out / "workspace"),
+                                 gateway_mock_response=GREETING)).summary
     assert rec["score"]["final_score"] == direct.final_score and "refused" not in rec["score"]
+    assert rec["score"]["infra_errors"] == 0 and rec["score"]["conversations"] == direct.conversations
 
     report = (out / "report.html").read_text()
     assert "model traffic" in report and "Trajectory (mini-swe-agent" in report and "ff live" in report
@@ -305,3 +310,53 @@ def test_trajectory_readers_survive_hostile_records(tmp_path):
     doc = trajectory.read("mini-swe-agent", tmp_path / "link", agent="a", version=None, model="m",
                           instruction="do it", metering=None, session="s")
     assert "no record" in doc["notes"] and "root:" not in json.dumps(doc)
+
+
+# --------------------------------------------------------------------------- Claude Code, when installed
+
+NPM_PREFIX = Path(os.environ["FACTFORGE_DEVELOPER_PREFIX"]) if os.environ.get("FACTFORGE_DEVELOPER_PREFIX") else None
+
+
+def claude_turn(text: str, tool: str | None, args: dict, input_tokens: int, output_tokens: int) -> dict:
+    return {"text": text, "tool_calls": [{"name": tool, "arguments": args}] if tool else [],
+            "input_tokens": input_tokens, "output_tokens": output_tokens}
+
+
+CLAUDE_TURNS = [
+    claude_turn("I ask the owner first.", "mcp__ff__ask_owner", {"message": "Do pass holders get a discount on late fees?"},
+                2000, 40),
+    claude_turn("Now the agent.", "Bash", {"command": f"cat > agent.py <<'EOF'\n{AGENT}EOF"}, 2400, 160),
+    claude_turn("", "mcp__ff__run_live", {}, 2600, 20),
+    claude_turn("", "mcp__ff__submit", {"note": "a first agent"}, 2800, 20),
+    claude_turn("Submitted.", None, {}, 3000, 10),
+]
+
+
+@needs_bwrap
+@pytest.mark.skipif(adapters.load("claude-code").find(NPM_PREFIX) is None,
+                    reason="Claude Code is not installed (npm install --prefix DIR @anthropic-ai/claude-code; "
+                           "FACTFORGE_DEVELOPER_PREFIX=DIR)")
+def test_claude_code_takes_the_task_over_mcp(mock_task_pack, tmp_path, canary_env):
+    """The real Claude Code in its boundary, its MCP tools on ff-mcp, its model the scripted
+    Anthropic Messages server (streamed) through relay and proxy."""
+    model = ScriptedModel(CLAUDE_TURNS, api_key=CANARY, count_tokens=100, models=("claude-sonnet-4-5",))
+    url = model.start()
+    try:
+        rec = engage(mock_task_pack, tmp_path / "e", "claude-code", developer_model="claude-sonnet-4-5",
+                     developer_prefix=NPM_PREFIX, developer_upstream=url, gateway_mock_response=GREETING)
+    finally:
+        model.stop()
+    out = tmp_path / "e"
+    assert rec["end"]["reason"] == "submitted"
+    assert rec["tools"]["owner"]["held_elicited"] == [HELD] and rec["tools"]["live"]["runs"] == 1
+    assert (out / "workspace" / "agent.py").read_text() == AGENT
+    generating = [r for r in model.received if r["path"].startswith("/v1/messages") and "count_tokens" not in r["path"]]
+    assert all(r["body"].get("stream") is True for r in generating)
+    m = rec["developer_model"]
+    assert m["input_tokens"] == sum(t["input_tokens"] for t in CLAUDE_TURNS[:len(generating)])
+    assert m["output_tokens"] == sum(t["output_tokens"] for t in CLAUDE_TURNS[:len(generating)])
+    doc = json.loads((out / "trajectory.json").read_text())
+    names = [c["function_name"] for s in doc["steps"] for c in s.get("tool_calls", [])]
+    assert names[:4] == ["mcp__ff__ask_owner", "Bash", "mcp__ff__run_live", "mcp__ff__submit"]
+    assert doc["extra"]["program"]["mcp_servers"] == [{"name": "ff", "status": "connected"}]
+    assert files_holding(out, CANARY) == []
