@@ -253,7 +253,9 @@ def test_a_hostile_developer_gets_nothing(pack, tmp_path, monkeypatch):
     assert "hunter2-secret" not in text and "sk-engage-secret" not in text
     env = eval(probe["environ"][1])  # noqa: S307  (the probe's own repr of a dict of strings)
     assert set(env) <= {"FF_SOCKETS", "FACTFORGE_KIT", "FACTFORGE_API_URL", "FACTFORGE_GATEWAY_URL", "FF_PYTHON",
-                        "HOME", "PATH", "LANG", "TMPDIR", "PYTHONDONTWRITEBYTECODE", "PWD", "SHLVL", "_"}
+                        "HOME", "PATH", "LANG", "TMPDIR", "PYTHONDONTWRITEBYTECODE", "PWD", "SHLVL", "_",
+                        "FF_MODEL_URL"}     # with a provider key in the engage process: the loopback model relay
+    assert env["FF_MODEL_URL"].startswith("http://127.0.0.1:")
     assert max(eval(probe["pids"][1])) < 20      # noqa: S307  (its own PID namespace)
     assert not (tmp_path / "e" / "kit" / "planted").exists()
     assert rec["end"]["reason"] == "exited" and rec["workspace"]["added"] == ["probe.json"]
