@@ -146,8 +146,8 @@ def preflight(cfg: EngageConfig, dev: developers.Developer) -> Optional[Path]:
     """Before anything is written: a coding agent's program is installed and its provider
     reachable; returns the program's path."""
     if dev.kind != "adapter":
-        if cfg.developer_model or cfg.developer_prefix:
-            raise FactforgeError("--developer-model and --developer-prefix are for a coding agent developer")
+        if cfg.developer_model:      # (a prefix, often from the environment, is simply not used)
+            raise FactforgeError("--developer-model is for a coding agent developer (see factforge developers)")
         traffic.upstreams(cfg.developer_upstream)
         return None
     program = dev.adapter.find(cfg.developer_prefix)
