@@ -319,6 +319,7 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("outputs.client.cli", "app", "client", "group"),
     ("outputs.evaluator.cli", "eval_command", "eval", "command"),
     ("outputs.engage.cli", "engage_command", "engage", "command"),
+    ("outputs.engage.cli", "developers_command", "developers", "command"),
 ]
 
 

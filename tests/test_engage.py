@@ -82,7 +82,7 @@ def without_timings(data):
 def test_starting_developer_scores_what_eval_gives_the_starting_workspace(pack, task, tmp_path):
     rec = engage(pack, task, "starting", tmp_path / "e", gateway_mock_response=GREETING)
     out = tmp_path / "e"
-    assert rec["schema_version"] == "1.0"
+    assert rec["schema_version"] == "1.1"
     assert rec["end"]["reason"] == "starting"
     assert rec["evidence_read"]["files"] == 0 and rec["evidence_read"]["files_total"] > 0
     assert rec["workspace"]["files_changed"] == 0 and rec["contamination"]["clean"]
@@ -253,7 +253,9 @@ def test_a_hostile_developer_gets_nothing(pack, tmp_path, monkeypatch):
     assert "hunter2-secret" not in text and "sk-engage-secret" not in text
     env = eval(probe["environ"][1])  # noqa: S307  (the probe's own repr of a dict of strings)
     assert set(env) <= {"FF_SOCKETS", "FACTFORGE_KIT", "FACTFORGE_API_URL", "FACTFORGE_GATEWAY_URL", "FF_PYTHON",
-                        "HOME", "PATH", "LANG", "TMPDIR", "PYTHONDONTWRITEBYTECODE", "PWD", "SHLVL", "_"}
+                        "HOME", "PATH", "LANG", "TMPDIR", "PYTHONDONTWRITEBYTECODE", "PWD", "SHLVL", "_",
+                        "FF_MODEL_URL"}     # with a provider key in the engage process: the loopback model relay
+    assert env["FF_MODEL_URL"].startswith("http://127.0.0.1:")
     assert max(eval(probe["pids"][1])) < 20      # noqa: S307  (its own PID namespace)
     assert not (tmp_path / "e" / "kit" / "planted").exists()
     assert rec["end"]["reason"] == "exited" and rec["workspace"]["added"] == ["probe.json"]

@@ -10,8 +10,11 @@ evaluator and writes `engagement.json` and `report.html`.
 Modules: `tools` (the developer's tools), `faces` (their MCP server and JSON-lines socket),
 `experiments` (sample and live runs), `ff` and `relay.py` (the kit's programs), `prepare`
 (DIR's kit and workspace), `boundary` (the developer's bubblewrap), `evidence` (inotify on
-the kit), `scan` (the contamination scan), `developers` (starting, scripted, cmd), `driver`
-(the scripted developer's program), `run` (one engagement), `record` (engagement.json),
-`report` (report.html), `cli` (the command). No Dagster, media library
+the kit), `scan` (the contamination scan), `developers` (starting, scripted, cmd, coding
+agents), `adapters/` (one TOML file per coding agent), `launch.py` (a coding agent's launcher,
+inside the boundary), `traffic`, `modelproxy`, `looprelay.py`, `metering` (the developer's own
+model traffic), `trajectory` (a coding agent's record as ATIF), `driver` (the scripted
+developer's program), `run` (one engagement), `record` (engagement.json), `report`
+(report.html), `cli` (the commands). No Dagster, media library
 or matplotlib is imported on this path until a report is drawn.
 """

@@ -7,7 +7,9 @@ What the developer sees (everything else does not exist in its mount namespace):
 | `/kit` | `DIR/kit`: the task's kit, with `bin/ff` and `bin/ff-mcp` | read-only |
 | `/workspace` | `DIR/workspace`: the working copy (a git repository); the working directory | read-write |
 | `/run/ff/` | the tools' Unix sockets (`tools`, `mcp`, `api`, `gateway`) | connect |
-| `/opt/ffdev/` | a scripted developer's driver and script | read-only |
+| `/opt/ffdev/` | a scripted developer's driver and script; an adapter's launcher, relay and configuration | read-only |
+| `/var/developer/` | `DIR/developer/`: what a coding agent writes for the record (its own trajectory, its output) | read-write |
+| a coding agent's installation | the npm prefix or venv it was found in (`ro_binds`), at its own path | read-only |
 | the Python with `mcp` | the interpreter factforge runs on (its prefix and, for a venv, the venv), as `FF_PYTHON` | read-only |
 | `/usr` (+ `/bin`, `/lib`, `/lib64`, `/sbin`) | the system's programs and libraries | read-only |
 | `/tmp`, `/dev/shm`, `/home/developer` | empty tmpfs, each at most the task's memory | read-write |
@@ -17,7 +19,10 @@ All namespaces are unshared (no network at all: the tools are reached only throu
 sockets), capabilities dropped, the boundary dies with the engagement. The environment is
 `FF_SOCKETS=/run/ff`, `FACTFORGE_KIT=/kit`, `FACTFORGE_API_URL` (the development API),
 `FACTFORGE_GATEWAY_URL` (the experiments' model gateway), `FF_PYTHON`, `HOME`, `PATH`
-(`/kit/bin` first), `LANG`, `TMPDIR`: nothing of the engagement's own environment.
+(`/kit/bin` first), `LANG`, `TMPDIR`, `FF_DEVELOPER_OUT` (with an output folder), and what a
+coding agent's adapter adds (`extra_env`, which cannot replace those): nothing of the
+engagement's own environment. The network namespace has its loopback interface up (bubblewrap
+brings it up), which is where the model relay listens.
 
 Limits, for every process of the boundary together, with the evaluator's machinery
 (`outputs.evaluator.sandbox`): wall time (the engagement's hours), CPU time (the task's CPUs x
@@ -52,6 +57,7 @@ SUBMIT_GRACE_S = 3.0                     # how long a developer may take to exit
 SOCKETS = "/run/ff"
 HOME = "/home/developer"
 STAGE = "/opt/ffdev"
+DEVELOPER_OUT = "/var/developer"
 
 
 @dataclass
@@ -78,6 +84,10 @@ class Boundary:
     seconds: float = 8 * 3600.0
     isolation: str = "sandbox"
     socket_names: dict[str, str] = field(default_factory=dict)   # "api" -> "api.sock", ...
+    extra_env: dict[str, str] = field(default_factory=dict)      # an adapter's variables
+    path_prepend: list[str] = field(default_factory=list)        # folders put first on PATH
+    ro_binds: list[str] = field(default_factory=list)            # folders bound read-only at their own path
+    developer_out: Optional[Path] = None                         # bound read-write at DEVELOPER_OUT
 
     def __post_init__(self):
         self.isolation = self.isolation if self.isolation == "process" or bwrap_path() else "process"
@@ -96,10 +106,26 @@ class Boundary:
         for name, var in (("api", "FACTFORGE_API_URL"), ("gateway", "FACTFORGE_GATEWAY_URL")):
             if name in self.socket_names:
                 env[var] = unix_url(f"{socks}/{self.socket_names[name]}")
-        return env
+        if self.developer_out is not None:
+            env["FF_DEVELOPER_OUT"] = self.developer_out_path()
+        if self.path_prepend:
+            env["PATH"] = ":".join([*self.path_prepend, env["PATH"]])
+        return {**{k: v for k, v in self.extra_env.items() if k not in env}, **env}
 
     def stage_path(self) -> str:
         return STAGE if self.isolation == "sandbox" else str(self.stage)
+
+    def developer_out_path(self) -> str:
+        return DEVELOPER_OUT if self.isolation == "sandbox" else str(self.developer_out)
+
+    def kit_path(self) -> str:
+        return "/kit" if self.isolation == "sandbox" else str(self.kit)
+
+    def sockets_path(self) -> str:
+        return SOCKETS if self.isolation == "sandbox" else str(self.sockets)
+
+    def home_path(self) -> str:
+        return HOME if self.isolation == "sandbox" else str(self.stage / "home")
 
     def workspace_path(self) -> str:
         return "/workspace" if self.isolation == "sandbox" else str(self.workspace)
@@ -121,7 +147,13 @@ class Boundary:
         a += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
               "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", HOME, "--dir", "/run",
               "--ro-bind", str(self.kit), "/kit", "--bind", str(self.workspace), "/workspace",
-              "--ro-bind", str(self.sockets), SOCKETS, "--ro-bind", str(self.stage), STAGE, "--clearenv"]
+              "--ro-bind", str(self.sockets), SOCKETS, "--ro-bind", str(self.stage), STAGE]
+        for prefix in self.ro_binds:          # after the tmpfs mounts: a prefix under /tmp stays visible
+            if prefix not in python_prefixes():
+                a += ["--ro-bind", prefix, prefix]
+        if self.developer_out is not None:
+            a += ["--bind", str(self.developer_out), DEVELOPER_OUT]
+        a += ["--clearenv"]
         for k, v in env.items():
             a += ["--setenv", k, v]
         a += ["--chdir", "/workspace", *command]

@@ -17,6 +17,10 @@
   ```
 
 - `cmd:'...'`: any program, run by `/bin/sh -c` in the workspace inside the boundary.
+- `claude-code`, `codex`, `opencode`, `mini-swe-agent` (any adapter of `adapters/`): a coding
+  agent, run by the launcher (`launch.py`) with the loopback model relay in front of it, its
+  configuration written from its adapter, with `--developer-model` and the program found
+  under `--developer-prefix`, in the engage venv or on `PATH`.
 """
 from __future__ import annotations
 
@@ -29,6 +33,8 @@ from typing import Optional
 
 from facts.errors import FactforgeError
 
+from . import adapters
+
 HERE = Path(__file__).resolve().parent
 FACES = ("mcp", "ff")
 SCRIPT_MAX = 4 << 20
@@ -36,21 +42,65 @@ SCRIPT_MAX = 4 << 20
 
 @dataclass
 class Developer:
-    kind: str                          # starting | scripted | cmd
+    kind: str                          # starting | scripted | cmd | adapter
     spec: str                          # what --developer said
     script: Optional[dict] = None
     command: Optional[str] = None
+    adapter: Optional[adapters.Adapter] = None
 
-    def argv(self, stage: Path, stage_inside: str, python: str) -> Optional[list[str]]:
-        """The program to run in the boundary (None: nothing runs); writes what it needs
-        into `stage` (bound read-only at `stage_inside`)."""
+    def argv(self, stage: Path, boundary, python: str, *, relay: bool = False, model: Optional[str] = None,
+             prefix: Optional[Path] = None) -> Optional[list[str]]:
+        """The program to run in `boundary` (None: nothing runs); writes what it needs into
+        `stage` (bound read-only at `boundary.stage_path()`) and, for a coding agent, sets the
+        boundary's extra binds and variables. With `relay` a `cmd` program runs behind the
+        launcher too, so the loopback model relay is up (`FF_MODEL_URL`)."""
+        inside = boundary.stage_path()
         if self.kind == "starting":
             return None
-        if self.kind == "cmd":
+        if self.kind == "scripted":
+            shutil.copyfile(HERE / "driver.py", stage / "driver.py")
+            (stage / "script.json").write_text(json.dumps(self.script, indent=1, sort_keys=True), encoding="utf-8")
+            return [python, "-I", "-B", f"{inside}/driver.py", f"{inside}/script.json"]
+        if self.kind == "cmd" and not relay:
             return ["/bin/sh", "-c", self.command or ""]
-        shutil.copyfile(HERE / "driver.py", stage / "driver.py")
-        (stage / "script.json").write_text(json.dumps(self.script, indent=1, sort_keys=True), encoding="utf-8")
-        return [python, "-I", "-B", f"{stage_inside}/driver.py", f"{stage_inside}/script.json"]
+        if self.kind == "cmd":
+            plan = {"relay": relay_plan(boundary), "env": {}, "argv": ["/bin/sh", "-c", self.command or ""]}
+        else:
+            plan = adapter_plan(self.adapter, stage, boundary, model=model, prefix=prefix)
+        for name in ("launch.py", "looprelay.py"):
+            shutil.copyfile(HERE / name, stage / name)
+        (stage / "launch.json").write_text(json.dumps(plan, indent=1, sort_keys=True), encoding="utf-8")
+        return [python, "-I", "-B", f"{inside}/launch.py", f"{inside}/launch.json"]
+
+
+def relay_plan(boundary) -> dict:
+    return {"script": f"{boundary.stage_path()}/looprelay.py", "socket": f"{boundary.sockets_path()}/model.sock"}
+
+
+def adapter_plan(adapter: adapters.Adapter, stage: Path, boundary, *, model: Optional[str],
+                 prefix: Optional[Path]) -> dict:
+    """The launcher's plan for a coding agent; the program's installation (and node's, for an
+    npm program) bound read-only into `boundary`."""
+    program = adapter.find(prefix)
+    if program is None:
+        raise FactforgeError(f"{adapter.program} ({adapter.title}) is not installed: {adapter.install_hint()}")
+    for root in (adapters.install_root(program),
+                 adapters.install_root(Path(shutil.which("node") or "/usr/bin/node"))
+                 if adapter.registry == "npm" else None):
+        if root and root not in boundary.ro_binds:
+            boundary.ro_binds.append(root)
+    if adapter.registry == "npm":
+        boundary.path_prepend.append(adapters.node_dir())
+    paths = {"kit": boundary.kit_path(), "workspace": boundary.workspace_path(), "sockets": boundary.sockets_path(),
+             "stage": boundary.stage_path(), "home": boundary.home_path(), "out": boundary.developer_out_path(),
+             "ff_mcp": f"{boundary.kit_path()}/bin/ff-mcp"}
+    text = adapters.instruction(adapter, boundary.kit, paths)
+    if boundary.developer_out is not None:       # the engagement's copy, outside the developer's reach
+        (Path(boundary.developer_out).parent / "instruction.md").write_text(text + "\n", encoding="utf-8")
+    plan = adapter.plan(program=program, model=model or adapter.default_model, paths=paths, instruction=text,
+                        stage=stage)
+    plan["relay"] = relay_plan(boundary)
+    return plan
 
 
 def parse(spec: str) -> Developer:
@@ -63,7 +113,10 @@ def parse(spec: str) -> Developer:
         return Developer("cmd", spec, command=spec[4:])
     if spec.startswith("scripted:"):
         return Developer("scripted", spec, script=load_script(Path(spec[len("scripted:"):]).expanduser()))
-    raise FactforgeError(f"unknown developer {spec!r}: give starting, scripted:FILE or cmd:'...'")
+    if spec in adapters.names():
+        return Developer("adapter", spec, adapter=adapters.load(spec))
+    raise FactforgeError(f"unknown developer {spec!r}: give starting, scripted:FILE, cmd:'...' or a coding agent "
+                         f"({', '.join(adapters.names())})")
 
 
 def load_script(path: Path) -> dict:

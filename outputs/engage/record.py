@@ -16,6 +16,12 @@ Top-level keys:
   defects reported and confirmed, samples and live runs, API calls, models and experiment
   spend);
 - `timeline`: every tool call, ok or refused (`t`: seconds since the tools started);
+- `developer_model`: the developer's own model traffic through the engagement's proxy (None when
+  none was relayed): calls, failed, unpriced, input and output tokens, `cost_usd` (the
+  "developer dollars", from litellm's price map), `by_model`, and `records`
+  (`model_calls.jsonl`, one line per call);
+- `trajectory`: a coding agent's trajectory (`trajectory.json`, ATIF): steps, agent steps,
+  tool calls by name, the agent (name, version, model); None for other developers;
 - `score`: the evaluator's summary (final score, mean reward, penalty, pass^k, CI, the
   delivered agent's mean serving cost `credits_mean` against the budget, errors), the path of
   its results, or `refused` (the evaluator's one line) with a final score of 0.
@@ -28,7 +34,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-ENGAGEMENT_SCHEMA_VERSION = "1.0"
+ENGAGEMENT_SCHEMA_VERSION = "1.1"
 SCORE_FIELDS = ("final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean", "budget", "infra_errors",
                 "agent_errors", "conversations", "tests", "pass_rate")
 
@@ -41,12 +47,16 @@ def _score(results, refusal) -> dict:
 
 
 def build_record(*, cfg, ctx, dev, prep, phase, changes, truncated, contamination, evidence, results, refusal,
-                 started, seconds, hours) -> dict:
+                 started, seconds, hours, trajectory=None) -> dict:
     end = phase["ending"]
     developer = {"kind": dev.kind, "spec": dev.spec}
     if dev.script is not None:
         developer["face"] = dev.script["face"]
         developer["steps"] = len(dev.script["steps"])
+    if dev.adapter is not None:
+        developer.update(program=dev.adapter.program, package=dev.adapter.package,
+                         model=cfg.developer_model or dev.adapter.default_model,
+                         version=(trajectory or {}).get("agent", {}).get("version"))
     return {
         "schema_version": ENGAGEMENT_SCHEMA_VERSION,
         "engagement": {"pack": str(Path(cfg.pack).resolve()), "pack_version": ctx.pack_version, "task": cfg.task,
@@ -64,6 +74,8 @@ def build_record(*, cfg, ctx, dev, prep, phase, changes, truncated, contaminatio
         "tools": phase["usage"],
         "timeline": phase["events"],
         "score": _score(results, refusal),
+        "developer_model": phase.get("model_traffic"),
+        "trajectory": trajectory,
     }
 
 

@@ -5,7 +5,9 @@ Sections: the score; how the engagement ended; the process measures (owner, samp
 live runs, API calls, models and experiment spend against the serving budget, the delivered
 agent's serving cost; evidence read; wall and CPU time; files changed); the contamination
 scan; two plots (the timeline of every tool call and evidence file opened; evidence read by
-kind against what the kit holds); the timeline as a table.
+kind against what the kit holds); the developer's own model traffic (calls, tokens, dollars, per
+model); a coding agent's trajectory (`trajectory.json`, ATIF) as a readable timeline beside the
+tool calls as a table.
 
 matplotlib is imported here only, inside `plots` (the engagement's import stays lean).
 """
@@ -14,6 +16,7 @@ from __future__ import annotations
 import base64
 import html
 import io
+import json
 from pathlib import Path
 
 MAX_KINDS = 40
@@ -103,7 +106,49 @@ def measures(record: dict) -> list[tuple[str, object]]:
     ]
 
 
-def render(record: dict) -> str:
+STEP_TEXT = 600          # characters of a trajectory message or observation shown
+
+
+def model_traffic(record: dict) -> str:
+    m = record.get("developer_model")
+    if not m:
+        return ""
+    rows = [_row(["model", "calls", "input tokens", "output tokens", "dollars"], "th")] + [
+        _row([name, v["calls"], v["input_tokens"], v["output_tokens"], f"{v['cost_usd']:.6f}"])
+        for name, v in sorted(m["by_model"].items())]
+    return (f"<h2>The developer's model traffic: ${m['cost_usd']:.4f}</h2>"
+            f"<p>{m['calls']} calls ({m['failed']} failed, {m['unpriced']} unpriced), {m['input_tokens']} input and "
+            f"{m['output_tokens']} output tokens, metered by the engagement's proxy ({html.escape(m['records'])}).</p>"
+            f"<table>{''.join(rows)}</table>")
+
+
+def _short(x: object) -> str:
+    s = x if isinstance(x, str) else json.dumps(x, sort_keys=True, ensure_ascii=False)
+    return s if len(s) <= STEP_TEXT else s[:STEP_TEXT] + " ..."
+
+
+def trajectory_steps(out: Path) -> list[dict]:
+    try:
+        doc = json.loads((Path(out) / "trajectory.json").read_text(encoding="utf-8"))
+        return [st for st in doc["steps"] if isinstance(st, dict)]
+    except (OSError, ValueError, KeyError, TypeError):
+        return []
+
+
+def trajectory_table(steps: list[dict]) -> str:
+    rows = [_row(["step", "who", "said", "called", "got back"], "th")]
+    for st in steps:
+        calls = "\n".join(f"{c.get('function_name')} {_short(c.get('arguments'))}" for c in st.get("tool_calls", []))
+        got = "\n".join(_short(r.get("content", "")) for r in (st.get("observation") or {}).get("results", []))
+        said = _short(st.get("message", ""))
+        if st.get("reasoning_content"):
+            said = f"[thinking] {_short(st['reasoning_content'])}\n{said}".strip()
+        rows.append("<tr>" + "".join(f'<td class="pre">{html.escape(str(c))}</td>'
+                                     for c in (st.get("step_id"), st.get("source"), said, calls, got)) + "</tr>")
+    return f"<table>{''.join(rows)}</table>"
+
+
+def render(record: dict, out: Path = Path(".")) -> str:
     e, end, s, c = record["engagement"], record["end"], record["score"], record["contamination"]
     p = plots(record)
     title = f"factforge engage: {e['task']} / {e['developer']['spec']}"
@@ -120,13 +165,24 @@ def render(record: dict) -> str:
     timeline = [_row(["t (s)", "tool", "ok", "summary"], "th")] + [
         _row([f"{ev.get('t', 0):.2f}", ev.get("tool"), "yes" if ev.get("ok") else "refused",
               ev.get("summary") or ev.get("error") or ""]) for ev in record["timeline"]]
+    traj = record.get("trajectory")
+    steps = trajectory_steps(out) if traj else []
+    tool_calls = f"<h2>Tool calls ({len(record['timeline'])})</h2><table>{''.join(timeline)}</table>"
+    if traj:
+        a = traj["agent"]
+        calls = ", ".join(f"{k} {v}" for k, v in traj["tool_calls"].items()) or "none"
+        tool_calls = (f'<div class="side"><div><h2>Trajectory ({html.escape(a["name"])} '
+                      f'{html.escape(str(a["version"]))}, {html.escape(str(a["model_name"]))}): {traj["steps"]} steps'
+                      f'</h2><p>{traj["agent_steps"]} agent turns; calls: {html.escape(calls)}. '
+                      f'trajectory.json (ATIF)</p>{trajectory_table(steps)}</div><div>{tool_calls}</div></div>')
     changed = [_row(["change", "path"], "th")] + [
         _row([k, path]) for k in ("added", "modified", "deleted") for path in record["workspace"][k]]
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:12px}}
 td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}
-.big{{font-size:28px;font-weight:bold}}img{{max-width:100%;height:auto}}</style></head><body>
+.big{{font-size:28px;font-weight:bold}}img{{max-width:100%;height:auto}}.pre{{white-space:pre-wrap;max-width:420px}}
+.side{{display:flex;gap:1.5em;align-items:flex-start}}.side>div{{flex:1;min-width:0}}</style></head><body>
 <h1>{html.escape(title)}</h1>
 <p>pack {html.escape(e['pack'])} (version {html.escape(e['pack_version'])}), domain {html.escape(e['domain'])},
 developer {html.escape(e['developer']['kind'])}, isolation {html.escape(e['isolation'])}, starting workspace
@@ -136,12 +192,13 @@ developer {html.escape(e['developer']['kind'])}, isolation {html.escape(e['isola
 {_table(summary)}
 <p>ended: {html.escape(end['reason'])}{(' (' + html.escape(end['detail']) + ')') if end['detail'] else ''}</p>
 <h2>How the developer worked</h2>{_table(measures(record))}
+{model_traffic(record)}
 <h2>Timeline</h2>{p["timeline"]}
 <h2>Evidence read by kind</h2>{p["evidence"]}
 <h2>Contamination scan: {'clean' if c['clean'] else f"{len(c['hits'])} hit(s)"}</h2>
 <table>{"".join(hits)}</table>
 <h2>Workspace changes</h2><table>{"".join(changed)}</table>
-<h2>Tool calls ({len(record['timeline'])})</h2><table>{"".join(timeline)}</table>
+{tool_calls}
 </body></html>
 """
 
@@ -149,6 +206,6 @@ developer {html.escape(e['developer']['kind'])}, isolation {html.escape(e['isola
 def write_report(record: dict, out: Path) -> Path:
     target = Path(out) / "report.html"
     tmp = Path(out) / ".report.html.tmp"
-    tmp.write_text(render(record), encoding="utf-8")
+    tmp.write_text(render(record, out), encoding="utf-8")
     tmp.replace(target)
     return target

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 import tempfile
 import time
@@ -23,7 +24,7 @@ from typing import Any, Callable, Optional
 
 from facts.errors import FactforgeError
 
-from . import developers
+from . import developers, trajectory, traffic
 from .boundary import Boundary, Ending, python
 from .evidence import KitWatch, summarise
 from .prepare import diff, prepare, snapshot
@@ -34,7 +35,7 @@ from .scan import SealedStrings, scan_changes
 class EngageConfig:
     pack: Path
     task: str
-    developer: str                      # starting | scripted:FILE | cmd:'...'
+    developer: str                      # starting | scripted:FILE | cmd:'...' | an adapter's name
     out: Path
     hours: Optional[float] = None       # None: the task's development hours
     trials: int = 1
@@ -44,6 +45,9 @@ class EngageConfig:
     client_model: Optional[str] = None
     gateway_mock_response: Any = None   # the scoring run's model answers (tests)
     domains_dirs: list[str] = field(default_factory=list)
+    developer_model: Optional[str] = None       # a coding agent's model (default: its adapter's)
+    developer_prefix: Optional[Path] = None     # where a coding agent is installed (npm prefix or venv)
+    developer_upstream: Optional[str] = None    # the developer's model traffic to this URL, not the providers
 
 
 def _empty_out(out: Path) -> Path:
@@ -84,29 +88,41 @@ def run_developer(cfg: EngageConfig, ctx, prep, dev: developers.Developer, hours
     service = ToolService(Path(cfg.pack), cfg.task, prep.workspace, seed=cfg.seed, client_mode=cfg.client_mode,
                           client_model=cfg.client_model, isolation=cfg.isolation,
                           gateway_mock_response=cfg.gateway_mock_response, clock=clock)
+    proxy = None
     try:
         paths = service.start(sockdir) if dev.kind != "starting" else {}
+        if dev.kind in ("adapter", "cmd"):
+            needs = dev.adapter.provider_of(cfg.developer_model or dev.adapter.default_model) if dev.adapter else None
+            proxy = traffic.start_proxy(traffic.upstreams(cfg.developer_upstream), needs, sockdir, Path(cfg.out))
+        devout = Path(cfg.out) / "developer" if dev.kind == "adapter" else None
+        if devout is not None:
+            devout.mkdir()
         boundary = Boundary(kit=prep.kit, workspace=prep.workspace, sockets=sockdir, stage=stage,
                             log=Path(cfg.out) / "developer.log", memory_gb=ctx.memory_gb, cpus=ctx.cpus,
-                            seconds=hours * 3600, isolation=cfg.isolation,
+                            seconds=hours * 3600, isolation=cfg.isolation, developer_out=devout,
                             socket_names={k: Path(p).name for k, p in paths.items()})
-        argv = dev.argv(stage, boundary.stage_path(), python())
+        argv = dev.argv(stage, boundary, python(), relay=proxy is not None, model=cfg.developer_model,
+                        prefix=cfg.developer_prefix)
         clock.start()
         watch = KitWatch(prep.kit, clock=clock).start()
         if progress:
-            progress(f"developer {dev.kind} started ({boundary.isolation}, {hours:g} h limit)")
+            progress(f"developer {dev.spec if dev.kind == 'adapter' else dev.kind} started ({boundary.isolation}, "
+                     f"{hours:g} h limit)")
         ending = (boundary.run(argv, service.submitted) if argv is not None
                   else Ending("starting", "the starting workspace, delivered untouched"))
         opened = watch.stop()
+        model_traffic = traffic.metering(proxy)
     finally:
         service.stop()
+        if proxy is not None:
+            proxy.stop()
         shutil.rmtree(sockdir, ignore_errors=True)
         shutil.rmtree(stage, ignore_errors=True)
     if progress:
         progress(f"developer ended: {ending.reason} after {ending.wall_seconds:.1f} s")
     return {"ending": ending, "opened": opened, "watch": watch, "events": list(service.events),
             "usage": service.usage(), "isolation": boundary.isolation, "limit_seconds": boundary.seconds,
-            "cpu_limit_seconds": boundary.cpu_limit}
+            "cpu_limit_seconds": boundary.cpu_limit, "model_traffic": model_traffic}
 
 
 def score(cfg: EngageConfig, prep, out: Path):
@@ -126,6 +142,48 @@ def score(cfg: EngageConfig, prep, out: Path):
     return results, None
 
 
+def preflight(cfg: EngageConfig, dev: developers.Developer) -> Optional[Path]:
+    """Before anything is written: a coding agent's program is installed and its provider
+    reachable; returns the program's path."""
+    if dev.kind != "adapter":
+        if cfg.developer_model:      # (a prefix, often from the environment, is simply not used)
+            raise FactforgeError("--developer-model is for a coding agent developer (see factforge developers)")
+        traffic.upstreams(cfg.developer_upstream)
+        return None
+    program = dev.adapter.find(cfg.developer_prefix)
+    if program is None:
+        raise FactforgeError(f"{dev.adapter.program} ({dev.adapter.title}) is not installed: "
+                             f"{dev.adapter.install_hint()}")
+    model = cfg.developer_model or dev.adapter.default_model
+    needs = dev.adapter.provider_of(model)
+    if needs not in traffic.upstreams(cfg.developer_upstream):
+        raise FactforgeError(f"{dev.spec} speaks the {needs} wire: set {traffic.KEY_VARS[needs]} in the environment, "
+                             "or give --developer-upstream URL")
+    return program
+
+
+def metered_calls(path: Path) -> list[dict]:
+    """The proxy's records (written by this process, outside the developer's reach)."""
+    try:
+        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
+def read_trajectory(cfg: EngageConfig, dev: developers.Developer, program: Path, out: Path,
+                    metering: Optional[dict]) -> dict:
+    """`out/trajectory.json` (ATIF) from the coding agent's own record; its summary."""
+    a = dev.adapter
+    instruction = out / "instruction.md"
+    doc = trajectory.read(a.trajectory["format"], out / "developer" / a.trajectory["file"], agent=dev.spec,
+                          version=a.version(program), model=cfg.developer_model or a.default_model,
+                          instruction=instruction.read_text(encoding="utf-8") if instruction.is_file() else "",
+                          metering=metering, session=f"{cfg.task}-{dev.spec}-{cfg.seed}",
+                          calls=metered_calls(out / "model_calls.jsonl"))
+    trajectory.write(doc, out)
+    return trajectory.summary(doc)
+
+
 def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] = None) -> dict:
     """Run the engagement of `cfg`; returns the record (also written to `cfg.out`)."""
     from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
@@ -138,6 +196,7 @@ def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] 
     if cfg.trials < 1:
         raise FactforgeError("--trials must be at least 1")
     dev = developers.parse(cfg.developer)
+    program = preflight(cfg, dev)
     started = dt.datetime.now(dt.timezone.utc).replace(microsecond=0).isoformat()
     t0 = time.perf_counter()
     ctx = TaskContext.load(Path(cfg.pack), cfg.task, "test", cfg.domains_dirs)
@@ -153,12 +212,15 @@ def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] 
     kit_files = [f.path for f in ctx.pack.manifest(cfg.task, "kit").files]
     evidence = summarise(phase["opened"], kit_files, ctx.pack.json(cfg.task, "sealed", "evidence_plan.json"),
                          _tested_facts(ctx), available=phase["watch"].available, overflow=phase["watch"].overflow)
+    trajectory = None
+    if dev.kind == "adapter":
+        trajectory = read_trajectory(cfg, dev, program, out, phase["model_traffic"])
     if progress:
         progress("scoring the workspace on the sealed tests")
     results, refusal = score(cfg, prep, out)
     record = build_record(cfg=cfg, ctx=ctx, dev=dev, prep=prep, phase=phase, changes=changes, truncated=after.truncated,
                           contamination=contamination, evidence=evidence, results=results, refusal=refusal,
-                          started=started, seconds=time.perf_counter() - t0, hours=hours)
+                          started=started, seconds=time.perf_counter() - t0, hours=hours, trajectory=trajectory)
     write_record(record, out)
     write_report(record, out)
     return record

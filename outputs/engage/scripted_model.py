@@ -13,7 +13,8 @@ of a script, so a program that talks to a real provider runs against it unchange
 
 A turn is `{"text": str, "tool_calls": [{"name": str, "arguments": {...}}], "input_tokens": int,
 "output_tokens": int}` (text and tool calls each optional); the usage reported is exactly the
-turn's. Ids are numbered by call, so the same script gives the same bytes (timestamps are 0).
+turn's. A tool call may name a `namespace`, which a Responses `function_call` item carries (Codex
+groups an MCP server's tools in one, `mcp__SERVER`). Ids are numbered by call, so the same script gives the same bytes (timestamps are 0).
 When the script is used up, a call is answered 400 `script_exhausted` (or, with `loop`, the
 script starts again). With `api_key` set, a call without that key (`x-api-key` for Anthropic
 routes, `Authorization: Bearer` for OpenAI ones) is answered 401, as a provider would.
@@ -46,7 +47,8 @@ class Turn:
 
     @classmethod
     def of(cls, d: dict) -> "Turn":
-        calls = [{"name": str(c["name"]), "arguments": dict(c.get("arguments") or {})} for c in d.get("tool_calls", [])]
+        calls = [{"name": str(c["name"]), "arguments": dict(c.get("arguments") or {}),
+                  **({"namespace": str(c["namespace"])} if c.get("namespace") else {})} for c in d.get("tool_calls", [])]
         return cls(str(d.get("text", "")), calls, int(d.get("input_tokens", 0)), int(d.get("output_tokens", 0)))
 
 
@@ -102,7 +104,8 @@ def _response_items(turn: Turn, n: int) -> list[dict]:
         items.append({"type": "message", "id": f"msg_scripted_{n:04d}", "status": "completed", "role": "assistant",
                       "content": [{"type": "output_text", "text": turn.text, "annotations": [], "logprobs": []}]})
     items += [{"type": "function_call", "id": f"fc_scripted_{n:04d}_{i}", "call_id": f"call_scripted_{n:04d}_{i}",
-               "name": c["name"], "arguments": _args(c), "status": "completed"} for i, c in enumerate(turn.tool_calls)]
+               "name": c["name"], "arguments": _args(c), "status": "completed",
+               **({"namespace": c["namespace"]} if c.get("namespace") else {})} for i, c in enumerate(turn.tool_calls)]
     return items
 
 
