@@ -320,6 +320,7 @@ MOUNTS: list[tuple[str, str, str, str]] = [
     ("outputs.evaluator.cli", "eval_command", "eval", "command"),
     ("outputs.engage.cli", "engage_command", "engage", "command"),
     ("outputs.engage.cli", "developers_command", "developers", "command"),
+    ("outputs.engage.cli", "results_command", "results", "command"),
 ]
 
 

@@ -195,6 +195,7 @@ def test_changelog_names_the_schema_versions_the_code_writes():
     from outputs.api.deployment import DEPLOYMENT_SCHEMA_VERSION
     from outputs.api.service import LOG_SCHEMA_VERSION
     from outputs.bundle import BUNDLE_SCHEMA_VERSION
+    from outputs.engage.batch import RUN_SCHEMA_VERSION
     from outputs.engage.record import ENGAGEMENT_SCHEMA_VERSION
     from outputs.evaluator.models import RESULTS_SCHEMA_VERSION
     from outputs.packs.menu import MENU_SCHEMA_VERSION
@@ -216,6 +217,7 @@ def test_changelog_names_the_schema_versions_the_code_writes():
                            ("model menu", MENU_SCHEMA_VERSION), ("phrasing rules", PHRASING_SCHEMA_VERSION),
                            ("held-out tests", SIMTEST_SCHEMA_VERSION), ("API call log", LOG_SCHEMA_VERSION),
                            ("results", RESULTS_SCHEMA_VERSION), ("engagement record", ENGAGEMENT_SCHEMA_VERSION),
+                           ("batch run", RUN_SCHEMA_VERSION),
                            ("audit queue", QUEUE_SCHEMA_VERSION)):
         row = re.search(rf"^\| {re.escape(label)} \|[^|\n]*\| ([^ |]+) \|", current, re.MULTILINE)
         assert row, f"CHANGELOG.md has no row for the {label} schema"

@@ -15,6 +15,8 @@ agents), `adapters/` (one TOML file per coding agent), `launch.py` (a coding age
 inside the boundary), `traffic`, `modelproxy`, `looprelay.py`, `metering` (the developer's own
 model traffic), `trajectory` (a coding agent's record as ATIF), `driver` (the scripted
 developer's program), `run` (one engagement), `record` (engagement.json), `report`
-(report.html), `cli` (the commands). No Dagster, media library
-or matplotlib is imported on this path until a report is drawn.
+(report.html), `batch` (one engagement per task into `RUN/<task>/`, resumable, side by side
+or on Dask; `warm` is what its worker processes import once), `results` and `results_render`
+(`factforge results`: the table of runs), `cli` (the commands). No Dagster, media library or
+matplotlib is imported on this path until a report is drawn.
 """

@@ -8,9 +8,12 @@ score with its budget penalty. Pure functions, standard library only.
   trials), seeded, so the same results give the same interval.
 - **Final score** = max(0, mean reward - sum over the task's budget tiers of
   max(0, mean credits per conversation / budget - 1)).
+- **Pass rate intervals** (`factforge results`): the Wilson score interval of successes over
+  conversations, and Newcombe's hybrid score interval of the difference of two pass rates.
 """
 from __future__ import annotations
 
+import math
 import random
 from math import comb
 from statistics import fmean
@@ -51,3 +54,27 @@ def budget_penalty(credits_mean: float, budget: Mapping[str, float]) -> float:
 
 def final_score(mean_reward: float, credits_mean: float, budget: Mapping[str, float]) -> float:
     return max(0.0, mean_reward - budget_penalty(credits_mean, budget))
+
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(successes: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """Wilson score interval of a proportion (95% by default); (0, 0) for no trials."""
+    if n <= 0:
+        return 0.0, 0.0
+    p = successes / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def difference_interval(k1: int, n1: int, k2: int, n2: int, z: float = Z95) -> tuple[float, float]:
+    """Newcombe's hybrid score interval of p2 - p1 (method 10), from the two Wilson intervals."""
+    p1, p2 = k1 / n1, k2 / n2
+    lo1, hi1 = wilson_interval(k1, n1, z)
+    lo2, hi2 = wilson_interval(k2, n2, z)
+    d = p2 - p1
+    return (max(-1.0, d - math.sqrt((p2 - lo2) ** 2 + (hi1 - p1) ** 2)),
+            min(1.0, d + math.sqrt((hi2 - p2) ** 2 + (p1 - lo1) ** 2)))
