@@ -307,3 +307,32 @@ def test_batches_and_results_import_no_dagster_distributed_or_matplotlib():
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=root,
                        env={**os.environ, "PYTHONPATH": str(root)}, check=True)
     assert r.stdout.strip() == "[]"
+
+
+def test_a_coding_agents_metered_dollars_and_model_label_the_run(runs, tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    shutil.copytree(runs[0] / "starting", run, symlinks=True, ignore=shutil.ignore_patterns("kit", "workspace"))
+    data = json.loads((run / "run.json").read_text())
+    data["developer"]["spec"] = "claude-code"
+    (run / "run.json").write_text(json.dumps(data))
+    for t, cost, unpriced in ((TASKS[0], 0.25, 0), (TASKS[1], 0.5, 0)):
+        p = run / t / "engagement.json"
+        rec = json.loads(p.read_text())
+        rec["engagement"]["developer"].update(spec="claude-code", kind="adapter", model="claude-sonnet-4-5")
+        rec["developer_model"] = {"calls": 3, "cost_usd": cost, "unpriced": unpriced, "input_tokens": 10,
+                                  "output_tokens": 5, "failed": 0, "by_model": {}}
+        p.write_text(json.dumps(rec))
+    code, out, err = run_main(["results", str(run), "--json"], capsys, monkeypatch)
+    run0 = json.loads(out)["runs"][0]
+    assert code == 0 and run0["label"] == "claude-code / claude-sonnet-4-5", err
+    assert run0["groups"]["overall"]["developer_usd"] == 0.375
+    p = run / TASKS[1] / "engagement.json"
+    rec = json.loads(p.read_text())
+    rec["developer_model"]["unpriced"] = 1                  # a call the price map does not know
+    p.write_text(json.dumps(rec))
+    code, out, _ = run_main(["results", str(run), "--json"], capsys, monkeypatch)
+    assert json.loads(out)["runs"][0]["groups"]["overall"]["developer_usd"] is None
+    rec["developer_model"]["cost_usd"] = "$1"
+    p.write_text(json.dumps(rec))
+    code, _, err = run_main(["results", str(run)], capsys, monkeypatch)
+    assert code == 1 and "developer_model is not a model metering" in err and str(p) in err
