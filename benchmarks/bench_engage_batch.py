@@ -58,7 +58,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         (work / "greeter.toml").write_text(GREETER, encoding="utf-8")
-        factforge("pack", "build", "--domain", "_mock", "--out", "pack", "--workspace", "ws", "--workers", "1", cwd=work)
+        factforge("pack", "build", "--domain", "_mock", "--out", "pack", "--workspace", "ws", "--workers", "1",
+                  cwd=work)
         print(f"load average before: {os.getloadavg()[0]:.1f}")
         for dev in args.developers:
             times: dict[int, list[float]] = {1: [], 2: []}

@@ -94,6 +94,7 @@ def test_flags_show_no_value_and_take_none(capsys, monkeypatch):
 @pytest.mark.parametrize("path, option, choices", [
     (["build"], "--profile", "text-only|text+image|text+image+audio|full"),
     (["build"], "--engine", "local|dask"),
+    (["engage"], "--engine", "local|dask"),
     (["decompose"], "--decomposer", "builtin|llm"),
     (["eval"], "--user", "offline|llm"),
     (["eval"], "--split", "test|live"),

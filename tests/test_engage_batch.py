@@ -140,8 +140,8 @@ def test_the_command_line_forms_of_a_batch(mock_task_pack, tmp_path, capsys, mon
     assert code == 1 and "no task '_mock-nope'" in err and not (tmp_path / "o").exists()
     for address, expect in (("not an address", "is not a scheduler address: missing port number"),
                             ("tcp://127.0.0.1:1", "cannot reach the Dask scheduler at tcp://127.0.0.1:1")):
-        code, _, err = run_main(["engage", pack, "--task", "all", "--developer", "starting", "--out", str(tmp_path / "o"),
-                                 "--engine", "dask", "--dask-address", address], capsys, monkeypatch)
+        code, _, err = run_main(["engage", pack, "--task", "all", "--developer", "starting", "--out",
+                                 str(tmp_path / "o"), "--engine", "dask", "--dask-address", address], capsys, monkeypatch)
         assert code == 1 and expect in err and err.count("\n") == 1 and not (tmp_path / "o").exists(), err
     code, _, err = run_main(["engage", pack, "--task", "all", "--developer", "starting", "--out", str(tmp_path / "o"),
                              "--dask-address", "tcp://127.0.0.1:1"], capsys, monkeypatch)
@@ -266,7 +266,7 @@ def test_a_hostile_run_json_is_one_line_naming_it(run_json, expect, tmp_path, ca
 def test_labels_and_text_from_records_are_escaped_in_the_page(runs, tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
     shutil.copytree(runs[0] / "starting", run, symlinks=True, ignore=shutil.ignore_patterns("kit", "workspace"))
-    spec = "cmd:<script>alert(1)</script>"
+    spec = "cmd:<script>alert(1)</script>\x1b[2J\nrm"
     data = json.loads((run / "run.json").read_text())
     data["developer"]["spec"] = spec
     (run / "run.json").write_text(json.dumps(data))
@@ -280,7 +280,8 @@ def test_labels_and_text_from_records_are_escaped_in_the_page(runs, tmp_path, ca
                                str(tmp_path / "t.csv")], capsys, monkeypatch)
     assert code == 0, err
     page = (tmp_path / "t.html").read_text()
-    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt; / =HYPERLINK(1)" in page
+    assert "<script" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;?[2J rm / =HYPERLINK(1)" in page
+    assert "\x1b" not in out + page and out.splitlines()[0].count("|") == 1
     assert "unknown" in out                    # a program outside the sandbox, no metering: dollars unknown
     rows = list(csv.DictReader(io.StringIO((tmp_path / "t.csv").read_text())))
     assert rows[0]["model"] == "'=HYPERLINK(1)" and rows[0]["developer_usd"] == ""

@@ -276,7 +276,8 @@ def check_scheduler(address: str) -> None:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
     except (ValueError, TypeError) as e:
-        raise FactforgeError(f"--dask-address {address!r} is not a scheduler address: {one_line(str(e))[:200]}") from None
+        raise FactforgeError(f"--dask-address {address!r} is not a scheduler address: "
+                             f"{one_line(str(e))[:200]}") from None
     if host is not None:
         try:
             socket.create_connection((host, port), timeout=5).close()

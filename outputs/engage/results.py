@@ -44,6 +44,7 @@ OVERALL = "overall"
 TASK_ID = re.compile(r"^[a-z_][a-z0-9_]*(-[a-z0-9]+)+$")
 NO_MODEL = ("starting", "scripted")
 MAX_TASKS = 10_000
+LABEL_MAX = 80
 
 
 @dataclass
@@ -174,15 +175,21 @@ def difference(base: Run, other: Run, domain: Optional[str]) -> Optional[dict]:
     return out
 
 
+def _printable(text: str, limit: int = LABEL_MAX) -> str:
+    """One line of printable characters (a label reaches a terminal), cut at `limit`."""
+    text = "".join(c if c.isprintable() else "?" for c in " ".join(text.split()))
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 def _labels(runs: list[Run]) -> None:
     for run in runs:
-        run.label = run.developer + (f" / {run.model}" if run.model else "")
+        run.label = _printable(run.developer + (f" / {run.model}" if run.model else ""))
     seen: dict[str, int] = {}
     for run in runs:
         seen[run.label] = seen.get(run.label, 0) + 1
     for run in runs:
         if seen[run.label] > 1:
-            run.label = f"{run.label} ({run.path.name or run.path})"
+            run.label = f"{run.label} ({_printable(run.path.name or str(run.path), 40)})"
 
 
 def results_table(paths: list[Path]) -> dict:
