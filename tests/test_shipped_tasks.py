@@ -2,7 +2,8 @@
 
 `outputs.packs.guard` checks, from the evidence plan and the simulation suites (no rendering,
 no kit written), that each task's tests are learnable, that enough simulations are eligible
-for its id counts and that no held fact is left in its delivered plan. A change to the
+for its id counts, that the sealing gate admits its tests (the reference agents' means on them
+are checked here too) and that no held fact is left in its delivered plan. A change to the
 planner, the policies or the scenarios that would make a shipped task unbuildable fails here.
 (`pack build` proves the same on the rendered files; `benchmarks/bench_packs.py` builds the
 whole built-in pack.)
@@ -33,6 +34,12 @@ def test_every_built_in_task_can_build(domain, opts):
     assert verdicts, f"{domain} ships no task"
     broken = {v.task_id: v.problems for v in verdicts if v.problems}
     assert not broken, broken
+    # the reference agents on each task's sealed tests (the sealing gate's in-process runs, which
+    # equal `factforge eval`'s: tests/test_adversaries.py): only doing the job scores
+    for v in verdicts:
+        r = v.reference
+        assert v.tests >= 10 and r["oracle"] == 1.0 and r["null"] == 0.0 and r["reciter"] == 0.0, (v.task_id, r)
+        assert 0.0 < r["naive"] <= 0.10 and r["guesser"] <= 0.10, (v.task_id, r)
 
 
 def _mock_domain(tmp_path, monkeypatch, select: str | None = None) -> Path:
