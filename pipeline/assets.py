@@ -236,7 +236,9 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
     _check("tests_learnable", "task_pack", "Every fact a test exercises is in the kit or known to the client; no "
                                            "training scenario settles a held or contested fact."),
     _check("kit_scan_clean", "task_pack", "No kit file (extracted media text included) holds a test id, a sealed "
-                                          "gold argument, a client-held fact, a fact id or an answer-key file.")])
+                                          "gold argument, a client-held fact, a fact id or an answer-key file."),
+    _check("adversaries_fail", "task_pack", "The sealing gate: no held-out test passes for the null agent, the "
+                                            "policy reciter or a confident guess; plain tests within their share.")])
 def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, workspace: Workspace):
     """The domain's task pack (`domains/<name>/tasks/*.toml`) at <out>/packs/<domain>: each task's
     kit and sealed part; written only when every check passes."""

@@ -440,6 +440,8 @@ def _regold(pack: Path) -> None:
     tests[0]["factforge"]["expected_db_hash"] = "0" * 64
     sha, size = put_object(pack, json.dumps(tests, indent=2).encode("utf-8"))
     (pack / "objects" / ref["sha256"][:2] / ref["sha256"]).unlink()
+    if not any((pack / "objects" / ref["sha256"][:2]).iterdir()):   # a re-pin leaves no empty fan-out folder
+        (pack / "objects" / ref["sha256"][:2]).rmdir()
 
     def edit(files):
         f = next(f for f in files if f["path"] == "tests.json")
