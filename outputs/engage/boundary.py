@@ -142,13 +142,13 @@ class Boundary:
                 a += ["--symlink", os.readlink(f"/{name}"), f"/{name}"]
             elif os.path.isdir(f"/{name}"):
                 a += ["--ro-bind", f"/{name}", f"/{name}"]
-        for prefix in python_prefixes():
-            a += ["--ro-bind", prefix, prefix]
         a += ["--proc", "/proc", "--dev", "/dev", "--size", size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
               "--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", HOME, "--dir", "/run",
               "--ro-bind", str(self.kit), "/kit", "--bind", str(self.workspace), "/workspace",
               "--ro-bind", str(self.sockets), SOCKETS, "--ro-bind", str(self.stage), STAGE]
-        for prefix in self.ro_binds:          # after the tmpfs mounts: a prefix under /tmp stays visible
+        for prefix in python_prefixes():      # after the tmpfs mounts: a venv under /tmp stays visible
+            a += ["--ro-bind", prefix, prefix]
+        for prefix in self.ro_binds:
             if prefix not in python_prefixes():
                 a += ["--ro-bind", prefix, prefix]
         if self.developer_out is not None:
