@@ -149,16 +149,29 @@ def prepare(ctx, out: Path) -> Prepared:
 
 # --------------------------------------------------------------------------- what the workspace holds
 
-def read_regular(path: Path, limit: Optional[int] = None) -> Optional[bytes]:
-    """A regular file's bytes (at most `limit`), opened without following a link and without
-    blocking; None for anything else."""
+def _open_regular(path: Path) -> Optional[int]:
+    """A descriptor of the regular file at `path`, opened without following a link and without
+    blocking; None for anything else (the caller closes it)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def read_regular(path: Path, limit: Optional[int] = None) -> Optional[bytes]:
+    """A regular file's bytes (at most `limit`), opened without following a link and without
+    blocking; None for anything else."""
+    fd = _open_regular(path)
+    if fd is None:
+        return None
+    try:
         chunks, left = [], limit if limit is not None else -1
         while left != 0:
             chunk = os.read(fd, 1 << 20 if left < 0 else min(left, 1 << 20))
@@ -175,13 +188,10 @@ def read_regular(path: Path, limit: Optional[int] = None) -> Optional[bytes]:
 
 
 def _hash_regular(path: Path) -> Optional[tuple[str, int]]:
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    except OSError:
+    fd = _open_regular(path)
+    if fd is None:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
         h, size = hashlib.sha256(), 0
         while chunk := os.read(fd, 1 << 20):
             h.update(chunk)
