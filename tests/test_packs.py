@@ -96,7 +96,7 @@ def test_builtin_specs_name_deployments_the_api_server_loads():
 @pytest.mark.parametrize("edit, problem, line_has", [
     (('turn_quota = 8', 'turn_quota = 8\nmood = "sunny"'), "client.mood: Extra inputs are not permitted", "mood"),
     (('id = "_mock-client-knows"', 'id = "Mock Client"'), "lowercase words joined by dashes", None),
-    (('test = [\n  "_mock.rent-one-bike.2263203269",', 'test = [\n  "_mock.rent-2-bikes.635d0338d3",'),
+    (('test = [\n  "_mock.rent-one-bike.2263203269",', 'test = [\n  "_mock.deposit-refund-timing.26dc64d912",'),
      "live and test ids overlap", None),
     (('enabled = true', 'enabled = false'), "client is disabled but lists", None),
     (('kind = "seeded"', 'kind = "none"'), "workspace kind is none but gaps are listed", None),
@@ -438,7 +438,7 @@ def test_learnable_selection_fails_when_too_few_simulations_are_learnable(ws, tm
     from outputs.packs.build import Builder, BuildFailed, BuildOptions
     many = ",\n".join(f'  "_mock.none.{i:010d}"' for i in range(40))
     _mock_copy(tmp_path, monkeypatch, PLAIN_TASK,
-               lambda t: _learnable(t).replace('"_mock.too-many-bikes.706584463b",', f'"_mock.too-many-bikes.706584463b",\n{many},'))
+               lambda t: _learnable(t).replace('test = [\n', f'test = [\n{many},\n', 1))
     with pytest.raises(BuildFailed) as e:
         Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
     assert "check tests_learnable failed" in e.value.problem and "eligible simulations for the 43 test ids" in e.value.problem
@@ -568,10 +568,10 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
     opts = BuildOptions(seed=0, workspace=ws)
     rows, failed = pin_ids(get_pack("_mock"), opts, n_live=50)
-    assert not rows and len(failed) == 1 and str(spec) in str(failed[0]) and "only 5 learnable" in str(failed[0])
+    assert not rows and len(failed) == 1 and str(spec) in str(failed[0]) and "only 7 learnable" in str(failed[0])
     assert spec.read_text() == head + "[ids]\ntest_seed = 1\ntest = []\n\n[phrasing]" + rest.split("[phrasing]", 1)[1]
     (row,), failed = pin_ids(get_pack("_mock"), opts, n_training=3, n_live=1)
-    assert row[1:] == (3, 1, 4) and not failed
+    assert row[1:] == (3, 1, 5) and not failed
     s = load_spec(spec).spec
     assert "[phrasing]" in spec.read_text() and s.phrasing.rules
     assert not any("explain-late-fee" in t for t in s.ids.training), "training never settles the held fact"

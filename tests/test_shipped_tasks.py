@@ -76,16 +76,16 @@ def test_the_guard_passes_the_mock_tasks(tmp_path, monkeypatch, opts):
 
 
 def test_a_corpus_change_that_breaks_pinned_learnability_is_caught(tmp_path, monkeypatch, opts):
-    """The late-fee rule leaves the records: the pinned records-only task's tests of it are no
-    longer learnable, and the guard names them (the client task's client still knows it)."""
+    """The rentals rules leave the records: the pinned records-only task's rental tests are no
+    longer learnable, and the guard names them."""
     from domains import get_pack
     from outputs.packs.guard import check_domain
     _mock_domain(tmp_path, monkeypatch)
-    _drop_carriers_of(monkeypatch, ".late-returns.")
+    _drop_carriers_of(monkeypatch, ".rentals.")
     by = {v.task_id: v for v in check_domain(get_pack("_mock"), opts)}
     problems = by["_mock-records-only"].problems
     assert problems and all("neither in the kit nor known to the client" in p or "training" in p for p in problems)
-    assert any("_mock.late-returns." in p for p in problems), problems
+    assert any("_mock.rentals." in p for p in problems), problems
 
 
 def test_a_corpus_change_leaving_too_few_learnable_ids_is_caught(tmp_path, monkeypatch, opts):

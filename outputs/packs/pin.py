@@ -120,14 +120,16 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     client_known, secret = client_facts(spec, surf.report.get("records_contested", {}))
     learnable = surf.recovered | client_known
     gate = gate_for(d, spec.evidence.bundle, seed, task_rules(spec), task_brand(d.world(spec.evidence.bundle)), spec.id)
-    held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests
-                                      if learnable_test(t, learnable) and gate.why(t) is None))
-    if len(held_out) <= n_live:
-        raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite; "
-                       f"{n_live} live ids would leave no test", "ids")
     dev = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, opts.seed).tests
                                  if learnable_training(t, surf.recovered, secret)))
     training = [t.id for t in dev[:n_training]]
+    # the two suites can share a simulation (same scenario, same draw): it trains or it tests
+    held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests
+                                      if t.id not in training and learnable_test(t, learnable)
+                                      and gate.why(t) is None))
+    if len(held_out) <= n_live:
+        raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite "
+                       f"outside training; {n_live} live ids would leave no test", "ids")
     live = [t.id for t in held_out[:n_live]]
     test = [t.id for t in tests_with_plain_share(held_out[n_live:], gate.plain)]
     new = rewrite_ids(ls.text, _block(seed, training, live, test, spec.ids.select))
