@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from enum import Enum
+from functools import lru_cache
 from typing import Any, Literal, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -85,18 +86,8 @@ DURATION_MINUTES = {"second": 1 / 60, "minute": 1, "hour": 60, "day": 1440, "cal
 NUMERIC_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 
 
-def value_key(typ: SlotType, value: Any, value_max: Any = None, unit: Optional[str] = None) -> tuple:
-    """The one definition of value equality, used by the decomposer, writers, planner,
-    variants and audits alike.
-
-    - money: amount and currency ("$75" == "75 dollars" == "USD 75.00"; $75 != EUR 75);
-    - durations: minutes, hours, days, calendar days and weeks in minutes ("24 hours" ==
-      "1 day", "2 weeks" == "14 days"); business days, months and years only equal
-      themselves;
-    - counts: the number, with a measurement unit when there is one ("2GB" == "2 GB",
-      "2GB" != "2 bags" == "two"); percents: the number;
-    - dates, enums and identifiers: their lower-cased text.
-    Numbers compare after rounding to 9 decimals, so 75 == 75.0."""
+def _value_key(typ: SlotType, value: Any, value_max: Any = None, unit: Optional[str] = None) -> tuple:
+    """`value_key`, computed."""
     typ = SlotType(typ)
     if typ in NUMERIC_TYPES:
         try:
@@ -116,6 +107,30 @@ def value_key(typ: SlotType, value: Any, value_max: Any = None, unit: Optional[s
             u = unit
         return (typ.value, _num_key(v), None if vm is None else _num_key(vm), u)
     return (typ.value, " ".join(str(value).lower().split()), None, None)
+
+
+@lru_cache(maxsize=65536, typed=True)
+def _value_key_cached(typ: SlotType, value: Any, value_max: Any, unit: Optional[str]) -> tuple:
+    return _value_key(typ, value, value_max, unit)
+
+
+def value_key(typ: SlotType, value: Any, value_max: Any = None, unit: Optional[str] = None) -> tuple:
+    """The one definition of value equality, used by the decomposer, writers, planner,
+    variants and audits alike.
+
+    - money: amount and currency ("$75" == "75 dollars" == "USD 75.00"; $75 != EUR 75);
+    - durations: minutes, hours, days, calendar days and weeks in minutes ("24 hours" ==
+      "1 day", "2 weeks" == "14 days"); business days, months and years only equal
+      themselves;
+    - counts: the number, with a measurement unit when there is one ("2GB" == "2 GB",
+      "2GB" != "2 bags" == "two"); percents: the number;
+    - dates, enums and identifiers: their lower-cased text.
+    Numbers compare after rounding to 9 decimals, so 75 == 75.0. Memoised (graders compare
+    the same values many times over)."""
+    try:
+        return _value_key_cached(typ, value, value_max, unit)
+    except TypeError:                       # an unhashable value
+        return _value_key(typ, value, value_max, unit)
 
 
 def _num_key(v: float) -> float | int:

@@ -692,7 +692,13 @@ def stated_values(text: str, currency: str = "USD") -> list[Stated]:
     """Every value said in a conversation message, in order: `find_values` plus what people
     say and policies do not write, "between 5 and 7 days" (the range 5 to 7 days), "the 5th
     of March 2026", and dates without a year ("Mar 5", value "--03-05"); plain counts carry
-    the noun they count."""
+    the noun they count. Memoised: graders read the same replies and tool results again
+    and again."""
+    return list(_stated_values(text, currency))
+
+
+@lru_cache(maxsize=16384)
+def _stated_values(text: str, currency: str) -> tuple[Stated, ...]:
     spoken = _BETWEEN.sub(lambda m: " " * (m.start(1) - m.start()) + m.group(1)
                           + " to".ljust(m.end() - m.end(1)), text)
     found = [Stated(*f) for f in find_values(spoken, currency)]
@@ -705,7 +711,7 @@ def stated_values(text: str, currency: str = "USD") -> list[Stated]:
             hy = _HYPHEN_NOUN.match(spoken, f.end)
             noun = hy.group(1).lower() if hy else _noun_after(spoken, f.end)
         out.append(f._replace(noun=noun))
-    return out
+    return tuple(out)
 
 
 def same_value(want: tuple, said: tuple) -> bool:
@@ -722,3 +728,33 @@ def same_value(want: tuple, said: tuple) -> bool:
     if wt == SlotType.count and want[3] is None and st in NUMERIC_TYPES:
         return (value_key(SlotType.count, want[1], want[2])[1:3] == value_key(SlotType.count, said[1], said[2])[1:3])
     return value_key(wt, *want[1:4]) == value_key(st, *said[1:4])
+
+
+class StatedIndex:
+    """The values stated in one text, indexed so that `saying(want)` equals
+    `[s for s in stated if same_value(want, s)]` without comparing `want` to every value (a
+    long reply states thousands)."""
+
+    def __init__(self, stated: list[Stated]):
+        self.stated = list(stated)
+        self._by_key: dict = {}
+        self._by_number: dict = {}
+        self._by_day: dict = {}
+        for n, s in enumerate(self.stated):
+            st = SlotType(s.type)
+            self._by_key.setdefault(value_key(st, s.value, s.value_max, s.unit), []).append(n)
+            if st in NUMERIC_TYPES:
+                self._by_number.setdefault(value_key(SlotType.count, s.value, s.value_max)[1:3], []).append(n)
+            elif st == SlotType.date:
+                self._by_day.setdefault(str(s.value).lower()[-5:], []).append(n)
+
+    def saying(self, want: tuple) -> list[Stated]:
+        """The stated values that state `want` (by `same_value`), in their order."""
+        wt = SlotType(want[0])
+        if wt == SlotType.date:
+            cand = self._by_day.get(str(want[1]).lower()[-5:], [])
+        elif wt == SlotType.count and want[3] is None:
+            cand = self._by_number.get(value_key(SlotType.count, want[1], want[2])[1:3], [])
+        else:
+            cand = self._by_key.get(value_key(wt, *want[1:4]), [])
+        return [self.stated[n] for n in cand if same_value(want, self.stated[n])]

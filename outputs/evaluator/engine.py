@@ -349,7 +349,8 @@ def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Messa
         basis.append("NL_ASSERTION")
     for b in basis:
         if b == "DB":
-            out[b] = rewards.score_db(test, final_db, failed, None if calls else ctx.seed_hash)
+            out[b] = rewards.score_db(test, final_db, failed, ctx.seed_hash if not calls else
+                                      rewards.final_hash(ctx.seed_hash, ctx.api.catalog.domain, calls, final_db))
         elif b == "COMMUNICATE":
             out[b] = rewards.score_communicate(
                 test, agent_msgs, heard=[m.content for m in messages if m.role == "user"],

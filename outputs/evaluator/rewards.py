@@ -38,6 +38,7 @@ plausible wrong value, fails.
 from __future__ import annotations
 
 import json
+from functools import lru_cache
 import pickle
 import os
 import re
@@ -46,7 +47,7 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 from domains.apikit import Call, DomainApi, db_hash
 from domains.simtests import SimTest
 from facts.models import NUMERIC_TYPES, SlotType, value_key
-from facts.values import Stated, normalise, same_value, stated_values
+from facts.values import Stated, StatedIndex, normalise, stated_values
 
 from .models import Component
 
@@ -60,18 +61,18 @@ def _gold_value(info: str) -> Optional[tuple]:
     return None if v is None or v[0] in _PHRASE_TYPES else v
 
 
-def _said(text: str, info: str, stated: list[Stated]) -> list[Stated]:
+def _said(text: str, info: str, stated: StatedIndex) -> list[Stated]:
     """The statements in `text` that say `info` (a phrase: one pseudo-statement when it occurs)."""
     want = _gold_value(info)
     if want is None:
         found = re.search(r"(?<!\w)" + re.escape(info.strip()) + r"(?!\w)", text, re.IGNORECASE)
         return [Stated(SlotType.enum, info.strip().lower(), None, None, *found.span())] if found else []
-    return [s for s in stated if same_value(want, s)]
+    return stated.saying(want)
 
 
 def mentions(text: str, info: str) -> bool:
     """Whether `text` states `info` (see the module table)."""
-    return bool(_said(text, info, stated_values(text)))
+    return bool(_said(text, info, StatedIndex(stated_values(text))))
 
 
 def value_kind(v: tuple) -> Optional[tuple]:
@@ -152,6 +153,22 @@ def replay_db(api: DomainApi, seed_db: dict, calls: list[Call]) -> tuple[dict, l
     return db, failed
 
 
+_FINAL_HASHES: dict[tuple, str] = {}
+
+
+def final_hash(seed_hash: str, domain: str, calls: list[Call], final_db: dict) -> str:
+    """The hash of `final_db`, the database `calls` leave on the seed database `seed_hash`:
+    a pure function of the three, remembered (the reference agents make the same calls on
+    every rules set of a domain, and hashing a large database costs more than replaying)."""
+    key = (seed_hash, domain, json.dumps([[c.name, c.arguments] for c in calls], sort_keys=True, default=str))
+    got = _FINAL_HASHES.get(key)
+    if got is None:
+        if len(_FINAL_HASHES) >= 65536:
+            _FINAL_HASHES.clear()
+        got = _FINAL_HASHES[key] = db_hash(final_db)
+    return got
+
+
 def score_db(test: SimTest, final_db: dict, failed: list[str], got: Optional[str] = None) -> Component:
     """`got`: the final database's hash when the caller knows it (no call replayed)."""
     got = got or db_hash(final_db)
@@ -160,14 +177,12 @@ def score_db(test: SimTest, final_db: dict, failed: list[str], got: Optional[str
                      detail={"hash": got, "expected": want, "failed_replays": failed})
 
 
-def score_communicate(test: SimTest, agent_messages: list[str], heard: Iterable[str] = (),
-                      seen: Optional[Callable[[], list[str]]] = None) -> Component:
-    """Every gold item said, and no wrong value beside it (the module table). `heard`: the
-    user's messages; `seen()`: the texts of the tool results the agent received (called only
-    when a value needs grounding)."""
-    text = "\n".join(agent_messages)
-    stated = stated_values(text)
-    infos = list(test.evaluation_criteria.communicate_info)
+@lru_cache(maxsize=4096)
+def _missing_and_other_values(text: str, infos: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[Stated, ...]]:
+    """The gold items `text` does not say, and the values it states of a gold item's kind that
+    are no gold value (before grounding). Memoised: a reference agent says the same reply to
+    every customer, and a long reply holds thousands of values."""
+    stated = _indexed(text)
     missing, kinds, golds = [], set(), []
     for info in infos:
         hits = _said(text, info, stated)
@@ -178,13 +193,40 @@ def score_communicate(test: SimTest, agent_messages: list[str], heard: Iterable[
             continue
         golds.append(want)
         kinds.update(k for k in ([value_kind(want)] if value_kind(want) else [value_kind(h) for h in hits]) if k)
-    extra = [s for s in stated if value_kind(s) in kinds and not any(same_value(g, s) for g in golds)]
+    gold_said = {(s.start, s.end) for g in golds for s in stated.saying(g)}
+    extra = [s for s, kind in zip(stated.stated, _kinds(text)) if kind in kinds and (s.start, s.end) not in gold_said]
+    return tuple(missing), tuple(extra)
+
+
+@lru_cache(maxsize=256)
+def _indexed(text: str) -> StatedIndex:
+    return StatedIndex(stated_values(text))
+
+
+@lru_cache(maxsize=256)
+def _kinds(text: str) -> tuple:
+    return tuple(value_kind(s) for s in _indexed(text).stated)
+
+
+def score_communicate(test: SimTest, agent_messages: list[str], heard: Iterable[str] = (),
+                      seen: Optional[Callable[[], list[str]]] = None) -> Component:
+    """Every gold item said, and no wrong value beside it (the module table). `heard`: the
+    user's messages; `seen()`: the texts of the tool results the agent received (called only
+    when a value needs grounding)."""
+    text = "\n".join(agent_messages)
+    infos = list(test.evaluation_criteria.communicate_info)
+    missing, extra = _missing_and_other_values(text, tuple(infos))
+    missing, wrong = list(missing), []
     if extra:
         nums, dates = _grounds([*heard, *(seen() if seen else [])])
-        extra = [s for s in extra if not grounded(s, nums, dates)]
-    wrong = list(dict.fromkeys(text[s.start:s.end] for s in extra))
+        for s in extra:                  # the first 20 distinct ungrounded values are reported
+            said = text[s.start:s.end]
+            if said not in wrong and not grounded(s, nums, dates):
+                wrong.append(said)
+                if len(wrong) == 20:
+                    break
     return Component(name="COMMUNICATE", score=float(not missing and not wrong),
-                     detail={"expected": infos, "missing": missing, "wrong": wrong[:20]})
+                     detail={"expected": infos, "missing": missing, "wrong": wrong})
 
 
 def _matches(action_args: Mapping[str, Any], call_args: Mapping[str, Any], keys: Optional[list[str]]) -> bool:

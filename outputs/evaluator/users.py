@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import os
 import re
+from functools import lru_cache
 from typing import Any, Optional
 
 from domains.simtests import SimTest, UserScript
@@ -54,6 +55,25 @@ ASKS = re.compile(r"\?|\b(?:please|kindly)\s+(?:\w+\s+)?(?:provide|tell|share|co
                   r"\b(?:can|could|would|will)\s+you\b|\bmay\s+i\s+(?:have|get|ask)\b|\blet\s+me\s+know\b", re.IGNORECASE)
 # an open question ("what would you like ...?") asks for information, not for a go-ahead
 OPEN_QUESTION = re.compile(r"\b(?:what|which|where|when|how|why|who)\b[^.?!]*\?", re.IGNORECASE)
+
+
+@lru_cache(maxsize=1024)
+def folded(text: str) -> str:
+    return text.casefold()
+
+
+@lru_cache(maxsize=4096)
+def asks(m: str) -> bool:
+    """Whether the case-folded agent message `m` asks the customer for something (memoised:
+    a reference agent sends the same long reply to every customer)."""
+    return ASKS.search(m) is not None
+
+
+@lru_cache(maxsize=4096)
+def open_question(m: str) -> bool:
+    return OPEN_QUESTION.search(m) is not None
+
+
 WRAP_UP = ("anything else", "something else", "any other question", "further assistance", "else i can help",
            "else can i help", "help you with today")
 
@@ -91,22 +111,22 @@ class ScriptedUser:
         return self.s.answers[i].reply
 
     def respond(self, agent_message: str) -> str:
-        m = agent_message.casefold()
+        m = folded(agent_message)
         if not m.strip():
             return self._say(f"{self.s.closing} {self.s.stop_token}")
-        asks = ASKS.search(m) is not None
-        reply = self._answer(m) if asks else None
+        asked = asks(m)
+        reply = self._answer(m) if asked else None
         if reply is not None:
             return self._say(reply)
         wraps_up = any(w in m for w in WRAP_UP)
-        go_ahead = not wraps_up and not OPEN_QUESTION.search(m) and any(k in m for k in self.s.confirm_keywords)
-        if go_ahead and (asks or not self.confirmed):
+        go_ahead = not wraps_up and not open_question(m) and any(k in m for k in self.s.confirm_keywords)
+        if go_ahead and (asked or not self.confirmed):
             self.confirmed = True
             return self._say(self.s.confirm)
         if self.s.pushback and not self.pushed and any(w in m for w in REFUSAL_WORDS):
             self.pushed = True
             return self._say(self.s.pushback)
-        if asks and not wraps_up:
+        if asked and not wraps_up:
             return self._say(NOT_SURE)
         return self._say(f"{self.s.closing} {self.s.stop_token}")
 

@@ -20,6 +20,7 @@ Pure Python and pydantic: the evaluator imports this module.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal, Mapping, Optional, Union
 
@@ -177,17 +178,37 @@ def check(rules: list[Rule], messages: list[str], brand: Mapping[str, str]) -> l
                 out.append(Violation(rule=r.id, message_index=i, text=messages[i][:160]))
             continue
         for i, msg in enumerate(messages):
-            if r.kind == "money_format":
-                out += [Violation(rule=r.id, message_index=i, text=m.group(0)) for m in _MONEY.finditer(msg)
-                        if not _MONEY_OK.match(m.group(0))]
-            elif r.kind == "date_format":
-                out += [Violation(rule=r.id, message_index=i, text=m.group(0)) for m, _ in _dates(msg)]
-            elif r.kind == "forbidden":
-                out += [Violation(rule=r.id, message_index=i, text=m.group(0))
-                        for m in re.finditer(r.pattern, msg, re.IGNORECASE)]
-            elif r.kind == "max_words" and len(msg.split()) > r.limit:
-                out.append(Violation(rule=r.id, message_index=i, text=f"{len(msg.split())} words"))
+            out += [Violation(rule=r.id, message_index=i, text=hit)
+                    for hit in _hits(r.kind, getattr(r, "pattern", None), getattr(r, "limit", None), msg)]
     return out
+
+
+@lru_cache(maxsize=4096)
+def _hits(kind: str, pattern: Optional[str], limit: Optional[int], msg: str) -> tuple[str, ...]:
+    """What breaks a message rule in `msg` (memoised: a reference agent says the same long
+    reply to every customer)."""
+    if kind == "money_format":
+        return tuple(m.group(0) for m in _MONEY.finditer(msg) if not _MONEY_OK.match(m.group(0)))
+    if kind == "date_format":
+        return tuple(m.group(0) for m, _ in _dates(msg))
+    if kind == "forbidden":
+        return tuple(m.group(0) for m in re.finditer(pattern, msg, re.IGNORECASE))
+    if kind == "max_words" and len(msg.split()) > limit:
+        return (f"{len(msg.split())} words",)
+    return ()
+
+
+@lru_cache(maxsize=1024)
+def _money_formatted(msg: str) -> str:
+    return _MONEY.sub(lambda m: m.group(0) if _MONEY_OK.match(m.group(0)) or _amount(m.group(0)) is None
+                      else _money_text(_amount(m.group(0))), msg)
+
+
+@lru_cache(maxsize=1024)
+def _dates_iso(msg: str) -> str:
+    for m, iso in sorted(_dates(msg), key=lambda x: -x[0].start()):
+        msg = msg[:m.start()] + iso + msg[m.end():]
+    return msg
 
 
 def comply(rules: list[Rule], messages: list[str], brand: Mapping[str, str]) -> list[str]:
@@ -198,13 +219,9 @@ def comply(rules: list[Rule], messages: list[str], brand: Mapping[str, str]) -> 
         return out
     for r in rules:
         if r.kind == "money_format":
-            out = [_MONEY.sub(lambda m: m.group(0) if _MONEY_OK.match(m.group(0)) or _amount(m.group(0)) is None
-                              else _money_text(_amount(m.group(0))), msg) for msg in out]
+            out = [_money_formatted(msg) for msg in out]
         elif r.kind == "date_format":
-            for i, msg in enumerate(out):
-                for m, iso in sorted(_dates(msg), key=lambda x: -x[0].start()):
-                    msg = msg[:m.start()] + iso + msg[m.end():]
-                out[i] = msg
+            out = [_dates_iso(msg) for msg in out]
     for r in rules:
         if r.kind == "greeting" and not any(_fill(p, brand).casefold() in out[0].casefold() for p in r.phrases):
             out[0] = f"{_fill(r.phrases[0], brand)}. {out[0]}"
