@@ -15,6 +15,7 @@ derandomized, so CI runs the same inputs every time.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import shutil
@@ -345,7 +346,7 @@ def pack_manifest_edits(original: bytes) -> st.SearchStrategy[bytes]:
                                                                                                 dict):
                 files[k % len(files)]["path"] = ref["path"]
             elif op == "dup" and files:
-                files.append(dict(files[k % len(files)]))
+                files.append(copy.deepcopy(files[k % len(files)]))   # an entry may be any JSON ("replace")
             elif op == "reverse":
                 files.reverse()
             elif op == "task_id":

@@ -143,6 +143,32 @@ class ApiServer:
             time.sleep(0.01)
         return self
 
+    def quiesce(self, timeout: float = 5.0) -> bool:
+        """Wait until every request already sent to this server is answered (call once its
+        clients are dead, before a reset): a request of ours goes behind every connection
+        queued before it, then every connection must close. False on timeout."""
+        if self._server is None:
+            return True
+        deadline = time.monotonic() + timeout
+        try:
+            if self.uds is not None:
+                s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                s.settimeout(timeout)
+                s.connect(str(self.uds))
+            else:
+                s = socket.create_connection((self.host, self.port), timeout=timeout)
+            with s:
+                s.sendall(b"GET /_health HTTP/1.1\r\nHost: quiesce\r\nConnection: close\r\n\r\n")
+                while s.recv(4096):
+                    pass
+        except OSError:
+            return False
+        while self._server.server_state.connections:
+            if time.monotonic() > deadline:
+                return False
+            time.sleep(0.005)
+        return True
+
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True

@@ -261,6 +261,9 @@ class ServerBackend:
         self._log = None
 
     def settle(self) -> None:
+        # the agent's sandbox is gone: what it sent before it died is answered and logged
+        # here, in its own conversation, never after the next reset
+        self.server.quiesce()
         self.state.settle()
         self._log = self.state.log
 
