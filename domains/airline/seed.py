@@ -540,9 +540,10 @@ class _Gen:
             self.rng = main_rng
 
     def try_reservation(self, its, back, phase: int, cell: tuple[str, str] | None = None) -> bool:
-        """Book one random reservation. With `cell` (tier, cabin): a reservation of that cell
-        for a member with a credit card, on scheduled flights 2 to 14 days out, booked and
-        left as booked (no later change, cancellation or disruption)."""
+        """Book one random reservation. With `cell` (tier, cabin): a plain reservation of that
+        cell for a member with a credit card, on scheduled flights 2 to 14 days out, booked
+        before the risk-free window, without TripGuard, and left as booked (no later change,
+        cancellation or disruption), so it adds a row to its cell and no other situation."""
         rng, v = self.rng, self.v
         _, _, _, tier_key = _names(self.pack)
         if cell is None:
@@ -568,7 +569,8 @@ class _Gen:
                 trip = "round_trip"
                 legs += [(fn, rday.isoformat()) for fn in rng.choice(back[(d, o)])]
         first_dep = departure_at(self.flights[legs[0][0]], legs[0][1])
-        latest = min(first_dep - dt.timedelta(minutes=v["booking_close_minutes"] + 30), self.now - dt.timedelta(hours=1))
+        booked_by = self.now - dt.timedelta(hours=1 if cell is None else v["risk_free_hours"] + 2)
+        latest = min(first_dep - dt.timedelta(minutes=v["booking_close_minutes"] + 30), booked_by)
         earliest = first_dep - dt.timedelta(days=min(60, v["booking_horizon_days"]))
         if latest <= earliest:
             return False
@@ -601,7 +603,7 @@ class _Gen:
                          int(v["max_bags_per_passenger"]) * npax)
         paid_bags = max(0, total_bags - free)
         bag_fee = _m(paid_bags * bag_fee_each(v, cabin))
-        insurance = rng.random() < 0.3
+        insurance = rng.random() < 0.3 and cell is None
         ins_fee = _m(v["insurance_per_passenger"] * npax) if insurance else 0
         total = _m(fare_total + bag_fee + ins_fee)
         if total > v["max_reservation_total"]:
