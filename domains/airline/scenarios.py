@@ -10,10 +10,11 @@ the tests with it.
 
 Scarce rows are held for the tests that cannot do without them: the open reservations of a
 tier x cabin cell (departing 4 hours out or later, the member holding a credit card) when the
-cell has no more of them than its bag and change-fee tests need (two, one for Lite), and the long uncompensated delays when there are at most two (the
-meal voucher and the weather refusal draw on them). Every other test that could use any row
-looks at held rows last (`Air.spare`), so a database with few such rows still covers the
-policy values that only they exercise.
+cell has no more of them than its bag and change-fee tests need (two, one for Lite), and the
+long uncompensated delays when there are at most two (the meal voucher and the weather
+refusal draw on them). Every other test that could use any row looks at held rows last
+(`Air.spare`), so a database with few such rows still covers the policy values that only
+they exercise.
 """
 from __future__ import annotations
 
