@@ -7,6 +7,14 @@ customer asks for, no policy applied) and what the agent must say. Amounts are c
 with the seed's own policy functions (`refund_due`, `split_refund`, `free_bags`...), so the
 gold outcome passes the domain check by construction and a change of a policy value moves
 the tests with it.
+
+Scarce rows are held for the tests that cannot do without them: the open reservations of a
+tier x cabin cell (departing 4 hours out or later, the member holding a credit card) when the
+cell has no more of them than its bag and change-fee tests need (two, one for Lite), and the
+long uncompensated delays when there are at most two (the meal voucher and the weather
+refusal draw on them). Every other test that could use any row looks at held rows last
+(`Air.spare`), so a database with few such rows still covers the policy values that only
+they exercise.
 """
 from __future__ import annotations
 
@@ -38,6 +46,7 @@ class Air:
         self.cab, self.cab_key, self.tier_name, self.tier_key = S._names(ctx.pack)
         self.rng = random.Random(f"airline-tests:{ctx.seed}")
         self.used: set[str] = set()
+        self.held: set[str] = set()
         self.n = 0
 
     # ---- records ---------------------------------------------------------------------
@@ -70,6 +79,24 @@ class Air:
                 self.used.add(c[key])
                 return c
         return cands[0] if cands else None
+
+    def hold_scarce(self) -> None:
+        """Hold the rows of the cells and the long delays that have no rows to spare."""
+        cells: dict[tuple[str, str], list[str]] = {}
+        for r in self.open_reservations(4):
+            if self.card(self.user(r)) is not None:
+                cells.setdefault((self.tier(self.user(r)), self.cabin(r)), []).append(r["reservation_id"])
+        for (_, cabin), ids in cells.items():
+            if len(ids) <= (1 if cabin == "lite" else 2):
+                self.held.update(ids)
+        meal = {r["reservation_id"] for r, _, i, k in _disrupted(self)
+                if k == "delay" and i["delay_minutes"] >= self.v["meal_delay_hours"] * 60}
+        if len(meal) <= 2:
+            self.held.update(meal)
+
+    def spare(self, cands: list, rid=lambda r: r["reservation_id"]) -> list:
+        """`cands` in their order, held rows last."""
+        return sorted(cands, key=lambda c: rid(c) in self.held)
 
     def persona(self) -> str:
         self.n += 1
@@ -124,6 +151,7 @@ class Air:
 
 def scenarios(ctx: ScenarioContext) -> list[Scenario]:
     A = Air(ctx)
+    A.hold_scarce()
     out: list[Scenario] = []
     for build in (cancellations, bags, changes, names_and_passengers, compensation, transfers, booking,
                   questions):
@@ -156,7 +184,7 @@ def _cancel(A: Air, slug: str, trap: str, r: dict, reason: str, *, purpose: str,
 
 def cancellations(A: Air) -> list[Optional[Scenario]]:
     v, F, out = A.v, A.F, []
-    opens = A.open_reservations()
+    opens = A.spare(A.open_reservations())
     hours = v["risk_free_hours"]
 
     def booked_within(r, h):
@@ -264,8 +292,8 @@ def cancellations(A: Air) -> list[Optional[Scenario]]:
                           communicate=["Lite"], facts=[F.find("A Lite fare is not refundable"),
                                                        F.value("risk_free_hours")],
                           value_keys=["risk_free_hours"], pushback="Can't you make an exception?"))
-    departed = [r for _, r in sorted(A.db["reservations"].items()) if r["cancellation"] is None
-                and r["trip_type"] == "round_trip" and A.dep(r["flights"][0]) < A.now < A.dep(r["flights"][-1])]
+    departed = A.spare([r for _, r in sorted(A.db["reservations"].items()) if r["cancellation"] is None
+                        and r["trip_type"] == "round_trip" and A.dep(r["flights"][0]) < A.now < A.dep(r["flights"][-1])])
     for r in departed[:1]:
         u = A.user(r)
         out.append(A.base("cancel-after-departure", "refuse", u, r,
@@ -324,6 +352,7 @@ def bags(A: Air) -> list[Optional[Scenario]]:
                                   f"{r['reservation_id']}?",
                           gold=gold, naive=naive, communicate=[amount_text(fee)] if fee else [],
                           facts=facts, value_keys=vals))
+    opens = A.spare(opens)
     prem = next((x for x in opens if x["reservation_id"] not in A.used and A.cabin(x) == "premier" and A.card(A.user(x))
                  and x["free_bags"] - x["total_bags"] + 1 <= int(v["max_bags_per_passenger"]) * len(x["passengers"])
                  - x["total_bags"]), None)
@@ -782,8 +811,9 @@ def compensation(A: Air) -> list[Optional[Scenario]]:
                               gold=[("get_reservation", {"reservation_id": big["reservation_id"]})], naive=[],
                               communicate=[amount_text(amount), "duty manager"],
                               facts=[F.value("manager_approval_above")], value_keys=["manager_approval_above"]))
+    spared = A.spare(dis, rid=lambda t: t[0]["reservation_id"])
     for cause_group, slug, say in ((bad, "weather-delay-refused", "weather"),):
-        cand = next(((r, leg, i) for r, leg, i, k in dis if k == "delay" and i["delay_minutes"] >= thr
+        cand = next(((r, leg, i) for r, leg, i, k in spared if k == "delay" and i["delay_minutes"] >= thr
                      and i["cause"] in cause_group and r["reservation_id"] not in A.used), None)
         if cand is None:
             continue
@@ -802,7 +832,7 @@ def compensation(A: Air) -> list[Optional[Scenario]]:
                                                         "flight_number": leg["flight_number"], "date": leg["date"]})],
                           communicate=[what.split()[0]], facts=[F.find("weather or air traffic control do not qualify")],
                           pushback="Surely you can give me something?"))
-    short = next(((r, leg, i) for r, leg, i, k in dis if k == "delay" and 0 < i["delay_minutes"] < thr
+    short = next(((r, leg, i) for r, leg, i, k in spared if k == "delay" and 0 < i["delay_minutes"] < thr
                   and i["cause"] not in bad and r["reservation_id"] not in A.used), None)
     if short is not None:
         r, leg, inst = short
@@ -819,7 +849,7 @@ def compensation(A: Air) -> list[Optional[Scenario]]:
                           communicate=[str(int(v["delay_threshold_hours"]))],
                           facts=[F.value("delay_threshold_hours")], value_keys=["delay_threshold_hours"]))
         # the same customer asks for a goodwill gesture instead: at most the goodwill limit
-    gw = next(((r, leg, i) for r, leg, i, k in dis if k == "delay" and 0 < i["delay_minutes"] < thr
+    gw = next(((r, leg, i) for r, leg, i, k in spared if k == "delay" and 0 < i["delay_minutes"] < thr
                and r["reservation_id"] not in A.used), None)
     if gw is not None:
         r, leg, inst = gw

@@ -295,11 +295,35 @@ def split_refund(amount: float, charges: list[tuple[str, str, float]]) -> list[t
     return out
 
 
+# Every tier x cabin cell of the bag-allowance and change-fee tables keeps at least CELL_FLOOR
+# open, unchanged reservations departing more than CELL_MIN_HOURS out, held by a member with a
+# credit card: the rows the held-out tests of that cell are drawn from (`generate` plants
+# the missing ones).
+CELL_FLOOR = 2
+CELL_MIN_HOURS = 12
+
+
+def cell_rows(flights: dict, users: dict, reservations: dict, cab_key: dict, tier_key: dict,
+              now: dt.datetime) -> dict[tuple[str, str], list[str]]:
+    """(tier key, cabin key) -> ids, sorted, of the reservations that count toward CELL_FLOOR."""
+    out: dict[tuple[str, str], list[str]] = {(t, c): [] for t in TIERS for c in CABINS}
+    for rid in sorted(reservations):
+        r = reservations[rid]
+        u = users[r["user_id"]]
+        first = r["flights"][0]
+        if (r["cancellation"] is not None or r["changes"]
+                or departure_at(flights[first["flight_number"]], first["date"]) <= now + dt.timedelta(hours=CELL_MIN_HOURS)
+                or not any(pm["type"] == "credit_card" for pm in u["payment_methods"].values())):
+            continue
+        out[(tier_key[u["membership"]["tier"]], cab_key[r["cabin"]])].append(rid)
+    return out
+
+
 # ---------------------------------------------------------------- generation
 
 class _Gen:
     def __init__(self, pack, seed: int, v: dict):
-        self.pack, self.v = pack, v
+        self.pack, self.v, self.seed = pack, v, seed
         self.rng = random.Random(f"{pack.name}:{seed}")
         self.pre = pack.brand.id_prefixes
         self.now = pack.info.now
@@ -475,29 +499,68 @@ class _Gen:
         return {"first_name": first, "last_name": last, "date_of_birth": dob.isoformat()}
 
     # reservations --------------------------------------------------------
-    def build_reservations(self, n: int, phase: int) -> None:
+    def routes(self) -> tuple[list[list[str]], dict[tuple[str, str], list[list[str]]]]:
+        """Every itinerary, and the itineraries by (origin, destination)."""
         its = self.itineraries()
-        back = {}
+        back: dict[tuple[str, str], list[list[str]]] = {}
         for it in its:
             o, d = self.flights[it[0]]["origin"], self.flights[it[-1]]["destination"]
             back.setdefault((o, d), []).append(it)
+        return its, back
+
+    def build_reservations(self, n: int, phase: int) -> None:
+        its, back = self.routes()
         made, tries = 0, 0
         while made < n and tries < n * 40:
             tries += 1
             if self.try_reservation(its, back, phase):
                 made += 1
 
-    def try_reservation(self, its, back, phase: int) -> bool:
+    def top_up(self) -> None:
+        """Plant reservations in every tier x cabin cell short of CELL_FLOOR rows, drawn from a
+        random stream of their own, so a database that already has them is left as it is."""
+        _, cab_key, _, tier_key = _names(self.pack)
+
+        def short() -> list[tuple[str, str]]:
+            rows = cell_rows(self.flights, self.users, self.reservations, cab_key, tier_key, self.now)
+            return [cell for cell, ids in rows.items() if len(ids) < CELL_FLOOR]
+
+        missing = short()
+        if not missing:
+            return
+        its, back = self.routes()
+        main_rng, self.rng = self.rng, random.Random(f"{self.pack.name}:{self.seed}:cell-floor")
+        try:
+            for cell in missing:
+                for _ in range(200):
+                    if cell not in short():
+                        break
+                    self.try_reservation(its, back, 2, cell=cell)
+        finally:
+            self.rng = main_rng
+
+    def try_reservation(self, its, back, phase: int, cell: tuple[str, str] | None = None) -> bool:
+        """Book one random reservation. With `cell` (tier, cabin): a plain reservation of that
+        cell for a member with a credit card, on scheduled flights 2 to 14 days out, booked
+        before the risk-free window, without TripGuard, and left as booked (no later change,
+        cancellation or disruption), so it adds a row to its cell and no other situation."""
         rng, v = self.rng, self.v
-        uid = rng.choice(sorted(self.users))
-        user = self.users[uid]
         _, _, _, tier_key = _names(self.pack)
+        if cell is None:
+            uid = rng.choice(sorted(self.users))
+        else:
+            members = [k for k in sorted(self.users) if tier_key[self.users[k]["membership"]["tier"]] == cell[0]
+                       and any(pm["type"] == "credit_card" for pm in self.users[k]["payment_methods"].values())]
+            if not members:
+                return False
+            uid = rng.choice(members)
+        user = self.users[uid]
         tier = tier_key[user["membership"]["tier"]]
         direct = [it for it in its if len(it) == 1]
         out = rng.choice(direct if rng.random() < 0.6 else its)
         o, d = self.flights[out[0]]["origin"], self.flights[out[-1]]["destination"]
-        lo = -10 if phase == 1 else 1
-        day0 = self.today + dt.timedelta(days=rng.randint(lo, 21 if phase == 2 else 5))
+        lo, hi = ((-10 if phase == 1 else 1), (21 if phase == 2 else 5)) if cell is None else (2, 14)
+        day0 = self.today + dt.timedelta(days=rng.randint(lo, hi))
         legs = [(fn, day0.isoformat()) for fn in out]
         trip = "one_way"
         if rng.random() < 0.55 and (d, o) in back:
@@ -506,7 +569,8 @@ class _Gen:
                 trip = "round_trip"
                 legs += [(fn, rday.isoformat()) for fn in rng.choice(back[(d, o)])]
         first_dep = departure_at(self.flights[legs[0][0]], legs[0][1])
-        latest = min(first_dep - dt.timedelta(minutes=v["booking_close_minutes"] + 30), self.now - dt.timedelta(hours=1))
+        booked_by = self.now - dt.timedelta(hours=1 if cell is None else v["risk_free_hours"] + 2)
+        latest = min(first_dep - dt.timedelta(minutes=v["booking_close_minutes"] + 30), booked_by)
         earliest = first_dep - dt.timedelta(days=min(60, v["booking_horizon_days"]))
         if latest <= earliest:
             return False
@@ -515,7 +579,9 @@ class _Gen:
             inst = self.flights[fn]["dates"][day]
             if inst["status"] == "cancelled" and (i > 0 or _parse(inst["cancelled_at"]) <= created):
                 return False
-        cabin = rng.choices(CABINS, weights=[30, 50, 20])[0]
+            if cell is not None and inst["status"] != "scheduled":
+                return False
+        cabin = rng.choices(CABINS, weights=[30, 50, 20])[0] if cell is None else cell[1]
         npax = rng.choices([1, 2, 3, 4, 5, 6], weights=[52, 28, 9, 6, 2, 1])[0]
         npax = min(npax, int(v["max_passengers"]))
         pax = []
@@ -537,7 +603,7 @@ class _Gen:
                          int(v["max_bags_per_passenger"]) * npax)
         paid_bags = max(0, total_bags - free)
         bag_fee = _m(paid_bags * bag_fee_each(v, cabin))
-        insurance = rng.random() < 0.3
+        insurance = rng.random() < 0.3 and cell is None
         ins_fee = _m(v["insurance_per_passenger"] * npax) if insurance else 0
         total = _m(fare_total + bag_fee + ins_fee)
         if total > v["max_reservation_total"]:
@@ -559,7 +625,10 @@ class _Gen:
             self.charge(user, res, mid, amt, "booking", created)
         user["reservations"].append(rid)
         self.reservations[rid] = res
-        self.after_booking(res, user, tier, cabin)
+        if cell is None:
+            self.after_booking(res, user, tier, cabin)
+        else:
+            self.finish(res)
         return True
 
     def payment_plan(self, user: dict, total: float, at: dt.datetime) -> list[tuple[str, float]] | None:
@@ -896,6 +965,7 @@ def generate(pack, seed: int, values: dict | None = None, price_scale: float = 1
     g.build_users(64)
     g.build_reservations(110, phase=1)
     g.build_reservations(120, phase=2)
+    g.top_up()
     g.approvals()
     return {"flights": g.flights, "reservations": g.reservations, "users": g.users}
 
