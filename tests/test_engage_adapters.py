@@ -245,15 +245,21 @@ def test_mini_swe_agent_takes_the_task_through_relay_and_proxy(mock_task_pack, t
 
 
 PROBE = r'''
-import glob, json, os, urllib.request
+import glob, json, os, sys, urllib.request
 seen = {"env": dict(os.environ), "proc": {}, "files": []}
+# the interpreter's own folders (bound read-only, installed software) are not read: a venv
+# under /tmp would make the dump hundreds of megabytes
+software = tuple(os.path.realpath(p) + os.sep for p in {sys.prefix, sys.base_prefix})
 for p in glob.glob("/proc/[0-9]*/environ") + glob.glob("/proc/[0-9]*/cmdline"):
     try:
         seen["proc"][p] = open(p, "rb").read().decode("latin-1")
     except OSError as e:
         seen["proc"][p] = str(e)
 for root in ("/kit", "/run", "/opt", "/tmp", "/home", "/var", "/workspace", "/dev/shm", "/etc"):
-    for dirpath, _, names in os.walk(root):
+    for dirpath, dirnames, names in os.walk(root):
+        if (os.path.realpath(dirpath) + os.sep).startswith(software):
+            dirnames[:] = []
+            continue
         for n in names:
             path = os.path.join(dirpath, n)
             try:

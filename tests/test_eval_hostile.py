@@ -300,11 +300,16 @@ def test_a_forged_reply_is_never_recorded(run_dir, message, error):
         h.close()
 
 
-def test_an_injected_request_is_never_taken_for_the_evaluators(run_dir):
+@pytest.mark.parametrize("pause", [0.0, 1.0])
+def test_an_injected_request_is_never_taken_for_the_evaluators(run_dir, pause):
+    """The runner reads the injected line as soon as it has answered, refuses it and exits;
+    the next request gets that refusal whether or not the sandbox has ended by then (it is
+    never restarted halfway through a conversation)."""
     h = _host(run_dir, "hostile_forger")
     try:
         h.start(None)
         assert h.step("inject") == "honest"
+        time.sleep(pause)
         with pytest.raises(AgentError, match="protocol channel"):
             h.step("hello")
     finally:

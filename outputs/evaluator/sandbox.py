@@ -564,6 +564,15 @@ class Sandbox:
 
     # ---- the protocol -----------------------------------------------------------------------
     def request(self, req: dict[str, Any], timeout: float) -> dict[str, Any]:
+        if self.proc is not None and not self._running() and req.get("op") != "start":
+            # the sandbox ended after its last answer (the runner refuses a line the agent
+            # wrote into its channel, says so and exits): that is this request's answer. A
+            # conversation never goes on in a fresh sandbox that has not started it.
+            msg = self._read(time.monotonic() + timeout, timeout=timeout)
+            self.stop()
+            if msg.get("ok"):
+                raise AgentError("the agent's sandbox ended between two messages")
+            return msg
         self.start()
         rid = secrets.token_hex(8)
         self._write(dict(req, id=rid))
