@@ -303,6 +303,10 @@ CELL_FLOOR = 2
 CELL_MIN_HOURS = 12
 
 
+def has_credit_card(user: dict) -> bool:
+    return any(pm["type"] == "credit_card" for pm in user["payment_methods"].values())
+
+
 def cell_rows(flights: dict, users: dict, reservations: dict, cab_key: dict, tier_key: dict,
               now: dt.datetime) -> dict[tuple[str, str], list[str]]:
     """(tier key, cabin key) -> ids, sorted, of the reservations that count toward CELL_FLOOR."""
@@ -313,7 +317,7 @@ def cell_rows(flights: dict, users: dict, reservations: dict, cab_key: dict, tie
         first = r["flights"][0]
         if (r["cancellation"] is not None or r["changes"]
                 or departure_at(flights[first["flight_number"]], first["date"]) <= now + dt.timedelta(hours=CELL_MIN_HOURS)
-                or not any(pm["type"] == "credit_card" for pm in u["payment_methods"].values())):
+                or not has_credit_card(u)):
             continue
         out[(tier_key[u["membership"]["tier"]], cab_key[r["cabin"]])].append(rid)
     return out
@@ -550,7 +554,7 @@ class _Gen:
             uid = rng.choice(sorted(self.users))
         else:
             members = [k for k in sorted(self.users) if tier_key[self.users[k]["membership"]["tier"]] == cell[0]
-                       and any(pm["type"] == "credit_card" for pm in self.users[k]["payment_methods"].values())]
+                       and has_credit_card(self.users[k])]
             if not members:
                 return False
             uid = rng.choice(members)

@@ -38,10 +38,10 @@ plausible wrong value, fails.
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-import pickle
 import os
+import pickle
 import re
+from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional
 
 from domains.apikit import Call, DomainApi, db_hash
@@ -72,7 +72,7 @@ def _said(text: str, info: str, stated: StatedIndex) -> list[Stated]:
 
 def mentions(text: str, info: str) -> bool:
     """Whether `text` states `info` (see the module table)."""
-    return bool(_said(text, info, StatedIndex(stated_values(text))))
+    return bool(_said(text, info, _read(text)[0]))
 
 
 def value_kind(v: tuple) -> Optional[tuple]:
@@ -182,7 +182,7 @@ def _missing_and_other_values(text: str, infos: tuple[str, ...]) -> tuple[tuple[
     """The gold items `text` does not say, and the values it states of a gold item's kind that
     are no gold value (before grounding). Memoised: a reference agent says the same reply to
     every customer, and a long reply holds thousands of values."""
-    stated = _indexed(text)
+    stated, stated_kinds = _read(text)
     missing, kinds, golds = [], set(), []
     for info in infos:
         hits = _said(text, info, stated)
@@ -194,18 +194,15 @@ def _missing_and_other_values(text: str, infos: tuple[str, ...]) -> tuple[tuple[
         golds.append(want)
         kinds.update(k for k in ([value_kind(want)] if value_kind(want) else [value_kind(h) for h in hits]) if k)
     gold_said = {(s.start, s.end) for g in golds for s in stated.saying(g)}
-    extra = [s for s, kind in zip(stated.stated, _kinds(text)) if kind in kinds and (s.start, s.end) not in gold_said]
+    extra = [s for s, kind in zip(stated.stated, stated_kinds) if kind in kinds and (s.start, s.end) not in gold_said]
     return tuple(missing), tuple(extra)
 
 
 @lru_cache(maxsize=256)
-def _indexed(text: str) -> StatedIndex:
-    return StatedIndex(stated_values(text))
-
-
-@lru_cache(maxsize=256)
-def _kinds(text: str) -> tuple:
-    return tuple(value_kind(s) for s in _indexed(text).stated)
+def _read(text: str) -> tuple[StatedIndex, tuple]:
+    """The values `text` states, indexed, and the kind of each (`value_kind`)."""
+    index = StatedIndex(stated_values(text))
+    return index, tuple(value_kind(s) for s in index.stated)
 
 
 def score_communicate(test: SimTest, agent_messages: list[str], heard: Iterable[str] = (),
