@@ -107,12 +107,14 @@ def only_names(run: Iterable[str], names: Iterable[frozenset[str]]) -> bool:
 
 def name_words(facts: Iterable[Fact], min_words: int = 2) -> list[frozenset[str]]:
     """Content-word sets of the labels the facts are conditioned on (condition values: a
-    catalog row and column, a tier, a cabin) of two words or more ("Minimum opening deposit":
-    "the minimum opening deposit for the" names a column); for `shared_runs(names=...)`."""
+    catalog row and column, a tier, a cabin) and of the headings of the sections they stand
+    in, of two words or more ("Minimum opening deposit": "the minimum opening deposit for the"
+    names a column; "Understanding and Troubleshooting MMS (Picture/Video Messaging)" names a
+    guide); for `shared_runs(names=...)`."""
     out: set[frozenset[str]] = set()
     for f in facts:
-        for c in f.conditions:
-            words = frozenset(w for w in tokens(c.value) if w not in STOP_WORDS)
-            if len(tokens(c.value)) >= min_words and words:
+        for label in [c.value for c in f.conditions] + list(f.section):
+            words = frozenset(w for w in tokens(label) if w not in STOP_WORDS)
+            if len(tokens(label)) >= min_words and words:
                 out.add(words)
     return sorted(out, key=lambda w: sorted(w))

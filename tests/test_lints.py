@@ -225,6 +225,25 @@ def test_a_run_that_only_names_a_label_is_not_a_copy():
     assert "tax reserve savings cash deposit fee" in shared_runs(statement, copied, names=names)
 
 
+def test_a_run_that_only_names_a_section_is_not_a_copy():
+    """A heading of six words or more is the name of a guide: a help article may write
+    "Understanding and Troubleshooting MMS (Picture/Video Messaging)" as the policy does. A
+    run that adds the rule's own words is still a copy."""
+    from audits.language import name_words, shared_runs
+    from facts.models import Fact, FactKind, SourceSpan
+
+    title = "Understanding and Troubleshooting MMS (Picture/Video Messaging)"
+    statement = f"{title}: Covers issues related to sending and receiving multimedia messages."
+    fact = Fact(id="t.1", domain="telecom", section=["Introduction", title], kind=FactKind.rule,
+                statement=statement, source=SourceSpan(file="policy.md", start_line=1, end_line=1))
+    names = name_words([fact])
+    article = "See our guide, Understanding and Troubleshooting MMS (Picture/Video Messaging), for the steps."
+    assert shared_runs(statement, article) != []
+    assert shared_runs(statement, article, names=names) == []
+    copied = "It covers issues related to sending and receiving multimedia messages."
+    assert shared_runs(statement, copied, names=names) != []
+
+
 def test_a_word_written_twice():
     assert "doubled_word" in _lints("Is the the queue page showing for everyone?", "conversations/meeting_transcript",
                                     "vtt")
