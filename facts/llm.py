@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import warnings
 from typing import Any, Optional
 
 from pydantic import ValidationError
@@ -85,9 +86,22 @@ def _parse_json(raw: str) -> Any:
     return json.loads(s)
 
 
-def _complete(prompt: str, model: str, mock_response: Optional[str]) -> str:
+def litellm_module():
+    """litellm, imported the one way every part of factforge imports it: offline price map (no
+    download at import), pydantic's `ReadOnly` warnings that its types raise on import silenced,
+    and no banners ("Give Feedback / Get Help", "Provider List") printed when a provider call
+    fails: the caller records the failure, the terminal does not need them. A slow import (a
+    few seconds), so every caller makes it only when a model is really used."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # noqa: PLC0415  (slow import, only when the LLM decomposer is used)
+    warnings.filterwarnings("ignore", message=".*`ReadOnly` qualifier.*", category=UserWarning)
+    import litellm  # noqa: PLC0415
+
+    litellm.suppress_debug_info = True
+    return litellm
+
+
+def _complete(prompt: str, model: str, mock_response: Optional[str]) -> str:
+    litellm = litellm_module()
 
     kwargs: dict[str, Any] = dict(model=model, messages=[{"role": "user", "content": prompt}], temperature=0)
     if mock_response is not None:

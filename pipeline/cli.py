@@ -163,10 +163,9 @@ def decompose(path: Path = typer.Argument(..., help="A policy markdown file."),
     except UnicodeDecodeError as e:
         raise FactforgeError(f"not UTF-8 text (byte {e.start})", path) from None
     if decomposer == "llm":
-        import litellm  # noqa: PLC0415
+        from facts.llm import decompose_markdown_llm, litellm_module  # noqa: PLC0415
 
-        litellm.suppress_debug_info = True  # its banners would land in the facts printed on stdout
-        from facts.llm import decompose_markdown_llm  # noqa: PLC0415
+        litellm_module()  # quiet: its banners would land in the facts printed on stdout
         fs = decompose_markdown_llm(text, domain=domain, file=str(path))
     else:
         from facts.decompose import decompose_markdown  # noqa: PLC0415

@@ -269,3 +269,31 @@ def test_a_slide_title_cut_to_its_first_section_is_numbered_not_repeated(mock_pa
     text = _shown("visuals/slide_deck", facts, mock_pack, tmp_path)
     assert "(1 of 2)" in text and "(2 of 2)" in text, text
     assert not duplicated_lines(text), duplicated_lines(text)
+
+
+def test_a_sentence_no_rewording_clears_is_drawn_again(mock_pack, monkeypatch):
+    """A renamed tau2 retail build (kb_article-0002) said "The user must provide a payment method
+    to get the refund" beside its voiced rule "The user must provide a payment method to pay or
+    receive refund of the price difference": the re-wording found no way out of the shared run
+    and the sentence stayed, so the lint gate refused the build. A sentence no re-wording clears
+    is drawn again until a draw copies no run and still carries its fact."""
+    import transforms.common as common
+    from transforms.common import Item, Voiced, matches, word
+
+    modify = _fact("The user must provide a payment method to pay or receive refund of the price difference.", 40,
+                   section=("Modify items",))
+    ret = _fact("The user needs to provide a payment method to receive the refund.", 41,
+                section=("Return delivered order",))
+    ctx = _ctx(mock_pack, [modify, ret], None)
+    voiced = Voiced(((modify.id, modify.statement), (ret.id, ret.statement)))
+    it = Item(ret, "voiced", voiced=voiced)
+    monkeypatch.setattr(common, "_unborrowed", lambda *a, **k: None)  # no re-wording clears a run
+    monkeypatch.setattr(common, "REDRAWS", 0)
+    first = [word(ctx, it, random.Random(seed)) for seed in range(40)]
+    copied = [s for s in first if voiced.borrowed(s)]
+    assert copied, "no draw copied a run: the case is not exercised"
+    monkeypatch.setattr(common, "REDRAWS", 8)
+    for seed in range(40):
+        s = word(ctx, it, random.Random(seed))
+        assert not voiced.borrowed(s), s
+        assert matches(ret, s, mock_pack.info.currency), s

@@ -225,13 +225,27 @@ def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool =
     the other roles are by design not the whole fact. A sentence that copies a run of a
     policy statement its file words in its own way (`Voiced`) is re-worded inside the run
     (`Realiser.unborrow`, on an rng of its own so the rest of the file draws as before), the
-    re-wording kept only when no such run is left and a current item is still recovered."""
+    re-wording kept only when no such run is left and a current item is still recovered. When
+    no re-wording clears the run, the sentence is drawn again (up to `REDRAWS` times, each on an
+    rng of its own seeded by the sentence), and the first draw free of every run and still
+    recovered is taken; failing that, the first sentence stays (the lint gate names it)."""
     text = _word(ctx, it, rng, after_wrong, register, context)
     if it.voiced is None or not it.voiced.borrowed(text):
         return text
     against = [st for fid, st in it.voiced.statements if fid != it.fact.id or it.rendition == "voiced"]
     new = _unborrowed(ctx, it, text, against, register, keep=it.current)
-    return new if new is not None and new != text else text
+    if new is not None and new != text:
+        return new
+    seed = zlib.crc32(text.encode("utf-8"))
+    for k in range(1, REDRAWS + 1):
+        other = _word(ctx, it, random.Random(seed + k), after_wrong, register, context)
+        if other != text and not it.voiced.borrowed(other) and (
+                not it.current or matches(it.fact, other, ctx.pack.info.currency)):
+            return other
+    return text
+
+
+REDRAWS = 8  # fresh draws of a sentence that copies a policy run no re-wording clears
 
 
 def cell(ctx: "RenderContext", it: Item, text: str, fallback: str) -> str:

@@ -894,8 +894,8 @@ class LLMWriter(BuiltinWriter):
                 "mock_response": self.mock_response}
 
     def _complete(self, prompt: str, seed: int) -> str:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415  (slow import, only when switched on)
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when switched on)
+        litellm = litellm_module()
 
         kwargs = dict(model=self.model, messages=[{"role": "user", "content": prompt}],
                       temperature=self.temperature, seed=seed)

@@ -9,7 +9,6 @@ exits.
 from __future__ import annotations
 
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Literal, Optional
@@ -35,10 +34,9 @@ def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding i
     if mode == "llm" and not model:
         raise typer.BadParameter("--mode llm needs --model (a litellm model name)", param_hint="'--mode'")
     if mode == "llm":
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
 
-        litellm.suppress_debug_info = True  # its banners would land among the replies on stdout
+        litellm_module()  # quiet: its banners would land among the replies on stdout
     from .simulator import ClientSimulator  # noqa: PLC0415
 
     sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model)  # type: ignore[arg-type]

@@ -31,7 +31,6 @@ facts revealed without being asked about (`leaks`). The prompt is rendered deter
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -195,8 +194,8 @@ class ClientSimulator:
         return Reply(turn=turn, text=TEXT["records"], kind="records")
 
     def _llm(self, message: str) -> str:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
+        litellm = litellm_module()
 
         messages = [{"role": "system", "content": self.prompt}]
         for e in self.log.exchanges:

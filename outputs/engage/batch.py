@@ -221,12 +221,8 @@ def unscored(record: dict) -> bool:
 
 
 def engage_in_worker(cfg: EngageConfig) -> dict:
-    """`engage_one` in a worker process. litellm's own filter of pydantic's `ReadOnly` warnings
-    comes after they are raised when its environment is set before it is imported, as a
-    worker's is: the same filter, set first."""
-    import warnings  # noqa: PLC0415
-
-    warnings.filterwarnings("ignore", message=".*`ReadOnly` qualifier.*", category=UserWarning)
+    """`engage_one` in a worker process (litellm is imported quietly wherever it is used:
+    `facts.llm.litellm_module`)."""
     return engage_one(cfg)
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -174,9 +173,8 @@ class PriceMap:
         if path is not None:
             data = json.loads(path.read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else {}
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415  (only when the shipped file is not where it used to be)
-        return dict(litellm.model_cost)
+        from facts.llm import litellm_module  # noqa: PLC0415  (only when the shipped file is not where it used to be)
+        return dict(litellm_module().model_cost)
 
     def rates(self, provider: str, model: str) -> Optional[dict]:
         t = self.table()

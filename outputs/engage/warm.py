@@ -2,19 +2,14 @@
 that each engagement's fresh process starts with the engagement's modules and litellm (the
 evaluator's model gateway; seconds to import) already loaded.
 
-Importing this module is its purpose: it sets litellm's offline price map, silences the
-pydantic `ReadOnly` warnings litellm's types raise when imported that way (litellm's own
-filter of them comes later), and imports.
+Importing this module is its purpose: it imports litellm as every part of factforge does
+(`facts.llm.litellm_module`: offline price map, quiet) and the engagement's modules.
 """
 from __future__ import annotations
 
-import os
-import warnings
+from facts.llm import litellm_module
 
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-warnings.filterwarnings("ignore", message=".*`ReadOnly` qualifier.*", category=UserWarning)
-
-import litellm  # noqa: E402,F401
+litellm_module()
 
 from outputs.engage import run, tools  # noqa: E402,F401
 from outputs.evaluator import engine  # noqa: E402,F401

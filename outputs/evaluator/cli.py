@@ -8,7 +8,6 @@ its results as usual, then exits 1 with one line naming the cause.
 from __future__ import annotations
 
 import math
-import os
 import re
 import sys
 import time
@@ -31,16 +30,16 @@ def _positive_seconds(value: Optional[float]) -> Optional[float]:
 def _quiet_litellm() -> None:
     """litellm prints banners ("Give Feedback / Get Help", "Provider List") on stdout when a
     provider call fails; the run records the failure, the terminal does not need them."""
-    os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-    import litellm  # noqa: PLC0415
+    from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
 
-    litellm.suppress_debug_info = True
+    litellm_module()
 
 
 def _missing_keys(models: list[str]) -> list[str]:
     """Environment variables litellm needs for these models and does not find."""
-    _quiet_litellm()
-    import litellm  # noqa: PLC0415
+    from facts.llm import litellm_module  # noqa: PLC0415
+
+    litellm = litellm_module()
 
     keys: set[str] = set()
     for m in models:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import json
-import os
 import socket
 import threading
 from dataclasses import dataclass, field
@@ -116,10 +115,8 @@ class ModelGateway:
             self._warming.start()
 
     def _import(self) -> None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415
-        litellm.suppress_debug_info = True  # its banners would reach the evaluator's terminal
-        self._completion = self._completion or litellm.completion
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, warmed in a thread)
+        self._completion = self._completion or litellm_module().completion
 
     def completion(self) -> Callable[..., Any]:
         if self._warming is not None:

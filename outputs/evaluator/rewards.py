@@ -38,7 +38,6 @@ plausible wrong value, fails.
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import re
 from functools import lru_cache
@@ -272,9 +271,8 @@ def score_nl(test: SimTest, messages: list[dict[str, str]], model: str, *,
                              "\n".join(f"{m['role']}: {m['content']}" for m in messages))
     detail: dict[str, Any] = {"model": model, "assertions": list(assertions)}
     if completion is None:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415
-        completion = litellm.completion
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
+        completion = litellm_module().completion
     kwargs: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": prompt}], "temperature": 0.0}
     if mock_response is not None:
         kwargs["mock_response"] = mock_response
@@ -298,8 +296,8 @@ def score_nl(test: SimTest, messages: list[dict[str, str]], model: str, *,
 
 def _cost(response: Any) -> Optional[float]:
     try:
-        import litellm  # noqa: PLC0415
-        return float(litellm.completion_cost(completion_response=response))
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
+        return float(litellm_module().completion_cost(completion_response=response))
     except Exception:  # a model without a price in litellm's map: tokens are still recorded
         return None
 

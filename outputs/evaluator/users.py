@@ -32,7 +32,6 @@ exception) is an infrastructure error of the run, not the agent's fault.
 """
 from __future__ import annotations
 
-import os
 import re
 from functools import lru_cache
 from typing import Any, Optional
@@ -171,8 +170,8 @@ class LlmUser:
         return self.s.stop_token
 
     def _complete(self) -> str:
-        os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-        import litellm  # noqa: PLC0415
+        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
+        litellm = litellm_module()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": self.history, "temperature": self.temperature}
         if self.mock_response is not None:
