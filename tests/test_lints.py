@@ -342,6 +342,13 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     assert not L.product_case("the linked checking APY boost was not applied", names, policy=forms)
     assert not L.agreement("record 'keep_active' for Dispute A and 'freeze' for Dispute B")
     assert L.agreement("a extra bag")
+    # the policy's own slip is its wording, carried over: tau2's telecom workflow heads a step
+    # "Check if user is facing a MMS issue"; a writer's own slip still counts
+    step = Fact(id="s1", domain="d", section=["Step 3.0: Check if user is facing a MMS issue"], kind=FactKind.rule,
+                statement="Ask user if they can send an MMS message.", source=SourceSpan(file="p.md", start_line=1, end_line=1))
+    said = "8.1.1 Step 3.0: Check if user is facing a MMS issue"
+    assert L.agreement(said) and not L.agreement(said, policy="\n".join(L.policy_lines([step])))
+    assert L.agreement("a extra bag", policy="\n".join(L.policy_lines([step])))
     heads = ["What does a paper statement cost?", "How your deposits create environmental impact"]
     assert not L.headings_in_speech(["What does a paper statement cost?"], heads, "")
     said = ["The how your deposits create environmental impact for reforestation is 2 trees."]

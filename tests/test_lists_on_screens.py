@@ -297,3 +297,25 @@ def test_a_sentence_no_rewording_clears_is_drawn_again(mock_pack, monkeypatch):
         s = word(ctx, it, random.Random(seed))
         assert not voiced.borrowed(s), s
         assert matches(ret, s, mock_pack.info.currency), s
+
+
+def test_a_manuals_definitions_name_terms_never_a_lists_lead(mock_pack, tmp_path):
+    """tau2's telecom manual lists "Common reasons include:" with a nested item "Roaming Issues
+    (When User is Abroad):"; each of its facts reads "X is Y" somewhere, and the manual's
+    Definitions table took the words before " is " as the term: "Common reasons include:
+    Roaming Issues (When User" printed on two rows (the lint `duplicated_bullet`, a renamed
+    import at seed 1). A term is a name; a clause up to " is " is none."""
+    from audits.lints import lint_text
+
+    roaming = "Common reasons include: Roaming Issues (When User is Abroad)"
+    facts = [_fact(f"{roaming}: Data Roaming is turned OFF on the phone.", 90, FactKind.definition,
+                   section=("Common Mobile Data Issues and Causes",)),
+             _fact(f"{roaming}: The line is not roaming enabled.", 91, FactKind.definition,
+                   section=("Common Mobile Data Issues and Causes",)),
+             _fact("A customer file is the record of every interaction with a customer.", 92, FactKind.definition,
+                   section=("Common Mobile Data Issues and Causes",))]
+    text = _shown("documents/pdf_manual", facts, mock_pack, tmp_path)
+    assert [h.text for h in lint_text(text, "documents/pdf_manual", "pdf") if h.lint == "duplicated_bullet"] == [], text
+    definitions = text.split("Definitions", 1)[1].split("Meaning", 1)[1][:400]
+    assert "A customer file" in definitions
+    assert " ".join(text.split()).count("Common reasons include") == 2, text  # each fact's own clause, no term

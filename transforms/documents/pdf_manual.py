@@ -20,7 +20,7 @@ from facts.models import FactKind
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, heading_path, names_subject, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
+from ..common import (Content, heading_path, is_name, names_subject, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
                       protect, route_rows, shown_slot, spec_date)
 from ..extract.pdf import pdf_text
 from ..grammar import say
@@ -417,8 +417,11 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     rows = [[Paragraph("Role", S["cellhead"]), Paragraph("Responsibility", S["cellhead"])]]
     rows += [[P(r, "cell"), P(say(d, rng, fm), "cell")] for r, d in _RESPONSIBILITIES]
     story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
-    terms = [(d.fact.statement.split(" is ")[0], d.fact.statement) for d in items
-             if d.fact.kind == FactKind.definition and " is " in d.fact.statement and d.rendition == "canonical"][:6]
+    # a term is a name ("Customer file"), never a clause up to its " is " ("Common reasons
+    # include: Roaming Issues (When User is Abroad)": its wrapped lines would print twice)
+    terms = list({t: (t, d.fact.statement) for t, d in ((d.fact.statement.split(" is ")[0], d) for d in items
+                  if d.fact.kind == FactKind.definition and " is " in d.fact.statement
+                  and d.rendition == "canonical") if is_name(t)}.values())[:6]
     terms += [(t, say(d, rng, fm)) for t, d in _TERMS]
     n += 1
     story.append(heading(f"{n} Definitions", 0))
