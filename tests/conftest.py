@@ -36,14 +36,41 @@ def snapshot(*roots: Path) -> dict[str, tuple]:
     return out
 
 
+def _shared_dir(tmp_path_factory, name: str) -> Path:
+    """A folder every xdist worker of this run sees (the base temp folder's parent under xdist)."""
+    base = tmp_path_factory.getbasetemp()
+    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / name
+    shared.mkdir(parents=True, exist_ok=True)
+    return shared
+
+
 @pytest.fixture(scope="session")
 def mock_task_pack(tmp_path_factory):
-    """The `_mock` task pack (both of its tasks, seed 0), built once per test session."""
+    """The `_mock` task pack (both of its tasks, seed 0), built once per test run: the xdist
+    workers share it (the first to take the lock builds, the others wait and reuse it). Read
+    it, never change it: a test that edits a pack takes `mock_task_pack_copy`."""
+    import fcntl
+
     from outputs.packs.build import BuildOptions, build_pack
 
-    out = tmp_path_factory.mktemp("mock-task-pack") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("mock-task-ws")))
-    return path
+    shared = _shared_dir(tmp_path_factory, "mock-task-pack")
+    with open(shared / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "built").exists():
+            build_pack(shared / "pack", ["_mock"], opts=BuildOptions(seed=0, workspace=shared / "ws"))
+            (shared / "built").write_text("ok")
+    return shared / "pack"
+
+
+@pytest.fixture(scope="module")
+def mock_task_pack_copy(mock_task_pack, tmp_path_factory):
+    """A module's own copy of the `_mock` task pack: byte for byte what a fresh `build_pack`
+    of `_mock` at seed 0 writes (builds are deterministic), without building it again."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("mock-pack-copy") / "pack"
+    shutil.copytree(mock_task_pack, out, symlinks=True)
+    return out
 
 
 @pytest.fixture(scope="session")
@@ -104,9 +131,7 @@ def mock_full_build(tmp_path_factory):
     import subprocess
     import sys
 
-    base = tmp_path_factory.getbasetemp()
-    shared = (base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base) / "mock-full-build"
-    shared.mkdir(parents=True, exist_ok=True)
+    shared = _shared_dir(tmp_path_factory, "mock-full-build")
     with open(shared / ".lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = shared / "bundle.json"

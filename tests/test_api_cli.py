@@ -24,13 +24,8 @@ TASK = "_mock-client-knows"
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-
-    ws = tmp_path_factory.mktemp("ws")
-    out = tmp_path_factory.mktemp("pack") / "pack"
-    build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=ws))
-    return out
+def pack(mock_task_pack_copy):
+    return mock_task_pack_copy
 
 
 def _env(**extra) -> dict:

@@ -25,11 +25,8 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-    out = tmp_path_factory.mktemp("hostilepack") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("hostilews")))
-    return path
+def pack(mock_task_pack_copy):
+    return mock_task_pack_copy
 
 
 @pytest.fixture()

@@ -11,11 +11,8 @@ TASK = "_mock-client-knows"
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-    out = tmp_path_factory.mktemp("runpack") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("runws")))
-    return path
+def pack(mock_task_pack_copy):
+    return mock_task_pack_copy
 
 
 def _run(pack, agent, task=TASK, **kw):

@@ -21,12 +21,9 @@ pytestmark = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewra
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
+def pack(mock_task_pack_copy):
     from outputs.packs.store import Pack
-    out = tmp_path_factory.mktemp("sbpack") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("sbws")))
-    return Pack(path)
+    return Pack(mock_task_pack_copy)
 
 
 @pytest.fixture()

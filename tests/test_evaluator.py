@@ -16,12 +16,8 @@ MOCK_TASKS = ("_mock-records-only", "_mock-client-knows")
 
 
 @pytest.fixture(scope="module")
-def pack(tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-    out = tmp_path_factory.mktemp("evalpack") / "pack"
-    ws = tmp_path_factory.mktemp("evalws")
-    path, _, _ = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=ws))
-    return path
+def pack(mock_task_pack_copy):
+    return mock_task_pack_copy
 
 
 def _run(pack, task, agent, **kw):
