@@ -25,19 +25,16 @@ def bundle_dirs(out: Path, domain: str) -> list[Path]:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    base = tmp_path_factory.mktemp("mockbuild")
-    ws, out = base / "ws", base / "out"
-    r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(ws), "--seed", "7")
-    assert r.returncode == 0, r.stdout + r.stderr
-    (b,) = bundle_dirs(out, "_mock")
-    return base, ws, out, b
+def built(mock_full_build):
+    """The `_mock` bundle the real CLI built (seed 0, full profile), shared by the run: read only."""
+    bundle, _cache = mock_full_build
+    return bundle
 
 
 def test_build_and_verify(built):
-    _, _, _, b = built
+    b = built
     man = json.loads((b / "manifest.json").read_text())
-    assert man["domain"] == "_mock" and man["seed"] == 7
+    assert man["domain"] == "_mock" and man["seed"] == 0
     assert man["bundle_version"].startswith("0.1.0+") and man["bundle_version"] == b.name
     paths = {f["path"] for f in man["files"]}
     assert {"facts.json", "plan.json", "reports/recoverability.json"} <= paths
@@ -51,7 +48,7 @@ def test_build_and_verify(built):
 
 def test_verify_detects_one_changed_byte(built, tmp_path):
     import shutil
-    _, _, _, b = built
+    b = built
     copy = tmp_path / b.name
     shutil.copytree(b, copy)
     man = json.loads((copy / "manifest.json").read_text())
@@ -69,10 +66,10 @@ def test_verify_detects_one_changed_byte(built, tmp_path):
 
 
 def test_rebuild_same_seed_is_byte_identical(built, tmp_path):
-    _, _, _, b = built
+    b = built
     out2 = tmp_path / "out2"
     # fresh workspace: nothing cached, everything rendered again
-    r = run_cli("build", "--domain", "_mock", "--out", str(out2), "--workspace", str(tmp_path / "ws2"), "--seed", "7")
+    r = run_cli("build", "--domain", "_mock", "--out", str(out2), "--workspace", str(tmp_path / "ws2"), "--seed", "0")
     assert r.returncode == 0, r.stderr
     (b2,) = bundle_dirs(out2, "_mock")
     assert b2.name == b.name
@@ -81,11 +78,13 @@ def test_rebuild_same_seed_is_byte_identical(built, tmp_path):
 
 
 def test_different_seed_gives_different_bundle(built, tmp_path):
-    base, ws, out, b = built
-    r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(ws), "--seed", "8")
+    b = built
+    out = tmp_path / "out"
+    r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(tmp_path / "ws"), "--seed", "8")
     assert r.returncode == 0, r.stderr
-    versions = [p.name for p in bundle_dirs(out, "_mock")]
-    assert len(versions) == 2 and b.name in versions
+    (other,) = bundle_dirs(out, "_mock")
+    assert other.name != b.name
+    assert json.loads((other / "manifest.json").read_text())["seed"] == 8
 
 
 def test_unknown_domain_is_one_clear_line(tmp_path):
