@@ -319,3 +319,20 @@ def test_a_manuals_definitions_name_terms_never_a_lists_lead(mock_pack, tmp_path
     definitions = text.split("Definitions", 1)[1].split("Meaning", 1)[1][:400]
     assert "A customer file" in definitions
     assert " ".join(text.split()).count("Common reasons include") == 2, text  # each fact's own clause, no term
+
+
+def test_a_manual_introduces_two_sections_of_one_name_once(mock_pack, tmp_path, monkeypatch):
+    """tau2's telecom policy has a "Line Suspension" section in two documents; the manual
+    printed "This section covers Line Suspension." above both (the lint `duplicated_bullet`,
+    a renamed import at seed 1). An intro is said once a document (here the manual has one
+    intro to choose from, so both sections draw it)."""
+    from transforms.documents import pdf_manual
+
+    monkeypatch.setattr(pdf_manual, "_INTROS", ["This section covers {sec}."])
+    facts = [_fact("The user is not going to have cellular service if the line is suspended.", 95,
+                   section=("Common service issues", "Line Suspension")),
+             _fact("A suspended line is resumed only after every overdue bill is paid.", 96,
+                   section=("Billing rules", "Line Suspension"))]
+    text = " ".join(_shown("documents/pdf_manual", facts, mock_pack, tmp_path).split())
+    assert text.count("This section covers Line Suspension.") == 1, text
+    assert "5.1.1 A suspended line is resumed" in text and "4.1.1 The user is not going" in text

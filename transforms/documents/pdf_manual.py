@@ -441,11 +441,16 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
             if rng.random() < 0.5 and noise_notes:
                 story.append(callout("Note", [noise_notes.pop().format(email=email)], "info"))
     else:
+        intros: set[str] = set()
+
         def emit(node: OrderedDict, num: str, level: int, path: list[str]) -> None:
             leaf_items: list[Item] = node.get(None, [])
             if leaf_items:
                 if names_subject(path[-1]):  # never "This section covers general."
-                    story.append(P(rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))))
+                    intro = rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))
+                    if intro not in intros:  # two sections of one name ("Line Suspension" in two
+                        intros.add(intro)    # policy documents) are introduced once
+                        story.append(P(intro))
                 clauses = [it for it in leaf_items if not _schedule_row(it)]
                 rows_in = [it for it in leaf_items if _schedule_row(it)]
                 for i, it in enumerate(clauses, 1):
