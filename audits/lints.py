@@ -496,7 +496,7 @@ def _lint_one(ctx: dict, spec, text: str) -> tuple:
                      path=spec.path, strict=ctx["strict"], mentioned=mentioned, policy=ctx["policy"],
                      policy_text=ctx["policy_text"])
     units = L.units(text, t.modality, ctx["running"].get(spec.kind, frozenset()))
-    canonical = [by_id[m.fact_id].statement for m in spec.facts if m.rendition == "canonical" and m.fact_id in by_id]
+    canonical = [by_id[i].statement for i in spec.quoted_ids if i in by_id]
     leads: list[str] = []
     sentences = voiced = 0
     runs: list[dict] = []

@@ -336,3 +336,29 @@ def test_a_manual_introduces_two_sections_of_one_name_once(mock_pack, tmp_path, 
     text = " ".join(_shown("documents/pdf_manual", facts, mock_pack, tmp_path).split())
     assert text.count("This section covers Line Suspension.") == 1, text
     assert "5.1.1 A suspended line is resumed" in text and "4.1.1 The user is not going" in text
+
+
+def test_a_wrong_value_said_in_its_own_facts_words_is_no_copy(mock_pack):
+    """The multi-document fixture's workflow says "Turn airplane mode off and wait 30 seconds"
+    (a step) and "Is airplane mode on? If yes, turn airplane mode off and wait 30 seconds" (a
+    decision). A manual voiced the step and named the decision with an old value ("... wait
+    21 seconds"), in the decision's own words: the lint read the shared run as the step's
+    policy phrasing copied. A fact the file names with a wrong or old value may be said in
+    its own words, as a fact stated canonically may; the voiced fact's own words still count."""
+    from transforms.base import Distractor
+    from transforms.common import Voiced
+
+    step = _fact("Turn airplane mode off and wait 30 seconds before restarting the phone.", 97,
+                 section=("No service",))
+    decision = _fact("Is airplane mode on? If yes, turn airplane mode off and wait 30 seconds (step 3).", 98,
+                     section=("No service",))
+    spec = make_spec("documents/pdf_manual", [step], rendition="voiced")
+    spec.distractors = [Distractor(fact_id=decision.id, slot="s", text="21 seconds", role="superseded",
+                                   resolution="version")]
+    assert spec.quoted_ids == [decision.id]
+    voiced = Voiced.of(spec, _ctx(mock_pack, [step, decision], None))
+    assert voiced.borrowed("Is airplane mode on? If yes, turn airplane mode off and wait 21 seconds (step 3).") == []
+    assert "wait 30 seconds before restarting the" in voiced.borrowed("Wait 30 seconds before restarting the phone.")
+    both = make_spec("documents/pdf_manual", [step, decision], rendition="voiced")
+    both.distractors = spec.distractors
+    assert both.quoted_ids == []  # a fact the file voices is never quoted

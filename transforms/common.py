@@ -69,7 +69,8 @@ class Voiced:
     """The runs a file's sentences must not copy, as the lint gate reads them
     (`audits.lints`, `facts.runs.shared_runs`): 6-word runs of the policy statement of every
     fact the file words in its own way (its voiced mentions), except runs of a statement the
-    file states canonically and runs that only name one of its facts' labels. The writer keeps
+    file may quote (`ArtifactSpec.quoted_ids`: stated canonically, or named with a wrong or
+    old value) and runs that only name one of its facts' labels. The writer keeps
     a voiced rendition clear of its own statement; a sentence stating another fact can still
     hit one ("offers a 2 GB top-up at the per-GB price of the plan" copies "a top-up at the
     per-GB price of its plan" of the fact next to it), and `word` re-words it."""
@@ -86,7 +87,7 @@ class Voiced:
         voiced = tuple(dict.fromkeys((f.id, f.statement) for m, f in mentioned if m.rendition == "voiced"))
         if not voiced:
             return None
-        canonical = tuple(dict.fromkeys(f.statement for m, f in mentioned if m.rendition == "canonical"))
+        canonical = tuple(dict.fromkeys(_lookup(ctx, spec, i).statement for i in spec.quoted_ids))
         return cls(voiced, canonical, tuple(name_words(f for _m, f in mentioned)))
 
     def borrowed(self, text: str) -> list[str]:
