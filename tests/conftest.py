@@ -63,6 +63,17 @@ def mock_task_pack(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def mock_task_ws_copy(mock_task_pack, tmp_path_factory):
+    """A module's own copy of the workspace that built `mock_task_pack` (its render and
+    extraction caches warm): a later `_mock` build through it renders nothing it already has."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("mock-ws-copy") / "ws"
+    shutil.copytree(mock_task_pack.parent / "ws", out, symlinks=True)
+    return out
+
+
+@pytest.fixture(scope="module")
 def mock_task_pack_copy(mock_task_pack, tmp_path_factory):
     """A module's own copy of the `_mock` task pack: byte for byte what a fresh `build_pack`
     of `_mock` at seed 0 writes (builds are deterministic), without building it again."""

@@ -42,12 +42,13 @@ def _help(path: list[str], capsys, monkeypatch) -> str:
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    """The _mock pack built by `factforge pack build` with its output piped: (pack, stderr)."""
+def built(tmp_path_factory, mock_task_ws_copy):
+    """The _mock pack built by `factforge pack build` with its output piped (through a warm
+    workspace: the run's `_mock` renders): (pack, stderr)."""
     tmp = tmp_path_factory.mktemp("clipack")
     (tmp / "more-domains").mkdir()
     r = _cli("pack", "build", "--domain", "_mock", "--domains-dir", str(tmp / "more-domains"), "--out",
-             str(tmp / "pack"), "--workspace", str(tmp / "ws"), "--workers", "1", timeout=900)
+             str(tmp / "pack"), "--workspace", str(mock_task_ws_copy), "--workers", "1", timeout=900)
     assert r.returncode == 0, r.stderr
     return tmp / "pack", r.stderr
 
