@@ -85,10 +85,12 @@ def test_runnable_blocks_are_found():
             assert script.strip(), f"{name}:{line}: a runnable block without a '$ ' command"
 
 
-def test_every_runnable_block_runs(tmp_path):
+def test_every_runnable_block_runs(tmp_path, mock_task_ws_copy):
     """README.md and docs/ in order, one shared working directory and workspace: a guide may
-    use the `_mock` bundle and pack that the README's walkthrough made."""
-    work, ws = tmp_path / "work", tmp_path / "ws"
+    use the `_mock` bundle and pack that the README's walkthrough made. The workspace starts
+    with the run's `_mock` renders (content-addressed: the same files a cold one would render),
+    as a user's does after their first build."""
+    work, ws = tmp_path / "work", mock_task_ws_copy
     work.mkdir()
     (work / "tests").symlink_to(ROOT / "tests")  # the guides' repository paths (fixtures) resolve
     venv_bin = str(Path(sys.executable).parent)
