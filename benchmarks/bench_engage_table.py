@@ -206,8 +206,32 @@ def main() -> int:
                          "--out", str(args.out / name), "--jobs", str(args.jobs))
         print(f"{name}: exit {code}, {time.perf_counter() - t0:.0f} s", flush=True)
     runs = [str(args.out / n) for n in picked]
-    return factforge("results", *runs, "--csv", str(args.out / "results.csv"), "--html",
+    code = factforge("results", *runs, "--csv", str(args.out / "results.csv"), "--html",
                      str(args.out / "results.html"))
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    table = json.loads(subprocess.run([sys.executable, "-m", "pipeline.cli", "results", *runs, "--json"], env=env,
+                                      capture_output=True, text=True).stdout or "{}")
+    (args.out / "results.json").write_text(json.dumps(table, indent=2) + "\n", encoding="utf-8")
+    print(summary(table, picked))
+    return code
+
+
+def summary(table: dict, names: list[str]) -> str:
+    """The table in markdown, a column group per run named as here: tasks, conversations passed
+    (pass rate with its 95% CI), mean final score, mean owner turns."""
+    if not table.get("runs"):
+        return "no table"
+    head = "| domain | tasks | " + " | ".join(f"{n}: passed (rate [95% CI]) | {n}: final | {n}: owner turns"
+                                             for n in names) + " |"
+    lines = [head, "|" + "---|" * (2 + 3 * len(names))]
+    for d in table["domains"]:
+        cells = [d, str(table["runs"][0]["groups"][d]["tasks"])]
+        for run in table["runs"]:
+            g = run["groups"][d]
+            cells += [f"{g['passed']}/{g['conversations']} ({g['pass_rate']:.3f} [{g['ci']['low']:.3f}, "
+                      f"{g['ci']['high']:.3f}])", f"{g['final_score']:.3f}", f"{g['owner_turns']:.2f}"]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":
