@@ -100,14 +100,20 @@ def _object_of_preposition(text: str, start: int) -> bool:
     return any(w.lower() in _PREPOSITIONS for w in clause.split()[-3:])
 
 
-def agreement(text: str, policy: str = "") -> list[str]:
-    """Subjects and verbs, articles and words that disagree. `policy`: the policy's own text,
-    lower-cased (statements and headings): a pair it writes itself ("facing a MMS issue" in
-    tau2's telecom workflow) is the source's wording carried over, not one the writer made."""
+def agreement(text: str, allowed: Iterable[str] = ()) -> list[str]:
+    """Subjects and verbs, articles and words that disagree. `allowed`: the slips the policy
+    makes itself (`policy_slips`: "a mms" of tau2's telecom workflow, "facing a MMS issue"): the
+    source's wording carried over, not one the writer made."""
+    return [snip for snip, _key in _disagreements(text) if _key not in allowed]
+
+
+def _disagreements(text: str) -> list[tuple[str, str]]:
+    """(snippet, key) of each disagreement; the key is the pair itself, lower-cased ("a mms",
+    "agents has")."""
     out = []
     for rx in _AGREE_RX:
-        out += [_snip(text, m.start(), m.end()) for m in rx.finditer(text) if not _object_of_preposition(text, m.start())
-                and " ".join(m.group(0).lower().split()) not in policy]
+        out += [(_snip(text, m.start(), m.end()), " ".join(m.group(0).lower().split()))
+                for m in rx.finditer(text) if not _object_of_preposition(text, m.start())]
     for m in _ART.finditer(text):
         art, word = m.group(1).lower(), m.group(2)
         if word.lower() in ("per", "few", "lot", "bit", "couple"):
@@ -116,10 +122,15 @@ def agreement(text: str, policy: str = "") -> list[str]:
             continue  # a label's letter ("for Dispute A and ..."), not an article
         if word.isupper() and _shouted(text, m.start(), m.end()):
             word = word.lower()  # "TO A HUMAN AGENT": a word in capitals, not letters spelt out
-        if (art == "an") != needs_an(word) and not (policy and re.search(
-                rf"(?<![\w'-]){re.escape(art)} {re.escape(word.lower())}(?![\w'-])", policy)):
-            out.append(_snip(text, m.start(), m.end()))
+        if (art == "an") != needs_an(word):
+            out.append((_snip(text, m.start(), m.end()), f"{art} {word.lower()}"))
     return out
+
+
+def policy_slips(facts: Iterable[Fact]) -> list[str]:
+    """The disagreements the policy's own statements and headings make (`agreement`'s keys):
+    what a file may repeat as the policy writes it."""
+    return sorted({key for f in facts for t in (f.statement, *f.section) for _snip, key in _disagreements(t)})
 
 
 def _shouted(text: str, start: int, end: int) -> bool:
@@ -182,12 +193,6 @@ def product_case(text: str, names: Iterable[str], strict: Iterable[str] = (), oc
                 continue
             out.append(_snip(text, m.start(), m.end()))
     return out
-
-
-def policy_lines(facts: Iterable[Fact]) -> list[str]:
-    """The policy's statements and headings, lower-cased, one space between words (for
-    `lint_text(policy_text=...)`)."""
-    return sorted({" ".join(t.lower().split()) for f in facts for t in (f.statement, *f.section)})
 
 
 def policy_forms(facts: Iterable[Fact], names: Iterable[str]) -> list[str]:
@@ -360,13 +365,13 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
               facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = (),
               mentioned: Optional[list[Fact]] = None, policy: Iterable[str] = (),
-              policy_text: Iterable[str] = ()) -> list[Hit]:
+              policy_slips: Iterable[str] = ()) -> list[Hit]:
     """The hits of one file. `facts`: the facts it carries; `mentioned`: every fact it
     mentions, wrong values included (a heading inside one of their statements is that fact's
     own words, not a heading pasted into speech); `policy`: the forms the policy writes its
     names in (`policy_forms`: a name written as the policy writes it is not a lost capital);
-    `policy_text`: the policy's statements and headings, lower-cased (`policy_lines`: its own
-    grammar is carried over, not a writer's slip)."""
+    `policy_slips`: the disagreements the policy itself writes (`policy_slips`: its own grammar
+    is carried over, not a writer's slip)."""
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -379,7 +384,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     if kind in CONTROLLED_KINDS:
         add("aside_in_controlled", asides(body))
     if not heard:
-        add("agreement", agreement(body, policy="\n".join(policy_text)))
+        add("agreement", agreement(body, allowed=policy_slips))
         add("product_case", product_case(body, names, strict, ocr=modality in ("png", "scan"), policy=policy))
         add("doubled_word", doubled_words(body))
         if modality != "png":  # OCR reads a picture's card columns as one line ("... is our membership —
@@ -416,7 +421,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
                      ({pack.brand.short_name} if pack.brand.short_name else set()),
            "headings": sorted({s for f in factset.facts for s in f.section}),
            "policy": policy_forms(factset.facts, BuiltinWriter(pack).names()),
-           "policy_text": policy_lines(factset.facts),
+           "policy_slips": policy_slips(factset.facts),
            "labels": L.name_words(factset.facts),
            "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
                        for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
@@ -464,7 +469,7 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
 
     base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
                          "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
-                         "policy": sorted(ctx["policy"]), "policy_text": ctx["policy_text"],
+                         "policy": sorted(ctx["policy"]), "policy_slips": ctx["policy_slips"],
                          "labels": [sorted(w) for w in ctx["labels"]]})
     running = {k: content_hash(sorted(v)) for k, v in ctx["running"].items()}
     digest: dict[str, str] = {}
@@ -494,7 +499,7 @@ def _lint_one(ctx: dict, spec, text: str) -> tuple:
     mentioned = [by_id[i] for i in spec.mentioned_ids if i in by_id]
     hits = lint_text(text, spec.kind, t.modality, names=ctx["names"], headings=ctx["headings"], facts=carried,
                      path=spec.path, strict=ctx["strict"], mentioned=mentioned, policy=ctx["policy"],
-                     policy_text=ctx["policy_text"])
+                     policy_slips=set(ctx["policy_slips"]))
     units = L.units(text, t.modality, ctx["running"].get(spec.kind, frozenset()))
     canonical = [by_id[i].statement for i in spec.quoted_ids if i in by_id]
     leads: list[str] = []

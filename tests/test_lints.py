@@ -347,8 +347,9 @@ def test_policy_casing_labels_and_faq_headings_are_not_tells():
     step = Fact(id="s1", domain="d", section=["Step 3.0: Check if user is facing a MMS issue"], kind=FactKind.rule,
                 statement="Ask user if they can send an MMS message.", source=SourceSpan(file="p.md", start_line=1, end_line=1))
     said = "8.1.1 Step 3.0: Check if user is facing a MMS issue"
-    assert L.agreement(said) and not L.agreement(said, policy="\n".join(L.policy_lines([step])))
-    assert L.agreement("a extra bag", policy="\n".join(L.policy_lines([step])))
+    assert L.policy_slips([step]) == ["a mms"]
+    assert L.agreement(said) and not L.agreement(said, allowed=L.policy_slips([step]))
+    assert L.agreement("a extra bag", allowed=L.policy_slips([step]))
     heads = ["What does a paper statement cost?", "How your deposits create environmental impact"]
     assert not L.headings_in_speech(["What does a paper statement cost?"], heads, "")
     said = ["The how your deposits create environmental impact for reforestation is 2 trees."]

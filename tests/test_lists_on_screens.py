@@ -361,4 +361,4 @@ def test_a_wrong_value_said_in_its_own_facts_words_is_no_copy(mock_pack):
     assert "wait 30 seconds before restarting the" in voiced.borrowed("Wait 30 seconds before restarting the phone.")
     both = make_spec("documents/pdf_manual", [step, decision], rendition="voiced")
     both.distractors = spec.distractors
-    assert both.quoted_ids == []  # a fact the file voices is never quoted
+    assert both.quoted_ids == []  # a wrong value of a fact the file voices is no licence to quote it

@@ -125,12 +125,12 @@ class ArtifactSpec(_Strict):
     @property
     def quoted_ids(self) -> list[str]:
         """Facts whose policy statements this file may quote word for word: those it states
-        canonically and those it names with a wrong or old value (said in their own words,
-        the value swapped), except any fact it voices. A 6-word run a voiced statement shares
-        with one of them is that fact's wording, not a copy (`audits.lints`, `common.Voiced`)."""
+        canonically, and those it names with a wrong or old value (said in their own words,
+        the value swapped) unless it voices them. A 6-word run a voiced statement shares with
+        one of them is that fact's wording, not a copy (`audits.lints`, `common.Voiced`)."""
         voiced = {m.fact_id for m in self.facts if m.rendition == "voiced"}
-        return [i for i in dict.fromkeys([m.fact_id for m in self.facts if m.rendition == "canonical"]
-                                         + [d.fact_id for d in self.distractors]) if i not in voiced]
+        return list(dict.fromkeys([m.fact_id for m in self.facts if m.rendition == "canonical"]
+                                  + [d.fact_id for d in self.distractors if d.fact_id not in voiced]))
 
     def carriers(self) -> list[FactMention]:
         return [m for m in self.facts if m.role == "carrier"]
