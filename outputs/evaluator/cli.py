@@ -27,14 +27,6 @@ def _positive_seconds(value: Optional[float]) -> Optional[float]:
     return value
 
 
-def _quiet_litellm() -> None:
-    """litellm prints banners ("Give Feedback / Get Help", "Provider List") on stdout when a
-    provider call fails; the run records the failure, the terminal does not need them."""
-    from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
-
-    litellm_module()
-
-
 def _missing_keys(models: list[str]) -> list[str]:
     """Environment variables litellm needs for these models and does not find."""
     from facts.llm import litellm_module  # noqa: PLC0415
@@ -145,9 +137,6 @@ def eval_command(
 
     from .engine import REFERENCE_AGENTS, EvalConfig, run_eval, write_results  # noqa: PLC0415
     from .report import write_report  # noqa: PLC0415
-
-    if user == "llm" or judge:  # (the gateway quiets litellm where it imports it, in the background)
-        _quiet_litellm()
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,

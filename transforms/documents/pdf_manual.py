@@ -419,9 +419,13 @@ def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random
     story += [table(rows, [1.6 * inch, doc.width - 1.6 * inch]), Spacer(1, 6)]
     # a term is a name ("Customer file"), never a clause up to its " is " ("Common reasons
     # include: Roaming Issues (When User is Abroad)": its wrapped lines would print twice)
-    terms = list({t: (t, d.fact.statement) for t, d in ((d.fact.statement.split(" is ")[0], d) for d in items
-                  if d.fact.kind == FactKind.definition and " is " in d.fact.statement
-                  and d.rendition == "canonical") if is_name(t)}.values())[:6]
+    defined = {}
+    for d in items:
+        if d.fact.kind == FactKind.definition and " is " in d.fact.statement and d.rendition == "canonical":
+            term = d.fact.statement.split(" is ")[0]
+            if is_name(term):
+                defined[term] = d.fact.statement
+    terms = list(defined.items())[:6]
     terms += [(t, say(d, rng, fm)) for t, d in _TERMS]
     n += 1
     story.append(heading(f"{n} Definitions", 0))
