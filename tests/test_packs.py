@@ -243,6 +243,19 @@ def test_presence_attributes_a_shared_value_to_the_fact_that_owns_the_context():
     assert json_presence(fee, {"rentals": {"PW1": {"bikes": 12}}}) is None
 
 
+def test_in_speech_a_held_fee_is_not_present_beside_another_fee():
+    """A call's transcript needs one anchor by the value, but one that names the fact: "an
+    annual fee of twelve dollars" is not a $12 boat-loan documentation fee."""
+    from facts.match import TextIndex
+    from outputs.packs.presence import present_as
+    _, _, by_id = _mock_plan()
+    doc_fee = by_id["_mock.late-returns.251f50901f"].model_copy(update={"anchors": ["boat loan", "documentation", "fee"]})
+    other = TextIndex("and the card has an annual fee of twelve dollars waived for the first year")
+    assert present_as(doc_fee, other, [], speech=True) is None
+    for said in ("the boat loan has a documentation fee of twelve dollars", "the documentation fee is twelve dollars"):
+        assert present_as(doc_fee, TextIndex(said), [], speech=True) is not None, said
+
+
 # --------------------------------------------------------------------------- build
 
 def test_pack_builds_verifies_and_covers_the_levers(built):

@@ -4,7 +4,9 @@ A held fact is absent from a file when the file, read with the same extractors a
 recoverability, does not state it. "State it" uses recoverability's own rule
 (`facts.match`): one of the fact's values (any equivalent surface form), its other values
 and enough of its anchor terms inside one window. A bare number is not the fact ("$12"
-next to nothing), and neither is another fact that happens to share the value: an
+next to nothing), nor, in speech (where one anchor by the value suffices), a value beside
+only a word naming a kind of quantity ("an annual fee of one hundred fifty dollars" does not
+state a $150 documentation fee); and neither is another fact that happens to share the value: an
 occurrence is attributed to a *rival* (a fact the file may legitimately state, with the
 same value) when the rival's anchors cover at least as large a share of the window as the
 held fact's do. Absent means: no occurrence attributed to the held fact itself.
@@ -44,6 +46,12 @@ def _needed(n: int, speech: bool) -> int:
     return 1 if speech else max(1, math.ceil(n * 0.5))
 
 
+def _distinctive(anchors: list[str]) -> list[str]:
+    """The anchors that name *this* fact rather than a kind of quantity ("boat loan",
+    "documentation"; not "fee")."""
+    return [a for a in anchors if a not in GENERIC]
+
+
 def _anchors(f: Fact) -> list[str]:
     return list(dict.fromkeys(a.lower() for a in f.anchors if a.strip()))
 
@@ -77,6 +85,9 @@ def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = Fa
         found = idx.anchors_in(anchors, lo, hi)
         if found < need:
             continue
+        own = _distinctive(anchors)
+        if speech and own and not idx.anchors_in(own, lo, hi):
+            continue  # one anchor suffices in speech, but "fee" next to $150 is any fee
         share = found / len(anchors) if anchors else 1.0
         explained = False
         for g in rivals:
