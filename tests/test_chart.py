@@ -126,6 +126,24 @@ def test_what_a_chart_carries():
     assert t.selective() and not t.rumours and not t.voices
 
 
+def test_a_bare_zero_is_not_a_figure_but_zero_with_its_unit_is():
+    """A lone "0" at a bar's end is read back as "90", "Oo" or nothing (tesseract, whatever its
+    distance from the axis): a fact whose figure would print so goes to a kind that writes it;
+    "0 bags" or "$0" stays on the dashboard."""
+    from domains import get_pack
+    from transforms.visuals.chart import figure
+
+    t = registry.get(KIND)
+    fs = get_pack("airline").factset()
+    cap = next(f for f in fs.facts if f.statement == "A passenger may check at most 5 bags in total.")
+    assert figure(cap).value == "5"
+    slot = cap.slots[0].model_copy(update={"text": "0", "value": 0})
+    bare = cap.model_copy(update={"statement": "A passenger may check at most 0 bags in total.", "slots": [slot]})
+    assert not t.carries(bare)
+    lite = next(f for f in fs.facts if f.statement == "Wayfarer — Lite: 0 bags.")
+    assert figure(lite).value == "0 bags" and t.carries(lite)
+
+
 @pytest.mark.parametrize("profile", ["text-only", "text+image", "full"])
 def test_planner_gives_charts_only_what_they_draw_and_only_with_images(profile):
     from domains import get_pack

@@ -101,7 +101,9 @@ def _printed(fact: Fact, slot: Slot) -> list[str]:
         if m:
             out += [f"{digits} {m.group(1)}", f"{slot.text} {m.group(1)}"]
     out += [digits, slot.text]
-    return list(dict.fromkeys(out))
+    # a lone "0" at a bar's end is the one figure tesseract misreads ("90", "Oo", nothing)
+    # however far from the axis it is printed; "0 bags", "$0", "0%" read well
+    return [p for p in dict.fromkeys(out) if p != "0"]
 
 
 _HEAD = re.compile(r"^(?:(?:the|a|an|each|every|all|any)\s+)?(.+?)\s+(?:is|are|must|may|can|will|requires?|gets?|"
