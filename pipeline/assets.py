@@ -94,19 +94,20 @@ def domain_api(context: dg.AssetExecutionContext, settings: BuildSettings):
 
 # Scheduled last (lowest priority): with the local engine its work has been running on the
 # pool since the seed step (steps.start_test_suite), beside the evidence chain.
-@dg.asset(partitions_def=domains_partitions, group_name="tasks", deps=[domain_api], op_tags={"dagster/priority": "-1"},
+@dg.asset(name="test_suite", partitions_def=domains_partitions, group_name="tasks", deps=[domain_api],
+          op_tags={"dagster/priority": "-1"},
           check_specs=[
     _check("gold_replays", "test_suite", "Every test's gold actions replay to its expected database hash."),
     _check("gold_passes_domain_check", "test_suite", "Every gold outcome passes the domain's own check."),
     _check("test_ids_unique", "test_suite", "Test ids are unique."),
     _check("test_quotas", "test_suite", "Test count, trap share and value-fact coverage reach the domain's quota; "
                                         "the naive agent passes some tests and fails some.")])
-def test_suite(context: dg.AssetExecutionContext, seed_database, settings: BuildSettings):
+def held_out_tests(context: dg.AssetExecutionContext, seed_database, settings: BuildSettings):
     """Held-out simulations with gold actions, expected database hashes and scripted users."""
     world = _world(context, settings)
-    suite, checks = steps.test_suite_and_checks(context.partition_key, world, settings.seed, seed_database,
+    suite, checks = steps.suite_and_checks(context.partition_key, world, settings.seed, seed_database,
                                                 settings.seed_timeout)
-    yield dg.Output(suite, metadata=steps.test_suite_metadata(suite))
+    yield dg.Output(suite, metadata=steps.suite_metadata(suite))
     for name, problems in checks.items():
         yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],
                                                                                   "count": len(problems)})
@@ -227,7 +228,7 @@ def task_bundle(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, 
                                           "files": len(man.files), "content_hash": man.content_hash})
 
 
-@dg.asset(partitions_def=domains_partitions, group_name="outputs", deps=[task_bundle, test_suite], check_specs=[
+@dg.asset(partitions_def=domains_partitions, group_name="outputs", deps=[task_bundle, held_out_tests], check_specs=[
     _check("ids_resolve_and_disjoint", "task_pack", "Training, live and test ids resolve and are disjoint; the "
                                                     "test database is not the development database."),
     _check("gold_replays", "task_pack", "Every selected simulation's gold replays to its expected database hash."),
@@ -249,7 +250,7 @@ def task_pack(context: dg.AssetExecutionContext, settings: BuildSettings, worksp
                                                                                   "count": len(problems)})
 
 
-ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, test_suite, evidence_plan, *family_assets,
+ALL_ASSETS = [domain_pack, atomic_facts, seed_database, domain_api, held_out_tests, evidence_plan, *family_assets,
               extractions, recoverability, difficulty, leak_scan, lints, task_bundle, task_pack]
 # `factforge build` writes bundles; task packs are `factforge pack build` (or this asset in `dagster dev`).
 BUNDLE_ASSETS = [a for a in ALL_ASSETS if a is not task_pack]

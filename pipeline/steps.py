@@ -192,7 +192,7 @@ def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:
                  "writes": sum(o.kind == "write" for o in ops), "openapi_hash": content_hash(doc)}, problems
 
 
-def test_suite(world: World, seed: int, db: dict):
+def held_out_suite(world: World, seed: int, db: dict):
     return world.test_suite(seed, db=db)
 
 
@@ -213,8 +213,8 @@ def _suite_key(key: str, seed: int, db: "SeedDB") -> tuple:
 
 def _suite_and_checks(world: World, seed: int, tables: dict, timeout: Optional[float]):
     with time_limit(timeout):
-        suite = test_suite(world, seed, tables)
-        return suite, test_suite_checks(world, suite, tables)
+        suite = held_out_suite(world, seed, tables)
+        return suite, suite_checks(world, suite, tables)
 
 
 def suite_unit(key: str, domains_dirs: list[str], seed: int, tables: dict, timeout: Optional[float]):
@@ -226,14 +226,14 @@ def suite_unit(key: str, domains_dirs: list[str], seed: int, tables: dict, timeo
 def start_test_suite(key: str, domains_dirs: list[str], seed: int, db: "SeedDB", pool,
                      timeout: Optional[float] = None) -> None:
     """Submit the partition's test suite and its checks to `pool` (collected by
-    `test_suite_and_checks`); a pool that takes no single units leaves it to the step."""
+    `suite_and_checks`); a pool that takes no single units leaves it to the step."""
     fut = pool.submit(suite_unit, key, list(domains_dirs), seed, db.tables, timeout)
     if fut is not None:
         with _SUITES_LOCK:
             _SUITES[_suite_key(key, seed, db)] = fut
 
 
-def test_suite_and_checks(key: str, world: World, seed: int, db: "SeedDB", timeout: Optional[float] = None):
+def suite_and_checks(key: str, world: World, seed: int, db: "SeedDB", timeout: Optional[float] = None):
     """(suite, problems per check): what `start_test_suite` submitted for these inputs, else
     computed now."""
     with _SUITES_LOCK:
@@ -241,13 +241,13 @@ def test_suite_and_checks(key: str, world: World, seed: int, db: "SeedDB", timeo
     return fut.result() if fut is not None else _suite_and_checks(world, seed, db.tables, timeout)
 
 
-def test_suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:
+def suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:
     """Problems per blocking check (see `domains.simtests.suite_problems`)."""
     from domains.simtests import suite_problems  # noqa: PLC0415
     return suite_problems(suite, world.api(), db, world.check_database, world.base.code.test_quota)
 
 
-def test_suite_metadata(suite) -> dict:
+def suite_metadata(suite) -> dict:
     s = suite.summary
     return {"tests": s.tests, "traps": s.traps, "trap_share": s.trap_share, "by_trap": s.by_trap,
             "with_writes": s.with_writes, "naive_passes": s.naive_passes,

@@ -155,3 +155,21 @@ def test_wrong_values_keep_type(airline):
                 assert w is None
             elif w is not None and s.type == SlotType.money:
                 assert w.startswith("$")
+
+
+def test_registration_refuses_an_unknown_family_and_a_kind_taken_twice():
+    from transforms import registry
+    from transforms.visuals.chart import Chart
+
+    class Stray(Chart):
+        family = "posters"
+
+    with pytest.raises(registry.UnknownFamilyError, match="unknown family 'posters'"):
+        registry.register(Stray)
+
+    class Again(Chart):
+        pass
+
+    with pytest.raises(registry.DuplicateKindError, match="registered twice"):
+        registry.register(Again)
+    assert type(registry.get("visuals/chart")) is Chart

@@ -15,7 +15,6 @@ other's private modules.
 from __future__ import annotations
 
 import datetime as dt
-import itertools
 import random
 import re
 import zlib
@@ -683,13 +682,6 @@ def shown_title(ctx: "RenderContext", spec: "ArtifactSpec", its: list[Item], fal
     return cell(ctx, its[0], title, fallback) if title else fallback
 
 
-def sections_of(its: list[Item]) -> list[tuple[str, ...]]:
-    seen: dict[tuple[str, ...], None] = {}
-    for it in its:
-        seen.setdefault(tuple(heading_path(it.fact)) or ("General",), None)
-    return list(seen)
-
-
 def check_capacity(spec: "ArtifactSpec", max_facts: int) -> None:
     if len(spec.facts) > max_facts:
         raise FactforgeError(f"artifact {spec.id} carries {len(spec.facts)} facts; {spec.kind} holds at most "
@@ -980,24 +972,6 @@ def initials(name: str) -> str:
     return "".join(p[0] for p in name.split() if p[:1].isalpha()).upper()[:3]
 
 
-def first_records(ctx: "RenderContext", limit: int = 5) -> list[tuple[str, dict]]:
-    """A few records of the first table of the seed database (records are dicts); [] if none."""
-    for name in sorted(ctx.db or {}):
-        table = ctx.db[name]
-        rows = table.values() if isinstance(table, dict) else table if isinstance(table, list) else []
-        first = list(itertools.islice((r for r in rows if isinstance(r, dict)), limit))
-        if first:
-            return [(name, r) for r in first]
-    return []
-
-
-def record_id(rec: dict) -> str:
-    for k in ("id", "reservation_id", "order_id", "account_id", "user_id"):
-        if k in rec and isinstance(rec[k], (str, int)):
-            return str(rec[k])
-    return ""
-
-
 # --- text -----------------------------------------------------------------------------------
 def value_forms(fact: "Fact") -> list[str]:
     forms = [f for s in fact.slots for f in surface_forms(s)]
@@ -1012,14 +986,3 @@ def protect(text: str, facts: list["Fact"]) -> str:
             if form in text:
                 text = text.replace(form, form.replace(" ", NBSP))
     return text
-
-
-def unprotect(text: str) -> str:
-    return text.replace(NBSP, " ")
-
-
-_WS = re.compile(r"[ \t\u00a0]+")
-
-
-def squash(text: str) -> str:
-    return _WS.sub(" ", text).strip()

@@ -13,7 +13,15 @@ _REGISTRY: dict[str, type[Transformer]] = {}
 _loaded = False
 
 
-class DuplicateKindError(RuntimeError):
+class RegistrationError(RuntimeError):
+    """A transformer class that cannot be registered: a programming error, raised at import."""
+
+
+class DuplicateKindError(RegistrationError):
+    pass
+
+
+class UnknownFamilyError(RegistrationError):
     pass
 
 
@@ -24,7 +32,7 @@ class UnknownKindError(FactforgeError):
 def register(cls: type[Transformer]) -> type[Transformer]:
     """Class decorator: `@register` on each Transformer subclass."""
     if cls.family not in FAMILIES:
-        raise DuplicateKindError(f"{cls.__name__}: unknown family {cls.family!r}; families: {', '.join(FAMILIES)}")
+        raise UnknownFamilyError(f"{cls.__name__}: unknown family {cls.family!r}; families: {', '.join(FAMILIES)}")
     key = cls.key()
     if key in _REGISTRY and _REGISTRY[key] is not cls:
         raise DuplicateKindError(f"kind {key!r} registered twice: {_REGISTRY[key].__module__} and {cls.__module__}")

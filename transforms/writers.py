@@ -832,23 +832,6 @@ def _plural_np(np: str) -> bool:
     return head.endswith("s") and not head.endswith("ss")
 
 
-def _value_noun(fact: Fact, slot: Optional[Slot]) -> str:
-    """A few words naming what the value measures, from the words just before it in the
-    statement ("... receive a travel voucher worth $50" -> "travel voucher"); "" if none."""
-    if slot is None or not slot.text or slot.text not in fact.statement:
-        return ""
-    before = re.split(r"[,;:]", fact.statement[:fact.statement.index(slot.text)])[-1].split()
-    words = [w for w in before[-5:]]
-    while words and words[-1].lower() in _FUNCTION:
-        words.pop()
-    out = []
-    for w in reversed(words):
-        if w.lower() in _FUNCTION or not re.fullmatch(r"[A-Za-z][\w'-]*", w):
-            break
-        out.insert(0, w)
-    return " ".join(out[-3:])
-
-
 def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "USD") -> bool:
     """Whether `text` shows the value `value` (any equivalent surface form)."""
     if not text or slot is None:
@@ -867,10 +850,6 @@ def _thing(context: Optional[Context]) -> str:
         rec = context.record
         return f"{rec.kind} {rec.id}" if rec.id and not rec.internal else rec.ref()
     return "my booking" if not context else "my account"
-
-
-def _as_indirect(about: str) -> str:
-    return f"about {about}"
 
 
 class LLMWriter(BuiltinWriter):

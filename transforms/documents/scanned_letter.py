@@ -25,15 +25,13 @@ import hashlib
 import io
 import random
 from pathlib import Path
-from typing import Optional
 
 from PIL import Image, ImageDraw, ImageFilter
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from ..registry import register
 from ..situations import view
-from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date,
-                               unprotect)
+from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date)
 from ..visuals._canvas import font as _px_font, wrap
 
 DPI = 200

@@ -296,9 +296,9 @@ def joined(hyps: Iterable[str]) -> str:
 
 
 # A pruned forward pass and the flat-lexicon second pass; no lattice rescoring, no
-# phone-loop lookahead, top-2 Gaussians. Without the second pass "twenty four hours" in a
-# voicemail came back as "twenty pull are" (the _mock plan of seed 8), as the full default
-# search heard it; recall and seconds per clip: benchmarks/bench_asr.py.
+# phone-loop lookahead, top-2 Gaussians. The second pass keeps number phrases whole (without
+# it "twenty four hours" can come back as "twenty pull are"); recall and seconds per clip:
+# benchmarks/bench_asr.py.
 DECODER_OPTIONS = dict(fwdflat=True, bestpath=False, pl_window=0, topn=2, maxhmmpf=MAX_HMM, maxwpf=5)
 
 

@@ -21,13 +21,6 @@ def ocr_image(image, psm: int = 3) -> str:
     return pytesseract.image_to_string(img, config=f"--psm {psm}")
 
 
-def ocr_png(path: str | Path, psm: int = 3) -> str:
-    from PIL import Image  # noqa: PLC0415
-
-    with Image.open(path) as im:
-        return ocr_image(im, psm=psm)
-
-
 def layout_lines(words: list[tuple[int, int, int, int, str]], gap: float = 2.2) -> str:
     """Words with their boxes (left, top, width, height, text) put back into lines as a reader
     sees them: a word joins the line whose vertical middle it shares, words of a line go left

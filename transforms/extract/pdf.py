@@ -13,7 +13,3 @@ def pdf_text(path: str | Path) -> str:
     return "\n\f".join(pages)
 
 
-def pdf_page_count(path: str | Path) -> int:
-    from pypdf import PdfReader  # noqa: PLC0415
-
-    return len(PdfReader(str(path)).pages)

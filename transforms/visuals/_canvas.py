@@ -69,10 +69,6 @@ def text_block(draw: ImageDraw.ImageDraw | None, x: int, y: int, text: str, fnt,
     return lh * len(lines)
 
 
-def pill(draw: ImageDraw.ImageDraw, box, fill, outline=None, radius: int = 12, width: int = 1) -> None:
-    draw.rounded_rectangle(box, radius=radius, fill=fill, outline=outline, width=width)
-
-
 def shadow_box(img: Image.Image, box, radius: int = 14, fill=WHITE, outline=LINE) -> None:
     d = ImageDraw.Draw(img)
     x0, y0, x1, y1 = box

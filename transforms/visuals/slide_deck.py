@@ -163,9 +163,8 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
                 used += h
             if cur:
                 pages.append(_page(cur))
-    # a slide title on one line inside the slide ("... & Linked Checking" ran off its edge): the
-    # second section dropped when it does not fit, before slides of one title are numbered (a
-    # title cut to its first section was printed twice: slide_deck-0004 of banking_knowledge)
+    # a slide title on one line inside the slide: its second section is dropped when the two do
+    # not fit, before slides of one title are numbered, so a shortened title is numbered too
     titles = [_fit_title(t) for t, _ in pages]
     for k, (_title, blocks) in enumerate(pages):
         title = titles[k]
