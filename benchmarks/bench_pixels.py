@@ -53,7 +53,7 @@ def main() -> int:
     from facts.models import SlotType
     from transforms import registry
     from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
-    from transforms.planner import wrong_value
+    from transforms.plan_roles import wrong_value
     from transforms.realise import voiceable
     from transforms.writers import BuiltinWriter
 

@@ -173,6 +173,13 @@ def slugify(text: str, max_len: int = 32) -> str:
     return _SLUG.sub("-", text.lower()).strip("-")[:max_len].strip("-") or "x"
 
 
+def replace_value(text: str, old: str, new: str, count: int = 1) -> str:
+    """Replace a value's surface form as a whole token ("one" never inside "someone")."""
+    pat = (r"(?<![\w$€£])" if old[:1].isalnum() or old[:1] in "$€£" else "") + re.escape(old) + \
+          (r"(?![\w%])" if old[-1:].isalnum() else "")
+    return re.sub(pat, lambda m: new, text, count=count)
+
+
 class Fact(Strict):
     schema_version: str = FACT_SCHEMA_VERSION
     id: str
@@ -188,8 +195,6 @@ class Fact(Strict):
 
     def template(self) -> str:
         """Statement with every slot surface masked by its type: the identity of the rule."""
-        from .surface import replace_value  # noqa: PLC0415
-
         t = self.statement
         for s in sorted(self.slots, key=lambda s: -len(s.text)):
             if s.text:

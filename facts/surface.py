@@ -151,13 +151,6 @@ def surface_forms(slot: Slot) -> list[str]:
     return out
 
 
-def replace_value(text: str, old: str, new: str, count: int = 1) -> str:
-    """Replace a value's surface form as a whole token ("one" never inside "someone")."""
-    pat = (r"(?<![\w$€£])" if old[:1].isalnum() or old[:1] in "$€£" else "") + re.escape(old) + \
-          (r"(?![\w%])" if old[-1:].isalnum() else "")
-    return re.sub(pat, lambda m: new, text, count=count)
-
-
 def spoken_form(slot: Slot) -> str:
     """How a voice would say it (for text-to-speech and speech-recognition grammars)."""
     forms = surface_forms(slot)

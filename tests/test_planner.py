@@ -145,7 +145,7 @@ def test_unknown_kind_lists_available(airline):
 
 def test_wrong_values_keep_type(airline):
     import random
-    from transforms.planner import wrong_value
+    from transforms.plan_roles import wrong_value
     pack, fs = airline
     rng = random.Random(0)
     for f in fs.facts:

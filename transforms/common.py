@@ -20,7 +20,7 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from facts.errors import FactforgeError
 from facts.match import STOP_WORDS, matches
@@ -28,6 +28,8 @@ from facts.runs import ngrams
 from facts.surface import surface_forms
 
 from .grammar import CLAUSE_HEADING, SUBORDINATORS
+from .situations import db_tables, id_of, is_person, name_of
+from .situations import view as situation_view
 from .trace import db_view, fact_view, facts_view, view
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -582,10 +584,9 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
     """The realiser's context for a conversation: the customer and record in front of the
     speaker (a customer of the seed database when none is given)."""
     from .realise import Context  # noqa: PLC0415
-    from .situations import view  # noqa: PLC0415
 
     if customer is None:
-        customer = view(ctx.db).customer(rng, lambda c: bool(c.records))
+        customer = situation_view(ctx.db).customer(rng, lambda c: bool(c.records))
     if customer is not None and record is None and customer.records:
         record = rng.choice(customer.records)
     return Context(customer, record, name)
@@ -774,51 +775,6 @@ def slug(text: str, n: int = 40) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n].strip("-") or "x"
 
 
-def _name_of(rec: dict[str, Any]) -> Optional[str]:
-    for key in ("name", "full_name", "customer_name", "cardholder_name"):
-        v = rec.get(key)
-        if isinstance(v, str) and re.fullmatch(r"[A-Za-z][A-Za-z .'-]+ [A-Za-z .'-]+", v.strip()):
-            return v.strip().title() if v.isupper() else v.strip()
-        if isinstance(v, dict) and v.get("first_name") and v.get("last_name"):
-            return f"{v['first_name']} {v['last_name']}"
-    if rec.get("first_name") and rec.get("last_name"):
-        return f"{rec['first_name']} {rec['last_name']}"
-    return None
-
-
-def _personal(rec: dict[str, Any]) -> bool:
-    """A record of a person, not a product or plan that happens to have a two-word name
-    ("Wren Hanging Planter"): it has a person's contact or birth field."""
-    return any(k in rec for k in ("email", "phone", "first_name", "date_of_birth", "dob", "birthday"))
-
-
-def _id_of(rec: dict[str, Any]) -> Optional[str]:
-    for key, v in rec.items():
-        if (key == "id" or key.endswith("_id")) and isinstance(v, (str, int)) and not isinstance(v, bool):
-            return str(v)
-    return None
-
-
-def db_tables(db: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
-    """(table name, records) for every table of the seed database that holds records
-    (a dict of dicts or a list of dicts), in sorted table order. A table wrapped as
-    {"data": ..., "notes": "..."} (tau2-bench's banking_knowledge database) is read through
-    its wrapper, as the importer counts it (`domains.tau2.table_counts`): read as one record,
-    its customers' chats named made-up "booking" ids instead of their accounts."""
-    for name in sorted(db or {}):
-        tab = db[name]
-        if isinstance(tab, dict) and isinstance(tab.get("data"), (dict, list)) and set(tab) <= {"data", "notes"}:
-            tab = tab["data"]
-        if isinstance(tab, dict):
-            recs = [tab[k] for k in sorted(tab, key=str) if isinstance(tab[k], dict)]
-        elif isinstance(tab, list):
-            recs = [r for r in tab if isinstance(r, dict)]
-        else:
-            continue
-        if recs:
-            yield name, recs[:500]
-
-
 @dataclass
 class Person:
     name: str
@@ -835,15 +791,15 @@ class RecordRef:
 @db_view("people")
 def db_people(db: dict[str, Any]) -> list[Person]:
     """The people of the seed database (customers, users, account holders): records with a
-    person's name and a person's contact or birth field (`_personal`); a catalog entry with a
+    person's name and a person's contact or birth field (`is_person`); a catalog entry with a
     two-word name is not a customer."""
     out, seen = [], set()
     for _name, recs in db_tables(db):
         for r in recs:
-            n = _name_of(r) if _personal(r) else None
+            n = name_of(r) if is_person(r) else None
             if n and n not in seen:
                 seen.add(n)
-                out.append(Person(n, _id_of(r) or ""))
+                out.append(Person(n, id_of(r) or ""))
     return out
 
 
@@ -855,15 +811,15 @@ def record_refs(db: dict[str, Any]) -> list[RecordRef]:
     people = {}
     for _name, recs in db_tables(db):
         for r in recs:
-            n, i = (_name_of(r) if _personal(r) else None), _id_of(r)
+            n, i = (name_of(r) if is_person(r) else None), id_of(r)
             if n and i:
                 people[i] = n
     out = []
     for table, recs in db_tables(db):
         for r in recs:
-            if _name_of(r) or isinstance(r.get("name"), str):  # a person, or a named catalog entry
+            if name_of(r) or isinstance(r.get("name"), str):  # a person, or a named catalog entry
                 continue
-            rid = _id_of(r)
+            rid = id_of(r)
             if not rid:
                 continue
             owner = ""

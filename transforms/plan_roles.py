@@ -38,6 +38,8 @@ from collections import defaultdict
 from typing import TYPE_CHECKING, Callable, Optional
 
 from facts.models import Fact, Slot, SlotType
+from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
+from facts.values import parse_slots
 
 from . import registry
 from .base import ArtifactSpec, Distractor, FactMention, Hop, Route
@@ -359,13 +361,49 @@ def _series(b: _Builder, by_id: dict[str, Fact], rng: random.Random, config: "Pl
                     b.add(old, FactMention(fact_id=f.id, rendition=m.rendition, role="echo"))
 
 
+def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
+    """A plausible but wrong surface form for a slot (None for non-numeric slots)."""
+    v = slot.value
+    if not isinstance(v, (int, float)) or slot.type in (SlotType.date, SlotType.enum, SlotType.identifier):
+        return None
+    for _ in range(8):
+        if slot.type == SlotType.money:
+            f = rng.choice([0.5, 0.6, 0.75, 0.8, 1.2, 1.25, 1.5, 2.0])
+            w = round(v * f) if v >= 5 else round(v * f, 2)
+        elif slot.type == SlotType.percent:
+            w = v + rng.choice([-10, -5, -2, 2, 5, 10]) if v > 2 else round(v * rng.choice([0.5, 2, 3]), 2)
+        else:
+            step = max(1, round(abs(v) * 0.3))
+            w = v + rng.choice([-1, 1, 2]) * step
+        if w != v and w > 0:
+            break
+    else:
+        return None
+    if slot.type == SlotType.money:
+        return f"${fmt_num(w)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(w)} {slot.unit}"
+    if slot.type == SlotType.percent:
+        return f"{fmt_num(w)}%"
+    if slot.type == SlotType.duration:
+        return f"{fmt_num(w)} {unit_words(slot.unit, w)}"
+    if slot.unit == "time":  # a frequency: "once" -> "twice", "3 times"
+        return FREQUENCY_NAMES.get(w, f"{fmt_num(w)} times")
+    if slot.unit:  # a measured count: "3G" -> "4G", "2GB" -> "3 GB"
+        return f"{fmt_num(w)}{slot.unit}" if slot.unit == "G" else f"{fmt_num(w)} {slot.unit}"
+    return fmt_num(w)
+
+
+def same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
+    """Whether a candidate wrong figure reads back as one of `own_keys` (or not at all)."""
+    try:
+        parsed = parse_slots(text)
+    except Exception:  # noqa: BLE001 - a wrong value we cannot parse back is not used
+        return True
+    return any(p.key() in own_keys for p in parsed) or not parsed
 def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str, set]] = None) -> Optional[str]:
     """A plausible wrong figure for the fact's slot: never its own value, nor a value in
     `banned[fact id]` (for a variant: the base domain's value, which must not reach its files)."""
-    from .planner import _same_value, wrong_value  # noqa: PLC0415
-
     wv = wrong_value(slot, rng)
-    if wv is None or _same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot):
+    if wv is None or same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot):
         return None
     return wv
 

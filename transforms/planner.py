@@ -27,11 +27,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from facts.hashing import content_hash
 from facts.models import Fact, FactSet, Slot, SlotType
-from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
 
 from . import registry
 from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
 from . import plan_roles as R
+from .plan_roles import same_value, wrong_value
 from .realise import voiceable
 
 # Modalities per profile. "scan" is a page image in a PDF (a scanned letter): read by OCR, so
@@ -178,37 +178,6 @@ def _targets(n_mentions: int, kinds: list[type], config: PlanConfig) -> dict[str
     return targets
 
 
-def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
-    """A plausible but wrong surface form for a slot (None for non-numeric slots)."""
-    v = slot.value
-    if not isinstance(v, (int, float)) or slot.type in (SlotType.date, SlotType.enum, SlotType.identifier):
-        return None
-    for _ in range(8):
-        if slot.type == SlotType.money:
-            f = rng.choice([0.5, 0.6, 0.75, 0.8, 1.2, 1.25, 1.5, 2.0])
-            w = round(v * f) if v >= 5 else round(v * f, 2)
-        elif slot.type == SlotType.percent:
-            w = v + rng.choice([-10, -5, -2, 2, 5, 10]) if v > 2 else round(v * rng.choice([0.5, 2, 3]), 2)
-        else:
-            step = max(1, round(abs(v) * 0.3))
-            w = v + rng.choice([-1, 1, 2]) * step
-        if w != v and w > 0:
-            break
-    else:
-        return None
-    if slot.type == SlotType.money:
-        return f"${fmt_num(w)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(w)} {slot.unit}"
-    if slot.type == SlotType.percent:
-        return f"{fmt_num(w)}%"
-    if slot.type == SlotType.duration:
-        return f"{fmt_num(w)} {unit_words(slot.unit, w)}"
-    if slot.unit == "time":  # a frequency: "once" -> "twice", "3 times"
-        return FREQUENCY_NAMES.get(w, f"{fmt_num(w)} times")
-    if slot.unit:  # a measured count: "3G" -> "4G", "2GB" -> "3 GB"
-        return f"{fmt_num(w)}{slot.unit}" if slot.unit == "G" else f"{fmt_num(w)} {slot.unit}"
-    return fmt_num(w)
-
-
 SPEECH_MODALITIES = {"wav", "mp4"}
 
 
@@ -298,7 +267,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
             f = art_rng.choice(fact_ids_with_num)
             slot = _numeric_slot(f)
             wv = wrong_value(slot, art_rng)
-            if wv is not None and not _same_value(wv, {x.key() for x in f.slots} | banned.get(f.id, set()), slot):
+            if wv is not None and not same_value(wv, {x.key() for x in f.slots} | banned.get(f.id, set()), slot):
                 spec.distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
 
     artifacts = _finalise(specs, by_kind, seed, config)
@@ -342,7 +311,7 @@ def _in_file_distractors(chunk: list[Fact], rng: random.Random, config: PlanConf
         if role is None or (role == "distractor" and not rumours):  # a slide or process map says no rumours
             continue
         wv = wrong_value(slot, rng)
-        if wv is None or _same_value(wv, own_values | (banned or {}).get(f.id, set()), slot):
+        if wv is None or same_value(wv, own_values | (banned or {}).get(f.id, set()), slot):
             continue
         d_date = (day - dt.timedelta(days=rng.randint(20, 120))).isoformat() if role == "superseded" else None
         plain = role == "distractor" and kind in R.CONVERSATIONAL
@@ -492,11 +461,3 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
     return assignments
 
 
-def _same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
-    from facts.values import parse_slots  # noqa: PLC0415
-
-    try:
-        parsed = parse_slots(text)
-    except Exception:  # noqa: BLE001 - a wrong value we cannot parse back is not used
-        return True
-    return any(p.key() in own_keys for p in parsed) or not parsed

@@ -35,8 +35,8 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Optional
 
-from facts.models import Fact, Slot, SlotType
-from facts.surface import int_to_words, replace_value, surface_forms, unit_words
+from facts.models import Fact, Slot, SlotType, replace_value
+from facts.surface import int_to_words, surface_forms, unit_words
 from facts.values import slot_matches
 
 from .grammar import CLAUSE_HEADING, SUBORDINATORS, capitalise, finish, fix_articles, needs_an

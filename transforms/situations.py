@@ -18,11 +18,10 @@ import datetime as dt
 import random
 import re
 from dataclasses import dataclass, field
-from typing import Any, Optional
+from typing import Any, Iterator, Optional
 
 from facts.surface import fmt_num
 
-from .common import _id_of, _name_of, _personal, db_tables
 from .trace import db_view
 from .trace import view as trace_view
 
@@ -60,6 +59,53 @@ def _iso_day(v: Any) -> Optional[dt.date]:
 
 def _human(v: Any) -> str:
     return " ".join(str(v).replace("_", " ").split())
+
+
+def name_of(rec: dict[str, Any]) -> Optional[str]:
+    """The person's name a record holds ("name", "full_name", a first and last name), or None."""
+    for key in ("name", "full_name", "customer_name", "cardholder_name"):
+        v = rec.get(key)
+        if isinstance(v, str) and re.fullmatch(r"[A-Za-z][A-Za-z .'-]+ [A-Za-z .'-]+", v.strip()):
+            return v.strip().title() if v.isupper() else v.strip()
+        if isinstance(v, dict) and v.get("first_name") and v.get("last_name"):
+            return f"{v['first_name']} {v['last_name']}"
+    if rec.get("first_name") and rec.get("last_name"):
+        return f"{rec['first_name']} {rec['last_name']}"
+    return None
+
+
+def is_person(rec: dict[str, Any]) -> bool:
+    """A record of a person, not a product or plan that happens to have a two-word name
+    ("Wren Hanging Planter"): it has a person's contact or birth field."""
+    return any(k in rec for k in ("email", "phone", "first_name", "date_of_birth", "dob", "birthday"))
+
+
+def id_of(rec: dict[str, Any]) -> Optional[str]:
+    """The record's first id field (`id` or `*_id`), as text, or None."""
+    for key, v in rec.items():
+        if (key == "id" or key.endswith("_id")) and isinstance(v, (str, int)) and not isinstance(v, bool):
+            return str(v)
+    return None
+
+
+def db_tables(db: dict[str, Any]) -> Iterator[tuple[str, list[dict[str, Any]]]]:
+    """(table name, records) for every table of the seed database that holds records
+    (a dict of dicts or a list of dicts), in sorted table order. A table wrapped as
+    {"data": ..., "notes": "..."} (tau2-bench's banking_knowledge database) is read through
+    its wrapper, as the importer counts it (`domains.tau2.table_counts`): read as one record,
+    its customers' chats named made-up "booking" ids instead of their accounts."""
+    for name in sorted(db or {}):
+        tab = db[name]
+        if isinstance(tab, dict) and isinstance(tab.get("data"), (dict, list)) and set(tab) <= {"data", "notes"}:
+            tab = tab["data"]
+        if isinstance(tab, dict):
+            recs = [tab[k] for k in sorted(tab, key=str) if isinstance(tab[k], dict)]
+        elif isinstance(tab, list):
+            recs = [r for r in tab if isinstance(r, dict)]
+        else:
+            continue
+        if recs:
+            yield name, recs[:500]
 
 
 @dataclass
@@ -303,8 +349,8 @@ def build_view(db: dict) -> View:
             _k, rid = _own_id(t, r)
             if rid:
                 index.setdefault(rid, (t, r))
-            name = _name_of(r) if _personal(r) else None
-            pid = rid or _id_of(r) or ""
+            name = name_of(r) if is_person(r) else None
+            pid = rid or id_of(r) or ""
             if name and pid and pid not in people:
                 people[pid] = Customer(pid, name, email=str(r.get("email") or ""), phone=str(r.get("phone") or ""),
                                        city=_city(r), tier=_tier(r), payment=_payment(r.get("payment_methods")))
@@ -343,7 +389,7 @@ def build_view(db: dict) -> View:
                 records.append(rec)
                 people[owner].records.append(rec)
                 for p in r.get("passengers", []) if isinstance(r.get("passengers"), list) else []:
-                    n = _name_of(p) if isinstance(p, dict) else None
+                    n = name_of(p) if isinstance(p, dict) else None
                     if n and n != people[owner].name and n not in people[owner].others:
                         people[owner].others.append(n)
             elif (label or rec.route) and (label or rec.route) not in things:

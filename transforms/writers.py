@@ -29,8 +29,8 @@ from typing import TYPE_CHECKING, Optional
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.match import TextIndex, key_shows_code
-from facts.models import Fact, Slot, SlotType
-from facts.surface import replace_value, surface_forms
+from facts.models import Fact, Slot, SlotType, replace_value
+from facts.surface import surface_forms
 
 from .common import condition_values, topic_of
 from .grammar import capitalise, finish, expand

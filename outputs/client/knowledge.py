@@ -13,9 +13,8 @@ from typing import Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from facts.models import Fact, FactSet, Slot
-from facts.surface import replace_value
-from facts.match import NUMERIC, content_words, matches
+from facts.models import Fact, FactSet, Slot, replace_value
+from facts.match import content_words, matches
 from facts.values import parse_slots
 
 from .match import FactIndex

@@ -32,8 +32,7 @@ from audits.extraction import extract_all, jobs_for
 from audits.recoverability import prove_route
 from facts.errors import FactforgeError
 from facts.match import TextIndex, match_fact
-from facts.models import Fact, FactSet
-from facts.surface import replace_value
+from facts.models import Fact, FactSet, replace_value
 from transforms import registry
 from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence

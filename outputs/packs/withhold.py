@@ -30,11 +30,11 @@ from dataclasses import dataclass, field
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import Fact, Slot, SlotType
-from facts.surface import replace_value
+from facts.models import Fact, Slot, SlotType, replace_value
 from facts.values import parse_slots
 from transforms import registry
-from transforms.planner import EvidencePlan, artifact_seed, wrong_value
+from transforms.plan_roles import wrong_value
+from transforms.planner import EvidencePlan, artifact_seed
 from transforms.base import ArtifactSpec, FactMention
 
 CONTESTED_SUFFIX = "~contested"
