@@ -44,7 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
-from facts.match import TextIndex, anchor_re, content_words, match_fact
+from facts.match import TextIndex, anchor_re, content_words, match_fact, sentence_bounds
 from facts.models import Fact, FactSet, SlotType
 from facts.surface import surface_forms
 from transforms import registry
@@ -53,7 +53,6 @@ from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
 from . import language as L
-from .match import _sentence_bounds
 from .readings import text_index
 
 REPORT_SCHEMA_VERSION = "1.0"
@@ -346,7 +345,7 @@ def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
 
     for s in parse_slots(value_text, currency=currency):
         for a, b in ix.occurrences(s):
-            lo, hi = _sentence_bounds(ix.text, a, b)
+            lo, hi = sentence_bounds(ix.text, a, b)
             sent = " ".join(ix.low[lo:hi].split())
             if any(h in sent for h in HEDGE_MARKERS):
                 return True

@@ -8,7 +8,6 @@ from __future__ import annotations
 from typing import Optional
 
 from facts.match import TextIndex
-from facts.match import sentence_bounds as _sentence_bounds  # noqa: F401  (audits.difficulty)
 from facts.match import unhedged_mentions as _unhedged
 from facts.models import Fact, Slot
 from transforms.writers import HEDGE_MARKERS

@@ -437,7 +437,7 @@ class DomainApi:
         try:
             a = op.args.model_validate(dict(args or {}))
         except ValidationError as e:
-            errs = _errors(e)
+            errs = validation_errors(e)
             first = errs[0]
             raise ApiError("invalid_argument", f"invalid arguments for {name}: {'.'.join(first['loc'])}: "
                                                f"{first['msg']}", {"operation": name, "errors": errs}) from None
@@ -445,7 +445,7 @@ class DomainApi:
         try:
             out = op.result.model_validate(res) if not isinstance(res, op.result) else res
         except ValidationError as e:  # the operation broke its own contract: a bug, not the caller's
-            raise RuntimeError(f"{self.domain}.{name} returned an invalid result: {_errors(e)[:3]}") from e
+            raise RuntimeError(f"{self.domain}.{name} returned an invalid result: {validation_errors(e)[:3]}") from e
         return out.model_dump(mode="json")
 
     def replay(self, db: dict, calls: Iterable[Call | Mapping[str, Any]]) -> list[CallOutcome]:
@@ -464,5 +464,6 @@ class DomainApi:
         return outcomes
 
 
-def _errors(e: ValidationError) -> list[dict[str, Any]]:
+def validation_errors(e: ValidationError) -> list[dict[str, Any]]:
+    """A validation error as JSON-ready entries (location, message, type), as the API reports it."""
     return [{"loc": [str(x) for x in err["loc"]], "msg": err["msg"], "type": err["type"]} for err in e.errors()]

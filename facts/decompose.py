@@ -35,7 +35,7 @@ from .models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, So
                      make_fact_id)
 from .sentences import inline_enum, sentences
 from .surface import WORD_VALUES
-from .values import _scan, clean_inline, parse_slots
+from .values import scan_values, clean_inline, parse_slots
 
 NUMERIC = NUMERIC_TYPES
 
@@ -168,7 +168,7 @@ def _split_compound(text: str, currency: str) -> Optional[list[str]]:
             if not sep:
                 return None
             seg = seg[:sep.start()]
-        if len([v for v in _scan(seg, currency) if v[0] in NUMERIC]) != 1:
+        if len([v for v in scan_values(seg, currency) if v[0] in NUMERIC]) != 1:
             return None
         out.append(f"{lead}{seg.strip()}.")
     return out
@@ -185,7 +185,7 @@ def _split_alternatives(text: str, currency: str) -> Optional[list[str]]:
     if it is a gift card.' and 'X in 5 to 7 business days if it is not a gift card.', so each
     value keeps the condition of its own alternative."""
     m = _ALTERNATIVE.match(text.strip())
-    if not m or not any(v[0] in NUMERIC for v in _scan(m.group("alt"), currency)):
+    if not m or not any(v[0] in NUMERIC for v in scan_values(m.group("alt"), currency)):
         return None  # only a value of the alternative needs its own condition
     head, cue, cond, alt = m.group("head"), m.group("cue").lower(), m.group("cond"), m.group("alt")
     verb = re.search(r"\b(is|are|was|were|has|have|does|do)\b", cond)
@@ -221,7 +221,7 @@ def _split_tiers(piece: Text, currency: str, vocab_terms: dict[str, str]) -> Opt
     text = piece.text.rstrip(" .")
     if not (";" in text or ", " in text or " and " in text):
         return None
-    pre = [v for v in _scan(text, currency) if v[0] in NUMERIC]
+    pre = [v for v in scan_values(text, currency) if v[0] in NUMERIC]
     if len(pre) < 2 or len({v[0] for v in pre}) != 1:
         return None
     slots = [_V(text[v[4]:v[5]], v[0]) for v in pre]
@@ -323,7 +323,7 @@ _GENERIC_HEADERS = frozenset("value values detail details description notes note
 _TOKEN = re.compile(r"[a-z][a-z0-9]*(?:['’-][a-z0-9]+)*")
 
 
-def _content_tokens(text: str, slots: list[Slot]) -> list[str]:
+def content_tokens(text: str, slots: list[Slot]) -> list[str]:
     low = text.lower()
     for s in slots:
         if s.type not in (SlotType.enum,) and s.text:
@@ -374,7 +374,7 @@ def _label_like(text: str) -> bool:
         return False
     if words[-1].lower().strip("()") in _FUNCTION_END or words[0].lower() in ("if", "when", "for", "once", "unless"):
         return False
-    if _scan(t, "USD"):
+    if scan_values(t, "USD"):
         return False  # a line carrying a value is a statement, not a label
     return bool(re.search(r"[A-Za-z]", t))
 
@@ -684,7 +684,7 @@ class _Decomposer:
         return facts
 
     def _anchors(self, facts: list[Fact], meta: list[_Piece]) -> None:
-        toks = [_content_tokens(f.statement, f.slots) for f in facts]
+        toks = [content_tokens(f.statement, f.slots) for f in facts]
         df: dict[str, int] = {}
         for ts in toks:
             for t in ts:

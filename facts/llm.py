@@ -114,7 +114,7 @@ def decompose_markdown_llm(text: str, domain: str, file: str = "policy.md", curr
                            model: Optional[str] = None, mock_response: Optional[str] = None,
                            _occurrences: Optional[dict] = None) -> FactSet:
     """Decompose a policy with an LLM; same FactSet contract as the built-in decomposer."""
-    from .decompose import _content_tokens  # noqa: PLC0415
+    from .decompose import content_tokens  # noqa: PLC0415
 
     model = model or os.environ.get("FACTFORGE_LLM_MODEL", DEFAULT_MODEL)
     occ = _occurrences if _occurrences is not None else {}
@@ -141,7 +141,7 @@ def decompose_markdown_llm(text: str, domain: str, file: str = "policy.md", curr
             occ[key] = n + 1
             fact.id = make_fact_id(domain, fact.section, fact.template(), fact.conditions, n)
             if not fact.anchors:
-                fact.anchors = _content_tokens(fact.statement, fact.slots)[:6]
+                fact.anchors = content_tokens(fact.statement, fact.slots)[:6]
             covered.update(range(fact.source.start_line, fact.source.end_line + 1))
             facts.append(fact)
         for n, t in body:

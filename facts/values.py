@@ -286,8 +286,9 @@ def _classify(m: re.Match, text: str, currency: str) -> tuple[Optional[Found], i
     return (SlotType.money, _norm(v), None, _money_unit(s, currency), a, b), b
 
 
-def _scan(text: str, currency: str) -> tuple:
-    """Cached scan: many short statements, a few large evidence texts."""
+def scan_values(text: str, currency: str) -> tuple:
+    """Every value in `text` as (type, value, max, unit, start, end) tuples; cached (many short
+    statements, a few large evidence texts)."""
     if len(text) < 4000:
         return _scan_small(text, currency)
     return _scan_large(text, currency)
@@ -324,7 +325,7 @@ def find_values(text: str, currency: str = "USD") -> list[Found]:
 
     Plain numbers and number words are counts; times of day are skipped; digits inside
     dates, identifiers and codes are not reported separately."""
-    return list(_scan(text, currency))
+    return list(scan_values(text, currency))
 
 
 # --- policy side: slots ----------------------------------------------------------------------
@@ -488,7 +489,7 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
         text, bold = clean_inline(text)
     found: list[tuple[SlotType, object, object, Optional[str], int, int, Optional[str]]] = []
     stripped = text.strip()
-    for typ, v, vmax, unit, a, b in _scan(text, currency):
+    for typ, v, vmax, unit, a, b in scan_values(text, currency):
         qual = _qualifier(text, a)
         if typ == SlotType.count and (unit or text[a:b].lower() in _FREQ or text[a:b].lower().endswith(" single")
                                       or _SCORE_BEFORE.search(text, max(0, a - 40), a)):
@@ -589,7 +590,7 @@ def clean_inline(text: str) -> tuple[str, list[tuple[int, int]]]:
 # --- evidence side -----------------------------------------------------------------------------------
 def _build_index(text: str, currency: str) -> dict:
     index: dict = {}
-    for typ, v, vmax, unit, a, b in _scan(text, currency):
+    for typ, v, vmax, unit, a, b in scan_values(text, currency):
         key = value_key(typ, v, vmax, unit)
         if key not in index:
             index[key] = (a, b)
@@ -644,7 +645,7 @@ def slot_matches(slot: Slot, text: str) -> Optional[tuple[int, int]]:
 
 def normalise(text: str, currency: str = "USD") -> Optional[tuple]:
     """(type, value, value_max, unit) of a text that is exactly one value, else None."""
-    vals = _scan(text.strip(), currency)
+    vals = scan_values(text.strip(), currency)
     if len(vals) != 1:
         return None
     typ, v, vmax, unit, a, b = vals[0]

@@ -1096,7 +1096,7 @@ class Realiser:
         plural = c.plural
         if c.imperative:
             return self._imperative(c.pred, rng, reg)
-        if self.given and plain_subject(c) and _named_in(subj, self.given) and \
+        if self.given and plain_subject(c) and named_in(subj, self.given) and \
                 not _CUSTOMER_SUBJ.match(subj.strip()) and not _STAFF_SUBJ.match(subj.strip()):
             subj = "they" if plural else "it"  # the question just named it
         if reg.to_customer and _CUSTOMER_SUBJ.match(subj.strip()):
@@ -1600,7 +1600,7 @@ def plain_subject(c: Optional[Clause]) -> str:
     return c.subj
 
 
-def _named_in(subj: str, given: str) -> bool:
+def named_in(subj: str, given: str) -> bool:
     """Whether every content word of a subject (no figure in it) occurs in `given`."""
     if re.search(r"\d", subj) or len(subj.split()) > 6:
         return False

@@ -754,10 +754,10 @@ class BuiltinWriter(Writer):
         subject said again as "it" or "they" ("Could you tell me about TripGuard?" - "It costs
         thirty-five dollars per passenger."), recoverable with the question before it (`gap`
         characters between them); "" when the question did not name it or no wording holds."""
-        from .realise import _named_in, plain_subject  # noqa: PLC0415
+        from .realise import named_in, plain_subject  # noqa: PLC0415
 
         r = read(fact)
-        if r.cell or not plain_subject(r.main) or not _named_in(r.main.subj, question):
+        if r.cell or not plain_subject(r.main) or not named_in(r.main.subj, question):
             return ""
         reg = _register(register)
         seed = rng.random()

@@ -21,7 +21,7 @@ from typing import Any, Literal, Optional
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from domains.apikit import ApiError, Call, DomainApi, Operation, _errors
+from domains.apikit import ApiError, Call, DomainApi, Operation, validation_errors
 from facts.hashing import content_hash
 
 LOG_SCHEMA_VERSION = "1.0"
@@ -130,7 +130,7 @@ class CleanService:
         try:
             op.args.model_validate(args)
         except ValidationError as e:
-            errs = _errors(e)
+            errs = validation_errors(e)
             first = errs[0]
             return Answer.from_api_error(ApiError(
                 "invalid_argument", f"invalid arguments for {op.name}: {'.'.join(first['loc'])}: {first['msg']}",
