@@ -346,6 +346,8 @@ _PRONOUN_LEAD = re.compile(
     r"^(?:this|that|it|these|those|they)\s+(?:is|are|was|were|has|have|had|will|would|can|could|must|should|may|"
     r"might|does|do|did|means|applies|apply|includes|requires|ensures|allows|prevents|changes|covers|costs|lasts|"
     r"takes|gives|makes|helps|keeps|needs|depends|happens|works|counts|also|only|then)\b", re.IGNORECASE)
+
+
 @dataclass
 class _Piece:
     """A candidate statement: optional context prefix + the candidate text."""
@@ -772,7 +774,6 @@ def _finish(t: Text) -> Text:
     if not text.endswith((".", "!", "?", ":", ".)", ".”", ".\"")):
         return Text(text + ".", t.bold, t.starts, t.lines)
     return Text(text, t.bold, t.starts, t.lines)
-
 
 
 def decompose_markdown(text: str | bytes, domain: str, file: str = "policy.md", currency: str = "USD",

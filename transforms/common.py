@@ -708,7 +708,6 @@ def spec_date(spec: "ArtifactSpec") -> dt.date:
         raise FactforgeError(f"artifact {spec.id}: date {spec.date!r} is not an ISO date", spec.path) from None
 
 
-
 def fmt_date(d: dt.date, style: str = "long") -> str:
     if style == "long":
         return f"{d.strftime('%B')} {d.day}, {d.year}"

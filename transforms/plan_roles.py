@@ -399,6 +399,8 @@ def same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
     except Exception:  # noqa: BLE001 - a wrong value we cannot parse back is not used
         return True
     return any(p.key() in own_keys for p in parsed) or not parsed
+
+
 def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str, set]] = None) -> Optional[str]:
     """A plausible wrong figure for the fact's slot: never its own value, nor a value in
     `banned[fact id]` (for a variant: the base domain's value, which must not reach its files)."""

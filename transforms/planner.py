@@ -459,5 +459,3 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
         for j in range(n_noise):
             assignments.append((noise_kinds[j % len(noise_kinds)], []))
     return assignments
-
-

@@ -11,5 +11,3 @@ def pdf_text(path: str | Path) -> str:
     reader = PdfReader(str(path))
     pages = [(p.extract_text() or "").replace("\u00a0", " ") for p in reader.pages]
     return "\n\f".join(pages)
-
-
