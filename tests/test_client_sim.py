@@ -18,7 +18,7 @@ from domains import discover, get_pack
 from domains.variants import resolve
 from facts.values import slot_matches
 from outputs.api.deployment import deployment_path, load_deployment
-from outputs.client.knowledge import NUMERIC
+from facts.match import NUMERIC
 from outputs.client.match import STOPWORDS
 from outputs.client.simulator import ClientSimulator
 from outputs.packs.spec import ApiLever, ClientLever, EvidenceLever, tasks_dir

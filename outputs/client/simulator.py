@@ -37,11 +37,12 @@ from typing import Any, Literal, Optional
 from pydantic import BaseModel, ConfigDict, Field
 
 from facts.errors import FactforgeError
+from facts.match import NUMERIC
 from facts.models import FactSet
 from facts.values import find_values, slot_matches
 
 from .defects import DefectBrief, about_api, brief
-from .knowledge import NUMERIC, ClientKnowledge, Knowledge
+from .knowledge import ClientKnowledge, Knowledge
 from .match import tied
 from .prompt import render_prompt
 
