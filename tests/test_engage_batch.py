@@ -230,7 +230,35 @@ def _hostile_edits():
         "a fifo": (lambda p: (p.unlink(), os.mkfifo(p)), "not a regular file"),
         "huge": (lambda p: os.truncate(p, (64 << 20) + 1), "over 64 MiB"),
         "another task": (key("engagement.task", "_mock-other-task"), "task is not its batch's"),
+        "a spec over the limit": (key("engagement.developer.spec", "cmd:" + "x" * (64 << 10)),
+                                  "engagement.developer.spec is not a string of at most 65536 characters"),
     }
+
+
+def test_a_record_holds_any_developer_spec_engage_accepts(runs, tmp_path, capsys, monkeypatch):
+    """A `cmd:` developer may carry a small program on its line (the reference developers of
+    `benchmarks/bench_engage_table.py` carry one question per held fact of every task, about
+    11,000 characters for the built-in pack): what `engage` accepts, `results` reads back;
+    a longer line is refused before anything starts."""
+    from facts.errors import FactforgeError
+    from outputs.engage.developers import SPEC_MAX, parse
+
+    run = tmp_path / "run"
+    shutil.copytree(runs[0] / "starting", run, symlinks=True, ignore=shutil.ignore_patterns("kit", "workspace"))
+    long_spec = "cmd:python3 -c \"import base64; exec(base64.b64decode('" + "QQ" * 5_500 + "'))\""
+    assert parse(long_spec).kind == "cmd" and len(long_spec) > 8192
+    for target, at in [(run / t / "engagement.json", ("engagement", "developer")) for t in TASKS] + \
+            [(run / "run.json", ("developer",))]:
+        data = json.loads(target.read_text())
+        node = data
+        for k in at:
+            node = node[k]
+        node.update(kind="cmd", spec=long_spec)
+        target.write_text(json.dumps(data))
+    code, out, err = run_main(["results", str(run), "--html", str(tmp_path / "t.html")], capsys, monkeypatch)
+    assert code == 0 and "Traceback" not in err, err
+    with pytest.raises(FactforgeError, match=f"over {SPEC_MAX} characters"):
+        parse("cmd:" + "x" * SPEC_MAX)
 
 
 @pytest.mark.parametrize("name", list(_hostile_edits()))

@@ -38,6 +38,7 @@ from . import adapters
 HERE = Path(__file__).resolve().parent
 FACES = ("mcp", "ff")
 SCRIPT_MAX = 4 << 20
+SPEC_MAX = 64 << 10  # characters of a --developer value (a cmd: line may carry a small program)
 
 
 @dataclass
@@ -105,6 +106,8 @@ def adapter_plan(adapter: adapters.Adapter, stage: Path, boundary, *, model: Opt
 
 def parse(spec: str) -> Developer:
     """A `--developer` value; FactforgeError for anything else."""
+    if len(spec) > SPEC_MAX:
+        raise FactforgeError(f"--developer is over {SPEC_MAX} characters: put the program in a file and run it")
     if spec == "starting":
         return Developer("starting", spec)
     if spec.startswith("cmd:"):

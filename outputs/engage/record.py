@@ -42,6 +42,8 @@ from pathlib import Path
 
 from facts.errors import FactforgeError
 
+from .developers import SPEC_MAX
+
 ENGAGEMENT_SCHEMA_VERSION = "1.1"
 SCORE_FIELDS = ("final_score", "mean_reward", "penalty", "pass_hat_k", "ci", "credits_mean", "budget", "infra_errors",
                 "agent_errors", "conversations", "tests", "pass_rate")
@@ -104,9 +106,10 @@ TEXT_MAX = 8192
 METERING_KEY = "developer_model"    # the developer's own model traffic: calls, cost_usd, unpriced, by_model
 _TASK_ID = re.compile(r"^[a-z_][a-z0-9_]*(-[a-z0-9]+)+$")
 _NUMBER, _COUNT, _TEXT, _FRACTION = "a number", "a count", "a string", "a number from 0 to 1"
+_SPEC = f"a string of at most {SPEC_MAX} characters"  # what `developers.parse` accepts
 _FIELDS = [
     ("engagement.pack_version", _TEXT), ("engagement.task", _TEXT), ("engagement.domain", _TEXT),
-    ("engagement.developer.kind", _TEXT), ("engagement.developer.spec", _TEXT), ("engagement.seed", _COUNT),
+    ("engagement.developer.kind", _TEXT), ("engagement.developer.spec", _SPEC), ("engagement.seed", _COUNT),
     ("engagement.trials", _COUNT), ("engagement.hours", _NUMBER), ("engagement.isolation", _TEXT),
     ("end.reason", _TEXT), ("time.wall_seconds", _NUMBER), ("evidence_read.files", _COUNT),
     ("evidence_read.files_total", _COUNT), ("tools.owner.turns", _COUNT), ("score.final_score", _FRACTION),
@@ -116,8 +119,8 @@ _SCORED = [("score.pass_rate", _FRACTION), ("score.conversations", _COUNT), ("sc
 
 
 def _is(value, kind: str) -> bool:
-    if kind == _TEXT:
-        return isinstance(value, str) and len(value) <= TEXT_MAX
+    if kind in (_TEXT, _SPEC):
+        return isinstance(value, str) and len(value) <= (SPEC_MAX if kind == _SPEC else TEXT_MAX)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
         return False
     if kind == _COUNT:
