@@ -77,6 +77,7 @@ def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = Fa
         return m.matched_text if m.recovered else None
     anchors = _anchors(fact)
     need = _needed(len(anchors), speech)
+    own = _distinctive(anchors) if speech else []
     first, rest = num[0], num[1:]
     for s, e in idx.occurrences(first):
         lo, hi = max(0, s - WINDOW), e + WINDOW
@@ -85,8 +86,7 @@ def present_as(fact: Fact, idx: TextIndex, rivals: list[Fact], speech: bool = Fa
         found = idx.anchors_in(anchors, lo, hi)
         if found < need:
             continue
-        own = _distinctive(anchors)
-        if speech and own and not idx.anchors_in(own, lo, hi):
+        if own and not idx.anchors_in(own, lo, hi):
             continue  # one anchor suffices in speech, but "fee" next to $150 is any fee
         share = found / len(anchors) if anchors else 1.0
         explained = False
@@ -108,7 +108,7 @@ def json_presence(fact: Fact, data: Any) -> Optional[str]:
         return None
     value = float(num[0].value)
     kind_words = TYPE_WORDS[num[0].type]
-    stems = [anchor_re(a) for a in _anchors(fact) if len(a) >= 3 and a not in GENERIC]
+    stems = [anchor_re(a) for a in _distinctive(_anchors(fact)) if len(a) >= 3]
     if not stems:
         return None
 
