@@ -337,16 +337,19 @@ class Catalog:
         return DomainApi(self, ApiContext(pack, dict(values or {})))
 
     # ---- OpenAPI -------------------------------------------------------------------------
-    def openapi(self, server_url: Optional[str] = None) -> dict[str, Any]:
-        """The OpenAPI 3.1 document of the catalog (deterministic)."""
+    def openapi(self, server_url: Optional[str] = None, hidden: Iterable[str] = ()) -> dict[str, Any]:
+        """The OpenAPI 3.1 document of the catalog (deterministic). `hidden`: operations left
+        out, as though the catalog had never had them (no path, no schema of theirs alone)."""
+        hidden = frozenset(hidden)
+        ops = [op for op in self.operations() if op.name not in hidden]
         models: list[tuple[type[BaseModel], str]] = [(ErrorEnvelope, "validation")]
-        for op in self.operations():
+        for op in ops:
             models += [(op.args, "validation"), (op.result, "serialization")]
         _, defs = models_json_schema(models, ref_template="#/components/schemas/{model}")
         schemas = defs.get("$defs", {})
         paths: dict[str, dict] = {}
         err_ref = {"$ref": "#/components/schemas/ErrorEnvelope"}
-        for op in self.operations():
+        for op in ops:
             args_schema = schemas[op.args.__name__]
             props = args_schema.get("properties", {})
             required = set(args_schema.get("required", []))
@@ -425,8 +428,8 @@ class DomainApi:
     def operations(self) -> list[Operation]:
         return self.catalog.operations()
 
-    def openapi(self, server_url: Optional[str] = None) -> dict[str, Any]:
-        return self.catalog.openapi(server_url)
+    def openapi(self, server_url: Optional[str] = None, hidden: Iterable[str] = ()) -> dict[str, Any]:
+        return self.catalog.openapi(server_url, hidden)
 
     def call(self, db: dict, name: str, args: Optional[Mapping[str, Any]] = None) -> dict[str, Any]:
         """Run one operation on `db` (mutated by writes) and return its result as JSON data.

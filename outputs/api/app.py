@@ -5,7 +5,7 @@ parameters, POST arguments the JSON body, `{name}` segments path parameters), pl
 
 | route | what |
 |---|---|
-| `GET /openapi.json` | the catalog's OpenAPI 3.1 document (the kit's `api/openapi.json`, with `servers`) |
+| `GET /openapi.json` | the catalog's OpenAPI 3.1 document (the kit's `api/openapi.json`, with `servers`), without the capabilities not switched on |
 | `GET /_clock` | `{"mode", "now_s"}`: the server clock (seconds since the trial started) |
 | `POST /_clock/wait` `{"seconds": s}` | wait `s` seconds (0..3600): a virtual clock advances at once, a real one sleeps |
 | `GET /_jobs/{job_id}` | an asynchronous job: 202 + Retry-After while pending, then the operation's own answer |
@@ -15,6 +15,11 @@ parameters, POST arguments the JSON body, `{name}` segments path parameters), pl
 Every error, including unknown routes (404), wrong methods (405), bodies that are not
 JSON or nested deeper than 64 levels (400), oversized requests (413, over 1 MiB) and answers
 over 4 MiB (500), is the envelope `{"error": {"code", "message", "details"}}`. Answers are compact JSON.
+
+**Capabilities and fixes.** A task may hide operations the deployment has (`hidden`: its
+capabilities, `outputs/packs/spec.Capability`): until `enable(name)`, a hidden operation is
+answered exactly as a route that does not exist and is absent from `/openapi.json`.
+`deploy_fix(i)` takes the deployment's defect `i` out of play from the next request on.
 """
 from __future__ import annotations
 
@@ -49,13 +54,16 @@ class ApiState:
 
     def __init__(self, api: DomainApi, db: dict, deployment: Optional[Deployment] = None, *,
                  task_id: Optional[str] = None, trial: int = 0, seed: int = 0, mode: str = "eval",
-                 clock: str = "virtual", admin_token: Optional[str] = None):
+                 clock: str = "virtual", admin_token: Optional[str] = None, hidden: Any = (),
+                 fixed: Any = ()):
         self.api = api
+        self.hidden: set[str] = set(hidden)
         self.deployment = deployment or clean_deployment()
         self.clock = make_clock(clock)  # type: ignore[arg-type]
         self.service = CleanService(api, db)
         self.layer = DefectLayer(self.service, self.deployment, self.clock,
                                  Runtime(task_id=task_id, trial=trial, seed=seed, mode=mode))  # type: ignore[arg-type]
+        self.layer.fixed = set(fixed)
         self.admin_token = admin_token
         self.lock = threading.RLock()
         self._doc_cache: dict[str, bytes] = {}
@@ -88,11 +96,23 @@ class ApiState:
         with self.lock:
             return self.layer.job_status(job_id)
 
+    def enable(self, operation: str) -> None:
+        """Switch a hidden operation on (a capability the client enabled)."""
+        with self.lock:
+            self.hidden.discard(operation)
+            self._doc_cache.clear()
+
+    def deploy_fix(self, defect: int) -> None:
+        """Take the deployment's defect `defect` out of play (a fix the client deployed)."""
+        with self.lock:
+            self.layer.fixed.add(defect)
+
     def openapi_bytes(self, base_url: str) -> bytes:
-        if base_url not in self._doc_cache:
-            self._doc_cache[base_url] = json.dumps(self.api.openapi(base_url or None), ensure_ascii=False,
-                                                   separators=(",", ":")).encode("utf-8")
-        return self._doc_cache[base_url]
+        with self.lock:
+            if base_url not in self._doc_cache:
+                doc = self.api.openapi(base_url or None, self.hidden)
+                self._doc_cache[base_url] = json.dumps(doc, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+            return self._doc_cache[base_url]
 
 
 def _json(status: int, body: Any, headers: Optional[dict] = None) -> Response:
@@ -170,6 +190,9 @@ def _route_key(path: str) -> tuple:
 
 def _endpoint(state: ApiState, op: Operation):
     async def endpoint(request: Request) -> Response:
+        if op.name in state.hidden:   # a capability not switched on: no such route
+            return _error(404, "not_found", f"no route {request.method} {request.url.path}",
+                          {"method": request.method, "path": request.url.path})
         path_args = dict(request.path_params)
         cursor = None
         if op.method == "GET":

@@ -105,6 +105,7 @@ class DefectLayer:
         self.service, self.deployment, self.clock, self.runtime = service, deployment, clock, runtime
         self.index = SchemaIndex(service.api.openapi())
         self._lag_defects = [i for i, d in enumerate(deployment.defects) if d.kind == "projection_lag"]
+        self.fixed: set[int] = set()   # defects a deployed fix has taken out of play
         self.reset(runtime.trial)
 
     # ---- per-trial state ---------------------------------------------------------------
@@ -132,7 +133,7 @@ class DefectLayer:
     def _hits(self, i: int, op: str, ordinals: tuple[int, int], resource: Optional[str]) -> bool:
         d = self.deployment.defects[i]
         act = d.activation
-        if op not in d.operations:
+        if op not in d.operations or i in self.fixed:
             return False
         if act.tasks and self.runtime.task_id not in act.tasks:
             return False
@@ -206,7 +207,7 @@ class DefectLayer:
     # ---- rate_limit ------------------------------------------------------------------------
     def _rate_limit(self, op: str, hits: list[int], now: float) -> Optional[Answer]:
         for i, d in enumerate(self.deployment.defects):
-            if d.kind != "rate_limit" or op not in d.operations:
+            if d.kind != "rate_limit" or op not in d.operations or i in self.fixed:
                 continue
             windows = self._windows.setdefault(i, [])
             if windows and now < windows[-1]:
@@ -262,7 +263,7 @@ class DefectLayer:
             answer, committed = self._commit(job.op, job.args, job.key, job.resource, job.due)
             hits = [i for i, d in enumerate(self.deployment.defects) if d.kind in
                     ("response_field_rename", "response_value_map", "response_amount_sign",
-                     "response_date_to_datetime") and job.op.name in d.operations]
+                     "response_date_to_datetime") and job.op.name in d.operations and i not in self.fixed]
             applied: list[str] = []
             job.answer = self._rewrite(job.op, answer, hits, applied)
             err = answer.body.get("error", {}).get("code") if not answer.ok else None

@@ -59,6 +59,12 @@ def load_task(pack_dir: Path | str, task_id: str, *, dev: bool = False,
     return api, db, deployment
 
 
+def task_capabilities(task: dict) -> list[str]:
+    """The operations a task's deployment hides until its client switches them on (the sealed
+    task.json's `capabilities`; none for a task without them)."""
+    return [c["operation"] for c in task.get("capabilities", [])]
+
+
 class ApiServer:
     """A uvicorn server for one `ApiState`, on a background thread."""
 
@@ -73,10 +79,15 @@ class ApiServer:
     @classmethod
     def from_pack(cls, pack_dir: Path | str, task_id: str, *, dev: bool = False, trial: int = 0, seed: int = 0,
                   clock: str = "virtual", admin_token: Optional[str] = None, domains_dirs: Optional[list] = None,
-                  **kw) -> "ApiServer":
+                  enabled: tuple = (), fixed: tuple = (), **kw) -> "ApiServer":
+        """The task's API: its capabilities hidden but those in `enabled`, the defects in
+        `fixed` out of play."""
+        from outputs.packs.store import Pack  # noqa: PLC0415
+
         api, db, deployment = load_task(pack_dir, task_id, dev=dev, domains_dirs=domains_dirs)
+        hidden = set(task_capabilities(Pack(Path(pack_dir)).json(task_id, "sealed", "task.json"))) - set(enabled)
         state = ApiState(api, db, deployment, task_id=task_id, trial=trial, seed=seed, mode="dev" if dev else "eval",
-                         clock=clock, admin_token=admin_token)
+                         clock=clock, admin_token=admin_token, hidden=hidden, fixed=fixed)
         return cls(state, **kw)
 
     @classmethod

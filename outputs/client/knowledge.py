@@ -5,7 +5,9 @@ that the leak check uses.
 `client.json` (schema 1.0, written by the task-pack build):
 `{schema_version, enabled, turn_quota, held[{fact_id, section, statement, values}],
 confirmable[...same], contested[{...same, conflicting_statement, conflicting_values,
-current_in, conflicting_in}]}`.
+current_in, conflicting_in}]}`, and, for a task that has them, `capabilities[{operation,
+need, method, path, summary}]` (operations the deployment hides until the client switches
+them on) and `can_deploy_fix[defect index]` (defects the client fixes once convinced).
 """
 from __future__ import annotations
 
@@ -41,6 +43,14 @@ class ContestedFact(KnownFact):
     conflicting_in: list[str] = Field(default_factory=list)
 
 
+class CapabilityBrief(_Strict):
+    operation: str
+    need: str
+    method: str
+    path: str
+    summary: str = ""
+
+
 class ClientKnowledge(_Strict):
     schema_version: Literal["1.0"] = KNOWLEDGE_SCHEMA_VERSION
     enabled: bool = True
@@ -48,6 +58,8 @@ class ClientKnowledge(_Strict):
     held: list[KnownFact] = Field(default_factory=list)
     confirmable: list[KnownFact] = Field(default_factory=list)
     contested: list[ContestedFact] = Field(default_factory=list)
+    capabilities: list[CapabilityBrief] = Field(default_factory=list)
+    can_deploy_fix: list[int] = Field(default_factory=list)
 
     def roles(self) -> dict[str, Role]:
         out: dict[str, Role] = {}

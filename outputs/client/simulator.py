@@ -8,7 +8,15 @@ versions; the client knows which is in force) and its production API's defects. 
   1. past the task's turn quota: no answer (`quota`);
   2. a report about the API that meets a defect's disclosure conditions: the defect is
      confirmed with its actual behaviour and the expected remediation (`defect_confirmed`);
-  3. a question specifically about one fact (`outputs.client.match`: the best-matching fact
+     when the task's client can deploy that defect's fix, the fix is deployed and the reply
+     says so (`fixes`);
+  3. capabilities (operations the deployment has but the published contract leaves out):
+     - a yes to an open offer ("yes, please switch it on") switches the offered operation on
+       (`enabled`; a message naming some of the offered operations switches those on);
+     - a message that describes a capability's need (every term of its `need`) as something
+       the integration lacks or cannot do ("there's no operation to ...", "we can't ...",
+       "is there a way to ...") is offered the operation with its method and path (`offer`);
+  4. a question specifically about one fact (`outputs.client.match`: the best-matching fact
      of the whole domain, above the coverage threshold, not tied):
      - held: answered with that fact's statement, and nothing else (`answer`);
      - confirmable: a proposed reading (the message states values of the fact's types) is
@@ -16,12 +24,14 @@ versions; the client knows which is in force) and its production API's defects. 
        never corrected; without a proposed reading the client asks for one (`records`);
      - contested: the version in force is stated (`in_force`);
      - a fact the records hold: pointed back to the records (`records`);
-  4. a report about the API meeting no defect's conditions: no confirmation, the client asks
+  5. a report about the API meeting no defect's conditions: no confirmation, the client asks
      for the operation, what was sent and what came back (`defect_unconfirmed`);
-  5. anything else (vague, ambiguous between facts, small talk): nothing is revealed and the
+  6. anything else (vague, ambiguous between facts, small talk): nothing is revealed and the
      client asks for one specific rule at a time (`vague`).
 - `llm`: litellm (imported lazily, `LITELLM_LOCAL_MODEL_COST_MAP=True`) with the rendered
-  system prompt and the conversation so far.
+  system prompt and the conversation so far. Steps 2 and 3 when they change the deployment
+  (a fix deployed, an offer, an operation switched on) are the offline responder's in this
+  mode too, so what a scored deployment holds never depends on a model's wording.
 
 Every exchange is logged (`ClientLog`) with the fact ids the message asked about, the fact
 ids the reply revealed (detected in the reply's text, whatever the mode) and `flagged`: held
@@ -31,6 +41,7 @@ facts revealed without being asked about (`leaks`). The prompt is rendered deter
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
@@ -43,13 +54,21 @@ from facts.values import find_values, slot_matches
 
 from .defects import DefectBrief, about_api, brief
 from .knowledge import ClientKnowledge, Knowledge
-from .match import tied
+from .match import terms, tied
 from .prompt import render_prompt
 
 LOG_SCHEMA_VERSION = "1.0"
 Mode = Literal["offline", "llm"]
 ReplyKind = Literal["answer", "confirm", "deny", "in_force", "records", "defect_confirmed", "defect_unconfirmed",
-                    "vague", "quota", "llm"]
+                    "offer", "enabled", "vague", "quota", "llm"]
+# a message states a need of the integration: something it lacks or cannot do
+NEED_SIGNAL = re.compile(r"\b(?:no (?:operation|endpoint|route|call|way|api)|has no|there(?:'s| is) no|"
+                         r"isn't (?:there|any)|is there (?:a|an|any)|can't|cannot|can not|unable to|missing|lacks?|"
+                         r"not (?:in|part of) the (?:api|contract|docs|documentation)|"
+                         r"(?:doesn't|does not|don't|do not) (?:have|support|offer|let)|not possible)\b", re.I)
+ACCEPT = re.compile(r"\b(?:yes|yeah|yep|please do|please|go ahead|do it|enable|switch (?:it |that )?on|"
+                    r"turn (?:it |that )?on|accept|sure|okay|ok)\b", re.I)
+DECLINE = re.compile(r"\b(?:no|not now|don't|do not|never mind|no thanks)\b", re.I)
 
 TEXT = {
     "confirm": "Yes, that's right.",
@@ -75,6 +94,9 @@ class Reply(_Strict):
     asked: list[str] = Field(default_factory=list)      # fact ids the message was about
     revealed: list[str] = Field(default_factory=list)   # client fact ids the reply states
     defects: list[int] = Field(default_factory=list)    # deployment defect indices confirmed
+    fixes: list[int] = Field(default_factory=list)      # defect indices whose fix this reply deployed
+    offered: list[str] = Field(default_factory=list)    # capabilities this reply offered
+    enabled: list[str] = Field(default_factory=list)    # capabilities this reply switched on
     flagged: list[str] = Field(default_factory=list)    # held facts revealed but not asked about
 
 
@@ -96,6 +118,14 @@ class ClientLog(_Strict):
     def revealed(self) -> list[str]:
         return sorted({f for e in self.exchanges for f in e.revealed})
 
+    def enabled(self) -> list[str]:
+        """The capabilities switched on so far, in the order they were."""
+        return list(dict.fromkeys(c for e in self.exchanges for c in e.enabled))
+
+    def fixes(self) -> list[int]:
+        """The defects whose fix was deployed so far."""
+        return sorted({i for e in self.exchanges for i in e.fixes})
+
 
 class ClientSimulator:
     def __init__(self, knowledge: ClientKnowledge | dict, *, facts: Optional[FactSet] = None, deployment: Any = None,
@@ -110,6 +140,8 @@ class ClientSimulator:
         if mode == "llm" and not model:
             raise FactforgeError("the llm client mode needs a model (litellm model name)")
         self.k = Knowledge(data, facts)
+        self.capabilities = {c.operation: c for c in data.capabilities}
+        self.fixable = set(data.can_deploy_fix)
         self.briefs: list[DefectBrief] = brief(deployment)
         self.company, self.task_id, self.mode, self.model = company, task_id, mode, model
         self.paths = dict(paths or {})
@@ -157,7 +189,7 @@ class ClientSimulator:
         if turn > self.k.data.turn_quota:
             r = Reply(turn=turn, text=TEXT["quota"], kind="quota")
         elif self.mode == "llm":
-            r = Reply(turn=turn, text=self._llm(message), kind="llm")
+            r = self._levers(turn, message) or Reply(turn=turn, text=self._llm(message), kind="llm")
         else:
             r = self._offline(turn, message)
         revealed = self.k.revealed(r.text, ("held", "contested"))
@@ -166,7 +198,48 @@ class ClientSimulator:
         self.log.exchanges.append(Exchange(message=message, **r.model_dump()))
         return r
 
+    # ---- what changes the deployment: fixes and capabilities --------------------------------
+    def _levers(self, turn: int, message: str) -> Optional[Reply]:
+        """A reply that deploys a fix, switches a capability on or offers one (steps 2 and 3 of
+        the module docstring, as far as they concern fixes and capabilities); None otherwise."""
+        met = [b for b in self.briefs if b.met_by(message, self.paths)]
+        if any(b.index in self.fixable for b in met):
+            done = set(self.log.fixes())
+            fixes = [b.index for b in met if b.index in self.fixable and b.index not in done]
+            text = " ".join(f"Yes, that's a known problem: {b.behaviour}. " + (
+                f"We have a fix for that one and I've had it deployed: {', '.join(b.operations)} now "
+                f"{'behaves' if len(b.operations) == 1 else 'behave'} as documented." if b.index in self.fixable else f"What works: {b.remediation}.") for b in met)
+            return Reply(turn=turn, text=text, kind="defect_confirmed", defects=[b.index for b in met], fixes=fixes)
+        if not self.capabilities or met:
+            return None
+        enabled = set(self.log.enabled())
+        offered = [c for e in self.log.exchanges for c in e.offered]
+        pending = [c for c in dict.fromkeys(offered) if c not in enabled]
+        if pending and ACCEPT.search(message) and not DECLINE.search(message):
+            named = [c for c in pending if _names(message, c)]
+            on = named or pending
+            text = " ".join(f"Done: {self._describe(c)} is switched on for you, in production too." for c in on)
+            return Reply(turn=turn, text=text, kind="enabled", enabled=on)
+        if not NEED_SIGNAL.search(message):
+            return None
+        said = set(terms(message))
+        for op, cap in self.capabilities.items():
+            if set(terms(cap.need)) <= said:
+                if op in enabled:
+                    return Reply(turn=turn, text=f"That's switched on already: {self._describe(op)}.", kind="offer")
+                return Reply(turn=turn, kind="offer", offered=[op],
+                             text=(f"We can do that: there's an operation for it that isn't in the published "
+                                   f"contract, {self._describe(op)}. Do you want me to switch it on for you?"))
+        return None
+
+    def _describe(self, op: str) -> str:
+        c = self.capabilities[op]
+        return f"{op} ({c.method} {c.path}" + (f": {c.summary.rstrip('.')}" if c.summary else "") + ")"
+
     def _offline(self, turn: int, message: str) -> Reply:
+        lever = self._levers(turn, message)
+        if lever is not None:
+            return lever
         met = [b for b in self.briefs if b.met_by(message, self.paths)]
         if met:
             text = " ".join(f"Yes, that's a known problem: {b.behaviour}. What works: {b.remediation}." for b in met)
@@ -211,6 +284,12 @@ class ClientSimulator:
 
     def save_log(self, path: Path | str) -> None:
         Path(path).write_text(json.dumps(self.log.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
+
+
+def _names(message: str, op: str) -> bool:
+    """Whether a message names an operation (its id, or its words)."""
+    low = message.lower()
+    return any(re.search(r"(?<![a-z0-9_])" + re.escape(v) + r"(?![a-z0-9_])", low) for v in (op, op.replace("_", " ")))
 
 
 def proposed_reading(message: str, fact) -> Optional[bool]:

@@ -13,9 +13,12 @@ Top-level keys:
 - `contamination`: `clean`, `hits` (path, what, needle, context), what was looked for;
 - `evidence_read`: `evidence.summarise`;
 - `tools`: `ToolService.usage()` (owner turns, held facts elicited, contested facts settled,
-  defects reported and confirmed, samples and live runs, API calls, models and experiment
+  defects reported and confirmed, capabilities offered and enabled, fixes deployed, samples and live runs, API calls, models and experiment
   spend);
 - `timeline`: every tool call, ok or refused (`t`: seconds since the tools started);
+- `scored_deployment`: for a task with capabilities or fixes the client can deploy, what the
+  deployment the work was scored on had switched on and fixed, with its hash (the evaluator's
+  `run.scored_deployment`); None otherwise;
 - `developer_model`: the developer's own model traffic through the engagement's proxy (None when
   none was relayed): calls, failed, unpriced, input and output tokens, `cost_usd` (the
   "developer dollars", from litellm's price map), `by_model`, and `records`
@@ -84,6 +87,7 @@ def build_record(*, cfg, ctx, dev, prep, phase, changes, truncated, contaminatio
         "tools": phase["usage"],
         "timeline": phase["events"],
         "score": _score(results, refusal, len(ctx.tests)),
+        "scored_deployment": results.run.scored_deployment if results is not None else None,
         "developer_model": phase.get("model_traffic"),
         "trajectory": trajectory,
     }

@@ -125,14 +125,18 @@ def run_developer(cfg: EngageConfig, ctx, prep, dev: developers.Developer, hours
             "cpu_limit_seconds": boundary.cpu_limit, "model_traffic": model_traffic}
 
 
-def score(cfg: EngageConfig, prep, out: Path):
-    """(results or None, refusal or None): the evaluator on the workspace, as `factforge eval`."""
+def score(cfg: EngageConfig, prep, out: Path, owner: Optional[dict] = None):
+    """(results or None, refusal or None): the evaluator on the workspace, as `factforge eval`,
+    under the deployment the engagement left: the capabilities the client switched on, the
+    fixes it deployed (`owner`: the tools' owner measures)."""
     from outputs.evaluator.engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
     from outputs.evaluator.report import write_report  # noqa: PLC0415
 
     ecfg = EvalConfig(pack=Path(cfg.pack), task=cfg.task, agent=str(prep.workspace), trials=cfg.trials,
                       seed=cfg.seed, isolation=cfg.isolation, gateway_mock_response=cfg.gateway_mock_response,
-                      domains_dirs=list(cfg.domains_dirs))
+                      domains_dirs=list(cfg.domains_dirs),
+                      capabilities=list((owner or {}).get("capabilities_enabled", [])) or None,
+                      fixes=[str(i) for i in (owner or {}).get("fixes_deployed", [])] or None)
     try:
         results = run_eval(ecfg)
     except FactforgeError as e:
@@ -217,7 +221,7 @@ def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] 
         trajectory = read_trajectory(cfg, dev, program, out, phase["model_traffic"])
     if progress:
         progress("scoring the workspace on the sealed tests")
-    results, refusal = score(cfg, prep, out)
+    results, refusal = score(cfg, prep, out, phase["usage"]["owner"])
     record = build_record(cfg=cfg, ctx=ctx, dev=dev, prep=prep, phase=phase, changes=changes, truncated=after.truncated,
                           contamination=contamination, evidence=evidence, results=results, refusal=refusal,
                           started=started, seconds=time.perf_counter() - t0, hours=hours, trajectory=trajectory)

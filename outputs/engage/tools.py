@@ -10,7 +10,7 @@ svc.stop(); svc.events; svc.usage()
 
 | tool | what it does | quota |
 |---|---|---|
-| `ask_owner(message)` | one message to the task's client simulator, its reply | the task's owner turns |
+| `ask_owner(message)` | one message to the task's client simulator, its reply; a capability it switches on or a fix it deploys takes effect on the development API at once, and in the deployment the work is scored on | the task's owner turns |
 | `call_api(method, path, body?, headers?)` | one request to the development API: the kit's development data behind the task's deployment, at its development exposure rate | none |
 | `run_samples(ids?)` | the workspace agent on the kit's training scenarios (development data): transcripts, reward and breakdown per scenario | `SAMPLE_RUNS` runs |
 | `run_live(id?)` | the workspace agent on the task's live ids (the sealed test database): transcripts and pass or fail per conversation, nothing else | `LIVE_RUNS_PER_ID` runs per live id |
@@ -287,9 +287,14 @@ class ToolService:
                 q = self.quotas["owner"]
                 raise ToolError(f"owner quota spent: {q} of {q} questions asked; work from the records", "quota")
             r = self.client.reply(message)
+            for op in r.enabled:          # the client switched a capability on: the development API has it now
+                self.api.state.enable(op)
+            for i in r.fixes:             # the client deployed a fix: the development API lacks that defect now
+                self.api.state.deploy_fix(i)
+        levers = {k: v for k, v in (("offered", r.offered), ("enabled", r.enabled), ("fixes", r.fixes)) if v}
         return ({"reply": r.text, "turn": r.turn, "remaining": self.client.remaining},
                 {"summary": f"turn {r.turn}: {r.kind}", "kind": r.kind, "revealed": list(r.revealed),
-                 "defects": list(r.defects)})
+                 "defects": list(r.defects), **levers})
 
     def _api(self):
         if self._api_client is None:
@@ -384,7 +389,9 @@ class ToolService:
         """The tool-side measures of the engagement's record, computed from the logs."""
         owner: dict[str, Any] = {"turns": 0, "quota": self.quotas["owner"], "held_elicited": [], "held_total": 0,
                                  "contested_settled": [], "contested_total": 0, "defects_reported": 0,
-                                 "defects_confirmed": [], "defects_total": 0, "flagged": []}
+                                 "defects_confirmed": [], "defects_total": 0, "flagged": [],
+                                 "capabilities_total": 0, "capabilities_offered": [], "capabilities_enabled": [],
+                                 "fixes_total": 0, "fixes_deployed": []}
         if self.client is not None:
             k, ex = self.client.k, self.client.log.exchanges
             revealed = {f for e in ex for f in e.revealed}
@@ -394,7 +401,11 @@ class ToolService:
                 contested_settled=sorted(f for f in revealed if k.role(f) == "contested"),
                 defects_reported=sum(1 for e in ex if e.kind in ("defect_confirmed", "defect_unconfirmed")),
                 defects_confirmed=sorted({d for e in ex for d in e.defects}), defects_total=len(self.client.briefs),
-                flagged=sorted({f for e in ex for f in e.flagged}))
+                flagged=sorted({f for e in ex for f in e.flagged}),
+                capabilities_total=len(self.client.capabilities),
+                capabilities_offered=sorted({c for e in ex for c in e.offered}),
+                capabilities_enabled=self.client.log.enabled(), fixes_total=len(self.client.fixable),
+                fixes_deployed=self.client.log.fixes())
         with self.api.state.lock:
             log = self.api.state.layer.log
             api_calls, defects_hit = len(log.entries), log.defects_hit()

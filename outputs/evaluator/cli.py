@@ -119,6 +119,8 @@ def eval_command(
     step_timeout: float = typer.Option(120.0, "--step-timeout", callback=_positive_seconds, help="Seconds the agent may take for one reply (then the conversation fails and its sandbox is restarted)."),
     cpu_seconds: Optional[float] = typer.Option(None, "--cpu-seconds", callback=_positive_seconds, help="CPU time one conversation may use, all the agent's processes together (then it fails). Default: the task's sandbox CPUs x --step-timeout."),
     deployment: Optional[str] = typer.Option(None, "--deployment", help="Evaluate under another deployment of the domain: an id of its deployments/ folder, a TOML file, or clean."),
+    enable: Optional[List[str]] = typer.Option(None, "--enable", metavar="<operation>", help="Switch on one of the task's capabilities (an operation its deployment hides until the client enables it), as an engagement would have; repeatable; all: every one."),
+    fixed: Optional[List[str]] = typer.Option(None, "--fixed", metavar="<defect>", help="Score with the client's fix of one of the deployment's defects deployed (its index), as an engagement would have; repeatable; all: every fix the client can deploy."),
     isolation: Literal["sandbox", "process"] = typer.Option("sandbox", "--isolation", help="sandbox (bubblewrap; the default) or process (a plain child process: no isolation, for machines without bwrap)."),
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap interval."),
     user_mock_response: Optional[str] = typer.Option(None, "--user-mock-response", hidden=True),
@@ -142,7 +144,8 @@ def eval_command(
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,
                      split=split, tests=list(test or []) or None, max_steps=max_steps, step_timeout_s=step_timeout,
                      cpu_seconds=cpu_seconds,
-                     isolation=isolation, deployment=deployment, seed=seed)
+                     isolation=isolation, deployment=deployment, capabilities=list(enable or []) or None,
+                     fixes=list(fixed or []) or None, seed=seed)
     with _Progress() as progress:
         results = run_eval(cfg, progress=progress)
     path = write_results(results, out)

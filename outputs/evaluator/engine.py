@@ -55,6 +55,8 @@ class EvalConfig:
     cpu_seconds: Optional[float] = None  # CPU time per conversation; None: the task's cpus x step_timeout_s
     isolation: Isolation = "sandbox"
     deployment: Optional[str] = None     # evaluate under another deployment of the domain (id or TOML path)
+    capabilities: Optional[list[str]] = None  # the task's hidden operations switched on ("all": every one)
+    fixes: Optional[list[str]] = None         # the task's deployable fixes deployed, by defect index ("all")
     gateway_mock_response: Any = None
     seed: int = 0
     domains_dirs: list[str] = field(default_factory=list)
@@ -78,6 +80,47 @@ class TaskContext:
     deployment: Optional[dict]           # the deployment as plain data (what the oracle's client is given)
     deployment_id: str
     deployment_text: Optional[str]       # the deployment file's text (None: the clean deployment)
+    enabled: frozenset = frozenset()     # capabilities switched on for this run
+    fixed: frozenset = frozenset()       # defects whose fix the client deployed
+
+    @property
+    def capabilities(self) -> list[str]:
+        """The operations the task's deployment hides until the client switches them on."""
+        return [c["operation"] for c in self.sealed.get("capabilities", [])]
+
+    @property
+    def fixable(self) -> list[int]:
+        """The deployment's defects the task's client can deploy a fix for."""
+        return list(self.sealed.get("fixable", []))
+
+    def scored_deployment(self, capabilities: Optional[list[str]], fixes: Optional[list[str]]) -> Optional[dict]:
+        """Set what the run's deployment has switched on and fixed (`capabilities` and `fixes`:
+        names and defect indices, or "all"; None: nothing) and return its record, which
+        `results.json` keeps; None for a task without capabilities or fixes (nothing to set)."""
+        from facts.hashing import content_hash  # noqa: PLC0415
+
+        caps, fixable = self.capabilities, self.fixable
+        wanted = list(capabilities or [])
+        enabled = set(caps) if "all" in wanted else set(wanted)
+        unknown = sorted(enabled - set(caps))
+        if unknown:
+            raise FactforgeError(f"task {self.task_id} has no capability {unknown[0]!r}; capabilities: "
+                                 f"{', '.join(caps) or 'none'}")
+        fixed: set[int] = set()
+        for f in fixes or []:
+            if f == "all":
+                fixed |= set(fixable)
+            elif not str(f).isdigit() or int(f) not in fixable:
+                raise FactforgeError(f"task {self.task_id} has no deployable fix {str(f)[:20]!r}; fixes (defect "
+                                     f"indices): {', '.join(map(str, fixable)) or 'none'}")
+            else:
+                fixed.add(int(f))
+        self.enabled, self.fixed = frozenset(enabled), frozenset(fixed)
+        if not caps and not fixable:
+            return None
+        state = {"deployment": self.deployment_id, "capabilities": caps, "enabled": sorted(enabled),
+                 "fixable": fixable, "fixed": sorted(fixed)}
+        return {**state, "hash": content_hash(state)[:16]}
 
     @classmethod
     def load(cls, pack_dir: Path, task_id: str, split: str = "test", domains_dirs: Optional[list] = None) -> "TaskContext":
@@ -250,7 +293,8 @@ class ServerBackend:
 
         dep = (parse_deployment(ctx.deployment_text, Path(f"{ctx.deployment_id}.toml"), ctx.api)
                if ctx.deployment_text is not None else clean_deployment())
-        state = ApiState(ctx.api, ctx.db, dep, task_id=ctx.task_id, trial=0, seed=seed, mode="eval", clock="virtual")
+        state = ApiState(ctx.api, ctx.db, dep, task_id=ctx.task_id, trial=0, seed=seed, mode="eval", clock="virtual",
+                         hidden=set(ctx.capabilities) - set(ctx.enabled), fixed=ctx.fixed)
         self.server = ApiServer(state, uds=socket_path)
         self.server.start()
         self.state = self.server.state
@@ -510,6 +554,7 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
     ctx = ctx or TaskContext.load(cfg.pack, cfg.task, cfg.split, cfg.domains_dirs)
     if cfg.deployment:
         ctx.override_deployment(cfg.deployment, cfg.domains_dirs)
+    scored = ctx.scored_deployment(cfg.capabilities, cfg.fixes)
     tests = select_tests(ctx, cfg.tests)
     needs_judge = [t.id for t in tests if "NL_ASSERTION" in t.evaluation_criteria.reward_basis]
     if needs_judge and not cfg.judge:
@@ -541,7 +586,8 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
             gateway.stop()
     run = RunInfo(pack=str(Path(cfg.pack).resolve()) if ctx.pack is not None else ctx.task_id,
                   pack_version=ctx.pack_version, task=cfg.task, domain=ctx.domain, agent=cfg.agent, user=cfg.user, trials=cfg.trials, split=cfg.split,
-                  deployment=ctx.deployment_id, isolation=isolation, judge=cfg.judge, seed=cfg.seed,
+                  deployment=ctx.deployment_id, scored_deployment=scored, isolation=isolation, judge=cfg.judge,
+                  seed=cfg.seed,
                   started=started, seconds=round(time.perf_counter() - t0, 3),
                   limits={"cpu_seconds": cpu_budget(cfg, ctx), "step_timeout_s": cfg.step_timeout_s,
                           "memory_gb": ctx.memory_gb})

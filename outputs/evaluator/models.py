@@ -2,8 +2,8 @@
 
 ```
 {"schema_version", "run": {pack, pack_version, task, domain, agent, user, trials, split,
-  deployment, isolation, started, seconds, budget, judge, limits {cpu_seconds, step_timeout_s,
-  memory_gb}},
+  deployment, scored_deployment, isolation, started, seconds, budget, judge, limits {cpu_seconds,
+  step_timeout_s, memory_gb}},
  "summary": {final_score, mean_reward, penalty, pass_hat_k {k: value}, ci {low, high, level,
    resamples}, credits_mean, budget {tier: credits}, infra_errors, agent_errors,
    conversations, tests, pass_rate, by_trap, by_fact},
@@ -107,6 +107,8 @@ class RunInfo(_Strict):
     trials: int
     split: str
     deployment: str
+    # a task with capabilities or deployable fixes: what the run's deployment switched on and fixed
+    scored_deployment: Optional[dict] = None
     isolation: str
     judge: Optional[str] = None
     seed: int

@@ -36,6 +36,7 @@ import os
 import pickle
 import re
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional
@@ -278,6 +279,23 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     raise ls.error(f"unknown deployment {dep!r}; available: {', '.join(avail)}", "api", "deployment")
 
 
+def check_client_levers(ls: LoadedSpec, api, dep_raw: Optional[bytes]) -> None:
+    """A capability names an operation of the domain's API; a fix the client can deploy names a
+    defect of the task's deployment (by its index, 0 for the first)."""
+    c = ls.spec.client
+    ops = {o.name for o in api.operations()} if api is not None else set()
+    for i, cap in enumerate(c.capabilities):
+        if cap.operation not in ops:
+            raise ls.error(f"capability {cap.operation!r} is not an operation of the domain's API; operations: "
+                           f"{', '.join(sorted(ops))}", "client", "capabilities")
+    if c.can_deploy_fix:
+        n = len(tomllib.loads(dep_raw.decode("utf-8")).get("defects", [])) if dep_raw is not None else 0
+        bad = [i for i in c.can_deploy_fix if i >= n]
+        if bad:
+            raise ls.error(f"can_deploy_fix names defect {bad[0]}, but the deployment {ls.spec.api.deployment!r} "
+                           f"has {n} defect{'s' if n != 1 else ''}", "client", "can_deploy_fix")
+
+
 def client_facts(spec, disputed) -> tuple[set[str], set[str]]:
     """(facts the task's client knows, facts only a client may settle). The second set is held and
     contested facts, plus `disputed`, the facts the domain's own records contest (two official
@@ -335,6 +353,7 @@ class Builder:
         spec = ls.spec
         menu = self.menu(ls)
         dep_raw, dep_sha = resolve_deployment(d.pack, ls)
+        check_client_levers(ls, d.world(spec.evidence.bundle).api(), dep_raw)
         rules = self._rules(ls)
         self._check_models(ls, menu)
         inputs = content_hash({"spec": ls.sha256, "domain": d.files_hash, "code": self.code, "menu": menu.sha256,
@@ -430,11 +449,13 @@ class Builder:
         brand, info, menu = ctx.world.pack.brand, ctx.world.pack.info, ctx.menu
         kit: dict[str, bytes | tuple[Path, str]] = {}
         ledger = None
+        hidden = {cap.operation for cap in c.capabilities}
         if spec.workspace.kind == "seeded":
             cheapest = min(ctx.models, key=lambda m: (menu.menu.tiers[m.tier].output_per_mtok, m.name)).name
             files, ledger = seeded_workspace(spec, ls, d.factset(spec.evidence.bundle).facts, surf.recovered,
                                              set(c.held) | set(c.contested), brand,
-                                             [o.name for o in ctx.api.operations()], cheapest, self.opts.seed, info.now)
+                                             [o.name for o in ctx.api.operations() if o.name not in hidden],
+                                             cheapest, self.opts.seed, info.now)
             kit.update(files)
         for r in surf.rendered:
             kit[r.path] = (Path(r.file), r.sha256)
@@ -451,7 +472,7 @@ class Builder:
             "training_ids": [t.id for t in sel.training], "live_ids": [t.id for t in sel.live],
             "sandbox": spec.sandbox.model_dump(mode="json")})
         kit["models/menu.toml"] = menu.raw
-        kit["api/openapi.json"] = json_bytes(ctx.openapi)
+        kit["api/openapi.json"] = json_bytes(ctx.api.openapi(hidden=hidden) if hidden else ctx.openapi)
         kit["data/dev_db.json"] = json_bytes(sel.dev_db)
         kit["training/scenarios.json"] = json_bytes({
             "database": "data/dev_db.json", "initial_db_hash": db_hash(sel.dev_db),
@@ -469,7 +490,7 @@ class Builder:
         spec = ls.spec
         fs = d.factset(spec.evidence.bundle)
         resolved = {
-            "schema_version": "1.0", "spec": spec.model_dump(mode="json"), "bundle": spec.evidence.bundle,
+            "schema_version": "1.0", "spec": spec.sealed_dump(), "bundle": spec.evidence.bundle,
             "domain": spec.domain, "seed": self.opts.seed, "test_seed": spec.ids.test_seed,
             "ids": {"select": spec.ids.select, **sel.ids},
             "dev_db_hash": db_hash(sel.dev_db), "test_db_hash": db_hash(sel.test_db), "facts_hash": fs.hash,
@@ -480,11 +501,15 @@ class Builder:
                                                "rules": [r.model_dump(mode="json") for r in ctx.rules]},
             "reference": sel.reference,
         }
+        if spec.client.capabilities:
+            resolved["capabilities"] = [cap.model_dump(mode="json") for cap in spec.client.capabilities]
+        if spec.client.can_deploy_fix:
+            resolved["fixable"] = sorted(spec.client.can_deploy_fix)
         sealed: dict[str, bytes | tuple[Path, str]] = {
             "task.json": json_bytes(resolved), "spec.toml": ls.text.encode("utf-8"),
             "tests.json": json_bytes([t.model_dump(mode="json") for t in sel.tests]),
             "live.json": json_bytes([t.model_dump(mode="json") for t in sel.live]),
-            "db.json": json_bytes(sel.test_db), "client.json": json_bytes(self._client_brief(spec, fs.by_id(), surf)),
+            "db.json": json_bytes(sel.test_db), "client.json": json_bytes(self._client_brief(spec, fs.by_id(), surf, ctx.api)),
             "facts.json": json_bytes({**fs.model_dump(mode="json"), "hash": fs.hash}),
             "evidence.json": json_bytes({**surf.report, "files": [
                 {"path": a.path, "kind": a.kind, "artifact_id": a.id, "fact_ids": a.fact_ids,
@@ -609,7 +634,7 @@ class Builder:
         return out
 
     @staticmethod
-    def _client_brief(spec, by_id: dict, surf: Surface) -> dict:
+    def _client_brief(spec, by_id: dict, surf: Surface, api) -> dict:
         c = spec.client
 
         def fact(fid: str) -> dict:
@@ -617,7 +642,15 @@ class Builder:
             return {"fact_id": fid, "section": list(f.section), "statement": f.statement,
                     "values": [s.text for s in f.slots]}
 
-        return {"schema_version": "1.0", "enabled": c.enabled, "turn_quota": c.turn_quota,
+        levers = {}
+        if c.capabilities:
+            ops = {o.name: o for o in api.operations()}
+            levers["capabilities"] = [{"operation": cap.operation, "need": cap.need,
+                                       "method": ops[cap.operation].method, "path": ops[cap.operation].path,
+                                       "summary": ops[cap.operation].summary} for cap in c.capabilities]
+        if c.can_deploy_fix:
+            levers["can_deploy_fix"] = sorted(c.can_deploy_fix)
+        return {"schema_version": "1.0", "enabled": c.enabled, "turn_quota": c.turn_quota, **levers,
                 "held": [fact(f) for f in c.held], "confirmable": [fact(f) for f in c.confirmable],
                 "contested": [{**fact(f), "conflicting_statement": surf.edit.versions[f].statement,
                                "conflicting_values": [s.text for s in surf.edit.versions[f].slots],

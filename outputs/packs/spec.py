@@ -69,23 +69,50 @@ class EvidenceLever(_Strict):
         return _unique(v, "entries")
 
 
+OPERATION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+
+
+class Capability(_Strict):
+    """An operation the deployment has but the published contract leaves out: the client offers
+    it when the developer describes `need`, and switches it on once the offer is accepted."""
+    operation: str
+    need: str = Field(min_length=3, max_length=200)   # what the developer must say they need, in plain words
+
+    @field_validator("operation")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not OPERATION.fullmatch(v):
+            raise ValueError(f"operation {v!r} must be an operation name (lowercase letters, digits, _)")
+        return v
+
+
 class ClientLever(_Strict):
-    """Whether a client can be interviewed, and what only it knows."""
+    """Whether a client can be interviewed, and what only it knows or can do."""
     enabled: bool = False
     held: list[str] = Field(default_factory=list)         # removed from every delivered file
     confirmable: list[str] = Field(default_factory=list)  # in the evidence; the client confirms a reading
     contested: list[str] = Field(default_factory=list)    # conflicting versions in the kit; the client settles
     turn_quota: int = Field(20, ge=1, le=200)
+    capabilities: list[Capability] = Field(default_factory=list)  # hidden operations the client can switch on
+    # indices of the deployment's defects the client has fixed once a report meets their disclosure conditions
+    can_deploy_fix: list[int] = Field(default_factory=list)
 
     @model_validator(mode="after")
     def _coherent(self) -> "ClientLever":
         lists = {"held": self.held, "confirmable": self.confirmable, "contested": self.contested}
         for name, v in lists.items():
             _unique(v, f"{name} fact ids")
-        if not self.enabled and any(lists.values()):
-            raise ValueError("client is disabled but lists held, confirmable or contested facts")
-        if self.enabled and not any(lists.values()):
-            raise ValueError("client is enabled but knows no fact (held, confirmable or contested)")
+        _unique([c.operation for c in self.capabilities], "capability operations")
+        _unique([str(i) for i in self.can_deploy_fix], "defect indices in can_deploy_fix")
+        if any(i < 0 for i in self.can_deploy_fix):
+            raise ValueError("can_deploy_fix lists defect indices (0 is the deployment's first defect)")
+        levers = any(lists.values()) or self.capabilities or self.can_deploy_fix
+        if not self.enabled and levers:
+            raise ValueError("client is disabled but lists held, confirmable or contested facts, capabilities "
+                             "or fixes")
+        if self.enabled and not levers:
+            raise ValueError("client is enabled but knows no fact (held, confirmable or contested) and has no "
+                             "capability or fix")
         seen: dict[str, str] = {}
         for name, v in lists.items():
             for f in v:
@@ -208,6 +235,15 @@ class TaskSpec(_Strict):
             raise ValueError(f"evidence bundle {self.evidence.bundle!r} is not of domain {self.domain!r}")
         return self
 
+    def sealed_dump(self) -> dict:
+        """The spec as the sealed task.json keeps it: the client's capability and fix levers
+        appear only when the spec uses them, so a spec that does not reads as it always has."""
+        data = self.model_dump(mode="json")
+        for key in ("capabilities", "can_deploy_fix"):
+            if not data["client"][key]:
+                del data["client"][key]
+        return data
+
     @property
     def fact_ids(self) -> set[str]:
         """Every fact id the spec names (all must exist in the bundle's facts)."""
@@ -220,7 +256,9 @@ class TaskSpec(_Strict):
         return {
             "evidence": self.evidence.model_dump(mode="json"),
             "client": {"enabled": c.enabled, "held": len(c.held), "confirmable": len(c.confirmable),
-                       "contested": len(c.contested), "turn_quota": c.turn_quota},
+                       "contested": len(c.contested), "turn_quota": c.turn_quota,
+                       **({"capabilities": len(c.capabilities)} if c.capabilities else {}),
+                       **({"fixes": len(c.can_deploy_fix)} if c.can_deploy_fix else {})},
             "api": {"deployment": self.api.deployment},
             "workspace": {"kind": w.kind, "gaps": len(w.omit_sections) + len(w.stale_facts) + len(w.code_gaps)},
             "models": {"menu": self.models.menu, "models": list(self.models.models), "budget": list(self.models.budget)},

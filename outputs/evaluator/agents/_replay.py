@@ -11,6 +11,8 @@ def reference_client(reference: dict):
     from ffapi.refclient import ReferenceClient  # noqa: PLC0415
 
     sdk = ApiClient.from_env()
+    if {a["name"] for a in reference.get("actions", [])} - set(sdk.ops):
+        sdk.refresh()   # a capability switched on for this run: the server's contract names it
     return ReferenceClient(sdk, sdk.spec, deployment=reference.get("deployment"))
 
 

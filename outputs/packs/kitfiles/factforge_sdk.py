@@ -5,6 +5,8 @@ Standard library only. Two clients:
 - `ApiClient`: calls the client's production API over HTTP by operation id, built from the
   kit's `api/openapi.json` (GET operations send their arguments as query parameters, POST
   operations as a JSON body; `{name}` segments of a path are filled from the arguments).
+  An operation the kit's document does not name is looked up once more in the server's own
+  `GET /openapi.json`, which also lists what the client has switched on since the kit was made.
   Errors raise `ApiError` carrying the HTTP status, the error envelope
   (`{"error": {"code", "message", "details"}}`) and the response headers (`Retry-After`,
   `Location`, ...). The SDK does not retry, page or poll: handling the API's behaviour is
@@ -139,10 +141,20 @@ class ApiClient:
         self.timeout = timeout
         self.spec = openapi
         self.ops: dict[str, dict] = {}
+        self._learn(openapi)
+
+    def _learn(self, openapi: dict) -> None:
         for path, methods in openapi.get("paths", {}).items():
             for method, op in methods.items():
                 if isinstance(op, dict) and "operationId" in op:
-                    self.ops[op["operationId"]] = {"method": method.upper(), "path": path, "op": op}
+                    self.ops.setdefault(op["operationId"], {"method": method.upper(), "path": path, "op": op})
+
+    def refresh(self) -> None:
+        """Read the server's current contract (operations switched on since the kit was made)."""
+        status, _, doc = _request("GET", self.base_url + "/openapi.json", None, {}, self.timeout)
+        if status == 200 and isinstance(doc, dict):
+            self.spec = doc
+            self._learn(doc)
 
     @classmethod
     def from_env(cls) -> "ApiClient":
@@ -166,6 +178,8 @@ class ApiClient:
 
     def call(self, operation: str, args: Optional[dict] = None, headers: Optional[dict] = None) -> Response:
         """Call `operation` with `args`; returns the JSON body (a `Response`), raises `ApiError`."""
+        if operation not in self.ops:
+            self.refresh()
         if operation not in self.ops:
             raise ApiError(404, "unknown_operation", f"no operation {operation!r}; known: {', '.join(self.operations())}")
         o = self.ops[operation]

@@ -1,0 +1,322 @@
+"""What a task's client can do besides answering: capabilities (operations the deployment has
+but the published contract leaves out, switched on when the developer asks for them) and fixes
+the client deploys once a defect report convinces it; and the scored deployment that follows
+from both, in `factforge eval` and in an engagement."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from facts.errors import FactforgeError
+from outputs.evaluator.sandbox import bwrap_path
+
+ROOT = Path(__file__).resolve().parents[1]
+TASK = "_mock-owner-switches-on"
+SPEC = '''schema_version = "1.0"
+id = "_mock-owner-switches-on"
+domain = "_mock"
+title = "Pedalwise rentals with a rental operation nobody published"
+description = "Pedalwise's back office can start rentals, but the published API does not say so."
+
+[evidence]
+bundle = "_mock"
+profile = "text-only"
+
+[client]
+enabled = true
+turn_quota = 6
+can_deploy_fix = [1]
+
+[[client.capabilities]]
+operation = "start_rental"
+need = "start a rental"
+
+[api]
+deployment = "flaky-shop"
+
+[models]
+menu = "standard-1"
+menu_sha256 = "d300db2b0aa226a235c97ba76183956fc9a770255a594e961f53bd908ffc2aeb"
+
+[ids]
+test_seed = 1
+training = ["_mock.too-many-bikes.ef41b73f8c", "_mock.deposit-refund-timing.2507db13ce"]
+live = ["_mock.rent-one-bike.2263203269"]
+test = ["_mock.rent-the-maximum.4cdc06e2b4", "_mock.rent-2-bikes.635d0338d3", "_mock.rent-2-bikes.b0828ae90d",
+        "_mock.rent-3-bikes.dad88920d3"]
+'''
+NEED = "Our agent needs to start a rental for a customer, but the API has no operation for that. Is there one?"
+ACCEPT = "Yes please, switch it on."
+REPORT = "start_rental answered 504 Gateway Timeout, but the rental was created anyway: we got a duplicate."
+needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
+
+
+def _domain_copy(root: Path, spec: str) -> Path:
+    """A copy of the `_mock` domain whose only task is `spec`; returns the copy's folder."""
+    from domains import get_pack
+
+    dst = root / "domains" / "_mock"
+    shutil.copytree(get_pack("_mock").path, dst, ignore=shutil.ignore_patterns("__pycache__"))
+    for p in (dst / "tasks").glob("*.toml"):
+        p.unlink()
+    (dst / "tasks" / f"{TASK}.toml").write_text(spec, encoding="utf-8")
+    return dst
+
+
+def _build(root: Path, spec: str, ws: Path):
+    from domains import load_pack
+    from outputs.packs.build import BuildOptions, Builder
+
+    return Builder(root / "pack", BuildOptions(seed=0, workspace=ws)).build([load_pack(_domain_copy(root, spec))])
+
+
+@pytest.fixture(scope="module")
+def lever_pack(tmp_path_factory, mock_task_ws_copy):
+    """(pack, domains folder) of the task above, built from a copy of the `_mock` domain."""
+    root = tmp_path_factory.mktemp("levers")
+    path, _, results = _build(root, SPEC, mock_task_ws_copy)
+    return path, str(root / "domains"), results[0]
+
+
+@pytest.fixture
+def domains_env(lever_pack, monkeypatch):
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", lever_pack[1])
+    return lever_pack
+
+
+# --------------------------------------------------------------------------- the spec
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda s: s.replace('operation = "start_rental"', 'operation = "cancel_rental"'),
+     "capability 'cancel_rental' is not an operation of the domain's API"),
+    (lambda s: s.replace("can_deploy_fix = [1]", "can_deploy_fix = [4]"),
+     "can_deploy_fix names defect 4, but the deployment 'flaky-shop' has 4 defects"),
+    (lambda s: s.replace('deployment = "flaky-shop"', 'deployment = "clean"'),
+     "can_deploy_fix names defect 1, but the deployment 'clean' has 0 defects"),
+    (lambda s: s.replace("enabled = true", "enabled = false"),
+     "client is disabled but lists held, confirmable or contested facts, capabilities or fixes"),
+    (lambda s: s.replace('need = "start a rental"', 'need = ""'), "client.capabilities.0.need"),
+    (lambda s: s.replace('operation = "start_rental"', 'operation = "Start Rental"'), "must be an operation name"),
+    (lambda s: s + '\n[[client.capabilities]]\noperation = "start_rental"\nneed = "open a rental"\n',
+     "duplicate capability operations: start_rental"),
+])
+def test_a_bad_capability_or_fix_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem):
+    from outputs.packs.build import BuildFailed
+    with pytest.raises((FactforgeError, BuildFailed)) as e:
+        _build(tmp_path, edit(SPEC), mock_task_ws_copy)
+    msg = str(e.value)
+    assert problem in msg and f"{TASK}.toml" in msg and "\n" not in msg.strip(), msg
+    assert not (tmp_path / "pack").exists()
+
+
+def test_a_spec_without_capabilities_or_fixes_seals_as_it_always_has():
+    from outputs.packs.spec import load_spec
+    ls = load_spec(ROOT / "domains" / "_mock" / "tasks" / "_mock-client-knows.toml")
+    assert set(ls.spec.sealed_dump()["client"]) == {"enabled", "held", "confirmable", "contested", "turn_quota"}
+    assert set(ls.spec.levers()["client"]) == {"enabled", "held", "confirmable", "contested", "turn_quota"}
+
+
+# --------------------------------------------------------------------------- the API
+
+def _client(state):
+    from fastapi.testclient import TestClient
+    from outputs.api.app import build_app
+    return TestClient(build_app(state), base_url="http://api")
+
+
+def test_a_hidden_operation_is_no_route_and_no_schema_until_switched_on():
+    from domains.variants import resolve
+    from outputs.api.app import ApiState
+    world = resolve("_mock")
+    state = ApiState(world.api(), world.database(0), hidden={"start_rental"})
+    c = _client(state)
+    doc = c.get("/openapi.json").json()
+    ops = {op["operationId"] for m in doc["paths"].values() for op in m.values()}
+    assert "start_rental" not in ops and "waive_late_fee" in ops
+    assert "StartRentalArgs" not in doc["components"]["schemas"] and "start_rental" not in json.dumps(doc)
+    body = {"customer_id": "CU1000", "bikes": 1, "deposit": 50}
+    hidden = c.post("/rentals", json=body)
+    unknown = c.post("/no-such-route", json=body)
+    assert hidden.status_code == unknown.status_code == 404
+    assert hidden.json()["error"]["code"] == unknown.json()["error"]["code"] == "not_found"
+    assert hidden.json()["error"]["message"] == "no route POST /rentals"
+    assert state.log.entries == []                       # never reached the service
+    state.enable("start_rental")
+    assert c.post("/rentals", json=body).status_code == 200
+    doc = c.get("/openapi.json").json()
+    assert doc == json.loads(json.dumps(world.api().openapi("http://api")))   # the whole contract now
+
+
+def test_a_deployed_fix_takes_its_defect_out_of_play(tmp_path):
+    from domains.variants import resolve
+    from outputs.api.app import ApiState
+    from outputs.api.deployment import load_deployment
+    world = resolve("_mock")
+    dep, _ = load_deployment(ROOT / "domains" / "_mock" / "deployments" / "flaky-shop.toml", world.api())
+    body = {"customer_id": "CU1000", "bikes": 1, "deposit": 50}
+    broken = ApiState(world.api(), world.database(0), dep, task_id=TASK)
+    assert _client(broken).post("/rentals", json=body).status_code == 504      # committed, then a timeout
+    fixed = ApiState(world.api(), world.database(0), dep, task_id=TASK, fixed={1})
+    r = _client(fixed).post("/rentals", json=body)
+    assert r.status_code == 200 and fixed.log.entries[0].defects == []
+    later = ApiState(world.api(), world.database(0), dep, task_id=TASK)
+    later.deploy_fix(1)
+    assert _client(later).post("/rentals", json=body).status_code == 200
+
+
+# --------------------------------------------------------------------------- the pack
+
+def test_the_kit_never_names_a_capability_and_the_sealed_part_records_it(domains_env):
+    from outputs.packs.store import Pack
+    path, _, result = domains_env
+    pack = Pack(path)
+    kit = b"".join(pack.read(TASK, "kit", f.path) for f in pack.manifest(TASK, "kit").files)
+    assert b"start_rental" not in kit and b"StartRental" not in kit
+    sealed = pack.json(TASK, "sealed", "task.json")
+    assert sealed["capabilities"] == [{"need": "start a rental", "operation": "start_rental"}]
+    assert sealed["fixable"] == [1]
+    client = pack.json(TASK, "sealed", "client.json")
+    assert client["capabilities"][0]["method"] == "POST" and client["capabilities"][0]["path"] == "/rentals"
+    assert client["can_deploy_fix"] == [1]
+    # the sealing gate measures what a developer who got everything would be scored under
+    assert result.reference["oracle"] == 1.0 and result.reference["null"] == 0.0
+
+
+def test_eval_scores_under_the_deployment_it_is_told_and_records_it(domains_env):
+    from outputs.evaluator.engine import EvalConfig, run_eval
+    path = domains_env[0]
+
+    def run(**kw):
+        return run_eval(EvalConfig(pack=path, task=TASK, agent="oracle", trials=1, isolation="process", **kw))
+
+    published = run()
+    assert published.summary.final_score == 0.0 and published.summary.agent_errors == 4
+    assert published.run.scored_deployment["enabled"] == [] and published.run.scored_deployment["fixed"] == []
+    on = run(capabilities=["all"])
+    assert on.summary.final_score == 1.0
+    assert on.run.scored_deployment["enabled"] == ["start_rental"]
+    both = run(capabilities=["start_rental"], fixes=["1"])
+    assert both.summary.final_score == 1.0 and both.run.scored_deployment["fixed"] == [1]
+    assert both.run.scored_deployment["hash"] != on.run.scored_deployment["hash"]
+    with pytest.raises(FactforgeError, match="has no capability 'waive_late_fee'; capabilities: start_rental"):
+        run(capabilities=["waive_late_fee"])
+    with pytest.raises(FactforgeError, match=r"has no deployable fix '0'; fixes \(defect indices\): 1"):
+        run(fixes=["0"])
+
+
+def test_a_task_without_levers_records_no_scored_deployment(mock_task_pack):
+    from outputs.evaluator.engine import EvalConfig, run_eval
+    r = run_eval(EvalConfig(pack=mock_task_pack, task="_mock-records-only", agent="null", trials=1,
+                            isolation="process", tests=["_mock.rent-2-bikes.635d0338d3"]))
+    assert r.run.scored_deployment is None
+    with pytest.raises(FactforgeError, match="has no capability 'start_rental'; capabilities: none"):
+        run_eval(EvalConfig(pack=mock_task_pack, task="_mock-records-only", agent="null", trials=1,
+                            isolation="process", capabilities=["start_rental"]))
+
+
+def test_the_eval_command_takes_enable_and_fixed(domains_env, tmp_path):
+    path = domains_env[0]
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(path), "--task", TASK, "--agent", "oracle",
+                        "--trials", "1", "--isolation", "process", "--enable", "all", "--fixed", "1",
+                        "--out", str(tmp_path / "ev")], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "final score 1.0000" in r.stdout
+    run = json.loads((tmp_path / "ev" / "results.json").read_text())["run"]
+    assert run["scored_deployment"]["enabled"] == ["start_rental"] and run["scored_deployment"]["fixed"] == [1]
+    bad = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(path), "--task", TASK, "--agent", "oracle",
+                          "--enable", "cancel_everything", "--out", str(tmp_path / "ev2")],
+                         capture_output=True, text=True, timeout=600)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert bad.stderr.strip().splitlines()[-1].endswith("has no capability 'cancel_everything'; capabilities: "
+                                                         "start_rental")
+
+
+# --------------------------------------------------------------------------- the client
+
+def _conversation(path, messages):
+    from outputs.client.simulator import ClientSimulator
+    sim = ClientSimulator.from_pack(path, TASK)
+    return sim, [sim.reply(m) for m in messages]
+
+
+def test_the_client_offers_a_capability_for_a_need_and_switches_it_on_when_accepted(domains_env):
+    sim, (vague, policy, offer, yes, again) = _conversation(domains_env[0], [
+        "How do I start a rental?", "How many bikes can one rental have?", NEED, ACCEPT, NEED])
+    assert vague.kind == "vague" and not vague.offered          # a question, not a need of the integration
+    assert policy.kind != "offer" and not policy.offered
+    assert offer.kind == "offer" and offer.offered == ["start_rental"] and "POST /rentals" in offer.text
+    assert yes.kind == "enabled" and yes.enabled == ["start_rental"]
+    assert again.kind == "offer" and not again.offered and "switched on already" in again.text
+    assert sim.log.enabled() == ["start_rental"] and sim.log.flagged() == []
+
+
+def test_an_offer_declined_or_never_made_switches_nothing_on(domains_env):
+    sim, replies = _conversation(domains_env[0], [ACCEPT, NEED, "No, don't switch it on, thanks."])
+    assert [r.kind for r in replies[:2]] == ["vague", "offer"] and replies[2].kind != "enabled"
+    assert sim.log.enabled() == []
+
+
+def test_a_convincing_report_of_a_fixable_defect_deploys_its_fix(domains_env):
+    sim, (vague_report, report, again) = _conversation(domains_env[0], [
+        "The API gave me an error when I started a rental.", REPORT, REPORT])
+    assert vague_report.kind == "defect_unconfirmed" and not vague_report.fixes
+    assert report.kind == "defect_confirmed" and report.defects == [1] and report.fixes == [1]
+    assert "I've had it deployed: start_rental now behaves as documented" in report.text
+    assert again.fixes == [] and sim.log.fixes() == [1]           # deployed once
+
+
+def test_the_client_is_reproducible_byte_for_byte(domains_env, tmp_path):
+    messages = [NEED, ACCEPT, REPORT, "What is the late fee per hour?", "yes"]
+    for name in ("a", "b"):
+        sim, _ = _conversation(domains_env[0], messages)
+        sim.save_log(tmp_path / f"{name}.json")
+    assert (tmp_path / "a.json").read_bytes() == (tmp_path / "b.json").read_bytes()
+
+
+# --------------------------------------------------------------------------- the engagement
+
+def _steps(ask: bool) -> list[dict]:
+    rental = {"tool": "call_api", "args": {"method": "POST", "path": "/rentals",
+                                           "body": {"customer_id": "CU1000", "bikes": 1, "deposit": 50}}}
+    steps = [rental]
+    if ask:
+        steps += [{"tool": "ask_owner", "args": {"message": NEED}}, {"tool": "ask_owner", "args": {"message": ACCEPT}},
+                  rental, {"tool": "ask_owner", "args": {"message": REPORT}}]
+    return steps + [{"tool": "submit"}]
+
+
+@needs_bwrap
+def test_an_engagement_scores_under_what_the_developer_got_switched_on_and_fixed(domains_env, tmp_path):
+    from outputs.engage.run import EngageConfig, run_engagement
+    path, domains, _ = domains_env
+
+    def engage(name, ask):
+        p = tmp_path / f"{name}.json"
+        p.write_text(json.dumps({"face": "ff", "steps": _steps(ask)}), encoding="utf-8")
+        return run_engagement(EngageConfig(pack=path, task=TASK, developer=f"scripted:{p}", out=tmp_path / name,
+                                           domains_dirs=[domains], gateway_mock_response="Hello."))
+
+    asked = engage("asked", True)
+    tl = asked["timeline"]
+    assert [e["tool"] for e in tl] == ["call_api", "ask_owner", "ask_owner", "call_api", "ask_owner", "submit"]
+    assert tl[0]["status"] == 404                           # hidden until the client switches it on
+    assert tl[1]["offered"] == ["start_rental"] and tl[2]["enabled"] == ["start_rental"]
+    assert tl[3]["status"] in (200, 504)                    # there now (504: the defect, at its dev exposure)
+    assert tl[4]["fixes"] == [1]
+    owner = asked["tools"]["owner"]
+    assert owner["capabilities_enabled"] == ["start_rental"] and owner["fixes_deployed"] == [1]
+    assert owner["capabilities_total"] == 1 and owner["fixes_total"] == 1
+    sd = asked["scored_deployment"]
+    assert sd["enabled"] == ["start_rental"] and sd["fixed"] == [1] and sd["deployment"] == "flaky-shop"
+    results = json.loads((tmp_path / "asked" / "evaluation" / "results.json").read_text())
+    assert results["run"]["scored_deployment"] == sd
+
+    silent = engage("silent", False)
+    assert silent["timeline"][0]["status"] == 404
+    assert silent["scored_deployment"]["enabled"] == [] and silent["scored_deployment"]["fixed"] == []
+    assert silent["tools"]["owner"]["capabilities_enabled"] == []
