@@ -53,7 +53,7 @@ def main() -> None:
     s = summarise(pack.tasks)
     print(f"tasks: {s['tasks']} ({', '.join(f'{k} {v}' for k, v in s['by_domain'].items())})")
     print("tasks moving each lever: " + ", ".join(f"{k} {v}" for k, v in s["tasks_moving_lever"].items()))
-    print(f"levers covered: {len(s['levers_covered'])}/7")
+    print(f"levers covered: {len(s['levers_covered'])}/{len(s['tasks_moving_lever'])}")
 
     t0 = time.perf_counter()
     problems = verify_pack(args.pack)

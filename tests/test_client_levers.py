@@ -320,3 +320,201 @@ def test_an_engagement_scores_under_what_the_developer_got_switched_on_and_fixed
     assert silent["timeline"][0]["status"] == 404
     assert silent["scored_deployment"]["enabled"] == [] and silent["scored_deployment"]["fixed"] == []
     assert silent["tools"]["owner"]["capabilities_enabled"] == []
+
+
+# --------------------------------------------------------------------------- several stakeholders
+
+PEOPLE_TASK = "_mock-three-voices"
+PEOPLE_SPEC = '''schema_version = "1.0"
+id = "_mock-three-voices"
+domain = "_mock"
+title = "Pedalwise rentals where the finance lead and the floor disagree"
+description = "Pedalwise's late-fee discount is finance's rule; the shop floor remembers it otherwise."
+
+[evidence]
+bundle = "_mock"
+profile = "text-only"
+
+[client]
+enabled = true
+confirmable = ["_mock.rentals.9a754fa838"]
+turn_quota = 6
+
+[[stakeholders]]
+role = "finance"
+title = "the finance lead"
+persona = "Precise and brief; speaks for the fee schedule."
+held = ["_mock.late-returns.ea475b5c32"]
+governs = ["Late returns"]
+turn_quota = 4
+
+[[stakeholders]]
+role = "floor"
+title = "the shop floor supervisor"
+habits = ["_mock.late-returns.ea475b5c32"]
+turn_quota = 2
+
+[models]
+menu = "standard-1"
+menu_sha256 = "d300db2b0aa226a235c97ba76183956fc9a770255a594e961f53bd908ffc2aeb"
+
+[ids]
+test_seed = 1
+training = ["_mock.too-many-bikes.ef41b73f8c", "_mock.rent-one-bike.a2dd685d72"]
+live = ["_mock.rent-one-bike.2263203269"]
+test = ["_mock.explain-late-fee.3b4dfc2cd2", "_mock.rent-the-maximum.4cdc06e2b4", "_mock.rent-3-bikes.dad88920d3",
+        "_mock.rent-2-bikes.b0828ae90d"]
+'''
+DISCOUNT = "_mock.late-returns.ea475b5c32"
+ASK_DISCOUNT = "Do pass holders get a discount on late fees?"
+WHO = "Who has the final word on the pass holder discount on late fees?"
+
+
+def _people_build(root: Path, spec: str, ws: Path):
+    from domains import load_pack
+    from outputs.packs.build import BuildOptions, Builder
+
+    dst = _domain_copy(root, spec.replace(PEOPLE_TASK, TASK))
+    (dst / "tasks" / f"{TASK}.toml").rename(dst / "tasks" / f"{PEOPLE_TASK}.toml")
+    (dst / "tasks" / f"{PEOPLE_TASK}.toml").write_text(spec, encoding="utf-8")
+    return Builder(root / "pack", BuildOptions(seed=0, workspace=ws)).build([load_pack(dst)])
+
+
+@pytest.fixture(scope="module")
+def people_pack(tmp_path_factory, mock_task_ws_copy):
+    root = tmp_path_factory.mktemp("people")
+    path, _, results = _people_build(root, PEOPLE_SPEC, mock_task_ws_copy)
+    return path, str(root / "domains"), results[0]
+
+
+@pytest.fixture
+def people_env(people_pack, monkeypatch):
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", people_pack[1])
+    return people_pack
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda s: s.replace('role = "floor"', 'role = "owner"'), "role 'owner' must be"),
+    (lambda s: s.replace('role = "floor"', 'role = "finance"'), "duplicate stakeholder roles: finance"),
+    (lambda s: s.replace('habits = ["_mock.late-returns.ea475b5c32"]', 'habits = ["_mock.rentals.2b581ad62c"]'),
+     "stakeholder floor misstates _mock.rentals.2b581ad62c, which nobody holds"),
+    (lambda s: s.replace('confirmable = ["_mock.rentals.9a754fa838"]', 'held = ["_mock.late-returns.ea475b5c32"]'),
+     "fact _mock.late-returns.ea475b5c32 is known to both owner and finance"),
+    (lambda s: s.replace("enabled = true\nconfirmable", "enabled = false\nconfirmable"),
+     "client is disabled"),
+    (lambda s: s.replace('governs = ["Late returns"]', 'governs = ["Late fees"]'),
+     "stakeholder finance governs 'Late fees', which is no top-level policy section"),
+    (lambda s: s.replace('governs = ["Late returns"]', 'governs = ["Rentals"]'),
+     "stakeholder floor misstates _mock.late-returns.ea475b5c32, but finance, who holds it, does not govern its "
+     "section 'Late returns'"),
+    (lambda s: s.replace('habits = ["_mock.late-returns.ea475b5c32"]', 'held = ["_mock.nope.0000000000"]'),
+     "stakeholder floor: unknown fact id _mock.nope.0000000000"),
+])
+def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem):
+    from outputs.packs.build import BuildFailed
+    with pytest.raises((FactforgeError, BuildFailed)) as e:
+        _people_build(tmp_path, edit(PEOPLE_SPEC), mock_task_ws_copy)
+    msg = str(e.value)
+    assert problem in msg and f"{PEOPLE_TASK}.toml" in msg and "\n" not in msg.strip(), msg
+    assert not (tmp_path / "pack").exists()
+
+
+def test_a_stakeholders_fact_leaves_the_kit_and_the_kit_names_the_people(people_env):
+    from outputs.packs.store import Pack
+    path, _, result = people_env
+    pack = Pack(path)
+    assert result.checks["kit_scan_clean"] == [] and result.reference["oracle"] == 1.0
+    task = pack.json(PEOPLE_TASK, "kit", "task.json")
+    assert [(p["role"], p["turn_quota"]) for p in task["client"]["people"]] == [("owner", 6), ("finance", 4),
+                                                                                ("floor", 2)]
+    readme = pack.read(PEOPLE_TASK, "kit", "README.md").decode()
+    assert "- `finance`: the finance lead (4 questions)." in readme
+    kit = b"".join(pack.read(PEOPLE_TASK, "kit", f.path) for f in pack.manifest(PEOPLE_TASK, "kit").files)
+    assert b"20% discount" not in kit and b"Pass holders get" not in kit
+    people = {p["role"]: p for p in pack.json(PEOPLE_TASK, "sealed", "client.json")["stakeholders"]}
+    assert people["finance"]["held"][0]["statement"] == "Pass holders get a 20% discount on late fees."
+    habit = people["floor"]["habits"][0]
+    assert habit["fact_id"] == DISCOUNT and habit["values"] != ["20%"] and habit["statement"].startswith("Pass holders")
+
+
+def test_each_person_answers_from_what_they_know_and_says_whose_word_decides(people_env):
+    from outputs.client.simulator import ClientSimulator
+    cast = ClientSimulator.cast(people_env[0], PEOPLE_TASK)
+    assert list(cast) == ["owner", "finance", "floor"]
+    owner, finance, floor = (cast[r].reply(ASK_DISCOUNT) for r in cast)
+    assert owner.kind == "refer" and "ask finance (the finance lead)" in owner.text and not owner.revealed
+    assert finance.kind == "answer" and finance.text == "Pass holders get a 20% discount on late fees."
+    assert floor.kind == "answer" and "20%" not in floor.text and floor.revealed == [DISCOUNT]
+    who = {r: cast[r].reply(WHO) for r in cast}
+    assert who["owner"].text == "On Late returns, it's the finance lead's call: ask finance."
+    assert who["floor"].text == who["owner"].text and who["finance"].text == "On Late returns, my word goes."
+    assert all(r.kind == "governs" for r in who.values())
+    assert cast["finance"].reply("Is a standard rental 24 hours long?").kind == "refer"
+    assert cast["owner"].reply("Is a standard rental 24 hours long?").kind == "confirm"
+    # no one speaks for another: the owner's and the floor's words never carry finance's rule
+    said = " ".join(e.text for r in ("owner", "floor") for e in cast[r].log.exchanges)
+    assert cast["finance"].k.revealed(said) == []
+
+
+def test_the_tests_follow_the_governing_version(people_env, tmp_path):
+    """The sealed test that exercises the disputed rule expects finance's value: an agent that
+    took the floor's word fails it, one that took finance's passes."""
+    from outputs.evaluator.engine import EvalConfig, run_eval
+    from outputs.packs.store import Pack
+    path = people_env[0]
+    pack = Pack(path)
+    (test,) = [t for t in pack.json(PEOPLE_TASK, "sealed", "tests.json") if DISCOUNT in t["factforge"]["fact_ids"]]
+    assert "20%" in test["evaluation_criteria"]["communicate_info"]
+    habit = pack.json(PEOPLE_TASK, "sealed", "client.json")["stakeholders"][1]["habits"][0]["values"][0]
+    scores = {}
+    for version in ("20%", habit):
+        agent = tmp_path / version.replace("%", "pct") / "agent.py"
+        agent.parent.mkdir()
+        agent.write_text(
+            "class Agent:\n    def get_init_state(self):\n        return {}\n\n"
+            "    def generate_next_message(self, message, state):\n"
+            "        return ('Thank you for contacting Pedalwise Rentals. The late fee is $12 for each started hour, '\n"
+            f"                'and pass holders get a {version} discount on late fees.'), state\n\n\n"
+            "def create_agent():\n    return Agent()\n")
+        r = run_eval(EvalConfig(pack=path, task=PEOPLE_TASK, agent=str(agent.parent), trials=1, isolation="process",
+                                tests=[test["id"]]))
+        scores[version] = r.summary.final_score
+    assert scores == {"20%": 1.0, habit: 0.0}
+
+
+def test_people_are_reproducible_byte_for_byte(people_env, tmp_path):
+    from outputs.client.simulator import ClientSimulator
+    for name in ("a", "b"):
+        cast = ClientSimulator.cast(people_env[0], PEOPLE_TASK)
+        for role, sim in cast.items():
+            for m in (ASK_DISCOUNT, WHO, "anything else?"):
+                sim.reply(m)
+            sim.save_log(tmp_path / f"{name}-{role}.json")
+    for role in ("owner", "finance", "floor"):
+        assert (tmp_path / f"a-{role}.json").read_bytes() == (tmp_path / f"b-{role}.json").read_bytes()
+
+
+@needs_bwrap
+def test_an_engagement_addresses_people_by_role_and_records_each(people_env, tmp_path):
+    from outputs.engage.run import EngageConfig, run_engagement
+    path, domains, _ = people_env
+    steps = [{"tool": "ask_owner", "args": {"message": ASK_DISCOUNT, "role": "floor"}},
+             {"tool": "ask_owner", "args": {"message": WHO}},
+             {"tool": "ask_owner", "args": {"message": ASK_DISCOUNT, "role": "finance"}},
+             {"tool": "ask_owner", "args": {"message": WHO, "role": "floor"}},
+             {"tool": "ask_owner", "args": {"message": ASK_DISCOUNT, "role": "floor"}},
+             {"tool": "ask_owner", "args": {"message": ASK_DISCOUNT, "role": "nobody"}},
+             {"tool": "submit"}]
+    p = tmp_path / "dev.json"
+    p.write_text(json.dumps({"face": "ff", "steps": steps}), encoding="utf-8")
+    rec = run_engagement(EngageConfig(pack=path, task=PEOPLE_TASK, developer=f"scripted:{p}", out=tmp_path / "e",
+                                      domains_dirs=[domains], gateway_mock_response="Hello."))
+    tl = rec["timeline"]
+    assert [e["ok"] for e in tl] == [True, True, True, True, False, False, True]
+    assert [e.get("role") for e in tl[:4]] == ["floor", "owner", "finance", "floor"]
+    assert "floor quota spent: 2 of 2" in tl[4]["summary"] and "nobody called 'nobody'" in tl[5]["summary"]
+    people = rec["tools"]["people"]
+    assert people["finance"]["held_elicited"] == [DISCOUNT] and people["finance"]["turns"] == 1
+    assert people["floor"]["habits_voiced"] == [DISCOUNT] and people["floor"]["held_total"] == 0
+    assert people["owner"]["turns"] == 1 and people["floor"]["turns"] == 2
+    assert all(v["cross_revealed"] == [] and v["flagged"] == [] for v in people.values())

@@ -60,7 +60,7 @@ def test_builtin_mock_specs_load_with_their_levers():
 def test_builtin_specs_meet_the_release_minimums_and_cover_every_lever():
     """The built-in domains' specs (strictly loaded: every id list pinned) give the release its
     minimums: at least 53 tasks (airline 6, retail 6, telecom 6, banking 35) moving all
-    seven levers; the build resolves every reference (tests below and the pack build)."""
+    seven levers and the client's three (capabilities, fixes, stakeholders); the build resolves every reference (tests below and the pack build)."""
     from types import SimpleNamespace
 
     from domains import discover
@@ -71,7 +71,8 @@ def test_builtin_specs_meet_the_release_minimums_and_cover_every_lever():
     assert s["tasks"] >= 53, s
     for domain, least in {"airline": 6, "retail": 6, "telecom": 6, "banking": 35}.items():
         assert s["by_domain"].get(domain, 0) >= least, (domain, s["by_domain"])
-    assert s["levers_covered"] == sorted(["api", "client", "evidence", "ids", "models", "phrasing", "workspace"])
+    assert s["levers_covered"] == sorted(["api", "capabilities", "client", "evidence", "fixes", "ids", "models",
+                                          "phrasing", "stakeholders", "workspace"])
     for x in specs:
         assert x.ids.test and x.ids.live and x.ids.training, x.id
 

@@ -7,7 +7,9 @@ that the leak check uses.
 confirmable[...same], contested[{...same, conflicting_statement, conflicting_values,
 current_in, conflicting_in}]}`, and, for a task that has them, `capabilities[{operation,
 need, method, path, summary}]` (operations the deployment hides until the client switches
-them on) and `can_deploy_fix[defect index]` (defects the client fixes once convinced).
+them on), `can_deploy_fix[defect index]` (defects the client fixes once convinced) and
+`stakeholders[{role, title, persona, turn_quota, governs, held, confirmable, habits}]` (the
+other people the developer may ask: `StakeholderBrief`).
 """
 from __future__ import annotations
 
@@ -51,6 +53,24 @@ class CapabilityBrief(_Strict):
     summary: str = ""
 
 
+class StakeholderBrief(_Strict):
+    """Another person of the business: what they know, the facts they state by habit with their
+    own value (`habits`: each with that value's statement), the sections their word decides."""
+    role: str
+    title: str
+    persona: str = ""
+    turn_quota: int = Field(8, ge=0)
+    governs: list[str] = Field(default_factory=list)
+    held: list[KnownFact] = Field(default_factory=list)
+    confirmable: list[KnownFact] = Field(default_factory=list)
+    habits: list[KnownFact] = Field(default_factory=list)
+
+    def knowledge(self) -> "ClientKnowledge":
+        """Their knowledge as a client's: a habit is held, with their value."""
+        return ClientKnowledge(turn_quota=self.turn_quota, held=[*self.held, *self.habits],
+                               confirmable=list(self.confirmable))
+
+
 class ClientKnowledge(_Strict):
     schema_version: Literal["1.0"] = KNOWLEDGE_SCHEMA_VERSION
     enabled: bool = True
@@ -60,6 +80,23 @@ class ClientKnowledge(_Strict):
     contested: list[ContestedFact] = Field(default_factory=list)
     capabilities: list[CapabilityBrief] = Field(default_factory=list)
     can_deploy_fix: list[int] = Field(default_factory=list)
+    stakeholders: list[StakeholderBrief] = Field(default_factory=list)
+
+    def directory(self) -> dict[str, tuple[str, str]]:
+        """Fact id -> (role, title) of the person who knows it (the owner or a stakeholder; not
+        a habit), in a task with stakeholders; {} otherwise."""
+        if not self.stakeholders:
+            return {}
+        out = {f.fact_id: ("owner", "the owner") for role in ("held", "confirmable", "contested")
+               for f in getattr(self, role)}
+        for p in self.stakeholders:
+            out.update({f.fact_id: (p.role, p.title) for f in [*p.held, *p.confirmable]})
+        return out
+
+    def governance(self) -> dict[str, tuple[str, str]]:
+        """Top-level policy section -> (role, title) of the stakeholder whose word decides it
+        (every other section is the owner's)."""
+        return {g: (p.role, p.title) for p in self.stakeholders for g in p.governs}
 
     def roles(self) -> dict[str, Role]:
         out: dict[str, Role] = {}

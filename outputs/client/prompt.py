@@ -3,6 +3,8 @@ knowledge and deployment always give the same bytes (facts in their listed order
 in the deployment's order)."""
 from __future__ import annotations
 
+from typing import Optional
+
 from .defects import DefectBrief
 from .knowledge import ClientKnowledge
 
@@ -25,11 +27,19 @@ def _possessive(name: str) -> str:
     return name + ("'" if name.endswith("s") else "'s")
 
 
-def render_prompt(k: ClientKnowledge, briefs: list[DefectBrief], company: str) -> str:
+def render_prompt(k: ClientKnowledge, briefs: list[DefectBrief], company: str, *, role: str = "owner",
+                  title: str = "the owner", persona: str = "",
+                  governance: Optional[dict[str, tuple[str, str]]] = None) -> str:
     owner = _possessive(company)
-    lines = [f"You are the owner of {owner} customer-service rules. A developer is building {owner} "
-             "customer-service agent from the company's records and may ask you questions. You have "
-             f"{k.turn_quota} replies at most.", "", RULES, ""]
+    who = f"the owner of {owner} customer-service rules" if role == "owner" else f"{title} at {company}"
+    lines = [f"You are {who}. A developer is building {owner} customer-service agent from the company's "
+             f"records and may ask you questions. You have {k.turn_quota} replies at most.", "", RULES, ""]
+    if persona:
+        lines += [persona, ""]
+    if governance is not None:
+        lines += ["## Whose word decides (say so when asked who decides a rule)"]
+        lines += [f"- {section}: {t} ({r})" for section, (r, t) in sorted(governance.items())]
+        lines += ["- Everything else: the owner (owner)", ""]
     if k.held:
         lines += ["## Only you know (not in any record)"]
         lines += [f"- {f.statement} ({' > '.join(f.section)})" for f in k.held]

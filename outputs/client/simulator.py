@@ -16,22 +16,32 @@ versions; the client knows which is in force) and its production API's defects. 
      - a message that describes a capability's need (every term of its `need`) as something
        the integration lacks or cannot do ("there's no operation to ...", "we can't ...",
        "is there a way to ...") is offered the operation with its method and path (`offer`);
-  4. a question specifically about one fact (`outputs.client.match`: the best-matching fact
+  4. in a task with stakeholders, a question about who decides a rule ("who has the final
+     word on ...?"): the role and title of the person whose word decides its top-level section
+     (`governs`; the owner's for every section no stakeholder governs);
+  5. a question specifically about one fact (`outputs.client.match`: the best-matching fact
      of the whole domain, above the coverage threshold, not tied):
      - held: answered with that fact's statement, and nothing else (`answer`);
      - confirmable: a proposed reading (the message states values of the fact's types) is
        confirmed when every proposed value is the fact's (`confirm`) or denied (`deny`),
        never corrected; without a proposed reading the client asks for one (`records`);
      - contested: the version in force is stated (`in_force`);
+     - a fact another person of the task knows: pointed to them by role (`refer`);
      - a fact the records hold: pointed back to the records (`records`);
-  5. a report about the API meeting no defect's conditions: no confirmation, the client asks
+  6. a report about the API meeting no defect's conditions: no confirmation, the client asks
      for the operation, what was sent and what came back (`defect_unconfirmed`);
-  6. anything else (vague, ambiguous between facts, small talk): nothing is revealed and the
+  7. anything else (vague, ambiguous between facts, small talk): nothing is revealed and the
      client asks for one specific rule at a time (`vague`).
 - `llm`: litellm (imported lazily, `LITELLM_LOCAL_MODEL_COST_MAP=True`) with the rendered
   system prompt and the conversation so far. Steps 2 and 3 when they change the deployment
   (a fix deployed, an offer, an operation switched on) are the offline responder's in this
   mode too, so what a scored deployment holds never depends on a model's wording.
+
+A task may have stakeholders besides the owner (`[[stakeholders]]` of its spec): each is a
+simulator of its own (`ClientSimulator.cast`, by role) with its own knowledge and turn quota,
+and no defect briefs. A fact a stakeholder states by habit is held by them with their own
+value, so they answer it as precisely, and wrongly; whose word decides is the governance
+(step 4).
 
 Every exchange is logged (`ClientLog`) with the fact ids the message asked about, the fact
 ids the reply revealed (detected in the reply's text, whatever the mode) and `flagged`: held
@@ -60,12 +70,16 @@ from .prompt import render_prompt
 LOG_SCHEMA_VERSION = "1.0"
 Mode = Literal["offline", "llm"]
 ReplyKind = Literal["answer", "confirm", "deny", "in_force", "records", "defect_confirmed", "defect_unconfirmed",
-                    "offer", "enabled", "vague", "quota", "llm"]
+                    "offer", "enabled", "governs", "refer", "vague", "quota", "llm"]
 # a message states a need of the integration: something it lacks or cannot do
 NEED_SIGNAL = re.compile(r"\b(?:no (?:operation|endpoint|route|call|way|api)|has no|there(?:'s| is) no|"
                          r"isn't (?:there|any)|is there (?:a|an|any)|can't|cannot|can not|unable to|missing|lacks?|"
                          r"not (?:in|part of) the (?:api|contract|docs|documentation)|"
                          r"(?:doesn't|does not|don't|do not) (?:have|support|offer|let)|not possible)\b", re.I)
+# a question about whose word decides a rule
+WHO_DECIDES = re.compile(r"\bwho(?:'s| is)?\b.{0,80}?\b(?:decides?|governs?|final (?:word|say)|last (?:word|say)|"
+                         r"signs? off|owns?|in charge|responsible|authority|calls? the shots|sets?)\b|"
+                         r"\bwhose (?:word|call|decision|rule)\b", re.I)
 ACCEPT = re.compile(r"\b(?:yes|yeah|yep|please do|please|go ahead|do it|enable|switch (?:it |that )?on|"
                     r"turn (?:it |that )?on|accept|sure|okay|ok)\b", re.I)
 DECLINE = re.compile(r"\b(?:no|not now|don't|do not|never mind|no thanks)\b", re.I)
@@ -107,6 +121,7 @@ class Exchange(Reply):
 class ClientLog(_Strict):
     schema_version: str = LOG_SCHEMA_VERSION
     task_id: Optional[str] = None
+    role: str = "owner"
     mode: Mode = "offline"
     model: Optional[str] = None
     turn_quota: int = 0
@@ -131,7 +146,9 @@ class ClientSimulator:
     def __init__(self, knowledge: ClientKnowledge | dict, *, facts: Optional[FactSet] = None, deployment: Any = None,
                  company: str = "the company", task_id: Optional[str] = None, mode: Mode = "offline",
                  model: Optional[str] = None, paths: Optional[dict[str, str]] = None,
-                 llm_params: Optional[dict] = None):
+                 llm_params: Optional[dict] = None, role: str = "owner", title: str = "the owner",
+                 persona: str = "", governance: Optional[dict[str, tuple[str, str]]] = None,
+                 directory: Optional[dict[str, tuple[str, str]]] = None):
         data = knowledge if isinstance(knowledge, ClientKnowledge) else ClientKnowledge.model_validate(knowledge)
         if not data.enabled:
             raise FactforgeError(f"task {task_id or '?'} has no client to interview (client.enabled is false)")
@@ -146,14 +163,34 @@ class ClientSimulator:
         self.company, self.task_id, self.mode, self.model = company, task_id, mode, model
         self.paths = dict(paths or {})
         self.llm_params = dict(llm_params or {})
-        self.prompt = render_prompt(data, self.briefs, company)
-        self.log = ClientLog(task_id=task_id, mode=mode, model=model, turn_quota=data.turn_quota)
+        self.role, self.title = role, title
+        # top-level section -> (role, title) whose word decides it; None: a task of one person
+        self.governance = governance if governance is not None else (data.governance() if data.stakeholders
+                                                                      else None)
+        # fact id -> (role, title) of whoever knows it (a task with stakeholders)
+        self.directory = directory if directory is not None else data.directory()
+        self.sections = {f.id: f.section[0] for f in (facts.facts if facts is not None else []) if f.section}
+        self.sections.update({fid: f.section[0] for fid, f in self.k.facts.items() if f.section})
+        self.prompt = render_prompt(data, self.briefs, company, role=role, title=title, persona=persona,
+                                    governance=self.governance)
+        self.log = ClientLog(task_id=task_id, role=role, mode=mode, model=model, turn_quota=data.turn_quota)
+
+    @classmethod
+    def cast(cls, pack_dir: Path | str, task_id: str, **kw) -> dict[str, "ClientSimulator"]:
+        """Everyone a pack's task lets the developer ask, by role: the owner, then each
+        stakeholder in the spec's order."""
+        from outputs.packs.store import Pack  # noqa: PLC0415
+
+        knowledge = Pack(Path(pack_dir)).json(task_id, "sealed", "client.json")
+        roles = ["owner", *(p["role"] for p in knowledge.get("stakeholders", []))]
+        return {r: cls.from_pack(pack_dir, task_id, role=r, **kw) for r in roles}
 
     @classmethod
     def from_pack(cls, pack_dir: Path | str, task_id: str, *, mode: Mode = "offline", model: Optional[str] = None,
-                  llm_params: Optional[dict] = None) -> "ClientSimulator":
-        """The client of a pack's task: sealed client.json, facts.json, deployment.toml and
-        task.json (company), and the kit's OpenAPI document (operation paths)."""
+                  llm_params: Optional[dict] = None, role: str = "owner") -> "ClientSimulator":
+        """The client of a pack's task (the owner, or the stakeholder `role`): sealed
+        client.json, facts.json, deployment.toml and task.json (company), and the kit's OpenAPI
+        document (operation paths). A stakeholder knows nothing of the API's defects."""
         import tomllib  # noqa: PLC0415
 
         from outputs.packs.store import Pack  # noqa: PLC0415
@@ -171,8 +208,17 @@ class ClientSimulator:
         paths = {op["operationId"]: path for path, methods in doc.get("paths", {}).items()
                  for op in methods.values() if isinstance(op, dict) and "operationId" in op}
         company = (task.get("brand") or {}).get("company") or task.get("company") or "the company"
-        return cls(knowledge, facts=facts, deployment=deployment, company=company, task_id=task_id, mode=mode,
-                   model=model, paths=paths, llm_params=llm_params)
+        data = ClientKnowledge.model_validate(knowledge)
+        if role == "owner":
+            return cls(data, facts=facts, deployment=deployment, company=company, task_id=task_id, mode=mode,
+                       model=model, paths=paths, llm_params=llm_params)
+        person = next((p for p in data.stakeholders if p.role == role), None)
+        if person is None:
+            raise FactforgeError(f"task {task_id} has nobody called {role[:40]!r} to ask; people: "
+                                 f"{', '.join(['owner', *(p.role for p in data.stakeholders)])}")
+        return cls(person.knowledge(), facts=facts, company=company, task_id=task_id, mode=mode, model=model,
+                   llm_params=llm_params, role=role, title=person.title, persona=person.persona,
+                   governance=data.governance(), directory=data.directory())
 
     # ---- the conversation -------------------------------------------------------------
     @property
@@ -236,8 +282,22 @@ class ClientSimulator:
         c = self.capabilities[op]
         return f"{op} ({c.method} {c.path}" + (f": {c.summary.rstrip('.')}" if c.summary else "") + ")"
 
+    def _governs(self, turn: int, message: str) -> Optional[Reply]:
+        """Whose word decides the rule a message asks about (a task with stakeholders)."""
+        if self.governance is None or not WHO_DECIDES.search(message):
+            return None
+        best, about = self.k.index.best(message)
+        key = best.key if best is not None else (about[0].key if about else None)
+        section = self.sections.get(key) if key else None
+        if section is None:
+            return None
+        role, title = self.governance.get(section, ("owner", "the owner"))
+        text = (f"On {section}, my word goes." if role == self.role else
+                f"On {section}, it's {title}'s call: ask {role}.")
+        return Reply(turn=turn, text=text, kind="governs")
+
     def _offline(self, turn: int, message: str) -> Reply:
-        lever = self._levers(turn, message)
+        lever = self._levers(turn, message) or self._governs(turn, message)
         if lever is not None:
             return lever
         met = [b for b in self.briefs if b.met_by(message, self.paths)]
@@ -254,6 +314,10 @@ class ClientSimulator:
             return Reply(turn=turn, text=TEXT["ambiguous" if about else "vague"], kind="vague")
         role = self.k.role(best.key)
         fact = self.k.facts.get(best.key)
+        knower = self.directory.get(best.key)
+        if role is None and knower is not None and knower[0] != self.role:
+            return Reply(turn=turn, text=f"That one isn't mine to answer: ask {knower[0]} ({knower[1]}).",
+                         kind="refer")
         if role == "held":
             return Reply(turn=turn, text=fact.statement, kind="answer")
         if role == "contested":

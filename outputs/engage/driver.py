@@ -25,7 +25,7 @@ import sys
 from pathlib import Path
 
 FF_ARGS = {
-    "ask_owner": lambda a: ["ask", str(a.get("message", ""))],
+    "ask_owner": lambda a: ["ask", str(a.get("message", "")), *(["--role", str(a["role"])] if a.get("role") else [])],
     "call_api": lambda a: ["api", str(a.get("method", "GET")), str(a.get("path", "/"))]
     + ([json.dumps(a["body"])] if a.get("body") is not None else []),
     "run_samples": lambda a: ["samples", *[str(i) for i in a.get("ids") or []]],

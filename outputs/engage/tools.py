@@ -63,9 +63,11 @@ CLIP = 300                    # characters of one argument kept in an event
 TOOLS: list[dict] = [
     {"name": "ask_owner",
      "description": "Ask the business owner one question (one specific rule at a time, or a report of what the "
-                    "API did). Returns the owner's reply and how many questions remain.",
+                    "API did). Returns the owner's reply and how many questions remain. Where the kit's task.json "
+                    "lists other people (client.people), `role` asks one of them instead.",
      "input_schema": {"type": "object", "properties": {
-         "message": {"type": "string", "maxLength": MAX_MESSAGE, "description": "Your message to the owner."}},
+         "message": {"type": "string", "maxLength": MAX_MESSAGE, "description": "Your message to the owner."},
+         "role": {"type": "string", "maxLength": 40, "description": "Whom to ask (default owner)."}},
          "required": ["message"], "additionalProperties": False}},
     {"name": "call_api",
      "description": "One HTTP request to the development API (the kit's development data behind the production "
@@ -198,8 +200,10 @@ class ToolService:
         self.gateway_mock_response = gateway_mock_response
         self.ctx = TaskContext.load(self.pack_dir, task_id, "live")
         self.kit_task = self.ctx.pack.json(task_id, "kit", "task.json")
-        self.client = (ClientSimulator.from_pack(self.pack_dir, task_id, mode=client_mode, model=client_model)  # type: ignore[arg-type]
-                       if self.kit_task.get("client", {}).get("available") else None)
+        self.people: dict[str, ClientSimulator] = (
+            ClientSimulator.cast(self.pack_dir, task_id, mode=client_mode, model=client_model)  # type: ignore[arg-type]
+            if self.kit_task.get("client", {}).get("available") else {})
+        self.client = self.people.get("owner")
         self.api = ApiServer.from_pack(self.pack_dir, task_id, dev=True, seed=seed, clock="real")
         self.gateway = ExperimentGateway(self.ctx.menu(), self.ctx.allowed_models, mock_response=gateway_mock_response)
         self.live_ids = [t.id for t in self.ctx.tests]
@@ -278,22 +282,31 @@ class ToolService:
     # ---- the tools -----------------------------------------------------------------------
     def _ask_owner(self, args: dict) -> tuple[dict, dict]:
         message = args["message"].strip()
+        role = args.get("role") or "owner"
         if not message:
             raise ToolError("ask_owner: the message is empty")
         if self.client is None:
             raise ToolError("this task has no owner to ask (the kit's task.json: client not available)", "no_client")
+        person = self.people.get(role)
+        if person is None:
+            raise ToolError(f"ask_owner: nobody called {role[:40]!r} to ask; people: {', '.join(self.people)}",
+                            "unknown")
         with self._owner_lock:
-            if self.client.remaining == 0:
-                q = self.quotas["owner"]
-                raise ToolError(f"owner quota spent: {q} of {q} questions asked; work from the records", "quota")
-            r = self.client.reply(message)
+            if person.remaining == 0:
+                q = person.k.data.turn_quota
+                raise ToolError(f"{'owner' if role == 'owner' else role} quota spent: {q} of {q} questions asked; "
+                                "work from the records", "quota")
+            r = person.reply(message)
             for op in r.enabled:          # the client switched a capability on: the development API has it now
                 self.api.state.enable(op)
             for i in r.fixes:             # the client deployed a fix: the development API lacks that defect now
                 self.api.state.deploy_fix(i)
         levers = {k: v for k, v in (("offered", r.offered), ("enabled", r.enabled), ("fixes", r.fixes)) if v}
-        return ({"reply": r.text, "turn": r.turn, "remaining": self.client.remaining},
-                {"summary": f"turn {r.turn}: {r.kind}", "kind": r.kind, "revealed": list(r.revealed),
+        if len(self.people) > 1:
+            levers["role"] = role
+        who = "" if role == "owner" else f"{role} "
+        return ({"reply": r.text, "turn": r.turn, "remaining": person.remaining},
+                {"summary": f"{who}turn {r.turn}: {r.kind}", "kind": r.kind, "revealed": list(r.revealed),
                  "defects": list(r.defects), **levers})
 
     def _api(self):
@@ -406,6 +419,7 @@ class ToolService:
                 capabilities_offered=sorted({c for e in ex for c in e.offered}),
                 capabilities_enabled=self.client.log.enabled(), fixes_total=len(self.client.fixable),
                 fixes_deployed=self.client.log.fixes())
+        people = self._people_usage() if len(self.people) > 1 else None
         with self.api.state.lock:
             log = self.api.state.layer.log
             api_calls, defects_hit = len(log.entries), log.defects_hit()
@@ -415,9 +429,30 @@ class ToolService:
             live = {"runs": self.used["live"], "quota": self.quotas["live"], "results": list(self.runs["live"])}
             refused = sum(1 for e in self.events if not e["ok"])
             calls = len(self.events)
-        return {"owner": owner, "samples": samples, "live": live, "api_calls": api_calls,
+        return {"owner": owner, **({"people": people} if people is not None else {}),
+                "samples": samples, "live": live, "api_calls": api_calls,
                 "api_tool_calls": tool_api, "api_defects_hit": defects_hit, "models": self.gateway.usage(),
                 "tool_calls": calls, "refused": refused, "submitted": self.submitted.is_set()}
+
+    def _people_usage(self) -> dict:
+        """Per person (a task with stakeholders): turns of their quota, the facts they hold that
+        a reply conveyed, the habits they voiced, and `cross_revealed`: other people's held facts
+        their replies conveyed (a person never speaks for another: 0 is the rule)."""
+        out = {}
+        for role, person in self.people.items():
+            ex = person.log.exchanges
+            said = " ".join(e.text for e in ex)
+            own = set(person.k.held)
+            others = sorted({f for r, p in self.people.items() if r != role for f in p.k.revealed(said)
+                             if f not in own})
+            habits = {f.fact_id for f in next((s.habits for s in self.client.k.data.stakeholders if s.role == role),
+                                              [])}
+            revealed = {f for e in ex for f in e.revealed}
+            out[role] = {"turns": len(ex), "quota": person.k.data.turn_quota,
+                         "held_elicited": sorted(f for f in revealed if f in own - habits),
+                         "held_total": len(own - habits), "habits_voiced": sorted(revealed & habits),
+                         "flagged": sorted({f for e in ex for f in e.flagged}), "cross_revealed": others}
+        return out
 
     # ---- serving -------------------------------------------------------------------------
     def start(self, sock_dir: Path) -> dict[str, Path]:

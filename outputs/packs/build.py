@@ -57,7 +57,7 @@ from .evidence import EvidenceBuilder, Surface, audit_reseeds
 from .gate import gate_for, plain_share_problem, task_brand
 from .menu import LoadedMenu, load_menu
 from .presence import rivals_of
-from .select import choose, learnable_test
+from .select import choose, learnable_test, publishes
 from .scan import KitText, Needles, gold_strings, raw_views, scan_kit, strings_in, text_file
 from .spec import LoadedSpec, load_domain_specs
 from .store import Pack, PackIndex, PackWriter, TaskEntry, TaskHashes, json_bytes, object_path
@@ -296,6 +296,53 @@ def check_client_levers(ls: LoadedSpec, api, dep_raw: Optional[bytes]) -> None:
                            f"has {n} defect{'s' if n != 1 else ''}", "client", "can_deploy_fix")
 
 
+def governor(spec, section: str) -> str:
+    """The role whose word decides a top-level policy section: the stakeholder who governs it,
+    else the owner."""
+    return next((p.role for p in spec.stakeholders if section in p.governs), "owner")
+
+
+def check_governance(ls: LoadedSpec, by_id: dict, factset) -> None:
+    """A governed section is a top-level section of the policy; a fact stated by habit is held
+    by the person whose word decides its section, never by the one with the habit."""
+    spec = ls.spec
+    tops = {f.section[0] for f in factset.facts if f.section}
+    for j, person in enumerate(spec.stakeholders):
+        for g in person.governs:
+            if g not in tops:
+                raise ls.error(f"stakeholder {person.role} governs {g!r}, which is no top-level policy section; "
+                               f"sections: {', '.join(sorted(tops))}", "stakeholders", j, "governs")
+        for fid in person.habits:
+            section = by_id[fid].section[0] if by_id[fid].section else ""
+            holder = "owner" if fid in spec.client.held else next(
+                p.role for p in spec.stakeholders if fid in p.held)
+            if governor(spec, section) != holder:
+                raise ls.error(f"stakeholder {person.role} misstates {fid}, but {holder}, who holds it, does not "
+                               f"govern its section {section!r}: whose word decides would be unclear",
+                               "stakeholders", j, "habits")
+
+
+def stakeholder_brief(person, by_id: dict, fact: Callable[[str], dict], seed: int) -> dict:
+    """What a stakeholder's client simulator knows (`outputs.client.knowledge.StakeholderBrief`):
+    a fact stated by habit is held with the stakeholder's own value (`withhold.contested_version`)."""
+    from .withhold import contested_version  # noqa: PLC0415
+
+    habits = []
+    for fid in person.habits:
+        v = contested_version(by_id[fid], seed, salt=f"habit:{person.role}", suffix="~habit")
+        habits.append({**fact(fid), "statement": v.statement, "values": [s.text for s in v.slots]})
+    return {"role": person.role, "title": person.title, "persona": person.persona, "turn_quota": person.turn_quota,
+            "governs": list(person.governs), "held": [fact(f) for f in person.held],
+            "confirmable": [fact(f) for f in person.confirmable], "habits": habits}
+
+
+def unexercised_capabilities(spec, tests: list[SimTest]) -> list[str]:
+    """A capability no sealed test's gold calls would cost a developer who never asks nothing."""
+    called = {c.name for t in tests for c in t.gold_calls()}
+    return [f"capability {cap.operation}: no test's gold calls it, so a developer who never asks for it loses "
+            "nothing" for cap in spec.client.capabilities if cap.operation not in called]
+
+
 def client_facts(spec, disputed) -> tuple[set[str], set[str]]:
     """(facts the task's client knows, facts only a client may settle). The second set is held and
     contested facts, plus `disputed`, the facts the domain's own records contest (two official
@@ -303,12 +350,25 @@ def client_facts(spec, disputed) -> tuple[set[str], set[str]]:
     knows and no training gold may settle."""
     c = spec.client
     disputed = set(disputed)
-    known = set(c.held) | set(c.confirmable) | set(c.contested) | (disputed if c.enabled else set())
-    return known, set(c.held) | set(c.contested) | disputed
+    known = set(spec.held) | set(spec.confirmable) | set(c.contested) | (disputed if c.enabled else set())
+    return known, set(spec.held) | set(c.contested) | disputed
 
 
 def surface_of(ls: LoadedSpec, d: DomainBuild) -> Surface:
     """The task's evidence surface (fact ids of the spec checked first, errors on its lines)."""
+    spec = ls.spec
+    key = spec.evidence.bundle
+    check_spec_facts(ls, d)
+    try:
+        return d.evidence(key).surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
+                                       spec.evidence.kinds, spec.held, spec.client.contested)
+    except FactforgeError as e:
+        raise ls.error(e.problem, "evidence") from None
+
+
+def check_spec_facts(ls: LoadedSpec, d: DomainBuild) -> None:
+    """Every fact id the spec names exists in its bundle, and the stakeholders' governance holds
+    (`check_governance`); errors name the spec's line."""
     spec = ls.spec
     key = spec.evidence.bundle
     by_id = d.factset(key).by_id()
@@ -317,11 +377,13 @@ def surface_of(ls: LoadedSpec, d: DomainBuild) -> Surface:
         for i, fid in enumerate(getattr(getattr(spec, lever), lst)):
             if fid not in by_id:
                 raise ls.error(f"unknown fact id {fid} (bundle {key})", lever, lst, i)
-    try:
-        return d.evidence(key).surface(spec.evidence.profile, spec.evidence.difficulty, spec.evidence.sections,
-                                       spec.evidence.kinds, spec.client.held, spec.client.contested)
-    except FactforgeError as e:
-        raise ls.error(e.problem, "evidence") from None
+    for j, person in enumerate(spec.stakeholders):
+        for lst in ("held", "confirmable", "habits"):
+            for fid in getattr(person, lst):
+                if fid not in by_id:
+                    raise ls.error(f"stakeholder {person.role}: unknown fact id {fid} (bundle {key})",
+                                   "stakeholders", j, lst)
+    check_governance(ls, by_id, d.factset(key))
 
 
 class Builder:
@@ -375,7 +437,7 @@ class Builder:
         ctx = self._context(ls, d, menu, rules)
         sel = self._select(ls, d, surf, checks, ctx)
         kit, ledger = self._kit(ls, d, surf, sel, ctx)
-        scan = self._scan(kit, surf, d.evidence(key), sel, d.factset(key), spec.client.held)
+        scan = self._scan(kit, surf, d.evidence(key), sel, d.factset(key), spec.held)
         checks["kit_scan_clean"] += [f"{h['path']}: {h['what']} {h['needle']!r} ({h['reader']}): "
                                      f"{h.get('context', '')[:120]}" for h in scan["hits"]]
         sealed = self._sealed(ls, d, surf, sel, ctx, scan, dep_raw, dep_sha, ledger)
@@ -401,10 +463,11 @@ class Builder:
         held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
         known, secret = client_facts(spec, surf.report.get("records_contested", {}))
         learnable = surf.recovered | known
+        hidden = [c.operation for c in spec.client.capabilities]
         dbs = {"dev_db": d.database(key, self.opts.seed), "test_db": d.database(key, spec.ids.test_seed)}
         if spec.ids.select == "learnable":
             ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
-                        dev_tests, held_out, learnable, surf.recovered, secret, gate.why, gate.plain)
+                        dev_tests, held_out, learnable, surf.recovered, secret, gate.why, gate.plain, hidden)
             checks["tests_learnable"] += ch.problems
             sel = Selection(training=ch.training, live=ch.live, tests=ch.tests, replaced=ch.replaced, **dbs)
         else:
@@ -427,6 +490,9 @@ class Builder:
                 missing = sorted(set(t.factforge.fact_ids) - learnable)
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
+        checks["tests_learnable"] += unexercised_capabilities(spec, sel.tests)
+        checks["tests_learnable"] += [f"training {t.id}: {why}" for t in sel.training for why in [publishes(t, hidden)]
+                                      if why]
         for t in sel.training:
             leaked = sorted(set(t.factforge.fact_ids) & secret)
             if leaked:
@@ -453,7 +519,7 @@ class Builder:
         if spec.workspace.kind == "seeded":
             cheapest = min(ctx.models, key=lambda m: (menu.menu.tiers[m.tier].output_per_mtok, m.name)).name
             files, ledger = seeded_workspace(spec, ls, d.factset(spec.evidence.bundle).facts, surf.recovered,
-                                             set(c.held) | set(c.contested), brand,
+                                             set(spec.held) | set(c.contested), brand,
                                              [o.name for o in ctx.api.operations() if o.name not in hidden],
                                              cheapest, self.opts.seed, info.now)
             kit.update(files)
@@ -464,7 +530,10 @@ class Builder:
             "description": spec.description, "company": brand.company, "business": info.business,
             "evidence": {"files": len(surf.rendered), "profile": spec.evidence.profile,
                          "difficulty": spec.evidence.difficulty},
-            "client": {"available": c.enabled, "turn_quota": c.turn_quota if c.enabled else 0},
+            "client": {"available": c.enabled, "turn_quota": c.turn_quota if c.enabled else 0,
+                       **({"people": [{"role": "owner", "title": "the owner", "turn_quota": c.turn_quota}]
+                           + [{"role": p.role, "title": p.title, "turn_quota": p.turn_quota}
+                              for p in spec.stakeholders]} if spec.stakeholders else {})},
             "workspace": spec.workspace.kind,
             "models": {"menu": spec.models.menu, "menu_sha256": menu.sha256, "models": [m.name for m in ctx.models],
                        "budget": ctx.budget},
@@ -509,7 +578,8 @@ class Builder:
             "task.json": json_bytes(resolved), "spec.toml": ls.text.encode("utf-8"),
             "tests.json": json_bytes([t.model_dump(mode="json") for t in sel.tests]),
             "live.json": json_bytes([t.model_dump(mode="json") for t in sel.live]),
-            "db.json": json_bytes(sel.test_db), "client.json": json_bytes(self._client_brief(spec, fs.by_id(), surf, ctx.api)),
+            "db.json": json_bytes(sel.test_db), "client.json": json_bytes(self._client_brief(spec, fs.by_id(), surf, ctx.api,
+                                                                                 self.opts.seed)),
             "facts.json": json_bytes({**fs.model_dump(mode="json"), "hash": fs.hash}),
             "evidence.json": json_bytes({**surf.report, "files": [
                 {"path": a.path, "kind": a.kind, "artifact_id": a.id, "fact_ids": a.fact_ids,
@@ -634,7 +704,7 @@ class Builder:
         return out
 
     @staticmethod
-    def _client_brief(spec, by_id: dict, surf: Surface, api) -> dict:
+    def _client_brief(spec, by_id: dict, surf: Surface, api, seed: int) -> dict:
         c = spec.client
 
         def fact(fid: str) -> dict:
@@ -650,6 +720,8 @@ class Builder:
                                        "summary": ops[cap.operation].summary} for cap in c.capabilities]
         if c.can_deploy_fix:
             levers["can_deploy_fix"] = sorted(c.can_deploy_fix)
+        if spec.stakeholders:
+            levers["stakeholders"] = [stakeholder_brief(p, by_id, fact, seed) for p in spec.stakeholders]
         return {"schema_version": "1.0", "enabled": c.enabled, "turn_quota": c.turn_quota, **levers,
                 "held": [fact(f) for f in c.held], "confirmable": [fact(f) for f in c.confirmable],
                 "contested": [{**fact(f), "conflicting_statement": surf.edit.versions[f].statement,
@@ -657,7 +729,7 @@ class Builder:
                                "current_in": surf.report["contested"][f]["current_in"],
                                "conflicting_in": surf.report["contested"][f]["conflicting_in"]} for f in c.contested]
                 + ([{**fact(f), **v} for f, v in sorted(surf.report.get("records_contested", {}).items())
-                    if f not in set(c.held) | set(c.confirmable) | set(c.contested)] if c.enabled else [])}
+                    if f not in set(spec.held) | set(spec.confirmable) | set(c.contested)] if c.enabled else [])}
 
     @staticmethod
     def _readme(spec, company: str, n_files: int, training: list, live: list) -> str:
@@ -675,6 +747,11 @@ class Builder:
             "- `AGENT_CONTRACT.md`: what your agent must implement and may use; `models/menu.toml`: models, "
             "credit rates and budgets.",
             *(["- `workspace/`: the agent you start from."] if spec.workspace.kind == "seeded" else []),
+            *(["", "## Who you can ask", "",
+               f"- `owner`: the owner of {company} ({spec.client.turn_quota} questions).",
+               *[f"- `{p.role}`: {p.title} ({p.turn_quota} questions)." for p in spec.stakeholders],
+               "", "They do not all know the same things, and they do not always agree; each decides some parts "
+               "of the policy."] if spec.stakeholders else []),
             "",
         ])
 
@@ -748,6 +825,9 @@ def summarise(entries: list[TaskEntry]) -> dict:
         "models": sum(1 for x in lv if x["models"]["models"] or x["models"]["budget"] != ["easy", "medium", "hard"]),
         "ids": sum(1 for x in lv if x["ids"]["training"] and x["ids"]["live"]),
         "phrasing": sum(1 for x in lv if x["phrasing"]["rules"]),
+        "capabilities": sum(1 for x in lv if x["client"].get("capabilities")),
+        "fixes": sum(1 for x in lv if x["client"].get("fixes")),
+        "stakeholders": sum(1 for x in lv if x.get("stakeholders")),
     }
     return {"tasks": len(entries), "by_domain": dict(sorted(by_domain.items())), "tasks_moving_lever": levers,
             "levers_covered": sorted(k for k, v in levers.items() if v)}

@@ -13,7 +13,9 @@ a domain,
 - no held fact is left anywhere in the delivered plan (as a carrier, echo, case, hop, or a
   wrong, old, proposed or contested value);
 - every held-out test passes the sealing gate (`outputs.packs.gate`), the same in-process
-  reference runs `pack build` makes: they cost a replay and a grading per test.
+  reference runs `pack build` makes: they cost a replay and a grading per test;
+- the client's capabilities name operations of the API, its fixes defects of the deployment,
+  and some sealed test's gold calls each capability.
 
 "Stated" is the plan's promise: a carrier or echo (every one is proven readable from its
 file by the domain bundle's own recoverability gate) or a complete multi-hop route. What
@@ -28,9 +30,10 @@ from typing import Optional
 from domains import DomainPack
 from facts.errors import FactforgeError
 
-from .build import BuildOptions, DomainBuild, client_facts
+from .build import BuildOptions, DomainBuild, check_client_levers, check_spec_facts, client_facts, \
+    resolve_deployment, unexercised_capabilities
 from .gate import gate_for, plain_share_problem, task_brand, task_rules
-from .select import choose, learnable_test, learnable_training
+from .select import choose, learnable_test, learnable_training, publishes
 from .spec import LoadedSpec, load_domain_specs
 from .withhold import withhold_and_contest
 
@@ -76,9 +79,11 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
     ev = d.evidence(key)
     v = TaskVerdict(task_id=spec.id)
     try:
+        check_client_levers(ls, d.world(key).api(), resolve_deployment(d.pack, ls)[0])
+        check_spec_facts(ls, d)
         plan = ev.deliver(ev.base(spec.evidence.profile, spec.evidence.difficulty), spec.evidence.sections,
                           spec.evidence.kinds)
-        edit = withhold_and_contest(plan, ev.by_id, c.held, c.contested, d.opts.seed)
+        edit = withhold_and_contest(plan, ev.by_id, spec.held, c.contested, d.opts.seed)
     except FactforgeError as e:
         v.problems.append(e.problem)
         return v
@@ -88,7 +93,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
     learnable = stated | known
     dev = {t.id: t for t in d.suite(key, d.opts.seed).tests}
     held_out = {t.id: t for t in d.suite(key, spec.ids.test_seed).tests}
-    v.problems += _held_left(edit.plan, set(c.held))
+    v.problems += _held_left(edit.plan, set(spec.held))
     pinned = {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test}
     try:
         gate = gate_for(d, key, spec.ids.test_seed, task_rules(spec), task_brand(d.world(key)), spec.id)
@@ -96,8 +101,9 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
         v.problems.append(e.problem)
         return v
     if spec.ids.select == "learnable":
-        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why, gate.plain)
-        v.problems += ch.problems
+        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why, gate.plain,
+                    [c.operation for c in spec.client.capabilities])
+        v.problems += ch.problems + unexercised_capabilities(spec, ch.tests)
         v.replaced = ch.replaced
         _sealed_summary(v, ch.tests, gate)
         return v
@@ -108,6 +114,8 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
                 v.problems.append(f"{name} id {tid} does not resolve")
             elif name == "training" and not learnable_training(t, stated, secret):
                 v.problems.append(f"training {tid} exercises facts not stated in the kit, or held or contested")
+            elif name == "training" and publishes(t, [cap.operation for cap in c.capabilities]):
+                v.problems.append(f"training {tid}: {publishes(t, [cap.operation for cap in c.capabilities])}")
             elif name != "training" and not learnable_test(t, learnable):
                 missing = sorted(set(t.factforge.fact_ids) - learnable)
                 v.problems.append(f"{tid}: exercises facts neither in the kit nor known to the client: "
@@ -115,7 +123,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
             elif name != "training" and gate.why(t):
                 v.problems.append(f"{tid}: refused by the sealing gate: {gate.why(t)}")
     tests = [held_out[t] for t in pinned["test"] if t in held_out]
-    v.problems += plain_share_problem(tests, gate)
+    v.problems += plain_share_problem(tests, gate) + unexercised_capabilities(spec, tests)
     _sealed_summary(v, tests, gate)
     return v
 

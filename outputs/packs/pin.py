@@ -31,7 +31,7 @@ from facts.errors import FactforgeError
 
 from .build import BuildOptions, DomainBuild, client_facts, surface_of
 from .gate import gate_for, task_brand, task_rules
-from .select import learnable_test, learnable_training, stable_order
+from .select import learnable_test, learnable_training, publishes, stable_order
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
 
 
@@ -120,8 +120,9 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     client_known, secret = client_facts(spec, surf.report.get("records_contested", {}))
     learnable = surf.recovered | client_known
     gate = gate_for(d, spec.evidence.bundle, seed, task_rules(spec), task_brand(d.world(spec.evidence.bundle)), spec.id)
+    hidden = [c.operation for c in spec.client.capabilities]
     dev = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, opts.seed).tests
-                                 if learnable_training(t, surf.recovered, secret)))
+                                 if learnable_training(t, surf.recovered, secret) and not publishes(t, hidden)))
     training = [t.id for t in dev[:n_training]]
     # the two suites can share a simulation (same scenario, same draw): it trains or it tests
     held_out = stable_order(spec.id, (t for t in d.suite(spec.evidence.bundle, seed).tests

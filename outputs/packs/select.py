@@ -59,6 +59,13 @@ def learnable_training(t, recovered: set[str], secret: set[str]) -> bool:
     return facts <= recovered and not facts & secret
 
 
+def publishes(t, hidden: Iterable[str]) -> Optional[str]:
+    """Why a training scenario may not ship: its gold calls an operation the task's contract
+    hides (a capability), which the kit's scenarios would then name; None otherwise."""
+    names = sorted({c.name for c in t.gold_calls()} & set(hidden))
+    return f"its gold calls {names[0]}, an operation the kit's contract does not publish" if names else None
+
+
 @dataclass
 class Choice:
     """The ids chosen for one task."""
@@ -69,11 +76,14 @@ class Choice:
     problems: list[str] = field(default_factory=list)
 
 
-def _why(tid: str, pool: dict, ok, gate: Optional[Callable] = None) -> Optional[str]:
+def _why(tid: str, pool: dict, ok, gate: Optional[Callable] = None,
+         hidden: Iterable[str] = ()) -> Optional[str]:
     if tid not in pool:
         return "does not resolve"
     if not ok(pool[tid]):
         return "not learnable"
+    if hidden and publishes(pool[tid], hidden):
+        return publishes(pool[tid], hidden)
     if gate is not None:
         why = gate(pool[tid])
         if why is not None:
@@ -82,7 +92,7 @@ def _why(tid: str, pool: dict, ok, gate: Optional[Callable] = None) -> Optional[
 
 
 def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[str], choice: Choice,
-          gate: Optional[Callable] = None, plain: Optional[Callable] = None) -> list:
+          gate: Optional[Callable] = None, plain: Optional[Callable] = None, hidden: Iterable[str] = ()) -> list:
     """The pinned ids that are good, then a replacement for each that is not. `used` holds every
     good pinned id of every list (reserved for its own list) and grows with each replacement.
     `gate` (held-out lists) refuses a test with a reason; it is asked lazily, in ranked order.
@@ -91,7 +101,7 @@ def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[
     n_plain = 0
     out, dropped = [], []
     for tid in pinned:
-        why = _why(tid, pool, ok, gate)
+        why = _why(tid, pool, ok, gate, hidden)
         if why is None and cap is not None and plain(pool[tid]):
             if n_plain >= cap:
                 why = f"a plain test over the task's share (the naive agent passes it; at most {cap})"
@@ -101,7 +111,8 @@ def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[
             out.append(pool[tid])
         else:
             dropped.append((tid, why))
-    spare = (t for t in ranked if t.id not in used and (gate is None or gate(t) is None))
+    spare = (t for t in ranked if t.id not in used and (gate is None or gate(t) is None)
+             and not (hidden and publishes(t, hidden)))
     for tid, why in dropped:
         t = next((t for t in spare if cap is None or n_plain < cap or not plain(t)), None)
         if t is None:
@@ -117,12 +128,13 @@ def _fill(name: str, pinned: list[str], pool: dict, ok, ranked: list, used: set[
 
 def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict, learnable: set[str],
            recovered: set[str], secret: set[str], gate: Optional[Callable] = None,
-           plain: Optional[Callable] = None) -> Choice:
+           plain: Optional[Callable] = None, hidden: Iterable[str] = ()) -> Choice:
     """Ids under `select = "learnable"`: `pinned` maps "training", "live", "test" to the spec's
     lists; `dev` and `held_out` map simulation ids of the build-seed and test-seed suites.
     `gate(test) -> reason or None` is the sealing gate (`outputs.packs.gate`): a held-out
     test it refuses is replaced like an unlearnable one; `plain(test) -> bool` tells the plain
-    tests, of which the test list keeps at most its share."""
+    tests, of which the test list keeps at most its share. `hidden`: the task's capabilities,
+    which no training scenario's gold may call (`publishes`)."""
     choice = Choice()
 
     def ok_test(t) -> bool:
@@ -133,9 +145,10 @@ def choose(task_id: str, pinned: dict[str, list[str]], dev: dict, held_out: dict
 
     ranked_dev = stable_order(task_id, (t for t in dev.values() if ok_training(t)))
     ranked_held = stable_order(task_id, (t for t in held_out.values() if ok_test(t)))
-    used_dev = {tid for tid in pinned["training"] if _why(tid, dev, ok_training) is None}
+    used_dev = {tid for tid in pinned["training"] if _why(tid, dev, ok_training, hidden=hidden) is None}
     used_held = {tid for tid in (*pinned["live"], *pinned["test"]) if _why(tid, held_out, ok_test, gate) is None}
-    choice.training = _fill("training", pinned["training"], dev, ok_training, ranked_dev, used_dev, choice)
+    choice.training = _fill("training", pinned["training"], dev, ok_training, ranked_dev, used_dev, choice,
+                            hidden=hidden)
     choice.live = _fill("live", pinned["live"], held_out, ok_test, ranked_held, used_held, choice, gate)
     choice.tests = _fill("test", pinned["test"], held_out, ok_test, ranked_held, used_held, choice, gate, plain)
     return choice

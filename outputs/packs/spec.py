@@ -122,6 +122,36 @@ class ClientLever(_Strict):
         return self
 
 
+ROLE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
+
+
+class Stakeholder(_Strict):
+    """Another person of the business the developer may interview, besides the owner
+    (`[client]`, role `owner`): what they alone know, the facts they state by habit with
+    their own value, the policy sections their word decides, their own turn quota."""
+    role: str                                            # how the tools address them
+    title: str = Field(min_length=2, max_length=80)       # "Compliance officer"
+    persona: str = Field("", max_length=600)              # how they speak (the LLM client's prompt)
+    held: list[str] = Field(default_factory=list)         # removed from every delivered file
+    confirmable: list[str] = Field(default_factory=list)  # in the evidence; they confirm a reading
+    habits: list[str] = Field(default_factory=list)       # held by someone else; they say it with another value
+    governs: list[str] = Field(default_factory=list)      # top-level policy sections their word decides
+    turn_quota: int = Field(8, ge=1, le=200)
+
+    @model_validator(mode="after")
+    def _coherent(self) -> "Stakeholder":
+        if not ROLE.fullmatch(self.role) or self.role == "owner":
+            raise ValueError(f"role {self.role!r} must be lowercase letters, digits and dashes, and not owner")
+        for name in ("held", "confirmable", "habits", "governs"):
+            _unique(getattr(self, name), name)
+        if not (self.held or self.confirmable or self.habits):
+            raise ValueError(f"stakeholder {self.role} knows no fact (held, confirmable or habits)")
+        both = sorted(set(self.habits) & (set(self.held) | set(self.confirmable)))
+        if both:
+            raise ValueError(f"stakeholder {self.role} both knows and misstates {both[0]}")
+        return self
+
+
 class ApiLever(_Strict):
     deployment: str = "clean"  # domains/<name>/deployments/<id>.toml; "clean" always exists
 
@@ -224,6 +254,32 @@ class TaskSpec(_Strict):
     ids: IdsLever
     phrasing: PhrasingLever = Field(default_factory=PhrasingLever)
     sandbox: SandboxLimits = Field(default_factory=SandboxLimits)
+    stakeholders: list[Stakeholder] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _people(self) -> "TaskSpec":
+        if not self.stakeholders:
+            return self
+        if not self.client.enabled:
+            raise ValueError("stakeholders need the owner too: set client.enabled")
+        _unique([s.role for s in self.stakeholders], "stakeholder roles")
+        _unique([g for s in self.stakeholders for g in s.governs], "governed sections (one person's word each)")
+        owner = set(self.client.held) | set(self.client.confirmable) | set(self.client.contested)
+        known: dict[str, str] = {f: "owner" for f in owner}
+        for s in self.stakeholders:
+            for f in s.held + s.confirmable:
+                if f in known:
+                    raise ValueError(f"fact {f} is known to both {known[f]} and {s.role}")
+                known[f] = s.role
+        held = set(self.client.held) | {f for s in self.stakeholders for f in s.held}
+        for s in self.stakeholders:
+            for f in s.habits:
+                if f not in held:
+                    raise ValueError(f"stakeholder {s.role} misstates {f}, which nobody holds: a habit is a "
+                                     "held fact someone else states rightly")
+                if known.get(f) == s.role:
+                    raise ValueError(f"stakeholder {s.role} both knows and misstates {f}")
+        return self
 
     @model_validator(mode="after")
     def _ids(self) -> "TaskSpec":
@@ -237,18 +293,30 @@ class TaskSpec(_Strict):
 
     def sealed_dump(self) -> dict:
         """The spec as the sealed task.json keeps it: the client's capability and fix levers
-        appear only when the spec uses them, so a spec that does not reads as it always has."""
+        and the stakeholders appear only when the spec uses them, so a spec that does not reads
+        as it always has."""
         data = self.model_dump(mode="json")
         for key in ("capabilities", "can_deploy_fix"):
             if not data["client"][key]:
                 del data["client"][key]
+        if not data["stakeholders"]:
+            del data["stakeholders"]
         return data
+
+    @property
+    def held(self) -> list[str]:
+        """Every person's held facts: the owner's, then each stakeholder's (none is in a file)."""
+        return list(self.client.held) + [f for s in self.stakeholders for f in s.held]
+
+    @property
+    def confirmable(self) -> list[str]:
+        return list(self.client.confirmable) + [f for s in self.stakeholders for f in s.confirmable]
 
     @property
     def fact_ids(self) -> set[str]:
         """Every fact id the spec names (all must exist in the bundle's facts)."""
         c, w = self.client, self.workspace
-        return set(c.held) | set(c.confirmable) | set(c.contested) | set(w.stale_facts)
+        return set(self.held) | set(self.confirmable) | set(c.contested) | set(w.stale_facts)
 
     def levers(self) -> dict:
         """A summary of the levers (counts, no sealed content): what `index.json` lists."""
@@ -265,6 +333,9 @@ class TaskSpec(_Strict):
             "ids": {"test_seed": self.ids.test_seed, "training": len(self.ids.training), "live": len(self.ids.live),
                     "test": len(self.ids.test)},
             "phrasing": {"rules": list(self.phrasing.rules)},
+            **({"stakeholders": [{"role": s.role, "held": len(s.held), "confirmable": len(s.confirmable),
+                                  "habits": len(s.habits), "governs": len(s.governs), "turn_quota": s.turn_quota}
+                                 for s in self.stakeholders]} if self.stakeholders else {}),
         }
 
 
