@@ -91,27 +91,34 @@ def domains_env(lever_pack, monkeypatch):
 
 # --------------------------------------------------------------------------- the spec
 
-@pytest.mark.parametrize("edit, problem", [
+@pytest.mark.parametrize("edit, problem, line_has", [
     (lambda s: s.replace('operation = "start_rental"', 'operation = "cancel_rental"'),
-     "capability 'cancel_rental' is not an operation of the domain's API"),
+     "capability 'cancel_rental' is not an operation of the domain's API", 'operation = "cancel_rental"'),
     (lambda s: s.replace("can_deploy_fix = [1]", "can_deploy_fix = [4]"),
-     "can_deploy_fix names defect 4, but the deployment 'flaky-shop' has 4 defects"),
+     "can_deploy_fix names defect 4, but the deployment 'flaky-shop' has 4 defects", "can_deploy_fix"),
     (lambda s: s.replace('deployment = "flaky-shop"', 'deployment = "clean"'),
-     "can_deploy_fix names defect 1, but the deployment 'clean' has 0 defects"),
+     "can_deploy_fix names defect 1, but the deployment 'clean' has 0 defects", "can_deploy_fix"),
     (lambda s: s.replace("enabled = true", "enabled = false"),
-     "client is disabled but lists held, confirmable or contested facts, capabilities or fixes"),
-    (lambda s: s.replace('need = "start a rental"', 'need = ""'), "client.capabilities.0.need"),
-    (lambda s: s.replace('operation = "start_rental"', 'operation = "Start Rental"'), "must be an operation name"),
+     "client is disabled but lists held, confirmable or contested facts, capabilities or fixes", "[client]"),
+    (lambda s: s.replace('need = "start a rental"', 'need = ""'), "client.capabilities.0.need", "need ="),
+    (lambda s: s.replace('operation = "start_rental"', 'operation = "Start Rental"'), "must be an operation name",
+     'operation = "Start Rental"'),
     (lambda s: s + '\n[[client.capabilities]]\noperation = "start_rental"\nneed = "open a rental"\n',
-     "duplicate capability operations: start_rental"),
+     "duplicate capability operations: start_rental", "[client]"),
 ])
-def test_a_bad_capability_or_fix_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem):
+def test_a_bad_capability_or_fix_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem, line_has):
     from outputs.packs.build import BuildFailed
     with pytest.raises((FactforgeError, BuildFailed)) as e:
         _build(tmp_path, edit(SPEC), mock_task_ws_copy)
     msg = str(e.value)
-    assert problem in msg and f"{TASK}.toml" in msg and "\n" not in msg.strip(), msg
+    assert problem in msg and f"{TASK}.toml:" in msg and "\n" not in msg.strip(), msg
+    assert line_has in _line(edit(SPEC), msg, TASK), msg
     assert not (tmp_path / "pack").exists()
+
+
+def _line(spec: str, msg: str, task: str) -> str:
+    """The spec's line an error names (`FILE:LINE: problem`)."""
+    return spec.splitlines()[int(msg.split(f"{task}.toml:")[1].split(":")[0]) - 1]
 
 
 def test_a_spec_without_capabilities_or_fixes_seals_as_it_always_has():
@@ -393,29 +400,32 @@ def people_env(people_pack, monkeypatch):
     return people_pack
 
 
-@pytest.mark.parametrize("edit, problem", [
-    (lambda s: s.replace('role = "floor"', 'role = "owner"'), "role 'owner' must be"),
-    (lambda s: s.replace('role = "floor"', 'role = "finance"'), "duplicate stakeholder roles: finance"),
+@pytest.mark.parametrize("edit, problem, line_has", [
+    (lambda s: s.replace('role = "floor"', 'role = "owner"'), "role 'owner' must be", "[[stakeholders]]"),
+    (lambda s: s.replace('role = "floor"', 'role = "finance"'), "duplicate stakeholder roles: finance",
+     'role = "finance"'),
     (lambda s: s.replace('habits = ["_mock.late-returns.ea475b5c32"]', 'habits = ["_mock.rentals.2b581ad62c"]'),
-     "stakeholder floor misstates _mock.rentals.2b581ad62c, which nobody holds"),
+     "stakeholder 'floor' misstates _mock.rentals.2b581ad62c, which nobody holds", 'role = "floor"'),
     (lambda s: s.replace('confirmable = ["_mock.rentals.9a754fa838"]', 'held = ["_mock.late-returns.ea475b5c32"]'),
-     "fact _mock.late-returns.ea475b5c32 is known to both owner and finance"),
-    (lambda s: s.replace("enabled = true\nconfirmable", "enabled = false\nconfirmable"),
-     "client is disabled"),
+     "stakeholder 'finance' knows _mock.late-returns.ea475b5c32, which owner knows already", 'role = "finance"'),
+    (lambda s: s.replace('enabled = true\nconfirmable = ["_mock.rentals.9a754fa838"]\nturn_quota = 6',
+                         "enabled = false"),
+     "stakeholders need the owner too: set 'enabled' in [client]", "enabled = false"),
     (lambda s: s.replace('governs = ["Late returns"]', 'governs = ["Late fees"]'),
-     "stakeholder finance governs 'Late fees', which is no top-level policy section"),
+     "stakeholder finance governs 'Late fees', which is no top-level policy section", "governs"),
     (lambda s: s.replace('governs = ["Late returns"]', 'governs = ["Rentals"]'),
      "stakeholder floor misstates _mock.late-returns.ea475b5c32, but finance, who holds it, does not govern its "
-     "section 'Late returns'"),
+     "section 'Late returns'", "habits"),
     (lambda s: s.replace('habits = ["_mock.late-returns.ea475b5c32"]', 'held = ["_mock.nope.0000000000"]'),
-     "stakeholder floor: unknown fact id _mock.nope.0000000000"),
+     "stakeholder floor: unknown fact id _mock.nope.0000000000", "held"),
 ])
-def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem):
+def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem, line_has):
     from outputs.packs.build import BuildFailed
     with pytest.raises((FactforgeError, BuildFailed)) as e:
         _people_build(tmp_path, edit(PEOPLE_SPEC), mock_task_ws_copy)
     msg = str(e.value)
-    assert problem in msg and f"{PEOPLE_TASK}.toml" in msg and "\n" not in msg.strip(), msg
+    assert problem in msg and f"{PEOPLE_TASK}.toml:" in msg and "\n" not in msg.strip(), msg
+    assert line_has in _line(edit(PEOPLE_SPEC), msg, PEOPLE_TASK), msg
     assert not (tmp_path / "pack").exists()
 
 

@@ -287,7 +287,7 @@ def check_client_levers(ls: LoadedSpec, api, dep_raw: Optional[bytes]) -> None:
     for i, cap in enumerate(c.capabilities):
         if cap.operation not in ops:
             raise ls.error(f"capability {cap.operation!r} is not an operation of the domain's API; operations: "
-                           f"{', '.join(sorted(ops))}", "client", "capabilities")
+                           f"{', '.join(sorted(ops))}", "client", "capabilities", i, "operation")
     if c.can_deploy_fix:
         n = len(tomllib.loads(dep_raw.decode("utf-8")).get("defects", [])) if dep_raw is not None else 0
         bad = [i for i in c.can_deploy_fix if i >= n]

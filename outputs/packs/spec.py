@@ -261,7 +261,7 @@ class TaskSpec(_Strict):
         if not self.stakeholders:
             return self
         if not self.client.enabled:
-            raise ValueError("stakeholders need the owner too: set client.enabled")
+            raise ValueError("stakeholders need the owner too: set 'enabled' in [client]")
         _unique([s.role for s in self.stakeholders], "stakeholder roles")
         _unique([g for s in self.stakeholders for g in s.governs], "governed sections (one person's word each)")
         owner = set(self.client.held) | set(self.client.confirmable) | set(self.client.contested)
@@ -269,13 +269,14 @@ class TaskSpec(_Strict):
         for s in self.stakeholders:
             for f in s.held + s.confirmable:
                 if f in known:
-                    raise ValueError(f"fact {f} is known to both {known[f]} and {s.role}")
+                    raise ValueError(f"stakeholder '{s.role}' knows {f}, which {known[f]} knows already: one "
+                                     "person knows a fact")
                 known[f] = s.role
         held = set(self.client.held) | {f for s in self.stakeholders for f in s.held}
         for s in self.stakeholders:
             for f in s.habits:
                 if f not in held:
-                    raise ValueError(f"stakeholder {s.role} misstates {f}, which nobody holds: a habit is a "
+                    raise ValueError(f"stakeholder '{s.role}' misstates {f}, which nobody holds: a habit is a "
                                      "held fact someone else states rightly")
                 if known.get(f) == s.role:
                     raise ValueError(f"stakeholder {s.role} both knows and misstates {f}")
@@ -346,15 +347,33 @@ def toml_line(text: str, loc: tuple) -> Optional[int]:
     deepest key found (`[table]`, `[table.sub]`, `key = ...`), or of a list item's value."""
     keys = [str(k) for k in loc if not isinstance(k, int)]
     index = next((k for k in loc if isinstance(k, int)), None)
+    loc = tuple(loc)
     lines = text.splitlines()
     table: list[str] = []
     best: Optional[int] = None
+    items: dict[str, int] = {}
     for i, raw in enumerate(lines, 1):
         s = raw.strip()
+        if s.startswith("[["):   # an array of tables: the n-th [[stakeholders]] is stakeholders[n]
+            name = s.strip("[]").strip()
+            items[name] = items.get(name, -1) + 1
+            table = name.split(".")
+            at = len(table)
+            if tuple(loc[:at]) == tuple(table) and len(loc) > at and loc[at] == items[name]:
+                best = i
+                if len(loc) == at + 1:
+                    return i
+            continue
         if s.startswith("[") and not s.startswith("[["):
             table = [p.strip() for p in s.strip("[]").split(".")]
             if table == keys[:len(table)] and (best is None or len(table) >= 1):
                 best = i
+            continue
+        if ".".join(table) in items:   # a key of the current array item
+            at = len(table)
+            if (tuple(loc[:at]) == tuple(table) and len(loc) > at + 1 and loc[at] == items[".".join(table)]
+                    and "=" in s and s.split("=", 1)[0].strip() == str(loc[at + 1])):
+                return i
             continue
         key = s.split("=", 1)[0].strip() if "=" in s else None
         if key and table + [key] == keys[:len(table) + 1]:
@@ -398,7 +417,22 @@ def validation_error(e: ValidationError, path: Path, text: str) -> FactforgeErro
     loc = tuple(err["loc"])
     where = ".".join(str(x) for x in loc) or "spec"
     msg = err["msg"].removeprefix("Value error, ")
-    return FactforgeError(f"{where}: {msg}", path, toml_line(text, loc) if loc else None)
+    return FactforgeError(f"{where}: {msg}", path, toml_line(text, loc) if loc else named_line(text, msg))
+
+
+def named_line(text: str, problem: str) -> Optional[int]:
+    """For a problem of the whole spec (no location): the last line holding the first name it
+    quotes, as a quoted string or a key of the spec ("duplicate stakeholder roles: finance" ->
+    the second `role = "finance"`), so the error still points at the line to change."""
+    names = re.findall(r"'([^']+)'|([a-z_][\w.-]*\.[0-9a-f]{10})|(?<=: )([a-z][\w-]*)$", problem)
+    lines = text.splitlines()
+    for groups in names:
+        name = next(g for g in groups if g)
+        hits = [i for i, ln in enumerate(lines, 1) if not ln.lstrip().startswith("#")
+                and (f'"{name}"' in ln or ln.split("=")[0].strip() == name)]
+        if hits:
+            return hits[-1]
+    return None
 
 
 class LoadedSpec(BaseModel):

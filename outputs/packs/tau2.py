@@ -13,8 +13,9 @@ Every task is tau2's `Task` as is (`user_scenario` with structured instructions,
 `initial_state` null: the simulation starts from `db.json`, `evaluation_criteria` with
 `actions`, `communicate_info`, `nl_assertions`, `reward_basis`); what tau2 does not know
 sits under one key, `factforge`: the task pack id, the split, the database hashes, the trap
-kind, the fact ids exercised, the scripted user, the naive reference actions and the
-phrasing rules in force. Every file written is validated with `tau2_schema` first.
+kind, the fact ids exercised, the scripted user, the naive reference actions, the
+phrasing rules in force, and where the task has them its capabilities, the defects its client
+can fix and its stakeholders (`client_levers`). Every file written is validated with `tau2_schema` first.
 """
 from __future__ import annotations
 
@@ -25,6 +26,21 @@ from facts.errors import FactforgeError
 
 from .store import Pack, json_bytes
 from .tau2_schema import unknown_keys, validate_splits, validate_tasks
+
+
+def client_levers(resolved: dict) -> dict:
+    """What tau2 has no field for and a runner must know: the operations the deployment hides
+    until the client switches them on, the defects it can fix, the people to ask (only when
+    the task has them)."""
+    out: dict = {}
+    if resolved.get("capabilities"):
+        out["capabilities"] = [c["operation"] for c in resolved["capabilities"]]
+    if resolved.get("fixable"):
+        out["fixable_defects"] = list(resolved["fixable"])
+    people = resolved["spec"].get("stakeholders")
+    if people:
+        out["stakeholders"] = [{"role": p["role"], "governs": list(p["governs"])} for p in people]
+    return out
 
 
 def tau2_task(test: SimTest, extra: dict) -> dict:
@@ -53,7 +69,7 @@ def export_tau2(pack: Pack, out: Path, task_ids: list[str] | None = None) -> lis
             continue
         resolved = pack.json(entry.id, "sealed", "task.json")
         common = {"task_pack_id": entry.id, "phrasing_rules": [r["id"] for r in resolved["phrasing"]["rules"]],
-                  "deployment": resolved["deployment"]["id"]}
+                  "deployment": resolved["deployment"]["id"], **client_levers(resolved)}
         tests = [SimTest.model_validate(t) for t in pack.json(entry.id, "sealed", "tests.json")]
         live = [SimTest.model_validate(t) for t in pack.json(entry.id, "sealed", "live.json")]
         held = [tau2_task(t, {**common, "split": "test", "db_hash": resolved["test_db_hash"]}) for t in tests]
