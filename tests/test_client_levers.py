@@ -528,3 +528,29 @@ def test_an_engagement_addresses_people_by_role_and_records_each(people_env, tmp
     assert people["floor"]["habits_voiced"] == [DISCOUNT] and people["floor"]["held_total"] == 0
     assert people["owner"]["turns"] == 1 and people["floor"]["turns"] == 2
     assert all(v["cross_revealed"] == [] and v["flagged"] == [] for v in people.values())
+
+
+def test_the_tau2_export_carries_the_levers_in_its_own_namespace(domains_env, people_env, tmp_path):
+    from outputs.packs.store import Pack
+    from outputs.packs.tau2 import export_tau2
+    export_tau2(Pack(domains_env[0]), tmp_path / "a")
+    export_tau2(Pack(people_env[0]), tmp_path / "b")
+    caps = json.loads((tmp_path / "a" / TASK / "tasks.json").read_text())[0]
+    people = json.loads((tmp_path / "b" / PEOPLE_TASK / "tasks.json").read_text())[0]
+    assert caps["factforge"]["capabilities"] == ["start_rental"] and caps["factforge"]["fixable_defects"] == [1]
+    assert people["factforge"]["stakeholders"] == [{"role": "finance", "governs": ["Late returns"]},
+                                                   {"role": "floor", "governs": []}]
+    assert "stakeholders" not in caps["factforge"] and "capabilities" not in people["factforge"]
+
+
+def test_the_client_chat_command_interviews_a_stakeholder(people_env):
+    r = subprocess.run([sys.executable, "-m", "pipeline.cli", "client", "chat", str(people_env[0]), "--task",
+                        PEOPLE_TASK, "--role", "floor", "--json"], input=ASK_DISCOUNT + "\n" + WHO + "\n",
+                       capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
+    replies = [json.loads(x) for x in r.stdout.splitlines()]
+    assert [x["kind"] for x in replies] == ["answer", "governs"] and "20%" not in replies[0]["text"]
+    bad = subprocess.run([sys.executable, "-m", "pipeline.cli", "client", "chat", str(people_env[0]), "--task",
+                          PEOPLE_TASK, "--role", "ceo"], input="hi\n", capture_output=True, text=True, timeout=300)
+    assert bad.returncode == 1 and "Traceback" not in bad.stderr
+    assert "has nobody called 'ceo' to ask; people: owner, finance, floor" in bad.stderr

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Literal, Optional
+from typing import List, Literal, Optional
 
 import typer
 
@@ -29,7 +29,9 @@ def serve(pack: Path = typer.Argument(..., help="A task pack directory (holding 
           clock: Literal["real", "virtual"] = typer.Option("real", "--clock", help="real (wall time) or virtual (time moves on /_clock/wait)."),
           dev: bool = typer.Option(False, "--dev", help="Development run: the kit's data and the seeded exposure rate."),
           trial: int = typer.Option(0, "--trial", min=0, help="Trial number (salts every delay)."),
-          seed: int = typer.Option(0, "--seed", help="Seed of a development run's exposure.")):
+          seed: int = typer.Option(0, "--seed", help="Seed of a development run's exposure."),
+          enable: Optional[List[str]] = typer.Option(None, "--enable", metavar="<operation>", help="Switch on one of the task's capabilities (hidden until the client enables it); repeatable; all: every one."),
+          fixed: Optional[List[str]] = typer.Option(None, "--fixed", metavar="<defect>", help="Serve with the client's fix of one of the deployment's defects deployed (its index); repeatable; all: every one it can deploy.")):
     """Serve the task's API over its database until interrupted.
 
     Prints one JSON line when it listens (url, domain, deployment, defects, clock, mode, task).
@@ -38,11 +40,16 @@ def serve(pack: Path = typer.Argument(..., help="A task pack directory (holding 
     """
     from facts.errors import FactforgeError  # noqa: PLC0415
 
-    from .server import ApiServer, describe  # noqa: PLC0415
+    from .server import ApiServer, describe, switched  # noqa: PLC0415
 
     if not (pack / "index.json").is_file():
         raise FactforgeError("not a task pack (no index.json)", pack)
-    srv = ApiServer.from_pack(pack, task, dev=dev, trial=trial, seed=seed, clock=clock,
+    from outputs.packs.store import Pack  # noqa: PLC0415
+
+    on, off = switched(Pack(pack).json(task, "sealed", "task.json"), list(enable or []) or None,
+                       list(fixed or []) or None)
+    srv = ApiServer.from_pack(pack, task, dev=dev, trial=trial, seed=seed, clock=clock, enabled=tuple(on),
+                              fixed=tuple(off),
                               admin_token=os.environ.get("FACTFORGE_API_ADMIN_TOKEN") or None,
                               host=host, port=port, uds=uds)
     srv.serve_forever(ready=lambda: (print(describe(srv)), sys.stdout.flush()))

@@ -65,6 +65,32 @@ def task_capabilities(task: dict) -> list[str]:
     return [c["operation"] for c in task.get("capabilities", [])]
 
 
+def switched(task: dict, capabilities: Optional[list[str]], fixes: Optional[list[str]],
+             task_id: Optional[str] = None) -> tuple[set, set]:
+    """(capabilities switched on, defects fixed) of a run of a task (its sealed task.json):
+    `capabilities` names operations of the task's capabilities and `fixes` defect indices the
+    client can fix, either may say "all"; None: nothing. FactforgeError for a name the task
+    does not have."""
+    caps, fixable = task_capabilities(task), list(task.get("fixable", []))
+    name = task_id or task.get("spec", {}).get("id", "?")
+    wanted = list(capabilities or [])
+    enabled = set(caps) if "all" in wanted else set(wanted)
+    unknown = sorted(enabled - set(caps))
+    if unknown:
+        raise FactforgeError(f"task {name} has no capability {unknown[0][:60]!r}; "
+                             f"capabilities: {', '.join(caps) or 'none'}")
+    fixed: set[int] = set()
+    for f in fixes or []:
+        if f == "all":
+            fixed |= set(fixable)
+        elif not str(f).isdigit() or int(f) not in fixable:
+            raise FactforgeError(f"task {name} has no deployable fix {str(f)[:20]!r}; "
+                                 f"fixes (defect indices): {', '.join(map(str, fixable)) or 'none'}")
+        else:
+            fixed.add(int(f))
+    return enabled, fixed
+
+
 class ApiServer:
     """A uvicorn server for one `ApiState`, on a background thread."""
 

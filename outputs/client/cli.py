@@ -1,7 +1,7 @@
 """`factforge client ...`: talk to a task's client simulator (mounted in pipeline/cli.py).
 
-`factforge client chat PACK --task ID` reads one message per line from stdin and prints the
-client's reply (with `--json`, one JSON object per reply: turn, kind, text, asked, revealed,
+`factforge client chat PACK --task ID [--role R]` reads one message per line from stdin and
+prints the client's (or stakeholder R's) reply (with `--json`, one JSON object per reply: turn, kind, text, asked, revealed,
 flagged). It stops at end of input or when the turn quota is spent; `--log FILE` writes the
 exchange log (schema 1.0) at the end; `--show-prompt` prints the rendered system prompt and
 exits.
@@ -22,6 +22,7 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="The client s
 @app.command("chat")
 def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding index.json)."),
          task: str = typer.Option(..., "--task", help="The task id."),
+         role: str = typer.Option("owner", "--role", help="Whom to interview: owner, or a stakeholder's role (the kit's task.json client.people)."),
          mode: Literal["offline", "llm"] = typer.Option("offline", "--mode", help="offline (deterministic) or llm (litellm; needs --model)."),
          model: Optional[str] = typer.Option(None, "--model", help="litellm model name (llm mode)."),
          as_json: bool = typer.Option(False, "--json", help="One JSON object per reply."),
@@ -39,7 +40,7 @@ def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding i
         litellm_module()  # quiet: its banners would land among the replies on stdout
     from .simulator import ClientSimulator  # noqa: PLC0415
 
-    sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model)  # type: ignore[arg-type]
+    sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model, role=role)  # type: ignore[arg-type]
     if show_prompt:
         sys.stdout.write(sim.prompt)
         return

@@ -98,23 +98,10 @@ class TaskContext:
         names and defect indices, or "all"; None: nothing) and return its record, which
         `results.json` keeps; None for a task without capabilities or fixes (nothing to set)."""
         from facts.hashing import content_hash  # noqa: PLC0415
+        from outputs.api.server import switched  # noqa: PLC0415
 
         caps, fixable = self.capabilities, self.fixable
-        wanted = list(capabilities or [])
-        enabled = set(caps) if "all" in wanted else set(wanted)
-        unknown = sorted(enabled - set(caps))
-        if unknown:
-            raise FactforgeError(f"task {self.task_id} has no capability {unknown[0]!r}; capabilities: "
-                                 f"{', '.join(caps) or 'none'}")
-        fixed: set[int] = set()
-        for f in fixes or []:
-            if f == "all":
-                fixed |= set(fixable)
-            elif not str(f).isdigit() or int(f) not in fixable:
-                raise FactforgeError(f"task {self.task_id} has no deployable fix {str(f)[:20]!r}; fixes (defect "
-                                     f"indices): {', '.join(map(str, fixable)) or 'none'}")
-            else:
-                fixed.add(int(f))
+        enabled, fixed = switched(self.sealed, capabilities, fixes, self.task_id)
         self.enabled, self.fixed = frozenset(enabled), frozenset(fixed)
         if not caps and not fixable:
             return None
