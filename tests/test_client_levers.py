@@ -554,3 +554,60 @@ def test_the_client_chat_command_interviews_a_stakeholder(people_env):
                           PEOPLE_TASK, "--role", "ceo"], input="hi\n", capture_output=True, text=True, timeout=300)
     assert bad.returncode == 1 and "Traceback" not in bad.stderr
     assert "has nobody called 'ceo' to ask; people: owner, finance, floor" in bad.stderr
+
+
+# --------------------------------------------------------------------------- discovery tiers
+
+def _owner(tier: str):
+    from domains.variants import resolve
+    from outputs.client.knowledge import ClientKnowledge
+    from outputs.client.simulator import ClientSimulator
+    data = ClientKnowledge(turn_quota=10, held=[{"fact_id": DISCOUNT, "section": ["Late returns"],
+                                                "statement": "Pass holders get a 20% discount on late fees.",
+                                                "values": ["20%"]}], tiers={DISCOUNT: tier} if tier else {})
+    return ClientSimulator(data, facts=resolve("_mock").factset())
+
+
+def test_a_pointer_tier_fact_is_pointed_to_once_the_talk_turns_to_its_section():
+    sim = _owner("pointer")
+    off_topic = sim.reply("How many bikes can one customer rent?")
+    assert not off_topic.pointed
+    r = sim.reply("Tell me about late returns.")
+    assert r.pointed == [DISCOUNT] and r.revealed == [] and "20%" not in r.text
+    assert 'One more thing on Late returns, which isn\'t written down anywhere: "Pass holders get a … discount on ' \
+           'late fees". Ask me for that one.' in r.text
+    assert not sim.reply("Tell me about late returns.").pointed           # once
+    exact = sim.reply(ASK_DISCOUNT)
+    assert exact.kind == "answer" and exact.revealed == [DISCOUNT] and exact.flagged == []
+    silent = _owner("exact")
+    assert not silent.reply("Tell me about late returns.").pointed
+
+
+def test_a_caveat_tier_fact_is_answered_hedged_to_a_loose_question_and_an_exact_one_is_not():
+    loose = "What do pass holders get?"
+    hedged = _owner("caveat").reply(loose)
+    assert hedged.kind == "answer" and hedged.text.startswith("If you mean this one, and check it before you rely on")
+    assert hedged.revealed == [DISCOUNT] and hedged.flagged == []          # the tier answers it: no leak
+    for tier in ("exact", ""):
+        assert _owner(tier).reply(loose).kind == "vague"
+    assert _owner("exact").reply(ASK_DISCOUNT).revealed == [DISCOUNT]
+
+
+def test_tiers_name_held_facts_and_reach_the_sealed_client(tmp_path, mock_task_ws_copy):
+    from domains import load_pack
+    from outputs.packs.build import BuildOptions, Builder
+    from outputs.packs.spec import load_spec
+    from outputs.packs.store import Pack
+    src = (ROOT / "domains" / "_mock" / "tasks" / "_mock-client-knows.toml").read_text()
+    spec = src.replace("turn_quota = 8", f'turn_quota = 8\ntiers = {{ "{DISCOUNT}" = "pointer" }}')
+    bad = tmp_path / "bad" / "_mock-client-knows.toml"
+    bad.parent.mkdir()
+    bad.write_text(spec.replace(f'"{DISCOUNT}" = "pointer"', '"_mock.rentals.9a754fa838" = "pointer"'))
+    with pytest.raises(FactforgeError, match="tiers names _mock.rentals.9a754fa838, which is not a held fact"):
+        load_spec(bad)
+    root = tmp_path / "good"
+    dst = _domain_copy(root, spec.replace("_mock-client-knows", TASK))
+    (dst / "tasks" / f"{TASK}.toml").rename(dst / "tasks" / "_mock-client-knows.toml")
+    (dst / "tasks" / "_mock-client-knows.toml").write_text(spec)
+    path, _, _ = Builder(root / "pack", BuildOptions(seed=0, workspace=mock_task_ws_copy)).build([load_pack(dst)])
+    assert Pack(path).json("_mock-client-knows", "sealed", "client.json")["tiers"] == {DISCOUNT: "pointer"}

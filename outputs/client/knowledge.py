@@ -7,7 +7,8 @@ that the leak check uses.
 confirmable[...same], contested[{...same, conflicting_statement, conflicting_values,
 current_in, conflicting_in}]}`, and, for a task that has them, `capabilities[{operation,
 need, method, path, summary}]` (operations the deployment hides until the client switches
-them on), `can_deploy_fix[defect index]` (defects the client fixes once convinced) and
+them on), `can_deploy_fix[defect index]` (defects the client fixes once convinced),
+`tiers{fact id: pointer | caveat | exact}` (how a held fact is discovered) and
 `stakeholders[{role, title, persona, turn_quota, governs, held, confirmable, habits}]` (the
 other people the developer may ask: `StakeholderBrief`).
 """
@@ -80,6 +81,7 @@ class ClientKnowledge(_Strict):
     contested: list[ContestedFact] = Field(default_factory=list)
     capabilities: list[CapabilityBrief] = Field(default_factory=list)
     can_deploy_fix: list[int] = Field(default_factory=list)
+    tiers: dict[str, Literal["pointer", "caveat", "exact"]] = Field(default_factory=dict)
     stakeholders: list[StakeholderBrief] = Field(default_factory=list)
 
     def directory(self) -> dict[str, tuple[str, str]]:

@@ -21,7 +21,9 @@ versions; the client knows which is in force) and its production API's defects. 
      (`governs`; the owner's for every section no stakeholder governs);
   5. a question specifically about one fact (`outputs.client.match`: the best-matching fact
      of the whole domain, above the coverage threshold, not tied):
-     - held: answered with that fact's statement, and nothing else (`answer`);
+     - held: answered with that fact's statement, and nothing else (`answer`); a held fact
+       of the `caveat` tier is answered, hedged, even to a question that does not single it
+       out (two of its terms, short of the coverage bar or tied with another rule);
      - confirmable: a proposed reading (the message states values of the fact's types) is
        confirmed when every proposed value is the fact's (`confirm`) or denied (`deny`),
        never corrected; without a proposed reading the client asks for one (`records`);
@@ -42,6 +44,12 @@ simulator of its own (`ClientSimulator.cast`, by role) with its own knowledge an
 and no defect briefs. A fact a stakeholder states by habit is held by them with their own
 value, so they answer it as precisely, and wrongly; whose word decides is the governance
 (step 4).
+
+Discovery tiers (`tiers` of the client's knowledge): a held fact is `exact` (the default:
+silent until asked exactly), `caveat` (above) or `pointer`: once the talk turns to its
+top-level section (a message names the section or asks about one of its rules), whatever the
+reply, the client adds that a rule on it is not written down, what it is about (its statement
+with the values masked) and to ask for it; once, and never after it is revealed.
 
 Every exchange is logged (`ClientLog`) with the fact ids the message asked about, the fact
 ids the reply revealed (detected in the reply's text, whatever the mode) and `flagged`: held
@@ -64,7 +72,7 @@ from facts.values import find_values, slot_matches
 
 from .defects import DefectBrief, about_api, brief
 from .knowledge import ClientKnowledge, Knowledge
-from .match import terms, tied
+from .match import MIN_SHARED_TERMS, terms, tied
 from .prompt import render_prompt
 
 LOG_SCHEMA_VERSION = "1.0"
@@ -110,6 +118,7 @@ class Reply(_Strict):
     defects: list[int] = Field(default_factory=list)    # deployment defect indices confirmed
     fixes: list[int] = Field(default_factory=list)      # defect indices whose fix this reply deployed
     offered: list[str] = Field(default_factory=list)    # capabilities this reply offered
+    pointed: list[str] = Field(default_factory=list)    # held facts this reply pointed to (pointer tier)
     enabled: list[str] = Field(default_factory=list)    # capabilities this reply switched on
     flagged: list[str] = Field(default_factory=list)    # held facts revealed but not asked about
 
@@ -238,7 +247,10 @@ class ClientSimulator:
             r = self._levers(turn, message) or Reply(turn=turn, text=self._llm(message), kind="llm")
         else:
             r = self._offline(turn, message)
+        if r.kind != "quota":
+            r = self._point(r, message)
         revealed = self.k.revealed(r.text, ("held", "contested"))
+        asked = list(dict.fromkeys([*asked, *r.asked]))
         r = r.model_copy(update={"asked": asked, "revealed": revealed,
                                  "flagged": [f for f in revealed if self.k.role(f) == "held" and f not in asked]})
         self.log.exchanges.append(Exchange(message=message, **r.model_dump()))
@@ -296,6 +308,41 @@ class ClientSimulator:
                 f"On {section}, it's {title}'s call: ask {role}.")
         return Reply(turn=turn, text=text, kind="governs")
 
+    # ---- discovery tiers ---------------------------------------------------------------------
+    def _point(self, r: Reply, message: str) -> Reply:
+        """A pointer-tier held fact of the section the talk turned to (the message names the
+        section, or is about a rule of it), once and never once revealed: the reply goes on to
+        say such a rule exists, what it is about, and to ask for it; never its value."""
+        tiers = self.k.data.tiers
+        if not tiers:
+            return r
+        done = {f for e in self.log.exchanges for f in (*e.pointed, *e.revealed)}
+        said = set(terms(message))
+        touched = {self.sections.get(s.key) for s in self.k.index.about(message)}
+        for fid in self.k.held:
+            section = self.sections.get(fid)
+            if tiers.get(fid) != "pointer" or fid in done or section is None or fid in self.k.revealed(r.text):
+                continue
+            if section in touched or (set(terms(section)) and set(terms(section)) <= said):
+                topic = re.sub(r"\{[a-z_]+\}", "…", self.k.facts[fid].template()).rstrip(".")
+                text = (f"{r.text} One more thing on {section}, which isn't written down anywhere: "
+                        f"\"{topic}\". Ask me for that one.")
+                return r.model_copy(update={"text": text, "pointed": [*r.pointed, fid]})
+        return r
+
+    def _caveat(self, turn: int, message: str) -> Optional[Reply]:
+        """A caveat-tier held fact a message touches without singling it out (two of its terms,
+        short of the exact bar, or tied with another rule): answered, hedged."""
+        keys = [f for f in self.k.held if self.k.data.tiers.get(f) == "caveat"]
+        if not keys:
+            return None
+        for sc in self.k.index.score(message, keys):
+            if sc.n_shared >= min(MIN_SHARED_TERMS, sc.n_terms):
+                return Reply(turn=turn, kind="answer", asked=[sc.key],   # the tier answers it: asked, not leaked
+                             text=f"If you mean this one, and check it before you rely on it: "
+                                  f"{self.k.facts[sc.key].statement}")
+        return None
+
     def _offline(self, turn: int, message: str) -> Reply:
         lever = self._levers(turn, message) or self._governs(turn, message)
         if lever is not None:
@@ -305,6 +352,9 @@ class ClientSimulator:
             text = " ".join(f"Yes, that's a known problem: {b.behaviour}. What works: {b.remediation}." for b in met)
             return Reply(turn=turn, text=text, kind="defect_confirmed", defects=[b.index for b in met])
         best, about = self.k.index.best(message)
+        hedged = self._caveat(turn, message) if best is None else None
+        if hedged is not None:
+            return hedged
         if best is None:
             if about_api(message, self.briefs):
                 return Reply(turn=turn, text=TEXT["defect_unconfirmed"], kind="defect_unconfirmed")

@@ -720,6 +720,8 @@ class Builder:
                                        "summary": ops[cap.operation].summary} for cap in c.capabilities]
         if c.can_deploy_fix:
             levers["can_deploy_fix"] = sorted(c.can_deploy_fix)
+        if c.tiers:
+            levers["tiers"] = dict(sorted(c.tiers.items()))
         if spec.stakeholders:
             levers["stakeholders"] = [stakeholder_brief(p, by_id, fact, seed) for p in spec.stakeholders]
         return {"schema_version": "1.0", "enabled": c.enabled, "turn_quota": c.turn_quota, **levers,

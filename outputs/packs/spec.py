@@ -96,6 +96,10 @@ class ClientLever(_Strict):
     capabilities: list[Capability] = Field(default_factory=list)  # hidden operations the client can switch on
     # indices of the deployment's defects the client has fixed once a report meets their disclosure conditions
     can_deploy_fix: list[int] = Field(default_factory=list)
+    # how a held fact is discovered: "pointer" (the client points to it when the talk turns to its
+    # section), "caveat" (answered, hedged, to a question about it that does not single it out),
+    # "exact" (the default: silent until asked exactly)
+    tiers: dict[str, Literal["pointer", "caveat", "exact"]] = Field(default_factory=dict)
 
     @model_validator(mode="after")
     def _coherent(self) -> "ClientLever":
@@ -106,6 +110,9 @@ class ClientLever(_Strict):
         _unique([str(i) for i in self.can_deploy_fix], "defect indices in can_deploy_fix")
         if any(i < 0 for i in self.can_deploy_fix):
             raise ValueError("can_deploy_fix lists defect indices (0 is the deployment's first defect)")
+        stray = sorted(set(self.tiers) - set(self.held))
+        if stray:
+            raise ValueError(f"tiers names {stray[0]}, which is not a held fact of the client")
         levers = any(lists.values()) or self.capabilities or self.can_deploy_fix
         if not self.enabled and levers:
             raise ValueError("client is disabled but lists held, confirmable or contested facts, capabilities "
@@ -297,7 +304,7 @@ class TaskSpec(_Strict):
         and the stakeholders appear only when the spec uses them, so a spec that does not reads
         as it always has."""
         data = self.model_dump(mode="json")
-        for key in ("capabilities", "can_deploy_fix"):
+        for key in ("capabilities", "can_deploy_fix", "tiers"):
             if not data["client"][key]:
                 del data["client"][key]
         if not data["stakeholders"]:
@@ -327,7 +334,8 @@ class TaskSpec(_Strict):
             "client": {"enabled": c.enabled, "held": len(c.held), "confirmable": len(c.confirmable),
                        "contested": len(c.contested), "turn_quota": c.turn_quota,
                        **({"capabilities": len(c.capabilities)} if c.capabilities else {}),
-                       **({"fixes": len(c.can_deploy_fix)} if c.can_deploy_fix else {})},
+                       **({"fixes": len(c.can_deploy_fix)} if c.can_deploy_fix else {}),
+                       **({"tiers": dict(sorted(c.tiers.items()))} if c.tiers else {})},
             "api": {"deployment": self.api.deployment},
             "workspace": {"kind": w.kind, "gaps": len(w.omit_sections) + len(w.stale_facts) + len(w.code_gaps)},
             "models": {"menu": self.models.menu, "models": list(self.models.models), "budget": list(self.models.budget)},
