@@ -56,31 +56,29 @@ REPORT = "start_rental answered 504 Gateway Timeout, but the rental was created 
 needs_bwrap = pytest.mark.skipif(bwrap_path() is None, reason="bubblewrap (bwrap) is not installed")
 
 
-def _domain_copy(root: Path, spec: str) -> Path:
-    """A copy of the `_mock` domain whose only task is `spec`; returns the copy's folder."""
-    from domains import get_pack
+def _build(root: Path, spec: str, ws: Path, task: str = TASK):
+    """Build a copy of the `_mock` domain whose only task is `spec` (the task `task`)."""
+    from domains import get_pack, load_pack
+    from outputs.packs.build import BuildOptions, Builder
 
     dst = root / "domains" / "_mock"
     shutil.copytree(get_pack("_mock").path, dst, ignore=shutil.ignore_patterns("__pycache__"))
     for p in (dst / "tasks").glob("*.toml"):
         p.unlink()
-    (dst / "tasks" / f"{TASK}.toml").write_text(spec, encoding="utf-8")
-    return dst
+    (dst / "tasks" / f"{task}.toml").write_text(spec, encoding="utf-8")
+    return Builder(root / "pack", BuildOptions(seed=0, workspace=ws)).build([load_pack(dst)])
 
 
-def _build(root: Path, spec: str, ws: Path):
-    from domains import load_pack
-    from outputs.packs.build import BuildOptions, Builder
-
-    return Builder(root / "pack", BuildOptions(seed=0, workspace=ws)).build([load_pack(_domain_copy(root, spec))])
+def _built(tmp_path_factory, ws: Path, spec: str, task: str):
+    """(pack, domains folder, the task's build result)."""
+    root = tmp_path_factory.mktemp(task)
+    path, _, results = _build(root, spec, ws, task)
+    return path, str(root / "domains"), results[0]
 
 
 @pytest.fixture(scope="module")
 def lever_pack(tmp_path_factory, mock_task_ws_copy):
-    """(pack, domains folder) of the task above, built from a copy of the `_mock` domain."""
-    root = tmp_path_factory.mktemp("levers")
-    path, _, results = _build(root, SPEC, mock_task_ws_copy)
-    return path, str(root / "domains"), results[0]
+    return _built(tmp_path_factory, mock_task_ws_copy, SPEC, TASK)
 
 
 @pytest.fixture
@@ -377,21 +375,9 @@ ASK_DISCOUNT = "Do pass holders get a discount on late fees?"
 WHO = "Who has the final word on the pass holder discount on late fees?"
 
 
-def _people_build(root: Path, spec: str, ws: Path):
-    from domains import load_pack
-    from outputs.packs.build import BuildOptions, Builder
-
-    dst = _domain_copy(root, spec.replace(PEOPLE_TASK, TASK))
-    (dst / "tasks" / f"{TASK}.toml").rename(dst / "tasks" / f"{PEOPLE_TASK}.toml")
-    (dst / "tasks" / f"{PEOPLE_TASK}.toml").write_text(spec, encoding="utf-8")
-    return Builder(root / "pack", BuildOptions(seed=0, workspace=ws)).build([load_pack(dst)])
-
-
 @pytest.fixture(scope="module")
 def people_pack(tmp_path_factory, mock_task_ws_copy):
-    root = tmp_path_factory.mktemp("people")
-    path, _, results = _people_build(root, PEOPLE_SPEC, mock_task_ws_copy)
-    return path, str(root / "domains"), results[0]
+    return _built(tmp_path_factory, mock_task_ws_copy, PEOPLE_SPEC, PEOPLE_TASK)
 
 
 @pytest.fixture
@@ -422,7 +408,7 @@ def people_env(people_pack, monkeypatch):
 def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem, line_has):
     from outputs.packs.build import BuildFailed
     with pytest.raises((FactforgeError, BuildFailed)) as e:
-        _people_build(tmp_path, edit(PEOPLE_SPEC), mock_task_ws_copy)
+        _build(tmp_path, edit(PEOPLE_SPEC), mock_task_ws_copy, PEOPLE_TASK)
     msg = str(e.value)
     assert problem in msg and f"{PEOPLE_TASK}.toml:" in msg and "\n" not in msg.strip(), msg
     assert line_has in _line(edit(PEOPLE_SPEC), msg, PEOPLE_TASK), msg
@@ -594,8 +580,6 @@ def test_a_caveat_tier_fact_is_answered_hedged_to_a_loose_question_and_an_exact_
 
 
 def test_tiers_name_held_facts_and_reach_the_sealed_client(tmp_path, mock_task_ws_copy):
-    from domains import load_pack
-    from outputs.packs.build import BuildOptions, Builder
     from outputs.packs.spec import load_spec
     from outputs.packs.store import Pack
     src = (ROOT / "domains" / "_mock" / "tasks" / "_mock-client-knows.toml").read_text()
@@ -605,9 +589,5 @@ def test_tiers_name_held_facts_and_reach_the_sealed_client(tmp_path, mock_task_w
     bad.write_text(spec.replace(f'"{DISCOUNT}" = "pointer"', '"_mock.rentals.9a754fa838" = "pointer"'))
     with pytest.raises(FactforgeError, match="tiers names _mock.rentals.9a754fa838, which is not a held fact"):
         load_spec(bad)
-    root = tmp_path / "good"
-    dst = _domain_copy(root, spec.replace("_mock-client-knows", TASK))
-    (dst / "tasks" / f"{TASK}.toml").rename(dst / "tasks" / "_mock-client-knows.toml")
-    (dst / "tasks" / "_mock-client-knows.toml").write_text(spec)
-    path, _, _ = Builder(root / "pack", BuildOptions(seed=0, workspace=mock_task_ws_copy)).build([load_pack(dst)])
+    path, _, _ = _build(tmp_path / "good", spec, mock_task_ws_copy, "_mock-client-knows")
     assert Pack(path).json("_mock-client-knows", "sealed", "client.json")["tiers"] == {DISCOUNT: "pointer"}
