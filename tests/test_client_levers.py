@@ -591,3 +591,35 @@ def test_tiers_name_held_facts_and_reach_the_sealed_client(tmp_path, mock_task_w
         load_spec(bad)
     path, _, _ = _build(tmp_path / "good", spec, mock_task_ws_copy, "_mock-client-knows")
     assert Pack(path).json("_mock-client-knows", "sealed", "client.json")["tiers"] == {DISCOUNT: "pointer"}
+
+
+def test_in_llm_mode_the_deployment_changes_by_rule_and_each_person_has_their_prompt(domains_env, people_env):
+    """An LLM client phrases the talk, but what changes the scored deployment (an offer, a
+    switch, a fix) follows the offline rules, so it never depends on a model's wording; a
+    stakeholder's prompt is theirs: their title, persona and whose word decides what."""
+    from outputs.client.simulator import ClientSimulator
+    sim = ClientSimulator.from_pack(domains_env[0], TASK, mode="llm", model="gpt-4o-mini",
+                                    llm_params={"mock_response": "Sure, whatever you need."})
+    assert sim.reply("Hello, how are you?").kind == "llm"
+    assert sim.reply(NEED).kind == "offer" and sim.reply(ACCEPT).enabled == ["start_rental"]
+    assert sim.reply(REPORT).fixes == [1]
+    cast = ClientSimulator.cast(people_env[0], PEOPLE_TASK, mode="llm", model="gpt-4o-mini",
+                                llm_params={"mock_response": "Pass holders get a 20% discount on late fees."})
+    assert cast["finance"].prompt.startswith("You are the finance lead at Pedalwise Rentals.")
+    assert "Precise and brief; speaks for the fee schedule." in cast["finance"].prompt
+    assert "- Late returns: the finance lead (finance)" in cast["floor"].prompt
+    assert "Pass holders get a 20% discount" not in cast["floor"].prompt       # not theirs to know
+    r = cast["floor"].reply("Hi there")
+    assert r.kind == "llm" and r.flagged == []          # not their version: the record's cross_revealed counts it
+    assert cast["finance"].reply("Hi there").flagged == [DISCOUNT]            # their own, unasked: flagged
+
+
+def test_a_person_who_says_another_persons_version_is_counted(people_env, tmp_path):
+    from outputs.client.simulator import Exchange
+    from outputs.engage.tools import ToolService
+    svc = ToolService(people_env[0], PEOPLE_TASK, tmp_path)
+    svc.call("ask_owner", {"message": ASK_DISCOUNT, "role": "floor"})             # their habit: their own
+    assert svc.usage()["people"]["floor"]["cross_revealed"] == []
+    svc.people["floor"].log.exchanges.append(Exchange(turn=2, message="Hi", kind="llm",
+                                                      text="Pass holders get a 20% discount on late fees."))
+    assert svc.usage()["people"]["floor"]["cross_revealed"] == [DISCOUNT]       # finance's version, not theirs

@@ -441,17 +441,19 @@ class ToolService:
         out = {}
         for role, person in self.people.items():
             ex = person.log.exchanges
-            said = " ".join(e.text for e in ex)
             own = set(person.k.held)
-            others = sorted({f for r, p in self.people.items() if r != role for f in p.k.revealed(said)
-                             if f not in own})
+            others: set[str] = set()
+            for e in ex:   # in each reply, another's fact their own version does not explain
+                theirs = set(person.k.revealed(e.text))
+                others |= {f for r, p in self.people.items() if r != role for f in p.k.revealed(e.text)
+                           if f not in theirs}
             habits = {f.fact_id for f in next((s.habits for s in self.client.k.data.stakeholders if s.role == role),
                                               [])}
             revealed = {f for e in ex for f in e.revealed}
             out[role] = {"turns": len(ex), "quota": person.k.data.turn_quota,
                          "held_elicited": sorted(f for f in revealed if f in own - habits),
                          "held_total": len(own - habits), "habits_voiced": sorted(revealed & habits),
-                         "flagged": sorted({f for e in ex for f in e.flagged}), "cross_revealed": others}
+                         "flagged": sorted({f for e in ex for f in e.flagged}), "cross_revealed": sorted(others)}
         return out
 
     # ---- serving -------------------------------------------------------------------------
