@@ -623,3 +623,10 @@ def test_a_person_who_says_another_persons_version_is_counted(people_env, tmp_pa
     svc.people["floor"].log.exchanges.append(Exchange(turn=2, message="Hi", kind="llm",
                                                       text="Pass holders get a 20% discount on late fees."))
     assert svc.usage()["people"]["floor"]["cross_revealed"] == [DISCOUNT]       # finance's version, not theirs
+
+
+def test_a_habit_no_test_exercises_fails_the_build(tmp_path, mock_task_ws_copy):
+    from outputs.packs.build import BuildFailed
+    spec = PEOPLE_SPEC.replace('"_mock.explain-late-fee.3b4dfc2cd2", ', '"_mock.rent-2-bikes.635d0338d3", ')
+    with pytest.raises(BuildFailed, match=f"stakeholder floor's habit {DISCOUNT}: no test exercises it"):
+        _build(tmp_path, spec, mock_task_ws_copy, PEOPLE_TASK)

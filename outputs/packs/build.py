@@ -336,11 +336,15 @@ def stakeholder_brief(person, by_id: dict, fact: Callable[[str], dict], seed: in
             "confirmable": [fact(f) for f in person.confirmable], "habits": habits}
 
 
-def unexercised_capabilities(spec, tests: list[SimTest]) -> list[str]:
-    """A capability no sealed test's gold calls would cost a developer who never asks nothing."""
+def unexercised_levers(spec, tests: list[SimTest]) -> list[str]:
+    """A capability no sealed test's gold calls would cost a developer who never asks nothing;
+    a habit no sealed test exercises would make believing the wrong person free."""
     called = {c.name for t in tests for c in t.gold_calls()}
+    exercised = {f for t in tests for f in t.factforge.fact_ids}
     return [f"capability {cap.operation}: no test's gold calls it, so a developer who never asks for it loses "
-            "nothing" for cap in spec.client.capabilities if cap.operation not in called]
+            "nothing" for cap in spec.client.capabilities if cap.operation not in called] + \
+        [f"stakeholder {p.role}'s habit {f}: no test exercises it, so taking their word costs nothing"
+         for p in spec.stakeholders for f in p.habits if f not in exercised]
 
 
 def client_facts(spec, disputed) -> tuple[set[str], set[str]]:
@@ -490,7 +494,7 @@ class Builder:
                 missing = sorted(set(t.factforge.fact_ids) - learnable)
                 checks["tests_learnable"].append(f"{t.id}: exercises facts neither in the kit nor known to the "
                                                  f"client: {', '.join(missing[:4])}")
-        checks["tests_learnable"] += unexercised_capabilities(spec, sel.tests)
+        checks["tests_learnable"] += unexercised_levers(spec, sel.tests)
         checks["tests_learnable"] += [f"training {t.id}: {why}" for t in sel.training for why in [publishes(t, hidden)]
                                       if why]
         for t in sel.training:

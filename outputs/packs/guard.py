@@ -31,7 +31,7 @@ from domains import DomainPack
 from facts.errors import FactforgeError
 
 from .build import BuildOptions, DomainBuild, check_client_levers, check_spec_facts, client_facts, \
-    resolve_deployment, unexercised_capabilities
+    resolve_deployment, unexercised_levers
 from .gate import gate_for, plain_share_problem, task_brand, task_rules
 from .select import choose, learnable_test, learnable_training, publishes
 from .spec import LoadedSpec, load_domain_specs
@@ -103,7 +103,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
     if spec.ids.select == "learnable":
         ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why, gate.plain,
                     [c.operation for c in spec.client.capabilities])
-        v.problems += ch.problems + unexercised_capabilities(spec, ch.tests)
+        v.problems += ch.problems + unexercised_levers(spec, ch.tests)
         v.replaced = ch.replaced
         _sealed_summary(v, ch.tests, gate)
         return v
@@ -123,7 +123,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
             elif name != "training" and gate.why(t):
                 v.problems.append(f"{tid}: refused by the sealing gate: {gate.why(t)}")
     tests = [held_out[t] for t in pinned["test"] if t in held_out]
-    v.problems += plain_share_problem(tests, gate) + unexercised_capabilities(spec, tests)
+    v.problems += plain_share_problem(tests, gate) + unexercised_levers(spec, tests)
     _sealed_summary(v, tests, gate)
     return v
 
