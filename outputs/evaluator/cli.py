@@ -137,7 +137,7 @@ def eval_command(
         raise typer.BadParameter("--user llm needs --user-model (a litellm model name)", param_hint="'--user'")
     from facts.errors import FactforgeError  # noqa: PLC0415
 
-    from .engine import REFERENCE_AGENTS, EvalConfig, run_eval, write_results  # noqa: PLC0415
+    from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
     from .report import write_report  # noqa: PLC0415
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,

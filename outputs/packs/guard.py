@@ -30,8 +30,8 @@ from typing import Optional
 from domains import DomainPack
 from facts.errors import FactforgeError
 
-from .build import BuildOptions, DomainBuild, check_client_levers, check_spec_facts, client_facts, \
-    resolve_deployment, unexercised_levers
+from .build import BuildOptions, DomainBuild, check_spec_facts, resolve_deployment
+from .client import check_client_levers, client_facts, unexercised_levers
 from .gate import gate_for, plain_share_problem, task_brand, task_rules
 from .select import choose, learnable_test, learnable_training, publishes
 from .spec import LoadedSpec, load_domain_specs

@@ -29,7 +29,8 @@ from pydantic import ValidationError
 from domains import DomainPack
 from facts.errors import FactforgeError
 
-from .build import BuildOptions, DomainBuild, client_facts, surface_of
+from .build import BuildOptions, DomainBuild, surface_of
+from .client import client_facts
 from .gate import gate_for, task_brand, task_rules
 from .select import learnable_test, learnable_training, publishes, stable_order
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
