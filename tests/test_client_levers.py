@@ -4,6 +4,7 @@ the client deploys once a defect report convinces it; and the scored deployment 
 from both, in `factforge eval` and in an engagement."""
 from __future__ import annotations
 
+import html
 import json
 import shutil
 import subprocess
@@ -320,6 +321,10 @@ def test_an_engagement_scores_under_what_the_developer_got_switched_on_and_fixed
     assert sd["enabled"] == ["start_rental"] and sd["fixed"] == [1] and sd["deployment"] == "flaky-shop"
     results = json.loads((tmp_path / "asked" / "evaluation" / "results.json").read_text())
     assert results["run"]["scored_deployment"] == sd
+    page = (tmp_path / "asked" / "report.html").read_text()
+    assert "<td>capabilities switched on</td><td>1 of 1: start_rental</td>" in page
+    assert (f"<td>scored deployment</td><td>flaky-shop; switched on: start_rental; fixed defects: 1 "
+            f"(hash {sd['hash']})</td>") in page
 
     silent = engage("silent", False)
     assert silent["timeline"][0]["status"] == 404
@@ -514,6 +519,10 @@ def test_an_engagement_addresses_people_by_role_and_records_each(people_env, tmp
     assert people["floor"]["habits_voiced"] == [DISCOUNT] and people["floor"]["held_total"] == 0
     assert people["owner"]["turns"] == 1 and people["floor"]["turns"] == 2
     assert all(v["cross_revealed"] == [] and v["flagged"] == [] for v in people.values())
+    page = (tmp_path / "e" / "report.html").read_text()
+    assert html.escape(f"2 of 2 turns; 0 of 0 of their facts elicited; habits heard: {DISCOUNT}; other people's "
+                       "facts revealed: 0") in page
+    assert "scored deployment" not in page
 
 
 def test_the_tau2_export_carries_the_levers_in_its_own_namespace(domains_env, people_env, tmp_path):

@@ -1,8 +1,9 @@
 """`report.html`: one self-contained page from `engagement.json` (PNG plots embedded as data
 URIs, no scripts, no external files).
 
-Sections: the score; how the engagement ended; the process measures (owner, samples and
-live runs, API calls, models and experiment spend against the serving budget, the delivered
+Sections: the score; how the engagement ended; the process measures (owner, each
+stakeholder, the capabilities switched on and fixes deployed with the deployment scored under,
+samples and live runs, API calls, models and experiment spend against the serving budget, the delivered
 agent's serving cost; evidence read; wall and CPU time; files changed); the contamination
 scan; two plots (the timeline of every tool call and evidence file opened; evidence read by
 kind against what the kit holds); the developer's own model traffic (calls, tokens, dollars, per
@@ -86,8 +87,14 @@ def measures(record: dict) -> list[tuple[str, object]]:
     return [
         ("owner turns used", f"{owner.get('turns', 0)} of {owner.get('quota', 0)}"),
         ("held facts elicited", f"{len(owner.get('held_elicited', []))} of {owner.get('held_total', 0)}"),
-        ("contested facts settled", owner.get("contested_settled", 0)),
-        ("defects reported / confirmed", f"{owner.get('defects_reported', 0)} / {owner.get('defects_confirmed', 0)}"),
+        ("contested facts settled", f"{len(owner.get('contested_settled', []))} of {owner.get('contested_total', 0)}"),
+        ("defects reported / confirmed", f"{owner.get('defects_reported', 0)} / "
+                                         f"{len(owner.get('defects_confirmed', []))} of {owner.get('defects_total', 0)}"),
+        *levers(owner, record.get("scored_deployment")),
+        *[(f"asked {role}", f"{v['turns']} of {v['quota']} turns; {len(v['held_elicited'])} of {v['held_total']} "
+                            f"of their facts elicited; habits heard: {', '.join(v['habits_voiced']) or 'none'}; "
+                            f"other people's facts revealed: {len(v['cross_revealed'])}")
+          for role, v in sorted(u.get("people", {}).items(), key=lambda rv: (rv[0] != "owner", rv[0]))],
         ("sample runs", f"{samples.get('runs', 0)} of {samples.get('quota', 0)}"),
         ("live runs", f"{live.get('runs', 0)} of {live.get('quota', 0)}"),
         ("development API calls", u.get("api_calls", 0)),
@@ -104,6 +111,20 @@ def measures(record: dict) -> list[tuple[str, object]]:
         ("files changed", f"{w['files_changed']} ({len(w['added'])} added, {len(w['modified'])} modified, "
          f"{len(w['deleted'])} deleted)"),
     ]
+
+
+def levers(owner: dict, scored: dict | None) -> list[tuple[str, object]]:
+    """What the developer got the client to do, and the deployment it was scored under (a task
+    whose client can switch operations on or deploy fixes)."""
+    if not scored:
+        return []
+    return [("capabilities switched on", f"{len(owner.get('capabilities_enabled', []))} of "
+                                         f"{owner.get('capabilities_total', 0)}: "
+                                         f"{', '.join(owner.get('capabilities_enabled', [])) or 'none'}"),
+            ("fixes deployed", f"{len(owner.get('fixes_deployed', []))} of {owner.get('fixes_total', 0)}"),
+            ("scored deployment", f"{scored['deployment']}; switched on: {', '.join(scored['enabled']) or 'none'}; "
+                                  f"fixed defects: {', '.join(map(str, scored['fixed'])) or 'none'} "
+                                  f"(hash {scored['hash']})")]
 
 
 STEP_TEXT = 600          # characters of a trajectory message or observation shown
