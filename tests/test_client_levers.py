@@ -409,6 +409,11 @@ def people_env(people_pack, monkeypatch):
      "section 'Late returns'", "habits"),
     (lambda s: s.replace('habits = ["_mock.late-returns.ea475b5c32"]', 'held = ["_mock.nope.0000000000"]'),
      "stakeholder floor: unknown fact id _mock.nope.0000000000", "held"),
+    (lambda s: s.replace('held = ["_mock.late-returns.ea475b5c32"]', 'held = ["_mock.refunds.46a24a503a"]')
+     .replace('habits = ["_mock.late-returns.ea475b5c32"]', 'habits = ["_mock.refunds.46a24a503a"]')
+     .replace('governs = ["Late returns"]', 'governs = ["Refunds"]'),
+     "stakeholder floor cannot misstate _mock.refunds.46a24a503a: fact _mock.refunds.46a24a503a has no numeric value",
+     "habits"),
 ])
 def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_copy, edit, problem, line_has):
     from outputs.packs.build import BuildFailed

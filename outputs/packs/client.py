@@ -7,6 +7,7 @@ import tomllib
 from typing import Callable, Optional
 
 from domains.simtests import SimTest
+from facts.errors import FactforgeError
 
 from .spec import LoadedSpec
 
@@ -45,6 +46,11 @@ def check_governance(ls: LoadedSpec, by_id: dict, factset) -> None:
                 raise ls.error(f"stakeholder {person.role} governs {g!r}, which is no top-level policy section; "
                                f"sections: {', '.join(sorted(tops))}", "stakeholders", j, "governs")
         for fid in person.habits:
+            try:
+                habit(person, by_id[fid], 0)
+            except FactforgeError as e:
+                raise ls.error(f"stakeholder {person.role} cannot misstate {fid}: {e.problem}", "stakeholders", j,
+                               "habits") from None
             section = by_id[fid].section[0] if by_id[fid].section else ""
             holder = "owner" if fid in spec.client.held else next(
                 p.role for p in spec.stakeholders if fid in p.held)
@@ -54,14 +60,21 @@ def check_governance(ls: LoadedSpec, by_id: dict, factset) -> None:
                                "stakeholders", j, "habits")
 
 
-def stakeholder_brief(person, by_id: dict, fact: Callable[[str], dict], seed: int) -> dict:
-    """What a stakeholder's client simulator knows (`outputs.client.knowledge.StakeholderBrief`):
-    a fact stated by habit is held with the stakeholder's own value (`withhold.contested_version`)."""
+def habit(person, fact, seed: int):
+    """The fact as the stakeholder states it by habit: its first numeric value moved to another,
+    plausible one (`withhold.contested_version`, salted by their role); FactforgeError for a fact
+    without a numeric value."""
     from .withhold import contested_version  # noqa: PLC0415
 
+    return contested_version(fact, seed, salt=f"habit:{person.role}", suffix="~habit")
+
+
+def stakeholder_brief(person, by_id: dict, fact: Callable[[str], dict], seed: int) -> dict:
+    """What a stakeholder's client simulator knows (`outputs.client.knowledge.StakeholderBrief`):
+    a fact stated by habit is held with the stakeholder's own value (`habit`)."""
     habits = []
     for fid in person.habits:
-        v = contested_version(by_id[fid], seed, salt=f"habit:{person.role}", suffix="~habit")
+        v = habit(person, by_id[fid], seed)
         habits.append({**fact(fid), "statement": v.statement, "values": [s.text for s in v.slots]})
     return {"role": person.role, "title": person.title, "persona": person.persona, "turn_quota": person.turn_quota,
             "governs": list(person.governs), "held": [fact(f) for f in person.held],
