@@ -644,3 +644,20 @@ def test_a_habit_no_test_exercises_fails_the_build(tmp_path, mock_task_ws_copy):
     spec = PEOPLE_SPEC.replace('"_mock.explain-late-fee.3b4dfc2cd2", ', '"_mock.rent-2-bikes.635d0338d3", ')
     with pytest.raises(BuildFailed, match=f"stakeholder floor's habit {DISCOUNT}: no test exercises it"):
         _build(tmp_path, spec, mock_task_ws_copy, PEOPLE_TASK)
+
+
+def test_a_stakeholder_has_discovery_tiers_too(tmp_path, mock_task_ws_copy, monkeypatch):
+    from outputs.client.simulator import ClientSimulator
+    spec = PEOPLE_SPEC.replace('governs = ["Late returns"]\nturn_quota = 4',
+                               f'governs = ["Late returns"]\nturn_quota = 4\ntiers = {{ "{DISCOUNT}" = "pointer" }}')
+    assert spec != PEOPLE_SPEC
+    path, _, _ = _build(tmp_path / "good", spec, mock_task_ws_copy, PEOPLE_TASK)
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "good" / "domains"))
+    finance = ClientSimulator.from_pack(path, PEOPLE_TASK, role="finance")
+    r = finance.reply("Tell me about late returns.")
+    assert r.pointed == [DISCOUNT] and "20%" not in r.text
+    bad = spec.replace(f'tiers = {{ "{DISCOUNT}" = "pointer" }}', 'tiers = { "_mock.rentals.9a754fa838" = "caveat" }')
+    from outputs.packs.build import BuildFailed
+    with pytest.raises((FactforgeError, BuildFailed), match="stakeholder finance's tiers name _mock.rentals.9a754fa838"):
+        _build(tmp_path / "bad", bad, mock_task_ws_copy, PEOPLE_TASK)
+

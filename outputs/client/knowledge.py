@@ -65,11 +65,12 @@ class StakeholderBrief(_Strict):
     held: list[KnownFact] = Field(default_factory=list)
     confirmable: list[KnownFact] = Field(default_factory=list)
     habits: list[KnownFact] = Field(default_factory=list)
+    tiers: dict[str, Literal["pointer", "caveat", "exact"]] = Field(default_factory=dict)
 
     def knowledge(self) -> "ClientKnowledge":
         """Their knowledge as a client's: a habit is held, with their value."""
         return ClientKnowledge(turn_quota=self.turn_quota, held=[*self.held, *self.habits],
-                               confirmable=list(self.confirmable))
+                               confirmable=list(self.confirmable), tiers=dict(self.tiers))
 
 
 class ClientKnowledge(_Strict):

@@ -78,7 +78,8 @@ def stakeholder_brief(person, by_id: dict, fact: Callable[[str], dict], seed: in
         habits.append({**fact(fid), "statement": v.statement, "values": [s.text for s in v.slots]})
     return {"role": person.role, "title": person.title, "persona": person.persona, "turn_quota": person.turn_quota,
             "governs": list(person.governs), "held": [fact(f) for f in person.held],
-            "confirmable": [fact(f) for f in person.confirmable], "habits": habits}
+            "confirmable": [fact(f) for f in person.confirmable], "habits": habits,
+            **({"tiers": dict(sorted(person.tiers.items()))} if person.tiers else {})}
 
 
 def unexercised_levers(spec, tests: list[SimTest]) -> list[str]:

@@ -144,6 +144,7 @@ class Stakeholder(_Strict):
     habits: list[str] = Field(default_factory=list)       # held by someone else; they say it with another value
     governs: list[str] = Field(default_factory=list)      # top-level policy sections their word decides
     turn_quota: int = Field(8, ge=1, le=200)
+    tiers: dict[str, Literal["pointer", "caveat", "exact"]] = Field(default_factory=dict)  # as the client's
 
     @model_validator(mode="after")
     def _coherent(self) -> "Stakeholder":
@@ -153,6 +154,9 @@ class Stakeholder(_Strict):
             _unique(getattr(self, name), name)
         if not (self.held or self.confirmable or self.habits):
             raise ValueError(f"stakeholder {self.role} knows no fact (held, confirmable or habits)")
+        stray = sorted(set(self.tiers) - set(self.held))
+        if stray:
+            raise ValueError(f"stakeholder {self.role}'s tiers name {stray[0]}, which is not a fact they hold")
         both = sorted(set(self.habits) & (set(self.held) | set(self.confirmable)))
         if both:
             raise ValueError(f"stakeholder {self.role} both knows and misstates {both[0]}")
