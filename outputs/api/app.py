@@ -188,11 +188,16 @@ def _route_key(path: str) -> tuple:
     return tuple((seg.startswith("{"), seg) for seg in path.strip("/").split("/"))
 
 
+def _no_route(request: Request) -> Response:
+    """The answer to a route that does not exist (or must look as though it did not)."""
+    return _error(404, "not_found", f"no route {request.method} {request.url.path}",
+                  {"method": request.method, "path": request.url.path})
+
+
 def _endpoint(state: ApiState, op: Operation):
     async def endpoint(request: Request) -> Response:
         if op.name in state.hidden:   # a capability not switched on: no such route
-            return _error(404, "not_found", f"no route {request.method} {request.url.path}",
-                          {"method": request.method, "path": request.url.path})
+            return _no_route(request)
         path_args = dict(request.path_params)
         cursor = None
         if op.method == "GET":
@@ -276,8 +281,7 @@ def build_app(state: ApiState) -> FastAPI:
         token = state.admin_token
         got = request.headers.get("authorization", "")
         if not token or not hmac.compare_digest(got, f"Bearer {token}"):
-            return _error(404, "not_found", f"no route {request.method} {request.url.path}",
-                          {"method": request.method, "path": request.url.path})
+            return _no_route(request)
         return None
 
     @app.post("/_admin/reset", include_in_schema=False)

@@ -78,13 +78,13 @@ class DefectBrief:
         if self.kind == "post_commit_timeout":
             return _any(low, _COMMITTED)
         if self.kind == "response_field_rename":
-            return _word(raw, p["to"]) or (_word(raw, p["from"]) and _any(low, _RENAME_WORDS))
+            return names(raw, p["to"]) or (names(raw, p["from"]) and _any(low, _RENAME_WORDS))
         if self.kind == "response_value_map":
             mapped = [str(v).lower() for v in p["map"].values()]
-            return _word(raw, p["field"]) and (any(_word(low, m) for m in mapped) or "string" in low)
+            return names(raw, p["field"]) and (any(names(low, m) for m in mapped) or "string" in low)
         if self.kind == "response_amount_sign":
             named = [p["record"], *p.get("fields", [])]
-            return any(_word(raw, n.lower()) for n in named) and _any(low, _SIGN_WORDS)
+            return any(names(raw, n.lower()) for n in named) and _any(low, _SIGN_WORDS)
         return True
 
 
@@ -92,7 +92,9 @@ def _any(low: str, needles: tuple[str, ...]) -> bool:
     return any(n in low for n in needles)
 
 
-def _word(low: str, name: str) -> bool:
+def names(low: str, name: str) -> bool:
+    """Whether a lower-cased text names `name` (an identifier, or its words: "start_rental" or
+    "start rental"), as a word of its own."""
     n = str(name).lower()
     variants = {n, n.replace("_", " ")}
     return any(re.search(r"(?<![a-z0-9_])" + re.escape(v) + r"(?![a-z0-9_])", low) for v in variants)
@@ -100,7 +102,7 @@ def _word(low: str, name: str) -> bool:
 
 def _names_operation(low: str, ops: tuple[str, ...], paths: dict[str, str]) -> bool:
     for op in ops:
-        if _word(low, op):
+        if names(low, op):
             return True
         path = paths.get(op)
         if path:

@@ -70,7 +70,7 @@ from facts.match import NUMERIC
 from facts.models import FactSet
 from facts.values import find_values, slot_matches
 
-from .defects import DefectBrief, about_api, brief
+from .defects import DefectBrief, about_api, brief, names
 from .knowledge import ClientKnowledge, Knowledge
 from .match import MIN_SHARED_TERMS, terms, tied
 from .prompt import render_prompt
@@ -187,12 +187,10 @@ class ClientSimulator:
     @classmethod
     def cast(cls, pack_dir: Path | str, task_id: str, **kw) -> dict[str, "ClientSimulator"]:
         """Everyone a pack's task lets the developer ask, by role: the owner, then each
-        stakeholder in the spec's order."""
-        from outputs.packs.store import Pack  # noqa: PLC0415
-
-        knowledge = Pack(Path(pack_dir)).json(task_id, "sealed", "client.json")
-        roles = ["owner", *(p["role"] for p in knowledge.get("stakeholders", []))]
-        return {r: cls.from_pack(pack_dir, task_id, role=r, **kw) for r in roles}
+        stakeholder in the spec's order (the sealed part read once for all of them)."""
+        sealed = _sealed_client(pack_dir, task_id)
+        roles = ["owner", *(p.role for p in sealed["data"].stakeholders)]
+        return {r: cls._person(sealed, task_id, r, **kw) for r in roles}
 
     @classmethod
     def from_pack(cls, pack_dir: Path | str, task_id: str, *, mode: Mode = "offline", model: Optional[str] = None,
@@ -200,34 +198,22 @@ class ClientSimulator:
         """The client of a pack's task (the owner, or the stakeholder `role`): sealed
         client.json, facts.json, deployment.toml and task.json (company), and the kit's OpenAPI
         document (operation paths). A stakeholder knows nothing of the API's defects."""
-        import tomllib  # noqa: PLC0415
+        return cls._person(_sealed_client(pack_dir, task_id), task_id, role, mode=mode, model=model,
+                           llm_params=llm_params)
 
-        from outputs.packs.store import Pack  # noqa: PLC0415
-
-        pack = Pack(Path(pack_dir))
-        task = pack.json(task_id, "sealed", "task.json")
-        knowledge = pack.json(task_id, "sealed", "client.json")
-        facts_json = pack.json(task_id, "sealed", "facts.json")
-        facts_json.pop("hash", None)  # the pack stores the FactSet with its hash beside it
-        facts = FactSet.model_validate(facts_json)
-        deployment = None
-        if pack.has(task_id, "sealed", "deployment.toml"):
-            deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))
-        doc = pack.json(task_id, "kit", "api/openapi.json")
-        paths = {op["operationId"]: path for path, methods in doc.get("paths", {}).items()
-                 for op in methods.values() if isinstance(op, dict) and "operationId" in op}
-        company = (task.get("brand") or {}).get("company") or task.get("company") or "the company"
-        data = ClientKnowledge.model_validate(knowledge)
+    @classmethod
+    def _person(cls, sealed: dict, task_id: str, role: str, *, mode: Mode = "offline", model: Optional[str] = None,
+                llm_params: Optional[dict] = None) -> "ClientSimulator":
+        data, common = sealed["data"], {"facts": sealed["facts"], "company": sealed["company"], "task_id": task_id,
+                                        "mode": mode, "model": model, "llm_params": llm_params}
         if role == "owner":
-            return cls(data, facts=facts, deployment=deployment, company=company, task_id=task_id, mode=mode,
-                       model=model, paths=paths, llm_params=llm_params)
+            return cls(data, deployment=sealed["deployment"], paths=sealed["paths"], **common)
         person = next((p for p in data.stakeholders if p.role == role), None)
         if person is None:
             raise FactforgeError(f"task {task_id} has nobody called {role[:40]!r} to ask; people: "
                                  f"{', '.join(['owner', *(p.role for p in data.stakeholders)])}")
-        return cls(person.knowledge(), facts=facts, company=company, task_id=task_id, mode=mode, model=model,
-                   llm_params=llm_params, role=role, title=person.title, persona=person.persona,
-                   governance=data.governance(), directory=data.directory())
+        return cls(person.knowledge(), role=role, title=person.title, persona=person.persona,
+                   governance=data.governance(), directory=data.directory(), **common)
 
     # ---- the conversation -------------------------------------------------------------
     @property
@@ -274,7 +260,7 @@ class ClientSimulator:
         offered = [c for e in self.log.exchanges for c in e.offered]
         pending = [c for c in dict.fromkeys(offered) if c not in enabled]
         if pending and ACCEPT.search(message) and not DECLINE.search(message):
-            named = [c for c in pending if _names(message, c)]
+            named = [c for c in pending if names(message.lower(), c)]
             on = named or pending
             text = " ".join(f"Done: {self._describe(c)} is switched on for you, in production too." for c in on)
             return Reply(turn=turn, text=text, kind="enabled", enabled=on)
@@ -400,10 +386,26 @@ class ClientSimulator:
         Path(path).write_text(json.dumps(self.log.model_dump(mode="json"), indent=1, ensure_ascii=False) + "\n")
 
 
-def _names(message: str, op: str) -> bool:
-    """Whether a message names an operation (its id, or its words)."""
-    low = message.lower()
-    return any(re.search(r"(?<![a-z0-9_])" + re.escape(v) + r"(?![a-z0-9_])", low) for v in (op, op.replace("_", " ")))
+def _sealed_client(pack_dir: Path | str, task_id: str) -> dict:
+    """What every person of a pack's task is made from: the sealed client.json (validated),
+    facts.json, deployment.toml and company, and the kit's operation paths."""
+    import tomllib  # noqa: PLC0415
+
+    from outputs.packs.store import Pack  # noqa: PLC0415
+
+    pack = Pack(Path(pack_dir))
+    task = pack.json(task_id, "sealed", "task.json")
+    facts_json = pack.json(task_id, "sealed", "facts.json")
+    facts_json.pop("hash", None)  # the pack stores the FactSet with its hash beside it
+    deployment = None
+    if pack.has(task_id, "sealed", "deployment.toml"):
+        deployment = tomllib.loads(pack.read(task_id, "sealed", "deployment.toml").decode("utf-8"))
+    doc = pack.json(task_id, "kit", "api/openapi.json")
+    return {"data": ClientKnowledge.model_validate(pack.json(task_id, "sealed", "client.json")),
+            "facts": FactSet.model_validate(facts_json), "deployment": deployment,
+            "paths": {op["operationId"]: path for path, methods in doc.get("paths", {}).items()
+                      for op in methods.values() if isinstance(op, dict) and "operationId" in op},
+            "company": (task.get("brand") or {}).get("company") or task.get("company") or "the company"}
 
 
 def proposed_reading(message: str, fact) -> Optional[bool]:

@@ -86,7 +86,8 @@ class TaskContext:
     @property
     def capabilities(self) -> list[str]:
         """The operations the task's deployment hides until the client switches them on."""
-        return [c["operation"] for c in self.sealed.get("capabilities", [])]
+        from outputs.api.server import task_capabilities  # noqa: PLC0415
+        return task_capabilities(self.sealed)
 
     @property
     def fixable(self) -> list[int]:
