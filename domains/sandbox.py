@@ -1,6 +1,6 @@
 """Run a domain pack's own Python (its `DOMAIN` code) with a time limit and one-line errors.
 
-A pack's `seed.py` (and the modules beside it) is user code: it may loop forever, raise,
+A pack's `domain.py` (and the modules beside it) is user code: it may loop forever, raise,
 fail to compile or print. Every call factforge makes into it for data, `generate` and
 `check`, goes through `run(folder, name, *args, **kwargs)`, which
 
@@ -10,7 +10,7 @@ fail to compile or print. Every call factforge makes into it for data, `generate
   passing arguments and result by pickle over its stdin/stdout; a non-callable attribute
   is returned as is, `name=None` only loads the pack's code;
 - stops the call after the **time limit**: the worker's whole process group is killed
-  (the next call starts a new worker) and `FactforgeError(".../seed.py: generate() did not
+  (the next call starts a new worker) and `FactforgeError(".../domain.py: generate() did not
   finish within 120 s (time limit; ...)")` is raised;
 - turns any exception into one line naming the pack file and line:
   `.../seed.py:14: ZeroDivisionError: division by zero (in generate())` (the innermost
@@ -43,6 +43,8 @@ Determinism: workers run with `PYTHONHASHSEED=0`, so a seed that iterates a set 
 gets the same order on every run and machine (in-process it would depend on the parent's
 random hash seed); pickle keeps dict order and exact floats, so the result is the object
 the function returned.
+
+The worker's side of the pipe is `domains.sandbox_worker`.
 """
 from __future__ import annotations
 
@@ -67,6 +69,7 @@ from facts.errors import FactforgeError
 ENV_TIMEOUT = "FACTFORGE_SEED_TIMEOUT"
 DEFAULT_TIMEOUT = 120.0
 _CHILD_ENV = "FACTFORGE_SANDBOX_WORKER"
+ENTRY = "domain.py"  # the pack module defining DOMAIN
 
 _limit: contextvars.ContextVar[Optional[float]] = contextvars.ContextVar("factforge_seed_timeout", default=None)
 
@@ -110,8 +113,10 @@ def time_limit(seconds: Optional[float]) -> Iterator[None]:
         _limit.reset(token)
 
 
-def _label(name: Optional[str]) -> str:
-    return "loading seed.py" if name is None else f"{name}()"
+def label(name: Optional[str]) -> str:
+    """How a call into the pack's code is named in an error: `generate()`, or the loading of
+    its entry module."""
+    return f"loading {ENTRY}" if name is None else f"{name}()"
 
 
 def code_files(folder: Path) -> list[Path]:
@@ -134,11 +139,11 @@ def run(folder: str | Path, name: Optional[str], *args: Any, timeout: Optional[f
     limit (see the module doc). Raises FactforgeError, one line, on any failure."""
     folder = Path(folder).resolve()
     limit = _positive(timeout, "timeout") if timeout is not None else default_timeout()
-    where = folder / "seed.py"
+    where = folder / ENTRY
     try:
         request = pickle.dumps((name, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
     except Exception as e:  # noqa: BLE001  (an argument that cannot cross a process boundary)
-        raise FactforgeError(f"{_label(name)}: an argument cannot be passed to the pack's code: {e}", where) from None
+        raise FactforgeError(f"{label(name)}: an argument cannot be passed to the pack's code: {e}", where) from None
     worker = _worker(folder)
     with worker.lock:
         status, payload = worker.call(request, name, limit)
@@ -159,7 +164,7 @@ class _Worker:
         env.update({"PYTHONHASHSEED": "0", _CHILD_ENV: "1"})
         here = str(Path(__file__).resolve().parents[1])  # the folder holding `domains` and `facts`
         env["PYTHONPATH"] = os.pathsep.join([here, *[p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]])
-        return subprocess.Popen([sys.executable, "-c", "from domains.sandbox import _serve; _serve()",
+        return subprocess.Popen([sys.executable, "-c", "from domains.sandbox_worker import serve; serve()",
                                  str(self.folder)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.DEVNULL, env=env, start_new_session=True)
 
@@ -176,12 +181,12 @@ class _Worker:
             return pickle.loads(_read(proc.stdout.fileno(), size, deadline))
         except TimeoutError:
             self.close(kill=True)
-            return "error", (f"{_label(name)} did not finish within {limit:g} s (time limit; raise it with "
+            return "error", (f"{label(name)} did not finish within {limit:g} s (time limit; raise it with "
                              f"--seed-timeout or ${ENV_TIMEOUT})", None, None)
         except (OSError, EOFError, struct.error, pickle.UnpicklingError):
             code = self.close(kill=True)
             how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-            return "error", (f"{_label(name)} ended the pack's process without a result ({how})", None, None)
+            return "error", (f"{label(name)} ended the pack's process without a result ({how})", None, None)
 
     def close(self, kill: bool = False) -> Optional[int]:
         proc, self.proc = self.proc, None
@@ -249,73 +254,3 @@ def close_all() -> None:
         _WORKERS.clear()
     for w in workers:
         w.close()
-
-
-# --------------------------------------------------------------------------- the worker side
-
-def _where(exc: BaseException, folder: Path) -> tuple[Optional[str], Optional[int]]:
-    """The pack file and line an exception belongs to: the compiler's line for a syntax error
-    in the pack, else the innermost traceback frame inside the pack's folder."""
-    import traceback  # noqa: PLC0415
-
-    if isinstance(exc, SyntaxError) and exc.filename:
-        f = Path(exc.filename).resolve()
-        if folder in f.parents:
-            return str(f), exc.lineno
-    best: tuple[Optional[str], Optional[int]] = (None, None)
-    for fr in traceback.extract_tb(exc.__traceback__):
-        if fr.filename and not fr.filename.startswith("<"):
-            f = Path(fr.filename).resolve()
-            if folder in f.parents:
-                best = (str(f), fr.lineno)
-    return best
-
-
-def _describe(exc: BaseException) -> str:
-    msg = exc.msg if isinstance(exc, SyntaxError) and exc.msg else str(exc)
-    first = next((ln.strip() for ln in msg.splitlines() if ln.strip()), "")
-    return f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__
-
-
-def _answer(name: Optional[str], args: tuple, kwargs: dict, folder: Path) -> tuple[str, Any]:
-    from domains.contract import load_code  # noqa: PLC0415
-
-    label = _label(name)
-    try:
-        code = load_code(folder)
-        if name is None:
-            result = None
-        else:
-            obj = getattr(code, name, None)
-            if obj is None:
-                return "error", (f"the pack's DOMAIN has no {name}", None, None)
-            result = obj(*args, **kwargs) if callable(obj) else obj
-    except FactforgeError as e:
-        return "error", (f"{e.problem} (in {label})", e.file, e.line)
-    except BaseException as e:  # noqa: BLE001  (SystemExit and KeyboardInterrupt of pack code too)
-        file, line = _where(e, folder)
-        return "error", (f"{_describe(e)} (in {label})", file, line)
-    try:
-        return "ok", pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as e:  # noqa: BLE001
-        return "error", (f"{label} returned a value that cannot be passed back ({type(e).__name__}: {e})",
-                         None, None)
-
-
-def _serve() -> None:
-    """Worker loop: requests (length-prefixed pickles) in on stdin, answers out on the
-    original stdout; the pack's own prints go to stderr (/dev/null). Ends at EOF."""
-    folder = Path(sys.argv[1])
-    inp = sys.stdin.buffer
-    out = os.fdopen(os.dup(1), "wb")
-    os.dup2(2, 1)
-    sys.stdout = sys.stderr
-    while True:
-        head = inp.read(8)
-        if len(head) < 8:
-            return
-        (size,) = struct.unpack(">Q", head)
-        name, args, kwargs = pickle.loads(inp.read(size))
-        reply = pickle.dumps(_answer(name, args, kwargs, folder), protocol=pickle.HIGHEST_PROTOCOL)
-        out.write(struct.pack(">Q", len(reply)) + reply)
-        out.flush()

@@ -269,20 +269,19 @@ _SEED_PY = '''\
 """Seed database for the __NAME__ domain: customers, plan subscriptions, service visits,
 payments and refunds that obey policy.md. Replace it together with the example policy.
 
-Contract (domains/contract.py): `DOMAIN` at the end of this file is what the pack's Python
-provides. `VALUES` lists every policy value the database depends on, `VALUE_FACTS` the
+Contract (domains/contract.py): `domain.py` declares what the pack's Python provides from
+this file. `VALUES` lists every policy value the database depends on, `VALUE_FACTS` the
 policy text stating each one (so a variant can change it), `generate(pack, seed, values)`
 builds the database deterministically from the pack's brand and clock, and
 `check(pack, db, values)` returns every way the database breaks the policy. This pack has
 no API and no held-out tests yet: to add them, write `api.py` (a `domains.apikit.Catalog`)
-and `scenarios.py`, and return them from `DOMAIN.api` and `DOMAIN.scenarios`.
+and `scenarios.py`, and declare them in `domain.py` (`catalog=`, `scenarios=`).
 """
 from __future__ import annotations
 
 import datetime as dt
 import random
 
-from domains.contract import DomainCode
 from domains.seedkit import merged_values as _merged
 
 VALUES: dict[str, float | int] = {
@@ -455,27 +454,18 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
                 if days > v["refund_business_days"]:
                     problems.append(f"refund {refund['id']}: took {days} business days")
     return problems
+'''
 
+_DOMAIN_PY = '''\
+"""The __NAME__ pack's code, declared: the seed database and its check (seed.py)."""
+from __future__ import annotations
 
-class Domain(DomainCode):
-    """This pack's code: seed database and check (no API, no held-out tests yet)."""
+from domains.contract import PackCode
 
-    values = VALUES
-    value_facts = VALUE_FACTS
+from . import seed
 
-    def generate(self, pack, seed, values=None, price_scale=1.0):
-        if price_scale != 1:
-            raise ValueError("this seed does not scale prices itself")
-        return generate(pack, seed, values)
-
-    def check(self, pack, db, values=None):
-        return check(pack, db, values)
-
-    def merged_values(self, values=None):
-        return merged_values(values)
-
-
-DOMAIN = Domain()
+DOMAIN = PackCode("__NAME__", values=seed.VALUES, value_facts=seed.VALUE_FACTS, generate=seed.generate,
+                  check=seed.check)
 '''
 
 _VARIANTS_README = '''\
@@ -549,6 +539,8 @@ business; replace its rules, brand and records with your own.
   visits") and explicit conditions (plan, product, tier). A table gives one fact per cell,
   with its row label and column header as conditions. Keep notes to yourself out of
   policy.md (in this file, say): every line of policy.md is read as policy.
+- `domain.py`: declares the pack's code (`domains.contract.PackCode`): which functions
+  generate and check the database, and, once you write them, the API and held-out tests.
 - `seed.py`: the seed database. When you change a value the database depends on, change it
   in `VALUES` and keep `VALUE_FACTS` pointing at the policy text that states it; `check`
   must return no problems for the generated database.
@@ -566,7 +558,7 @@ def _fill(text: str, name: str) -> str:
 
 
 def scaffold_domain(name: str, into: Optional[Path] = None, force: bool = False) -> Path:
-    """Create the skeleton pack `<into>/<name>/` (README.md, domain.toml, policy.md, seed.py,
+    """Create the skeleton pack `<into>/<name>/` (README.md, domain.toml, policy.md, domain.py, seed.py,
     variants/README.md) and return its folder. `into` defaults as in `resolve_into`."""
     into = resolve_into(into)
     dest = check_name(name, into, force)
@@ -575,6 +567,7 @@ def scaffold_domain(name: str, into: Optional[Path] = None, force: bool = False)
         (tmp / "domain.toml").write_text(_fill(_DOMAIN_TOML, name), encoding="utf-8")
         (tmp / "policy.md").write_text(_fill(_POLICY_MD, name), encoding="utf-8")
         (tmp / "seed.py").write_text(_fill(_SEED_PY, name), encoding="utf-8")
+        (tmp / "domain.py").write_text(_fill(_DOMAIN_PY, name), encoding="utf-8")
         (tmp / "README.md").write_text(_fill(_PACK_README, name), encoding="utf-8")
         (tmp / "variants").mkdir()
         (tmp / "variants" / "README.md").write_text(_fill(_VARIANTS_README, name), encoding="utf-8")
@@ -586,7 +579,7 @@ def new_domain(name: str = typer.Argument(..., help="Name of the new domain: low
                into: Optional[Path] = typer.Option(None, "--into", help="Folder to create the pack in (default: the "
                                                    "first folder of $FACTFORGE_DOMAINS_DIR, else ./domains-imported)."),
                force: bool = typer.Option(False, "--force", help="Replace an existing pack of that name there.")):
-    """Create a new domain pack skeleton (domain.toml, policy.md, seed.py, variants/).
+    """Create a new domain pack skeleton (domain.toml, policy.md, domain.py, seed.py, variants/).
 
     Example: factforge new-domain repairs --into my-domains
     """
@@ -595,7 +588,7 @@ def new_domain(name: str = typer.Argument(..., help="Name of the new domain: low
     out = Console(soft_wrap=True)  # the next-step command is printed whole, to be copied
     path = scaffold_domain(name, into, force)
     out.print(f"[green]created[/green] domain pack {name!r} at {path}", highlight=False)
-    for f in ("README.md", "domain.toml", "policy.md", "seed.py", "variants/README.md"):
+    for f in ("README.md", "domain.toml", "policy.md", "domain.py", "seed.py", "variants/README.md"):
         out.print(f"  {f}", highlight=False)
     hint = usage_hint(path.parent)
     where = f" --domains-dir {shlex.quote(str(path.parent))}" if hint else ""

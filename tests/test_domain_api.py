@@ -154,10 +154,10 @@ def _pack(tmp_path, name: str, files: dict[str, str]):
 
 
 def test_pack_code_contract(tmp_path):
-    no_domain = _pack(tmp_path, "nodomain", {"seed.py": "def generate(pack, seed):\n    return {}\n"})
+    no_domain = _pack(tmp_path, "nodomain", {"domain.py": "def generate(pack, seed):\n    return {}\n"})
     with pytest.raises(FactforgeError, match="must define DOMAIN") as e:
         no_domain.database(0)
-    assert e.value.file.endswith("seed.py")
+    assert e.value.file.endswith("domain.py")
     static = _pack(tmp_path, "static", {"db.json": '{"users": {"u1": {"id": "u1"}}}'})
     assert isinstance(static.code, StaticDatabase) and static.database(0) == {"users": {"u1": {"id": "u1"}}}
     assert static.api() is None
@@ -167,7 +167,7 @@ def test_pack_code_contract(tmp_path):
     with pytest.raises(FactforgeError, match="invalid JSON"):
         broken.database(0)
     ext = _pack(tmp_path, "ext", {
-        "seed.py": """\
+        "domain.py": """\
             from domains.contract import DomainCode
             class D(DomainCode):
                 def generate(self, pack, seed, values=None, price_scale=1.0):

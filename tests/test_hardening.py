@@ -25,7 +25,7 @@ MOCK = BUILTIN_DIR / "_mock"
 
 def make_pack(root: Path, folder: str, *, name: str | None = None, toml: str | None = None,
               seed: str | None = None, policy: str | bytes | None = None) -> Path:
-    """A copy of the _mock pack under root/folder with its name (or domain.toml, seed.py,
+    """A copy of the _mock pack under root/folder with its name (or domain.toml, domain.py,
     policy.md) replaced; no variants."""
     p = root / folder
     shutil.copytree(MOCK, p, ignore=shutil.ignore_patterns("variants", "__pycache__"))
@@ -33,7 +33,7 @@ def make_pack(root: Path, folder: str, *, name: str | None = None, toml: str | N
     text = text.replace('name = "_mock"', f'name = {json.dumps(name or folder)}')
     (p / "domain.toml").write_text(toml if toml is not None else text, encoding="utf-8")
     if seed is not None:
-        (p / "seed.py").write_text(seed, encoding="utf-8")
+        (p / "domain.py").write_text(seed, encoding="utf-8")
     if policy is not None:
         (p / "policy.md").write_bytes(policy if isinstance(policy, bytes) else policy.encode("utf-8"))
     return p
@@ -276,7 +276,7 @@ def test_verify_memory_does_not_grow_with_the_number_of_entries(tmp_path, monkey
 # --------------------------------------------------------------------------- 3. seeds
 
 def seed_source(body: str, top: str = "") -> str:
-    """A seed.py following the domain contract whose generate() runs `body`."""
+    """A domain.py following the domain contract whose generate() runs `body`."""
     return ("from domains.contract import DomainCode\n" + top + "\n\nclass Code(DomainCode):\n"
             "    def generate(self, pack, seed, values=None, price_scale=1.0):\n"
             + "".join(f"        {ln}\n" for ln in body.splitlines()) + "\n\nDOMAIN = Code()\n")
@@ -295,7 +295,7 @@ def test_seed_with_an_infinite_loop_ends_with_a_clear_line(tmp_path):
     with sandbox.time_limit(2), pytest.raises(FactforgeError) as e:
         pack.database(0)
     assert time.perf_counter() - t < 30
-    assert "generate() did not finish within 2 s" in str(e.value) and "seed.py" in str(e.value)
+    assert "generate() did not finish within 2 s" in str(e.value) and "domain.py" in str(e.value)
     assert "--seed-timeout" in str(e.value)
 
 
@@ -304,17 +304,17 @@ def test_seed_that_loops_while_importing_is_stopped_too(tmp_path, monkeypatch):
     pack = load_pack(make_pack(tmp_path, "loopy", seed=IMPORT_LOOP))
     with pytest.raises(FactforgeError) as e:
         pack.code  # noqa: B018  (loading the pack's code in this process is guarded too)
-    assert "seed.py: loading seed.py did not finish within 2 s" in str(e.value)
+    assert "domain.py: loading domain.py did not finish within 2 s" in str(e.value)
     with pytest.raises(FactforgeError) as e:
         pack.check_database({})
-    assert "seed.py: check() did not finish within 2 s" in str(e.value)
+    assert "domain.py: check() did not finish within 2 s" in str(e.value)
 
 
-@pytest.mark.parametrize("source,where,what", [(RAISES, "seed.py:7", "KeyError: 'customers' (in generate())"),
-                                               (SYNTAX, "seed.py:3", "SyntaxError: expected ':'"),
+@pytest.mark.parametrize("source,where,what", [(RAISES, "domain.py:7", "KeyError: 'customers' (in generate())"),
+                                               (SYNTAX, "domain.py:3", "SyntaxError: expected ':'"),
                                                (seed_source("return {'a': (x for x in [1])}"),
-                                                "seed.py", "returned a value that cannot be passed back"),
-                                               ("x = 1\n", "seed.py", "seed.py must define DOMAIN")])
+                                                "domain.py", "returned a value that cannot be passed back"),
+                                               ("x = 1\n", "domain.py", "domain.py must define DOMAIN")])
 def test_seed_errors_name_the_line_and_the_exception(tmp_path, source, where, what):
     pack = load_pack(make_pack(tmp_path, "broken", seed=source))
     with pytest.raises(FactforgeError) as e:
@@ -329,11 +329,11 @@ def test_seed_timeout_through_the_cli(tmp_path):
     r = run_cli("build", "--domain", "loopy", "--domains-dir", str(dd), "--out", str(tmp_path / "out"),
                 "--workspace", str(tmp_path / "ws"), "--profile", "text-only", "--seed-timeout", "3")
     line = one_line_error(r)
-    assert "seed.py: generate() did not finish within 3 s" in line and "step seed_database of loopy" in line
+    assert "domain.py: generate() did not finish within 3 s" in line and "step seed_database of loopy" in line
     make_pack(dd, "raises", seed=RAISES)
     r = run_cli("build", "--domain", "raises", "--domains-dir", str(dd), "--out", str(tmp_path / "out"),
                 "--workspace", str(tmp_path / "ws"), "--profile", "text-only")
-    assert "raises/seed.py:7: KeyError: 'customers'" in one_line_error(r)
+    assert "raises/domain.py:7: KeyError: 'customers'" in one_line_error(r)
 
 
 def test_seed_results_are_deterministic_regardless_of_hash_seed(tmp_path):

@@ -36,7 +36,7 @@ def seed_module(pack):
 def test_skeleton_files_and_brand(pack, tmp_path):
     assert pack.path == (tmp_path / "harbor_fix").resolve()
     assert sorted(str(p.relative_to(pack.path)) for p in pack.path.rglob("*") if p.is_file()) == [
-        "README.md", "domain.toml", "policy.md", "seed.py", "variants/README.md"]
+        "README.md", "domain.py", "domain.toml", "policy.md", "seed.py", "variants/README.md"]
     assert pack.name == "harbor_fix" and pack.brand.company == "Harbor Fix Co."
     assert pack.brand.email_domain == "harbor-fix.example"
     assert len(pack.brand.agents) >= 6 and len(pack.brand.managers) >= 3 and len(pack.brand.customers) >= 12
