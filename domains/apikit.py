@@ -181,6 +181,14 @@ class ApiContext:
         return self.pack.brand.id_prefixes.get(entity, default)
 
 
+def row(db: dict, table: str, key: str, what: str) -> dict:
+    """The record `key` of `table`, or the API's not-found error naming it as `what`."""
+    r = db.get(table, {}).get(key)
+    if r is None:
+        raise not_found(what, key)
+    return r
+
+
 def next_id(existing: Iterable[str], prefix: str, start: int, digits: int = 0) -> str:
     """`prefix` + (largest number used after `prefix` + 1), at least `start`; zero-padded to
     `digits`. Deterministic in the database's content."""
