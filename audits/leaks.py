@@ -37,7 +37,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Optional
 
-from domains.variant_spec import Term, sorted_terms, term_regex
+from domains.renaming import Term, sorted_terms, term_regex
 from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
 from transforms import registry

@@ -1,11 +1,11 @@
 """A pack's policy files -> one FactSet (the built-in decomposer or the LLM one), cached
 in-process by the content of the files. Lives here, not in `facts/`, because it reads a
-`DomainPack`: the kernel decomposes text and knows nothing of packs."""
+pack: the kernel decomposes text and knows nothing of packs."""
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import Any, Optional, Protocol
 
 from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
@@ -13,13 +13,26 @@ from facts.hashing import content_hash, sha256_hex
 from facts.markdown import decode_text
 from facts.models import FactSet
 
-if TYPE_CHECKING:  # pragma: no cover
-    from . import DomainPack
+
+
+class PolicySource(Protocol):
+    """What decomposing reads of a pack (a `domains.pack.DomainPack`)."""
+
+    @property
+    def path(self) -> Path: ...
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def info(self) -> Any: ...  # `.currency`
+
+    def policy_files(self) -> list[Path]: ...
 
 _CACHE: dict[str, FactSet] = {}
 
 
-def decompose_pack(pack: "DomainPack", decomposer: str = "builtin", model: Optional[str] = None,
+def decompose_pack(pack: PolicySource, decomposer: str = "builtin", model: Optional[str] = None,
                    mock_response: Optional[str] = None) -> FactSet:
     """Decompose every policy file of a pack (source paths relative to the pack folder).
 

@@ -143,3 +143,93 @@ def parse_json(text: str, path: Path) -> Any:
         raise FactforgeError(f"invalid JSON: {e}", path) from None
     except RecursionError:
         raise FactforgeError("invalid JSON: nested too deeply", path) from None
+
+
+# --------------------------------------------------------------------------- locating entries
+
+def _key_of(line: str) -> Optional[str]:
+    s = line.strip()
+    if "=" not in s or s.startswith("#") or s.startswith("["):
+        return None
+    k = s.split("=", 1)[0].strip()
+    return k.strip("\"'")
+
+
+def toml_entry_line(text: str, loc: tuple) -> Optional[int]:
+    lines = text.splitlines()
+    if not loc:
+        return None
+    sec = str(loc[0])
+    idx = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else None
+    keys = [str(k) for k in loc[(2 if idx is not None else 1):] if not isinstance(k, int)]
+    counts: dict[str, int] = {}
+    cur, cur_idx, header_line = None, None, None
+    best = None
+    for i, line in enumerate(lines, 1):
+        s = line.strip()
+        if s.startswith("[[") and s.endswith("]]"):
+            cur = s[2:-2].strip()
+            cur_idx = counts.get(cur, 0)
+            counts[cur] = cur_idx + 1
+            if cur == sec and (idx is None or cur_idx == idx):
+                header_line = i
+                best = best or i
+            continue
+        if s.startswith("[") and s.endswith("]"):
+            cur, cur_idx = s[1:-1].strip(), None
+            if cur == sec and not keys:
+                return i
+            if keys and cur == f"{sec}.{keys[0]}":
+                return i
+            continue
+        in_target = cur == sec and (idx is None or cur_idx == idx)
+        if in_target and keys and _key_of(line) == keys[0]:
+            return i
+        if in_target and idx is None and not keys and best is None:
+            best = i
+    if header_line:
+        return header_line
+    if best:
+        return best
+    needle = keys[-1] if keys else sec
+    for i, line in enumerate(lines, 1):
+        if _key_of(line) == needle or line.strip() == f"[{needle}]":
+            return i
+    return None
+
+
+def yaml_entry_line(text: str, loc: tuple) -> Optional[int]:
+    lines = text.splitlines()
+    if not loc:
+        return None
+    start = None
+    for i, line in enumerate(lines):
+        if re.match(rf"{re.escape(str(loc[0]))}\s*:", line):
+            start = i
+            break
+    if start is None:
+        return None
+    pos, rest = start, list(loc[1:])
+    while rest:
+        k = rest.pop(0)
+        if isinstance(k, int):
+            items = [j for j in range(pos + 1, len(lines)) if re.match(r"\s*-\s", lines[j])]
+            indents = [len(lines[j]) - len(lines[j].lstrip()) for j in items]
+            if not items:
+                break
+            top = min(indents)
+            items = [j for j, ind in zip(items, indents) if ind == top]
+            if k >= len(items):
+                break
+            pos = items[k]
+            m = re.match(r"\s*-\s*([\w\"']+)\s*:", lines[pos])
+            if rest and m and m.group(1).strip("\"'") == str(rest[0]):
+                rest.pop(0)
+        else:
+            for j in range(pos + 1, len(lines)):
+                if re.match(rf"\s*(?:-\s*)?[\"']?{re.escape(str(k))}[\"']?\s*:", lines[j]):
+                    pos = j
+                    break
+            else:
+                break
+    return pos + 1

@@ -38,6 +38,7 @@ from facts.hashing import content_hash
 from facts.models import Fact, FactSet, SlotType
 
 from .apikit import Call, DomainApi, db_hash
+from .value_feeds import resolve_value_facts
 
 SIMTEST_SCHEMA_VERSION = "1.0"
 TrapKind = Literal["none", "refuse", "fee", "rate", "missing_info", "transfer"]
@@ -362,8 +363,6 @@ def build_suite(pack, db: dict, factset: FactSet, values: Mapping[str, Any], see
     variant's rebranded pack), `base` the pack whose code and policy text it derives from
     (default: `pack`); `check(db) -> problems` defaults to the domain's own check under
     `values`."""
-    from .variant_spec import resolve_value_facts  # noqa: PLC0415
-
     base = base or pack
     code = base.code
     api = code.api(pack, values)

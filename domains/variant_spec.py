@@ -23,20 +23,22 @@ substituted fact keeps its base id.
 """
 from __future__ import annotations
 
-import ast
-import re
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterable, Literal, Optional, Union
+from typing import Any, Optional, Union
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import (NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, in_unit, slugify,
-                          value_key)
+from facts.models import NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
 
-from . import Brand, DomainPack, PackFile, readers, sandbox
+from . import readers, sandbox
+from .pack import Brand, DomainPack, PackFile
+from .readers import toml_entry_line, yaml_entry_line
+from .renaming import Renamer, Term, brand_leaks_in_tree, distinctive, renamed_anchors, sorted_terms, term_regex
+from .safe_expr import expr_names, safe_eval, tidy_number
+from .value_feeds import (Substitution, ValueFeed, numeric_slots, resolve_value_facts, restyle_slot, slot_in_unit,
+                          slot_number, slot_spans)
 
 VARIANT_SCHEMA_VERSION = "1.0"
 SUFFIXES = (".toml", ".yaml", ".yml")
@@ -84,377 +86,6 @@ class VariantFile(_Strict):
     derived: list[DerivedValue] = Field(default_factory=list)
 
 
-# --------------------------------------------------------------------------- renaming
-
-RenameMode = Literal["ci", "cs", "prefix"]
-
-
-def _distinctive(term: str) -> bool:
-    """Multi-word, dotted, digit-bearing or camel-cased terms are matched case-insensitively;
-    a single plain word ("Main", "Grove") only with its own capitalisation, so ordinary
-    prose ("the main reason") is left alone."""
-    t = term.strip()
-    return (" " in t or any(c.isdigit() or c in ".@&'_-" for c in t)
-            or any(c.isupper() for c in t[1:]))
-
-
-def _term_pattern(term: str, mode: RenameMode) -> str:
-    esc = re.escape(term)
-    pre = r"(?<![A-Za-z0-9])" if term[:1].isalnum() or mode == "prefix" else ""
-    if mode == "prefix":
-        return pre + esc + r"(?=\d)"
-    post = (r"(?=s?(?![A-Za-z0-9]))" if term[-1:].isalpha() else r"(?![A-Za-z0-9])") if term[-1:].isalnum() else ""
-    body = f"(?i:{esc})" if mode == "ci" else esc
-    return pre + body + post
-
-
-@dataclass(frozen=True)
-class Term:
-    """A base string that must not survive in a variant (with its replacement, if any)."""
-
-    old: str
-    new: Optional[str]
-    mode: RenameMode
-    origin: str  # "brand.company", "brand.customers[3]", "renames", ...
-
-    def pattern(self) -> str:
-        return _term_pattern(self.old, self.mode)
-
-
-def _case_like(matched: str, old: str, new: str) -> str:
-    if matched == old or not any(c.isalpha() for c in matched):
-        return new
-    if matched.islower():
-        return new.lower()
-    if matched.isupper() and not old.isupper():
-        return new.upper()
-    if matched[:1].isupper() and not old[:1].isupper():
-        return new[:1].upper() + new[1:]
-    return new
-
-
-class Renamer:
-    """Applies every rename in one left-to-right pass (longest term first at a position), so
-    renames never chain (A -> B, B -> C does not turn A into C)."""
-
-    def __init__(self, terms: Iterable[Term]):
-        self.terms = sorted_terms(t for t in terms if t.new is not None and t.new != t.old)
-        self._rx = term_regex(self.terms)
-
-    def __call__(self, text: str) -> str:
-        if self._rx is None or not text:
-            return text
-
-        def sub(m: re.Match) -> str:
-            t = self.terms[m.lastindex - 1]
-            return _case_like(m.group(0), t.old, t.new) if t.mode == "ci" else t.new
-
-        return self._rx.sub(sub, text)
-
-    def tree(self, obj: Any) -> Any:
-        """Rename every string of a JSON-like value, dict keys included."""
-        if isinstance(obj, str):
-            return self(obj)
-        if isinstance(obj, dict):
-            return {(self(k) if isinstance(k, str) else k): self.tree(v) for k, v in obj.items()}
-        if isinstance(obj, list):
-            return [self.tree(v) for v in obj]
-        if isinstance(obj, tuple):
-            return tuple(self.tree(v) for v in obj)
-        return obj
-
-
-def sorted_terms(terms: Iterable[Term]) -> list[Term]:
-    """Longest first: the order of the groups of `term_regex` (group i+1 is term i)."""
-    return sorted(terms, key=lambda t: (-len(t.old), t.old))
-
-
-def term_regex(terms: Iterable[Term]) -> Optional[re.Pattern]:
-    """One regex finding any of `terms`; `sorted_terms(terms)[m.lastindex - 1]` is the hit."""
-    terms = sorted_terms(terms)
-    return re.compile("|".join(f"({t.pattern()})" for t in terms)) if terms else None
-
-
-# --------------------------------------------------------------------------- safe expressions
-
-_BINOPS: dict[type, Callable[[float, float], float]] = {
-    ast.Add: lambda a, b: a + b, ast.Sub: lambda a, b: a - b,
-    ast.Mult: lambda a, b: a * b, ast.Div: lambda a, b: a / b,
-}
-
-
-def _check_expr(expr: str) -> ast.Expression:
-    try:
-        tree = ast.parse(expr, mode="eval")
-    except SyntaxError as e:
-        raise ValueError(f"invalid expression: {e.msg}") from None
-    for node in ast.walk(tree):
-        ok = isinstance(node, (ast.Expression, ast.BinOp, ast.UnaryOp, ast.Name, ast.Load,
-                               ast.Add, ast.Sub, ast.Mult, ast.Div, ast.USub, ast.UAdd))
-        if isinstance(node, ast.Constant):
-            ok = isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
-        if not ok:
-            raise ValueError(f"{type(node).__name__} is not allowed (only + - * /, numbers and value names)")
-    return tree
-
-
-def expr_names(expr: str) -> list[str]:
-    return sorted({n.id for n in ast.walk(_check_expr(expr)) if isinstance(n, ast.Name)})
-
-
-def safe_eval(expr: str, names: dict[str, float]) -> Union[int, float]:
-    """Evaluate `expr` (+ - * /, numbers, names) over `names`; ValueError on anything else."""
-    def ev(n: ast.AST) -> float:
-        if isinstance(n, ast.Expression):
-            return ev(n.body)
-        if isinstance(n, ast.Constant):
-            return n.value
-        if isinstance(n, ast.Name):
-            if n.id not in names:
-                raise ValueError(f"unknown value {n.id!r}")
-            return names[n.id]
-        if isinstance(n, ast.UnaryOp):
-            v = ev(n.operand)
-            return -v if isinstance(n.op, ast.USub) else v
-        if isinstance(n, ast.BinOp):
-            a, b = ev(n.left), ev(n.right)
-            if isinstance(n.op, ast.Div) and b == 0:
-                raise ValueError("division by zero")
-            return _BINOPS[type(n.op)](a, b)
-        raise ValueError(f"{type(n).__name__} is not allowed")
-    return _tidy(ev(_check_expr(expr)))
-
-
-def _tidy(v: Union[int, float]) -> Union[int, float]:
-    if isinstance(v, float):
-        v = round(v, 6)
-        if v.is_integer():
-            return int(v)
-    return v
-
-
-# --------------------------------------------------------------------------- locating entries
-
-def _key_of(line: str) -> Optional[str]:
-    s = line.strip()
-    if "=" not in s or s.startswith("#") or s.startswith("["):
-        return None
-    k = s.split("=", 1)[0].strip()
-    return k.strip("\"'")
-
-
-def _toml_line(text: str, loc: tuple) -> Optional[int]:
-    lines = text.splitlines()
-    if not loc:
-        return None
-    sec = str(loc[0])
-    idx = loc[1] if len(loc) > 1 and isinstance(loc[1], int) else None
-    keys = [str(k) for k in loc[(2 if idx is not None else 1):] if not isinstance(k, int)]
-    counts: dict[str, int] = {}
-    cur, cur_idx, header_line = None, None, None
-    best = None
-    for i, line in enumerate(lines, 1):
-        s = line.strip()
-        if s.startswith("[[") and s.endswith("]]"):
-            cur = s[2:-2].strip()
-            cur_idx = counts.get(cur, 0)
-            counts[cur] = cur_idx + 1
-            if cur == sec and (idx is None or cur_idx == idx):
-                header_line = i
-                best = best or i
-            continue
-        if s.startswith("[") and s.endswith("]"):
-            cur, cur_idx = s[1:-1].strip(), None
-            if cur == sec and not keys:
-                return i
-            if keys and cur == f"{sec}.{keys[0]}":
-                return i
-            continue
-        in_target = cur == sec and (idx is None or cur_idx == idx)
-        if in_target and keys and _key_of(line) == keys[0]:
-            return i
-        if in_target and idx is None and not keys and best is None:
-            best = i
-    if header_line:
-        return header_line
-    if best:
-        return best
-    needle = keys[-1] if keys else sec
-    for i, line in enumerate(lines, 1):
-        if _key_of(line) == needle or line.strip() == f"[{needle}]":
-            return i
-    return None
-
-
-def _yaml_line(text: str, loc: tuple) -> Optional[int]:
-    lines = text.splitlines()
-    if not loc:
-        return None
-    start = None
-    for i, line in enumerate(lines):
-        if re.match(rf"{re.escape(str(loc[0]))}\s*:", line):
-            start = i
-            break
-    if start is None:
-        return None
-    pos, rest = start, list(loc[1:])
-    while rest:
-        k = rest.pop(0)
-        if isinstance(k, int):
-            items = [j for j in range(pos + 1, len(lines)) if re.match(r"\s*-\s", lines[j])]
-            indents = [len(lines[j]) - len(lines[j].lstrip()) for j in items]
-            if not items:
-                break
-            top = min(indents)
-            items = [j for j, ind in zip(items, indents) if ind == top]
-            if k >= len(items):
-                break
-            pos = items[k]
-            m = re.match(r"\s*-\s*([\w\"']+)\s*:", lines[pos])
-            if rest and m and m.group(1).strip("\"'") == str(rest[0]):
-                rest.pop(0)
-        else:
-            for j in range(pos + 1, len(lines)):
-                if re.match(rf"\s*(?:-\s*)?[\"']?{re.escape(str(k))}[\"']?\s*:", lines[j]):
-                    pos = j
-                    break
-            else:
-                break
-    return pos + 1
-
-
-# --------------------------------------------------------------------------- resolved pieces
-
-@dataclass(frozen=True)
-class Substitution:
-    entry: str        # "values[3]"
-    fact_id: str
-    slot: str         # slot name
-    old: Slot
-    new: Slot
-
-
-@dataclass(frozen=True)
-class ValueFeed:
-    """A seed VALUES key fed by one fact's slot: VALUES[key] = slot component * factor."""
-
-    key: str
-    fact_id: str
-    slot: str
-    component: Literal["value", "value_max"]
-    factor: float
-
-
-def _slot_number(slot: Slot, component: str) -> Optional[float]:
-    v = slot.value if component == "value" else slot.value_max
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else None
-
-
-def _in_unit(slot: Slot, component: str, unit: Optional[str]) -> Optional[float]:
-    """The slot's value expressed in `unit` (durations convert between minutes..weeks)."""
-    v = _slot_number(slot, component)
-    if v is None:
-        return None
-    if slot.type != SlotType.duration:
-        return v
-    return in_unit(v, slot.unit, unit)
-
-
-def _numeric_slots(f: Fact) -> list[Slot]:
-    return [s for s in f.slots if s.type in NUMERIC_TYPES and isinstance(s.value, (int, float))]
-
-
-def _slot_spans(statement: str, slots: list[Slot]) -> dict[str, tuple[int, int]]:
-    """Where each slot's text sits in the statement (slots are in order of appearance)."""
-    spans, cursor = {}, 0
-    for s in slots:
-        if not s.text:
-            continue
-        i = statement.find(s.text, cursor)
-        if i < 0:
-            i = statement.find(s.text)
-        if i >= 0:
-            spans[s.name] = (i, i + len(s.text))
-            cursor = i + len(s.text)
-    return spans
-
-
-_NUM_RX = re.compile(r"\d[\d,]*(?:\.\d+)?")
-
-
-def _fmt_like(old: str, n: Union[int, float], money: bool = False) -> str:
-    """Format n the way the number `old` was written (thousands commas, decimals)."""
-    from facts.surface import fmt_num  # noqa: PLC0415
-
-    if "." in old:
-        out = f"{n:,.{len(old.split('.')[1])}f}"
-    elif float(n).is_integer():
-        out = f"{int(n):,}"
-    else:
-        out = f"{n:,.2f}" if money else fmt_num(n)
-    plain_big = "," not in old and len(old.split(".")[0]) >= 4
-    return out.replace(",", "") if plain_big else out
-
-
-def _restyle(slot: Slot, component: str, n: Union[int, float]) -> Optional[Slot]:
-    """The slot with its `component` set to n, written in the slot's own style
-    ("$50" -> "$65", "24-hour" -> "48-hour", "25,000" -> "30,000"); None if it cannot be."""
-    from facts.surface import fmt_num, int_to_words, unit_words  # noqa: PLC0415
-    from facts.values import parse_slots  # noqa: PLC0415
-
-    n = _tidy(n)
-    upd = {component: n}
-    if component == "value_max" and slot.value_max is None:
-        return None
-    probe = slot.model_copy(update=upd)
-    ms = list(_NUM_RX.finditer(slot.text))
-    i = 0 if component == "value" else 1
-    texts = []
-    if len(ms) > i:
-        m = ms[i]
-        t = slot.text[:m.start()] + _fmt_like(m.group(0), n, slot.type == SlotType.money) + slot.text[m.end():]
-        if slot.type == SlotType.duration and slot.unit and "-" not in slot.text[m.end():m.end() + 1]:
-            one, many = unit_words(slot.unit, 1), unit_words(slot.unit, 2)
-            if n == 1 and t.endswith(" " + many):
-                t = t[: -len(many)] + one
-            elif n != 1 and t.endswith(" " + one) and one != many:
-                t = t[: -len(one)] + many
-        texts.append(t)
-    elif isinstance(n, int) and 0 <= n < 1000 and slot.value_max is None and slot.type == SlotType.count:
-        texts.append(int_to_words(n))
-    if slot.type == SlotType.money:
-        texts.append(f"${fmt_num(n)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(n)} {slot.unit}")
-    elif slot.type == SlotType.percent and probe.value_max is None:
-        texts.append(f"{fmt_num(n)}%")
-    elif slot.type == SlotType.duration and probe.value_max is None:
-        texts.append(f"{fmt_num(n)} {unit_words(slot.unit, n)}")
-    elif slot.type == SlotType.count and probe.value_max is None:
-        texts.append(fmt_num(n))
-    for t in texts:
-        got = parse_slots(t, slot.unit if slot.type == SlotType.money and slot.unit else "USD", bare_counts=True)
-        if len(got) == 1 and got[0].key() == probe.key() and got[0].unit == probe.unit:
-            return probe.model_copy(update={"text": t})
-    return None
-
-
-_TOKEN = re.compile(r"[a-z][a-z0-9]*(?:['’-][a-z0-9]+)*")
-
-
-def _renamed_anchors(f: Fact, new_statement: str, R: "Renamer") -> list[str]:
-    """Anchors of a renamed fact: each anchor renamed; an anchor that only belonged to a
-    renamed phrase ("pass" of "Pass holders") gives way to a word of the new phrase."""
-    anchors = list(dict.fromkeys(R(a) for a in f.anchors))
-    new_low = new_statement.lower() + " " + " ".join(R(c.value).lower() for c in f.conditions)
-    old_toks = set(_TOKEN.findall(f.statement.lower()))
-    keep = [a for a in anchors if a.lower() in new_low or a.lower() not in f.statement.lower()]
-    dropped = len(anchors) - len(keep)
-    if dropped:
-        fresh = [t for t in dict.fromkeys(_TOKEN.findall(new_statement.lower()))
-                 if t not in old_toks and len(t) >= 3 and t not in keep]
-        keep += fresh[:dropped]
-    return keep
-
-
 # --------------------------------------------------------------------------- the spec
 
 BRAND_FIELDS = tuple(Brand.model_fields)
@@ -483,9 +114,9 @@ class VariantSpec:
     # ---- errors ---------------------------------------------------------------------
     def error(self, entry: str, reason: str, loc: tuple = ()) -> FactforgeError:
         if self.path.suffix == ".toml":
-            line = _toml_line(self.text, loc)
+            line = toml_entry_line(self.text, loc)
         else:
-            line = _yaml_line(self.text, loc)
+            line = yaml_entry_line(self.text, loc)
         return FactforgeError(f"{entry}: {reason}" if entry else reason, self.path, line)
 
     # ---- identity -------------------------------------------------------------------
@@ -534,7 +165,7 @@ class VariantSpec:
         for g, old in b0.products.items():
             new = b1.products.get(g)
             if old and old != new:
-                out.append(Term(old, new, "ci" if _distinctive(old) else "cs", f"brand.products.{g}"))
+                out.append(Term(old, new, "ci" if distinctive(old) else "cs", f"brand.products.{g}"))
         for e, old in b0.id_prefixes.items():
             new = b1.id_prefixes.get(e)
             if old and old != new:
@@ -545,7 +176,7 @@ class VariantSpec:
             for i, old in enumerate(olds):
                 new = news[i] if i < len(news) else None
                 if old != new and old not in kept:
-                    out.append(Term(old, new, "ci" if _distinctive(old) else "cs", f"brand.{f}[{i}]"))
+                    out.append(Term(old, new, "ci" if distinctive(old) else "cs", f"brand.{f}[{i}]"))
         return out
 
     def _build_terms(self, base: DomainPack) -> None:
@@ -558,7 +189,7 @@ class VariantSpec:
                 raise self.error(f"renames.{old}", f"{old!r} is a generic product term of {base.name} (a key of "
                                  "brand.products, which files print as such); rename the brand product instead",
                                  ("renames", old))
-            terms.append(Term(old, new, "ci" if _distinctive(old) else "cs", f"renames.{old}"))
+            terms.append(Term(old, new, "ci" if distinctive(old) else "cs", f"renames.{old}"))
         # the same old renamed twice, two olds becoming one new
         by_old: dict[str, Term] = {}
         by_new: dict[str, Term] = {}
@@ -642,18 +273,18 @@ class VariantSpec:
                 continue
             f = by_id[fd.fact_id]
             old = next(s for s in f.slots if s.name == fd.slot)
-            n = _tidy(values[k] / fd.factor)
+            n = tidy_number(values[k] / fd.factor)
             prev = done.get((f.id, old.name))
             if prev is not None:
-                have = _slot_number(prev.new, fd.component if _slot_number(prev.new, fd.component) is not None
+                have = slot_number(prev.new, fd.component if slot_number(prev.new, fd.component) is not None
                                     else "value")
                 if have is None or abs(have - n) > 1e-6:
                     raise self.error(entry, f"sets {k} = {values[k]} but {prev.entry} gives fact {f.id} the value "
                                             f"{prev.new.text!r}", loc)
                 continue
-            if abs((_slot_number(old, fd.component) or 0) - n) < 1e-9:
+            if abs((slot_number(old, fd.component) or 0) - n) < 1e-9:
                 continue
-            new = _restyle(old, fd.component, n)
+            new = restyle_slot(old, fd.component, n)
             if new is None:
                 raise self.error(entry, f"sets {k} = {values[k]}, which fact {f.id} ({old.text!r}) cannot state", loc)
             sub = Substitution(entry, f.id, old.name, old, new)
@@ -741,7 +372,7 @@ class VariantSpec:
                     return s
             raise self.error(entry, f"fact {f.id} has no slot {name!r}; slots: "
                                     f"{', '.join(s.name for s in f.slots) or 'none'}", loc + ("slot",))
-        num = _numeric_slots(f) or [s for s in f.slots if s.type == SlotType.date]
+        num = numeric_slots(f) or [s for s in f.slots if s.type == SlotType.date]
         if not num:
             raise self.error(entry, f"fact {f.id} ({f.statement[:60]!r}) has no numeric slot to substitute", loc)
         return num[0]
@@ -769,7 +400,7 @@ class VariantSpec:
         for f in base_factset.facts:
             statement, slots = f.statement, list(f.slots)
             if f.id in subs:
-                spans = _slot_spans(statement, slots)
+                spans = slot_spans(statement, slots)
                 by_name = {s.slot: s for s in subs[f.id]}
                 for name, (a, b) in sorted(spans.items(), key=lambda kv: -kv[1][0]):
                     if name in by_name:
@@ -789,7 +420,7 @@ class VariantSpec:
                 "section": [R(x) for x in f.section],
                 "slots": new_slots,
                 "conditions": [Condition(attribute=R(c.attribute), value=R(c.value)) for c in f.conditions],
-                "anchors": _renamed_anchors(f, R(statement), R),
+                "anchors": renamed_anchors(f, R(statement), R),
             }))
         unparsed = [UnparsedLine(file=u.file, line=u.line, text=R(u.text), reason=u.reason)
                     for u in base_factset.unparsed]
@@ -827,13 +458,13 @@ class VariantSpec:
             by_slot.setdefault((fd.fact_id, fd.slot), []).append(fd)
         for s in self._explicit(base_factset):
             for fd in by_slot.get((s.fact_id, s.slot), []):
-                comp = fd.component if _slot_number(s.new, fd.component) is not None else "value"
-                n = _in_unit(s.new, comp, s.old.unit)
+                comp = fd.component if slot_number(s.new, fd.component) is not None else "value"
+                n = slot_in_unit(s.new, comp, s.old.unit)
                 if n is None:
                     raise self.error(s.entry, f"the new value {s.new.text!r} cannot be expressed in "
                                               f"{s.old.unit}, the unit of seed value {fd.key!r}",
                                      ("values", int(s.entry[7:-1]), "to"))
-                values[fd.key] = _tidy(n * fd.factor)
+                values[fd.key] = tidy_number(n * fd.factor)
         values.update(self.spec.database.values)
         for i, d in enumerate(self.spec.derived):
             try:
@@ -890,6 +521,7 @@ class VariantSpec:
 
 # --------------------------------------------------------------------------- helpers
 
+
 def scale_prices(db: Any, factor: float, fields: list[str]) -> Any:
     """Multiply every number under a key named in `fields` by `factor`, rounded to cents
     (whole amounts stay ints). Dict order is kept."""
@@ -910,150 +542,6 @@ def scale_prices(db: Any, factor: float, fields: list[str]) -> Any:
         return obj
 
     return scale(db, False)
-
-
-def _surely_clean(db: Any, rx: re.Pattern, terms: list[Term]) -> bool:
-    """True when no string of `db` (keys included) holds a term: one search of the strings
-    joined by NUL, which no term holds and which, like a string's edge, is no letter or digit,
-    so the terms' boundaries match exactly as they do string by string."""
-    if any("\0" in t.old for t in terms):
-        return False
-    strings: list[str] = []
-    stack = [db]
-    while stack:
-        o = stack.pop()
-        if isinstance(o, str):
-            strings.append(o)
-        elif isinstance(o, dict):
-            strings.extend(k for k in o if isinstance(k, str))
-            stack.extend(o.values())
-        elif isinstance(o, list):
-            stack.extend(o)
-    text = "\0".join(strings)
-    if all(t.old.isascii() for t in terms):
-        # a term can match only where its text occurs, whatever the case: search for those alone
-        low = text.lower()
-        terms = [t for t in terms if t.old.lower() in low]
-        if not terms:
-            return True
-        rx = term_regex(terms)
-    return rx.search(text) is None
-
-
-def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str]:
-    rx = term_regex(terms)
-    if rx is None or _surely_clean(db, rx, terms):
-        return []
-    out: list[str] = []
-
-    def walk(obj: Any, path: str) -> None:
-        if len(out) >= limit:
-            return
-        if isinstance(obj, str):
-            m = rx.search(obj)
-            if m:
-                t = terms_sorted[m.lastindex - 1]
-                out.append(f"database {path or '/'}: base brand term {t.old!r} ({t.origin}) remains: {obj[:80]!r}")
-        elif isinstance(obj, dict):
-            for k, v in obj.items():
-                if isinstance(k, str):
-                    walk(k, f"{path}/{k}#key")
-                walk(v, f"{path}/{k}")
-        elif isinstance(obj, list):
-            for i, v in enumerate(obj):
-                walk(v, f"{path}[{i}]")
-
-    terms_sorted = sorted_terms(terms)
-    walk(db, "")
-    return out
-
-
-def resolve_value_facts(base: DomainPack, factset: FactSet) -> dict[str, ValueFeed]:
-    """Map each seed VALUE_FACTS key to the fact slot stating it.
-
-    The substring is located in the policy (it occurs once); the value it ends with is the
-    one the key holds; among the facts sourced from that line, the one with a slot of that
-    value (for a table row, the one whose conditions name the column of that cell). The
-    factor converts the slot's number to the VALUES number (1 mostly; 0.01 for a percent
-    stored as a fraction; 60 for hours stored as minutes)."""
-    from facts.values import find_values  # noqa: PLC0415
-
-    vf: dict[str, str] = dict(base.code.value_facts)
-    values: dict[str, Any] = dict(base.code.values)
-    texts = {p: p.read_text(encoding="utf-8") for p in base.policy_files()}
-    out: dict[str, ValueFeed] = {}
-    for key, sub in vf.items():
-        if key not in values:
-            continue
-        hit = [(p, t.find(sub)) for p, t in texts.items() if sub in t]
-        if not hit:
-            continue
-        p, idx = hit[0]
-        t = texts[p]
-        line_no = t.count("\n", 0, idx) + 1
-        line_start = t.rfind("\n", 0, idx) + 1
-        found = find_values(sub)
-        if not found:
-            continue
-        typ, v, vmax, unit, _, _ = found[-1]
-        cands: list[tuple[Fact, Slot]] = []
-        for f in factset.facts:
-            if not (f.source.start_line <= line_no <= f.source.end_line):
-                continue
-            if Path(f.source.file).name != p.name and not str(p).endswith(f.source.file):
-                continue
-            for s in f.slots:
-                if s.key() == value_key(typ, v, vmax, unit):
-                    cands.append((f, s))
-        if len(cands) > 1:
-            cands = _by_column(cands, t, line_start, idx + len(sub)) or cands
-        if not cands:
-            continue
-        f, s = cands[0]
-        feed = _feed(key, values[key], f, s)
-        if feed is not None:
-            out[key] = feed
-    return out
-
-
-def _by_column(cands: list[tuple[Fact, Slot]], text: str, line_start: int, end: int) -> list[tuple[Fact, Slot]]:
-    """For a markdown table row: keep the candidates whose conditions name the header of the
-    column the substring ends in."""
-    line_end = text.find("\n", line_start)
-    row = text[line_start:line_end if line_end >= 0 else len(text)]
-    if not row.lstrip().startswith("|"):
-        return []
-    col = text[line_start:end].count("|") - 1
-    lines = text[:line_start].splitlines()
-    header = None
-    for prev in reversed(lines):
-        if not prev.lstrip().startswith("|"):
-            break
-        if not re.fullmatch(r"\s*\|?[\s:|-]+\|?\s*", prev):
-            header = prev
-    if header is None:
-        return []
-    cells = [c.strip() for c in header.strip().strip("|").split("|")]
-    if not (0 <= col < len(cells)):
-        return []
-    name = re.sub(r"[*_`]", "", cells[col]).strip().lower()
-    keep = [(f, s) for f, s in cands if any(c.value.lower() == name or name in c.value.lower()
-                                           for c in f.conditions)]
-    return keep
-
-
-def _feed(key: str, base_value: Any, f: Fact, s: Slot) -> Optional[ValueFeed]:
-    if isinstance(base_value, bool) or not isinstance(base_value, (int, float)):
-        return None
-    comps = [c for c in ("value", "value_max") if _slot_number(s, c) is not None]
-    for c in comps:
-        if abs(_slot_number(s, c) - base_value) < 1e-9:
-            return ValueFeed(key, f.id, s.name, c, 1.0)
-    for c in comps:
-        n = _slot_number(s, c)
-        if n:
-            return ValueFeed(key, f.id, s.name, c, base_value / n)
-    return None
 
 
 # --------------------------------------------------------------------------- loading
@@ -1083,7 +571,7 @@ def parse_variant(base: DomainPack, path: Path) -> VariantSpec:
         err = e.errors()[0]
         loc = tuple(err["loc"])
         entry = "".join(f"[{p}]" if isinstance(p, int) else (f".{p}" if i else str(p)) for i, p in enumerate(loc))
-        line = _toml_line(text, loc) if path.suffix == ".toml" else _yaml_line(text, loc)
+        line = toml_entry_line(text, loc) if path.suffix == ".toml" else yaml_entry_line(text, loc)
         raise FactforgeError(f"{entry}: {err['msg']}", path, line) from None
     vs = VariantSpec(base, path, text, data, spec)
     vs.validate(base)

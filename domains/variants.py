@@ -13,9 +13,12 @@ from typing import Any, Optional
 from facts.errors import FactforgeError
 from facts.models import FactSet
 
-from . import DomainPack, check_name, get_pack
+from facts.names import check_name
 
-VARIANT_SUFFIXES = (".toml", ".yaml", ".yml")
+from .pack import DomainPack, get_pack
+from .simtests import build_suite
+from .variant_spec import SUFFIXES as VARIANT_SUFFIXES
+from .variant_spec import load_variant
 
 
 def list_variants(pack: DomainPack) -> list[str]:
@@ -71,7 +74,6 @@ class World:
 
     def test_suite(self, seed: int = 0, db: Optional[dict] = None):
         """The sealed held-out tests of this world (`domains.simtests.SimSuite`)."""
-        from .simtests import build_suite  # noqa: PLC0415
         db = self.database(seed) if db is None else db
         values = self.base.code.merged_values(self.values())
         return build_suite(self.pack, db, self.factset(), values, seed, base=self.base, variant=self.variant,
@@ -87,5 +89,4 @@ def resolve(key: str, extra_dirs: list[str | Path] | None = None) -> World:
     if variant not in list_variants(base):
         raise FactforgeError(f"unknown variant {variant!r} of domain {name!r}; available: "
                              f"{', '.join(list_variants(base)) or 'none'}")
-    from .variant_spec import load_variant  # noqa: PLC0415
     return World(base, variant, load_variant(base, variant))

@@ -104,14 +104,15 @@ def domains(domains_dir: Optional[List[Path]] = DomainsDir,
             continue
         rows.append({"name": name, "brand": pack.brand.company, "business": pack.info.business,
                      "facts": len(fs.facts), "unparsed": len(fs.unparsed), "variants": list_variants(pack),
-                     "path": str(pack.path)})
+                     "tasks": pack.task_ids(), "deployments": pack.deployment_ids(), "path": str(pack.path)})
     if as_json:
         print(json.dumps(rows + [{**b, "broken": True} for b in bad], indent=2))
         return
     from rich.table import Table  # noqa: PLC0415
-    t = Table("domain", "brand", "business", "facts", "unparsed", "variants")
+    t = Table("domain", "brand", "business", "facts", "unparsed", "variants", "tasks", "deployments")
     for r in rows:
-        t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]))
+        t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]),
+                  str(len(r["tasks"])), ", ".join(r["deployments"]))
     _table_console().print(t)
     for b in bad:
         err.print(f"[red]broken[/red] {escape(b['name'])}: {escape(b['error'])}", highlight=False)

@@ -56,7 +56,7 @@ def test_real_tau2_tasks_fit_our_task_parts():
 def _ctx(name: str):
     w = resolve(name)
     from domains.simtests import FactIndex
-    from domains.variant_spec import resolve_value_facts
+    from domains.value_feeds import resolve_value_facts
     pack, db = w.pack, w.database(0)
     values = pack.code.merged_values()
     return ScenarioContext(pack=pack, db=db, values=values, facts=FactIndex(pack.facts, resolve_value_facts(pack, pack.facts)),

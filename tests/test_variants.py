@@ -13,7 +13,9 @@ from pathlib import Path
 import pytest
 
 from domains import get_pack
-from domains.variant_spec import Renamer, Term, load_variant, parse_variant, safe_eval, term_regex
+from domains.renaming import Renamer, Term, term_regex
+from domains.safe_expr import safe_eval
+from domains.variant_spec import load_variant, parse_variant
 from domains.variants import list_variants, resolve
 from facts.errors import FactforgeError
 
@@ -169,7 +171,7 @@ def test_speech_vocabulary_can_hear_a_leak(world):
 def test_database_check_flags_a_base_brand_string(world):
     db = world.database(0)
     first = sorted(db["customers"])[0]
-    db["customers"][first]["note"] = "moved over from Pedalwise"
+    db["customers"][first]["name"] += " (moved over from Pedalwise)"  # a field the typed model has
     problems = world.check_database(db)
     assert len(problems) == 1 and "'Pedalwise'" in problems[0] and first in problems[0]
 
@@ -179,7 +181,7 @@ def test_a_variants_tests_name_the_variants_own_fact_ids(mock_pack):
     renamed section keeps each fact's hash), so its value facts count as covered and its
     tasks' learnability is judged on the facts the variant's kit states."""
     from domains.simtests import FactIndex
-    from domains.variant_spec import resolve_value_facts
+    from domains.value_feeds import resolve_value_facts
     world = resolve("_mock@spokewell")
     base_facts = mock_pack.facts
     idx = FactIndex(base_facts, resolve_value_facts(mock_pack, base_facts), world=world.factset())
@@ -196,7 +198,7 @@ def test_a_variants_tests_name_the_variants_own_fact_ids(mock_pack):
 def test_brand_scan_fast_path_never_misses_a_leak():
     """The whole-tree pre-check answers "clean" only when the walk would find nothing: a term
     behind an escaped newline, in a key, in another case, or beside JSON's escapes is still found."""
-    from domains.variant_spec import brand_leaks_in_tree
+    from domains.renaming import brand_leaks_in_tree
     terms = [Term(old="Pedalwise", new="Spokewell", mode="cs", origin="brand"),
              Term(old="PW", new="SW", mode="prefix", origin="code")]
     assert brand_leaks_in_tree({"a": ["clean", {"b": "nothing here", "n": 3}]}, terms) == []

@@ -263,7 +263,7 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     from outputs.api.deployment import parse_deployment  # noqa: PLC0415
 
     dep = ls.spec.api.deployment
-    d = pack.path / "deployments"
+    d = pack.deployments_dir()
     p = d / f"{dep}.toml"
     if p.is_file():
         raw = p.read_bytes()

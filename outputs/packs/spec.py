@@ -476,7 +476,7 @@ def load_spec(path: Path) -> LoadedSpec:
 
 
 def tasks_dir(pack) -> Path:
-    return Path(pack.path) / "tasks"
+    return pack.tasks_dir()
 
 
 def load_domain_specs(pack, only: Optional[set[str]] = None) -> list[LoadedSpec]:
