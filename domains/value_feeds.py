@@ -124,33 +124,64 @@ def restyle_slot(slot: Slot, component: str, n: Union[int, float]) -> Optional[S
     return None
 
 
+PLACEHOLDER = "…"  # in a VALUE_FACTS link: where the value stands in the policy's sentence
+
+
+def locate_link(link: str, texts: dict[Path, str]) -> Optional[tuple[Path, int, int, tuple]]:
+    """Where a VALUE_FACTS link sits in the policy: (file, start of the link, end of the
+    value, the value found). A link names its sentence without its number: "The late fee
+    is …" or "get a … discount" (`…` stands for the value; without it the value is the
+    first after the link on its line). A link that ends with the value itself ("The late
+    fee is $12") is read too."""
+    before, mark, after = link.partition(PLACEHOLDER)
+    for p, t in texts.items():
+        if not mark:
+            idx = t.find(link)
+            if idx < 0:
+                continue
+            found = find_values(link)
+            if found:
+                return p, idx, idx + len(link), found[-1]
+            line_end = t.find("\n", idx)
+            rest_at = idx + len(link)
+            rest = t[rest_at:line_end if line_end >= 0 else len(t)]
+            found = find_values(rest)
+            return (p, idx, rest_at + found[0][5], found[0]) if found else None
+        rx = re.compile(re.escape(before) + r"([^\n|]{1,60}?)" + re.escape(after)) if after else None
+        m = rx.search(t) if rx else re.search(re.escape(before) + r"([^\n|]*)", t)
+        if m is None:
+            continue
+        found = find_values(m.group(1))
+        if not found:
+            return None
+        value = found[-1] if after else found[0]
+        return p, m.start(), m.start(1) + value[5], value
+    return None
+
+
 def resolve_value_facts(base: Any, factset: FactSet) -> dict[str, ValueFeed]:
     """Map each seed VALUE_FACTS key of the pack `base` (a `domains.pack.DomainPack`) to the
     fact slot stating it.
 
-    The substring is located in the policy (it occurs once); the value it ends with is the
-    one the key holds; among the facts sourced from that line, the one with a slot of that
-    value (for a table row, the one whose conditions name the column of that cell). The
-    factor converts the slot's number to the VALUES number (1 mostly; 0.01 for a percent
-    stored as a fraction; 60 for hours stored as minutes)."""
+    The link is located in the policy (`locate_link`; its first occurrence); the value
+    there is the one the key holds; among the facts sourced from that line, the one with a
+    slot of that value (for a table row, the one whose conditions name the column of that
+    cell). The factor converts the slot's number to the VALUES number (1 mostly; 0.01 for a
+    percent stored as a fraction; 60 for hours stored as minutes)."""
     vf: dict[str, str] = dict(base.code.value_facts)
     values: dict[str, Any] = dict(base.code.values)
     texts = {p: p.read_text(encoding="utf-8") for p in base.policy_files()}
     out: dict[str, ValueFeed] = {}
-    for key, sub in vf.items():
+    for key, link in vf.items():
         if key not in values:
             continue
-        hit = [(p, t.find(sub)) for p, t in texts.items() if sub in t]
-        if not hit:
+        where = locate_link(link, texts)
+        if where is None:
             continue
-        p, idx = hit[0]
+        p, idx, end, (typ, v, vmax, unit, _, _) = where
         t = texts[p]
         line_no = t.count("\n", 0, idx) + 1
         line_start = t.rfind("\n", 0, idx) + 1
-        found = find_values(sub)
-        if not found:
-            continue
-        typ, v, vmax, unit, _, _ = found[-1]
         cands: list[tuple[Fact, Slot]] = []
         for f in factset.facts:
             if not (f.source.start_line <= line_no <= f.source.end_line):
@@ -161,7 +192,7 @@ def resolve_value_facts(base: Any, factset: FactSet) -> dict[str, ValueFeed]:
                 if s.key() == value_key(typ, v, vmax, unit):
                     cands.append((f, s))
         if len(cands) > 1:
-            cands = _by_column(cands, t, line_start, idx + len(sub)) or cands
+            cands = _by_column(cands, t, line_start, end) or cands
         if not cands:
             continue
         f, s = cands[0]

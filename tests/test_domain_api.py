@@ -194,3 +194,33 @@ def test_pack_code_contract(tmp_path):
     db = ext.database(1)
     assert db == {"rows": {"0": 0, "1": 1, "2": 2}}
     assert ext.api().call(db, "get_row", {"key": "2"}) == {"value": 2}
+
+
+def test_a_policy_value_changes_in_the_policy_and_values_only(tmp_path):
+    """A value-fact link names its sentence without the number, so a new late fee is written
+    in policy.md and in VALUES, nowhere else, and the pack still resolves, seeds and checks."""
+    import shutil
+
+    from domains import BUILTIN_DIR
+    from domains.value_feeds import resolve_value_facts
+
+    d = tmp_path / "bikes"
+    shutil.copytree(BUILTIN_DIR / "_mock", d, ignore=shutil.ignore_patterns("__pycache__", "variants", "tasks",
+                                                                           "deployments"))
+    toml = (d / "domain.toml").read_text(encoding="utf-8")
+    (d / "domain.toml").write_text(toml.replace('name = "_mock"', 'name = "bikes"'), encoding="utf-8")
+    policy = (d / "policy.md").read_text(encoding="utf-8")
+    assert policy.count("$12") == 1
+    (d / "policy.md").write_text(policy.replace("$12", "$14"), encoding="utf-8")
+    rules = (d / "rules.py").read_text(encoding="utf-8")
+    assert rules.count('"late_fee_per_hour": 12') == 1 and "$12" not in rules
+    (d / "rules.py").write_text(rules.replace('"late_fee_per_hour": 12', '"late_fee_per_hour": 14'), encoding="utf-8")
+    pack = load_pack(d)
+    feed = resolve_value_facts(pack, pack.facts)["late_fee_per_hour"]
+    fact = pack.facts.by_id()[feed.fact_id]
+    assert feed.factor == 1.0 and "$14" in fact.statement
+    db = pack.database(0)
+    assert pack.check_database(db) == []
+    late = [(r["late_hours"], db["customers"][r["customer_id"]]["pass_holder"], r["late_fee"])
+            for r in db["rentals"].values() if r["late_hours"]]
+    assert late and all(fee == round(h * 14 * (0.8 if holder else 1), 2) for h, holder, fee in late)

@@ -7,12 +7,12 @@ from domains.seedkit import merged_values
 VALUES: dict[str, float | int] = {"deposit": 50, "late_fee_per_hour": 12, "pass_discount_pct": 20, "max_bikes": 3,
                                   "min_age": 16, "max_waiver": 60}
 VALUE_FACTS: dict[str, str] = {
-    "deposit": "The security deposit is $50",
-    "late_fee_per_hour": "The late fee is $12",
-    "pass_discount_pct": "get a 20% discount",
-    "max_bikes": "at most 3 bikes",
-    "min_age": "at least 16",
-    "max_waiver": "a late fee above $60",
+    "deposit": "The security deposit is …",
+    "late_fee_per_hour": "The late fee is …",
+    "pass_discount_pct": "get a … discount",
+    "max_bikes": "at most … bikes",
+    "min_age": "at least …",
+    "max_waiver": "a late fee above …",
 }
 
 
