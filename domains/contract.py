@@ -113,14 +113,7 @@ class DomainCode(ABC):
 
     def merged_values(self, values: Optional[Mapping[str, Number]] = None) -> dict[str, Number]:
         """`values` over the defaults; an unknown key or a non-number is a user error."""
-        out = dict(self.values)
-        for k, v in (values or {}).items():
-            if k not in out:
-                raise FactforgeError(f"unknown policy value {k!r}; known: {', '.join(sorted(out)) or 'none'}")
-            if isinstance(v, bool) or not isinstance(v, (int, float)):
-                raise FactforgeError(f"policy value {k!r} must be a number, not {v!r}")
-            out[k] = v
-        return out
+        return merged_values(self.values, values, "this pack")
 
 
 class PackCode(DomainCode):
