@@ -185,7 +185,7 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
           workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting in parallel (default 0: every core)."),
           engine: Literal["local", "dask"] = typer.Option("local", "--engine", help="local (a process pool here) or dask (a Dask cluster)."),
           dask_address: Optional[str] = typer.Option(None, "--dask-address", help="Scheduler of an existing Dask cluster (engine dask; default: a local cluster of --workers processes)."),
-          seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds the pack's seed.py may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
+          seed_timeout: Optional[float] = typer.Option(None, "--seed-timeout", help="Seconds a call into the pack's Python may run (default $FACTFORGE_SEED_TIMEOUT or 120)."),
           at_once: int = typer.Option(0, "--at-once", min=0, help="Domains built side by side on the shared pool (default 0: two when the pool has two or more workers, else one)."),
           domains_dir: Optional[List[Path]] = DomainsDir):
     """Materialize the asset graph and write verified bundles, with live progress.

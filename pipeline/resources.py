@@ -58,7 +58,7 @@ class BuildSettings(dg.ConfigurableResource):
     noise_ratio: float = 0.5
     decomposer: str = "builtin"
     domains_dirs: list[str] = []
-    seed_timeout: Optional[float] = None  # seconds for the pack's seed.py (None: $FACTFORGE_SEED_TIMEOUT or 120)
+    seed_timeout: Optional[float] = None  # seconds per call into the pack's Python (None: $FACTFORGE_SEED_TIMEOUT or 120)
 
 
 class Execution(dg.ConfigurableResource):
