@@ -226,7 +226,7 @@ class ToolService:
         self._api_client = None
         self._faces: list[Any] = []
         self._sockets: dict[str, Path] = {}
-        self._samples = None
+        self.samples_ctx: Optional[TaskContext] = None    # the training scenarios' context, made on first use
 
     # ---- calls ----------------------------------------------------------------------------
     def call(self, name: str, args: dict, *, face: str = "python") -> dict:
