@@ -63,11 +63,12 @@ import re
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from facts.errors import FactforgeError
 from facts.match import NUMERIC
 from facts.models import FactSet
+from facts.strict import StrictModel
 from facts.values import find_values, slot_matches
 
 from .defects import DefectBrief, about_api, brief, names
@@ -105,11 +106,7 @@ TEXT = {
 }
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Reply(_Strict):
+class Reply(StrictModel):
     turn: int
     text: str
     kind: ReplyKind
@@ -127,7 +124,7 @@ class Exchange(Reply):
     message: str
 
 
-class ClientLog(_Strict):
+class ClientLog(StrictModel):
     schema_version: str = LOG_SCHEMA_VERSION
     task_id: Optional[str] = None
     role: str = "owner"
