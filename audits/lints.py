@@ -49,8 +49,8 @@ LINTS_SCHEMA_VERSION = "1.0"
 CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
                     "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
 SPEECH_FAMILIES = {"conversations", "recordings"}
-# Replies that cannot both stand in one conversation (from canned pools this project once had;
-# the grammar's storylines never produce them).
+# Replies that cannot both stand in one conversation: a guard for canned reply pools (the
+# grammar's storylines never produce such a pair).
 CONTRADICTIONS = [
     (r"they're in the storage room", r"not yet, maybe next week"),
     (r"front desk has it", r"i returned it yesterday"),
