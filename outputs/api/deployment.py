@@ -58,6 +58,8 @@ from facts.errors import FactforgeError
 from facts.hashing import content_hash, sha256_hex
 from facts.strict import StrictModel
 
+from .contract import SchemaIndex
+
 DEPLOYMENT_SCHEMA_VERSION = "1.0"
 CLEAN = "clean"
 DEPLOYMENT_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
@@ -387,8 +389,6 @@ def check_against_api(dep: Deployment, api: Any) -> list[tuple[tuple, str]]:
     """(location, problem) for every target the domain API does not have: unknown
     operations, a kind applied to the wrong kind of operation, unknown record types and
     fields, sort fields not in the collection's items."""
-    from .contract import SchemaIndex  # noqa: PLC0415
-
     ops = {o.name: o for o in api.operations()}
     idx = SchemaIndex(api.openapi())
     out: list[tuple[tuple, str]] = []

@@ -38,7 +38,7 @@ def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding i
         from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
 
         litellm_module()  # quiet: its banners would land among the replies on stdout
-    from .simulator import ClientSimulator  # noqa: PLC0415
+    from .simulator import ClientSimulator  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model, role=role)  # type: ignore[arg-type]
     if show_prompt:

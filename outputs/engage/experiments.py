@@ -22,6 +22,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from domains.variants import resolve
 from facts.errors import FactforgeError
 from outputs.evaluator.engine import EvalConfig, run_eval
 from outputs.evaluator.gateway import ModelGateway
@@ -84,8 +85,6 @@ def training_context(svc: RunHost):
     """The evaluator's context for the training scenarios: the live context with the
     training tests and the kit's development database."""
     if svc.samples_ctx is None:
-        from domains.variants import resolve  # noqa: PLC0415
-
         pack, sealed = svc.ctx.pack, svc.ctx.sealed
         dev_db = pack.json(svc.task_id, "kit", "data/dev_db.json")
         scenarios = pack.json(svc.task_id, "kit", "training/scenarios.json")["scenarios"]

@@ -27,6 +27,7 @@ from typing import Any, Optional
 import anyio
 import mcp.types as types
 import mcp_types
+import uvicorn
 from anyio.from_thread import start_blocking_portal
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.server.lowlevel import Server
@@ -309,8 +310,6 @@ class McpHttpFace:
         self._sock: Optional[socket.socket] = None
 
     def start(self, timeout: float = 20.0) -> "McpHttpFace":
-        import uvicorn  # noqa: PLC0415  (the API server imports it the same way)
-
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(str(self.path))
         os.chmod(self.path, 0o660)

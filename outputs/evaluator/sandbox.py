@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from facts.errors import FactforgeError
+from outputs import api as api_pkg
 
 from .runner import LINE_MAX, REPLY_MAX
 
@@ -414,7 +415,6 @@ class Sandbox:
             api = opt / "ffapi"
             api.mkdir(exist_ok=True)
             (api / "__init__.py").write_text('"""The reference client, shipped to reference agents."""\n')
-            from outputs import api as api_pkg  # noqa: PLC0415
             for name in REFCLIENT_FILES:
                 shutil.copyfile(Path(api_pkg.__file__).parent / name, api / name)
         return opt

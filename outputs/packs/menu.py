@@ -17,6 +17,8 @@ from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
 from facts.strict import StrictModel
 
+from .spec import read_toml, validation_error
+
 MENU_SCHEMA_VERSION = "1.0"
 MENUS_DIR = Path(__file__).resolve().parent / "menus"
 BUDGET_TIERS = ("easy", "medium", "hard")
@@ -97,8 +99,6 @@ def menu_path(name: str, menus_dir: Optional[Path] = None) -> Path:
 
 
 def load_menu(name: str, menus_dir: Optional[Path] = None) -> LoadedMenu:
-    from .spec import read_toml, validation_error  # noqa: PLC0415
-
     path = menu_path(name, menus_dir)
     if not path.is_file():
         avail = ", ".join(sorted(p.stem for p in Path(menus_dir or MENUS_DIR).glob("*.toml"))) or "none"
