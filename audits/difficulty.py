@@ -47,12 +47,14 @@ from typing import Iterable, Optional
 from facts.match import TextIndex, anchor_re, content_words, match_fact, sentence_bounds
 from facts.models import Fact, FactSet, SlotType
 from facts.surface import surface_forms
+from facts.values import parse_slots
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
 from . import language as L
+from .parallel import map_files
 from .readings import text_index
 
 REPORT_SCHEMA_VERSION = "1.0"
@@ -126,8 +128,6 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     cue times); `brand_terms`: the company's and products' names (not topic words). Each file
     is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
     depend on it. `values_cache`: where the values of each text are kept (`audits.readings`)."""
-    from .parallel import map_files  # noqa: PLC0415
-
     files = files or {}
     brand = frozenset(w for t in brand_terms for w in content_words(t))
     facts = factset.facts
@@ -364,8 +364,6 @@ def _stem_text(pattern: str) -> str:
 def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
     """Whether some occurrence of the wrong value in the file sits in a sentence with a hedge
     marker (an explicit "I thought", "no longer", "draft"...)."""
-    from facts.values import parse_slots  # noqa: PLC0415
-
     for s in parse_slots(value_text, currency=currency):
         for a, b in ix.occurrences(s):
             lo, hi = sentence_bounds(ix.text, a, b)

@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
+from .decompose import content_tokens
 from .errors import FactforgeError
 from .models import Condition, Fact, FactKind, FactSet, Slot, SourceSpan, UnparsedLine, make_fact_id
 
@@ -94,7 +95,7 @@ def litellm_module():
     few seconds), so every caller makes it only when a model is really used."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     warnings.filterwarnings("ignore", message=".*`ReadOnly` qualifier.*", category=UserWarning)
-    import litellm  # noqa: PLC0415
+    import litellm  # noqa: PLC0415  (deferred: litellm takes about a second to import)
 
     litellm.suppress_debug_info = True
     return litellm
@@ -114,8 +115,6 @@ def decompose_markdown_llm(text: str, domain: str, file: str = "policy.md", curr
                            model: Optional[str] = None, mock_response: Optional[str] = None,
                            _occurrences: Optional[dict] = None) -> FactSet:
     """Decompose a policy with an LLM; same FactSet contract as the built-in decomposer."""
-    from .decompose import content_tokens  # noqa: PLC0415
-
     model = model or os.environ.get("FACTFORGE_LLM_MODEL", DEFAULT_MODEL)
     occ = _occurrences if _occurrences is not None else {}
     facts: list[Fact] = []
