@@ -88,7 +88,7 @@ def _is_value_fact(f: Fact) -> bool:
 
 
 # --- file shapes ----------------------------------------------------------------------------
-def _email_messages(text: str) -> int:
+def email_messages(text: str) -> int:
     return len(_ATTRIBUTION.findall(text)) + 1
 
 
@@ -247,7 +247,7 @@ def _plan_roles(plan: EvidencePlan) -> tuple[dict[str, set[str]], dict[str, set[
 
 def _shapes(specs, texts: dict[str, str], files: dict[str, Path]) -> tuple[list, list, list]:
     """Messages per email thread, (threads, messages) per team chat, minutes per meeting."""
-    email_len = [_email_messages(texts[a.id]) for a in specs if a.kind == "conversations/email_thread"]
+    email_len = [email_messages(texts[a.id]) for a in specs if a.kind == "conversations/email_thread"]
     chats = [_team_chat_shape(files[a.id]) for a in specs if a.kind == "conversations/team_chat" and a.id in files]
     chats = [c for c in chats if c]
     meetings = [_meeting_minutes(files[a.id]) for a in specs

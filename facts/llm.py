@@ -40,7 +40,7 @@ One fact per checkable statement; one fact per value when a sentence lists value
 Statements must read standalone. Durations use units minute, hour, day, business_day, week, month, year."""
 
 
-def _chunks(text: str) -> list[tuple[list[str], int, int, list[tuple[int, str]]]]:
+def section_chunks(text: str) -> list[tuple[list[str], int, int, list[tuple[int, str]]]]:
     """(section path, first line, last line, [(lineno, text)]) per heading-delimited chunk."""
     lines = text.split("\n")
     title: Optional[str] = None
@@ -119,7 +119,7 @@ def decompose_markdown_llm(text: str, domain: str, file: str = "policy.md", curr
     occ = _occurrences if _occurrences is not None else {}
     facts: list[Fact] = []
     unparsed: list[UnparsedLine] = []
-    for sec, first, last, body in _chunks(text):
+    for sec, first, last, body in section_chunks(text):
         where = f"section {' / '.join(sec)!r}"
         prompt = PROMPT.format(section=" / ".join(sec), currency=currency,
                                lines="\n".join(f"{n}: {t}" for n, t in body))

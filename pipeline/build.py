@@ -110,7 +110,7 @@ def _outcome(key: str, result) -> BuildResult:
     if not result.success:
         for ev in result.all_events:
             if ev.is_failure and ev.step_failure_data is not None:
-                raise BuildFailed(f"{_failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
+                raise BuildFailed(f"{failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
         raise BuildFailed(f"build of {key} failed")
 
     def meta(node: str) -> dict:
@@ -278,7 +278,7 @@ def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
         raise FactforgeError(f"missing external tools for profile {profile}: {'; '.join(missing)}")
 
 
-def _failure_line(err) -> str:
+def failure_line(err) -> str:
     """One line for a failed step: a FactforgeError's own message (file:line: problem), any
     other exception as `Type: first line of its message`. A process pool chains the worker's
     traceback text (`_RemoteTraceback`) under the error it re-raises: the error is the cause
