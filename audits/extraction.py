@@ -45,8 +45,8 @@ from transforms.fingerprint import kind_fingerprint
 from transforms.hearing import CACHE_LAYOUT, SPEECH_MODALITIES, SPOKEN_TYPES, extraction_key, speech_candidates
 from transforms.hearing import cache_file as _cache_file
 from transforms.hearing import store as _store
-from transforms.render import check_fingerprint
 from transforms.pool import InlinePool, Pool, Tally
+from transforms.render import check_fingerprint
 
 from .readings import found_in
 
