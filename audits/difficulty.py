@@ -47,12 +47,14 @@ from typing import Iterable, Optional
 from facts.match import TextIndex, anchor_re, content_words, match_fact, sentence_bounds
 from facts.models import Fact, FactSet, SlotType
 from facts.surface import surface_forms
+from facts.values import parse_slots
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
 from . import language as L
+from .parallel import map_files
 from .readings import text_index
 
 REPORT_SCHEMA_VERSION = "1.0"
@@ -86,7 +88,7 @@ def _is_value_fact(f: Fact) -> bool:
 
 
 # --- file shapes ----------------------------------------------------------------------------
-def _email_messages(text: str) -> int:
+def email_messages(text: str) -> int:
     return len(_ATTRIBUTION.findall(text)) + 1
 
 
@@ -126,8 +128,6 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     cue times); `brand_terms`: the company's and products' names (not topic words). Each file
     is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
     depend on it. `values_cache`: where the values of each text are kept (`audits.readings`)."""
-    from .parallel import map_files  # noqa: PLC0415
-
     files = files or {}
     brand = frozenset(w for t in brand_terms for w in content_words(t))
     facts = factset.facts
@@ -140,15 +140,7 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     read = dict(zip((a.id for a in specs), map_files(_read_file, ctx, items, [len(t) for _, t in items], pool,
                                                      scratch)))
 
-    # volume ---------------------------------------------------------------------------------
-    per_family: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
-    per_kind: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
-    for a in specs:
-        n = read[a.id].tokens
-        fam = a.kind.split("/")[0]
-        for d, k in ((per_family, fam), (per_kind, a.kind)):
-            d[k]["files"] += 1
-            d[k]["tokens"] += n
+    per_family, per_kind = _volume(specs, read)
 
     # which facts each file yields to the matcher ------------------------------------------
     recovered_in: dict[str, set[str]] = defaultdict(set)
@@ -156,22 +148,7 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
         for fid in read[a.id].recovered:
             recovered_in[fid].add(a.id)
 
-    # plan roles -------------------------------------------------------------------------------
-    named_in: dict[str, set[str]] = defaultdict(set)
-    carriers: dict[str, set[str]] = defaultdict(set)
-    roles: dict[str, int] = defaultdict(int)
-    for a in specs:
-        for m in a.facts:
-            if m.role == "carrier":
-                carriers[m.fact_id].add(a.id)
-            named_in[m.fact_id].add(a.id)
-            roles[m.role] += 1
-        for d in a.distractors:
-            named_in[d.fact_id].add(a.id)
-            roles[d.role] += 1
-    for r in getattr(plan, "routes", []) or []:
-        for hop in r.hops:
-            named_in[r.fact_id].add(hop.artifact_id)
+    named_in, carriers, roles = _plan_roles(plan)
 
     # haystack -------------------------------------------------------------------------------
     conv = [a for a in specs if a.kind.split("/")[0] == "conversations" or a.kind in CONVERSATIONAL_KINDS]
@@ -179,27 +156,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     conv_free_text = [a for a in conv if not any(a.id in s for s in recovered_in.values())]
     bearing_text = {aid for s in recovered_in.values() for aid in s}
 
-    # shapes -----------------------------------------------------------------------------------
-    email_len = [_email_messages(texts[a.id]) for a in specs if a.kind == "conversations/email_thread"]
-    chats = [_team_chat_shape(files[a.id]) for a in specs if a.kind == "conversations/team_chat" and a.id in files]
-    chats = [c for c in chats if c]
-    meetings = [_meeting_minutes(files[a.id]) for a in specs
-                if a.kind == "conversations/meeting_transcript" and a.id in files]
-    meetings = [m for m in meetings if m is not None]
+    email_len, chats, meetings = _shapes(specs, texts, files)
 
-    # wrong values -----------------------------------------------------------------------------
-    wrong_total = separated = hedged = 0
-    by_role: dict[str, dict] = defaultdict(lambda: {"mentions": 0, "separated": 0, "hedged": 0})
-    for a in specs:
-        for d, h in zip(a.distractors, read[a.id].hedged):
-            wrong_total += 1
-            sep = a.id not in carriers.get(d.fact_id, set())
-            separated += sep
-            hedged += h
-            r = by_role[d.role]
-            r["mentions"] += 1
-            r["separated"] += sep
-            r["hedged"] += h
+    wrong_total, separated, hedged, by_role = _wrong_values(specs, read, carriers)
 
     # shallow reader ---------------------------------------------------------------------------
     verbatim = {fid for r in read.values() for fid in r.whole}
@@ -249,6 +208,70 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
                              "verbatim": f.id in verbatim, "six_word_run": f.id in run6,
                              "topic_value_line": f.id in topic_hits, "route": f.id in route_ids}
                       for f in facts}}
+
+
+def _volume(specs, read: dict) -> tuple[dict[str, dict], dict[str, dict]]:
+    """Files and tokens per family and per kind."""
+    per_family: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
+    per_kind: dict[str, dict] = defaultdict(lambda: {"files": 0, "tokens": 0})
+    for a in specs:
+        n = read[a.id].tokens
+        fam = a.kind.split("/")[0]
+        for d, k in ((per_family, fam), (per_kind, a.kind)):
+            d[k]["files"] += 1
+            d[k]["tokens"] += n
+    return per_family, per_kind
+
+
+def _plan_roles(plan: EvidencePlan) -> tuple[dict[str, set[str]], dict[str, set[str]], dict[str, int]]:
+    """Per fact the files the plan names it in (routes' hops included) and its carriers; the
+    count of mentions per role."""
+    specs = plan.artifacts
+    named_in: dict[str, set[str]] = defaultdict(set)
+    carriers: dict[str, set[str]] = defaultdict(set)
+    roles: dict[str, int] = defaultdict(int)
+    for a in specs:
+        for m in a.facts:
+            if m.role == "carrier":
+                carriers[m.fact_id].add(a.id)
+            named_in[m.fact_id].add(a.id)
+            roles[m.role] += 1
+        for d in a.distractors:
+            named_in[d.fact_id].add(a.id)
+            roles[d.role] += 1
+    for r in getattr(plan, "routes", []) or []:
+        for hop in r.hops:
+            named_in[r.fact_id].add(hop.artifact_id)
+    return named_in, carriers, roles
+
+
+def _shapes(specs, texts: dict[str, str], files: dict[str, Path]) -> tuple[list, list, list]:
+    """Messages per email thread, (threads, messages) per team chat, minutes per meeting."""
+    email_len = [email_messages(texts[a.id]) for a in specs if a.kind == "conversations/email_thread"]
+    chats = [_team_chat_shape(files[a.id]) for a in specs if a.kind == "conversations/team_chat" and a.id in files]
+    chats = [c for c in chats if c]
+    meetings = [_meeting_minutes(files[a.id]) for a in specs
+                if a.kind == "conversations/meeting_transcript" and a.id in files]
+    meetings = [m for m in meetings if m is not None]
+    return email_len, chats, meetings
+
+
+def _wrong_values(specs, read: dict, carriers: dict[str, set[str]]) -> tuple[int, int, int, dict[str, dict]]:
+    """Planned wrong values: how many, how many outside their fact's carriers, how many
+    hedged; the same per distractor role."""
+    wrong_total = separated = hedged = 0
+    by_role: dict[str, dict] = defaultdict(lambda: {"mentions": 0, "separated": 0, "hedged": 0})
+    for a in specs:
+        for d, h in zip(a.distractors, read[a.id].hedged):
+            wrong_total += 1
+            sep = a.id not in carriers.get(d.fact_id, set())
+            separated += sep
+            hedged += h
+            r = by_role[d.role]
+            r["mentions"] += 1
+            r["separated"] += sep
+            r["hedged"] += h
+    return wrong_total, separated, hedged, by_role
 
 
 @dataclass(frozen=True)
@@ -341,8 +364,6 @@ def _stem_text(pattern: str) -> str:
 def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
     """Whether some occurrence of the wrong value in the file sits in a sentence with a hedge
     marker (an explicit "I thought", "no longer", "draft"...)."""
-    from facts.values import parse_slots  # noqa: PLC0415
-
     for s in parse_slots(value_text, currency=currency):
         for a, b in ix.occurrences(s):
             lo, hi = sentence_bounds(ix.text, a, b)

@@ -45,8 +45,10 @@ from transforms.fingerprint import kind_fingerprint
 from transforms.hearing import CACHE_LAYOUT, SPEECH_MODALITIES, SPOKEN_TYPES, extraction_key, speech_candidates
 from transforms.hearing import cache_file as _cache_file
 from transforms.hearing import store as _store
-from transforms.render import check_fingerprint
 from transforms.pool import InlinePool, Pool, Tally
+from transforms.render import check_fingerprint
+
+from .readings import found_in
 
 __all__ = ["CACHE_LAYOUT", "SPEECH_MODALITIES", "SPOKEN_TYPES", "Job", "Extractions", "brand_words", "cached",
            "extract_all", "extract_unit", "jobs_for", "speech_candidates"]
@@ -129,7 +131,6 @@ def extract_unit(job: Job, key: str, cache_dir: Optional[str], workdir: Optional
     if cache_dir:
         _store(Path(cache_dir), key, ex)
         if currency:
-            from .readings import found_in  # noqa: PLC0415
             found_in(ex.text, currency, Path(cache_dir))
     return ex, time.perf_counter() - t0
 

@@ -35,6 +35,7 @@ from facts.match import content_words
 from facts.models import Fact
 # voiced runs are defined in facts.runs, where the renderers check the same runs as they write
 from facts.runs import name_words, ngrams, only_names, phrases, shared_runs, tokens  # noqa: F401
+from facts.values import slot_matches
 
 # --- sentences --------------------------------------------------------------------------------
 _FIELD = re.compile(r"^[A-Z][\w /&().#-]{0,30}:\s+\S")
@@ -292,8 +293,6 @@ def fact_sentence(text: str, fact: Fact, hint: str = "", sents: Optional[list[st
     """The sentence of `text` that states `fact`: the one around the matcher's snippet `hint`,
     else the first sentence holding one of its values, else the one with most of its content
     words. `sents`: `sentences(text)`, when the caller looks up several facts in one text."""
-    from facts.values import slot_matches  # noqa: PLC0415
-
     if sents is None:
         sents = sentences(text)
     if not sents:

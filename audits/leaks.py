@@ -40,7 +40,7 @@ from typing import Any, Optional
 from domains.renaming import Term, sorted_terms, term_regex
 from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
-from transforms import registry
+from transforms import registry, writers
 from transforms.base import ArtifactSpec, Extraction, FactMention
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
@@ -103,8 +103,6 @@ def _context(low: str, s: int, e: int) -> tuple[int, int]:
 def generic_people(world: Any) -> set[str]:
     """Full names the writer can invent on its own (its first x last name pools): a base
     person who happens to have such a name cannot be told from an invented one."""
-    from transforms import writers  # noqa: PLC0415
-
     first = set(getattr(writers, "_FIRST", ()))
     last = set(getattr(writers, "_LAST", ()))
     out = set()
@@ -172,8 +170,6 @@ def alternatives(world: Any, db: Optional[dict] = None) -> list[str]:
     the variant's brand strings and people, the replacements of renamed terms, every
     person's name in the variant database and the names the writer invents (its first x
     last name pools)."""
-    from transforms import writers  # noqa: PLC0415
-
     b = world.pack.brand
     out = [b.company, b.short_name, b.tagline, *b.products.values(), *b.agents, *b.managers, *b.customers]
     out += [t.new for t in world.spec.terms if t.new]

@@ -36,21 +36,26 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Iterable, Optional
 
+from audits.extraction import SPEECH_MODALITIES
+from facts.hashing import content_hash, sha256_hex
 from facts.models import Fact, FactKind, FactSet
 from transforms import registry
 from transforms.base import Extraction
+from transforms.fingerprint import code_fingerprint
 from transforms.grammar import CLAUSE_HEADING, needs_an
 from transforms.planner import EvidencePlan
 from transforms.realise import ASIDES, HEDGES
+from transforms.writers import BuiltinWriter
 
 from . import language as L
+from .parallel import cached_map
 
 LINTS_SCHEMA_VERSION = "1.0"
 CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
                     "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
 SPEECH_FAMILIES = {"conversations", "recordings"}
-# Replies that cannot both stand in one conversation (from canned pools this project once had;
-# the grammar's storylines never produce them).
+# Replies that cannot both stand in one conversation: a guard for canned reply pools (the
+# grammar's storylines never produce such a pair).
 CONTRADICTIONS = [
     (r"they're in the storage room", r"not yet, maybe next week"),
     (r"front desk has it", r"i returned it yesterday"),
@@ -412,9 +417,6 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
     files, `audits.parallel`); the report does not depend on it. With a `cache` folder each
     file's reading is kept under a key of everything it depends on (`_lint_keys`) and loaded
     when unchanged."""
-    from transforms.writers import BuiltinWriter  # noqa: PLC0415
-    from .parallel import cached_map  # noqa: PLC0415
-
     ctx = {"by_id": factset.by_id(),
            "names": sorted(n for n in BuiltinWriter(pack).names() if " " in n),
            "strict": {pack.brand.company, *pack.brand.products.values()} |
@@ -464,9 +466,6 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
     the domain-wide context (names, brand terms, headings, label words, the kind's running
     lines), the kind's modality, the file's plan entry (path, kind, facts with their roles and
     renditions, distractors), every fact it names (whole) and its text."""
-    from facts.hashing import content_hash, sha256_hex  # noqa: PLC0415
-    from transforms.fingerprint import code_fingerprint  # noqa: PLC0415
-
     base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
                          "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
                          "policy": sorted(ctx["policy"]), "policy_slips": ctx["policy_slips"],
@@ -491,8 +490,6 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
 def _lint_one(ctx: dict, spec, text: str) -> tuple:
     """One file: (hits, sentences for the distinct measure, lead-ins of its fact sentences,
     fact sentences found, voiced renditions, voiced renditions sharing a run)."""
-    from audits.extraction import SPEECH_MODALITIES  # noqa: PLC0415
-
     by_id = ctx["by_id"]
     t = registry.get(spec.kind)
     carried = [by_id[m.fact_id] for m in spec.facts if m.fact_id in by_id]

@@ -26,14 +26,13 @@ from typing import Optional
 from facts.hashing import sha256_hex
 from facts.match import TextIndex, normalise_text
 from facts.values import find_values
+from transforms.fingerprint import code_fingerprint
 
 LAYOUT = "values-v1"  # folder under the cache
 
 
 @lru_cache(maxsize=1)
 def _fingerprint() -> str:
-    from transforms.fingerprint import code_fingerprint  # noqa: PLC0415
-
     return code_fingerprint("facts.match")
 
 

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from outputs.bundle import BUNDLE_SCHEMA_VERSION, SEMVER, FileEntry, _ManifestHasher  # noqa: E402
+from outputs.bundle import BUNDLE_SCHEMA_VERSION, SEMVER, FileEntry, ManifestHasher  # noqa: E402
 
 
 def _path(i: int) -> str:
@@ -44,7 +44,7 @@ def write_big_manifest(bundle: Path, n: int, with_files: bool = False) -> str:
     header = {"schema_version": BUNDLE_SCHEMA_VERSION, "domain": "bench", "variant": None, "base_domain": None,
               "variant_spec_hash": None, "seed": 0, "generator_version": "bench", "facts_hash": "f",
               "plan_hash": "p", "bundle_version": f"{SEMVER}+"}
-    h = _ManifestHasher()
+    h = ManifestHasher()
     entries = []
     for i in range(n):
         data = _content(i)

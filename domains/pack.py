@@ -29,11 +29,12 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.names import check_name
+from facts.strict import StrictModel
 
 from . import readers, sandbox
 from .contract import DomainCode, load_code
@@ -46,11 +47,7 @@ BUILTIN_DIR = Path(__file__).resolve().parent
 ENV_VAR = "FACTFORGE_DOMAINS_DIR"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class DomainInfo(_Strict):
+class DomainInfo(StrictModel):
     name: str
     business: str
     now: dt.datetime
@@ -60,7 +57,7 @@ class DomainInfo(_Strict):
     description: str = ""
 
 
-class Brand(_Strict):
+class Brand(StrictModel):
     company: str
     short_name: str = ""
     email_domain: str
@@ -75,7 +72,7 @@ class Brand(_Strict):
     phone: str = ""
 
 
-class PackFile(_Strict):
+class PackFile(StrictModel):
     domain: DomainInfo
     brand: Brand
 

@@ -31,11 +31,12 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Fact, FactSet, SlotType
+from facts.strict import StrictModel
 
 from .apikit import Call, DomainApi, db_hash
 from .value_feeds import resolve_value_facts
@@ -48,19 +49,15 @@ NUMERIC_SLOTS = (SlotType.money, SlotType.duration, SlotType.count, SlotType.per
 STOP_TOKEN = "###STOP###"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 # --------------------------------------------------------------------------- tau2 shape
 
-class Description(_Strict):
+class Description(StrictModel):
     purpose: str
     relevant_policies: Optional[str] = None
     notes: Optional[str] = None
 
 
-class StructuredUserInstructions(_Strict):
+class StructuredUserInstructions(StrictModel):
     domain: str
     reason_for_call: str
     known_info: Optional[str] = None
@@ -68,12 +65,12 @@ class StructuredUserInstructions(_Strict):
     task_instructions: str
 
 
-class UserScenario(_Strict):
+class UserScenario(StrictModel):
     persona: Optional[str] = None
     instructions: StructuredUserInstructions
 
 
-class Action(_Strict):
+class Action(StrictModel):
     action_id: str
     requestor: Literal["assistant", "user"] = "assistant"
     name: str
@@ -82,7 +79,7 @@ class Action(_Strict):
     compare_args: Optional[list[str]] = None
 
 
-class EvaluationCriteria(_Strict):
+class EvaluationCriteria(StrictModel):
     actions: list[Action]
     communicate_info: list[str] = Field(default_factory=list)
     nl_assertions: list[str] = Field(default_factory=list)
@@ -91,7 +88,7 @@ class EvaluationCriteria(_Strict):
 
 # --------------------------------------------------------------------------- our extras
 
-class ScriptAnswer(_Strict):
+class ScriptAnswer(StrictModel):
     """What the scripted user says when the agent asks about `topic` (an agent message
     containing any of `keywords`, lowercase, is such a question)."""
     topic: str
@@ -99,7 +96,7 @@ class ScriptAnswer(_Strict):
     reply: str
 
 
-class UserScript(_Strict):
+class UserScript(StrictModel):
     """A deterministic user for offline runs (`outputs.evaluator.users.ScriptedUser` plays
     it). The user opens with `opening`; to an agent message that asks about a topic it
     answers with a matching `answers` entry; to a request for confirmation it says
@@ -118,7 +115,7 @@ class UserScript(_Strict):
     max_turns: int = Field(12, ge=1)
 
 
-class TestExtras(_Strict):
+class TestExtras(StrictModel):
     """Fields tau2-bench's Task does not have (exported under one key, `factforge`)."""
     schema_version: str = SIMTEST_SCHEMA_VERSION
     scenario: str                     # the scenario kind that produced the test
@@ -138,7 +135,7 @@ class TestExtras(_Strict):
         return self.naive_db_hash == self.expected_db_hash
 
 
-class SimTest(_Strict):
+class SimTest(StrictModel):
     """One held-out simulation: a tau2 Task plus `factforge` extras."""
     id: str
     description: Description
@@ -164,7 +161,7 @@ class SimTest(_Strict):
         return self.factforge.naive_passes and not self.evaluation_criteria.communicate_info
 
 
-class SuiteSummary(_Strict):
+class SuiteSummary(StrictModel):
     tests: int
     traps: int
     trap_share: float
@@ -178,7 +175,7 @@ class SuiteSummary(_Strict):
     operations_used: list[str]
 
 
-class SimSuite(_Strict):
+class SimSuite(StrictModel):
     schema_version: str = SIMTEST_SCHEMA_VERSION
     domain: str
     variant: Optional[str] = None

@@ -26,11 +26,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import Field, ValidationError
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import NUMERIC_TYPES, Condition, Fact, FactSet, Slot, SlotType, UnparsedLine, slugify
+from facts.strict import StrictModel
 
 from . import readers, sandbox
 from .pack import Brand, DomainPack, PackFile
@@ -48,16 +49,12 @@ DEFAULT_PRICE_FIELDS = ["price", "prices", "unit_price", "list_price"]
 
 # --------------------------------------------------------------------------- file schema
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class VariantInfo(_Strict):
+class VariantInfo(StrictModel):
     name: str
     description: str = ""
 
 
-class ValueSub(_Strict):
+class ValueSub(StrictModel):
     fact: Optional[str] = None
     match: Optional[str] = None
     slot_value: Optional[str] = None
@@ -66,18 +63,18 @@ class ValueSub(_Strict):
     to: Union[str, int, float]
 
 
-class DatabaseSpec(_Strict):
+class DatabaseSpec(StrictModel):
     scale_prices: float = Field(1.0, gt=0, le=100)
     price_fields: list[str] = Field(default_factory=lambda: list(DEFAULT_PRICE_FIELDS))
     values: dict[str, Union[int, float]] = Field(default_factory=dict)
 
 
-class DerivedValue(_Strict):
+class DerivedValue(StrictModel):
     key: str
     expr: str
 
 
-class VariantFile(_Strict):
+class VariantFile(StrictModel):
     variant: VariantInfo
     brand: dict[str, Any] = Field(default_factory=dict)
     renames: dict[str, str] = Field(default_factory=dict)

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
 from .errors import FactforgeError
@@ -385,6 +385,41 @@ def markup_only(t: str) -> bool:
     return not re.search(r"[A-Za-z0-9$€£%]", t)
 
 
+@dataclass
+class _Walk:
+    """Where `_Decomposer.collect` is in the blocks: title, heading path and label, open list
+    items with their contexts, the list's lead-in, numbered steps, the last block's kind."""
+    blocks: list[Block]
+    title: Optional[str] = None
+    heads: list[tuple[int, str]] = field(default_factory=list)
+    label: Optional[str] = None
+    seen_heading: bool = False
+    stack: list[tuple[int, Optional[Text], int]] = field(default_factory=list)   # (indent, context, block index)
+    base_ctx: Optional[Text] = None
+    base_key: int = 0
+    step_counts: dict[tuple, int] = field(default_factory=dict)
+    heading_lines: dict[tuple[str, ...], int] = field(default_factory=dict)
+    last_kind: str = ""
+
+    def section(self) -> list[str]:
+        sec = [h for _, h in self.heads]
+        if self.label:
+            sec.append(self.label)
+        return sec or ([self.title] if self.title else ["General"])
+
+    def next_block(self, k: int) -> Optional[Block]:
+        k += 1
+        while k < len(self.blocks) and self.blocks[k].kind == "blank":
+            k += 1
+        return self.blocks[k] if k < len(self.blocks) else None
+
+    def prev_block(self, k: int) -> Optional[Block]:
+        k -= 1
+        while k >= 0 and self.blocks[k].kind == "blank":
+            k -= 1
+        return self.blocks[k] if k >= 0 else None
+
+
 class _Decomposer:
     def __init__(self, text: str, domain: str, file: str, currency: str, occurrences: Optional[dict] = None):
         self.domain, self.file, self.currency = domain, file, currency
@@ -401,166 +436,145 @@ class _Decomposer:
             self.unparsed.append(UnparsedLine(file=self.file, line=lineno, text=text, reason=reason))
 
     def collect(self) -> None:
-        blocks = parse_blocks(self.lines, self.file)
-        title: Optional[str] = None
-        heads: list[tuple[int, str]] = []
-        label: Optional[str] = None
-        seen_heading = False
-        stack: list[tuple[int, Optional[Text], int]] = []   # (indent, context, block index)
-        base_ctx: Optional[Text] = None
-        base_key = 0
-        step_counts: dict[tuple, int] = {}
-        heading_lines: dict[tuple[str, ...], int] = {}
-        last_kind = ""
-
-        def section() -> list[str]:
-            sec = [h for _, h in heads]
-            if label:
-                sec.append(label)
-            return sec or ([title] if title else ["General"])
-
-        def next_block(k: int) -> Optional[Block]:
-            k += 1
-            while k < len(blocks) and blocks[k].kind == "blank":
-                k += 1
-            return blocks[k] if k < len(blocks) else None
-
-        def prev_block(k: int) -> Optional[Block]:
-            k -= 1
-            while k >= 0 and blocks[k].kind == "blank":
-                k -= 1
-            return blocks[k] if k >= 0 else None
-
-        for bi, blk in enumerate(blocks):
+        w = _Walk(parse_blocks(self.lines, self.file))
+        for bi, blk in enumerate(w.blocks):
             if blk.kind == "blank":
                 continue
             if blk.kind == "heading":
-                htext = clean_lines(blk.raw).text.strip().rstrip(":").strip()
-                if not htext or markup_only(htext):
-                    self._unparsed(blk.start, "empty heading")
-                    continue
-                if blk.level == 1 and title is None and not seen_heading:
-                    title = htext
-                else:
-                    while heads and heads[-1][0] >= blk.level:
-                        heads.pop()
-                    heads.append((blk.level, htext))
-                    path = tuple(h.casefold() for _, h in heads)
-                    first = heading_lines.setdefault(path, blk.start)
-                    if first != blk.start:
-                        raise FactforgeError(f"duplicate section heading {htext!r} (first at line {first}); "
-                                             "merge the two sections or give them distinct headings",
-                                             self.file, blk.start)
-                seen_heading = True
-                label, stack, base_ctx = None, [], None
-                self.sections_seen.append(section())
-                last_kind = "heading"
-                continue
-            if blk.kind == "unparsed":
+                self._heading(w, blk)
+            elif blk.kind == "unparsed":
                 self._unparsed(blk.start, blk.reason)
-                continue
-            if blk.kind == "code":
+            elif blk.kind == "code":
                 for lineno, raw in blk.raw:
                     if raw.strip():
                         self._unparsed(lineno, "inside a code block")
-                last_kind = "code"
-                continue
-            if blk.kind == "table":
-                stack, base_ctx = [], None
-                self._table(blk, section())
-                last_kind = "table"
-                continue
-            t = clean_lines(blk.raw)
-            if not t.text.strip() or markup_only(t.text):
-                for lineno, _ in blk.raw:
-                    self._unparsed(lineno, "markup only")
-                continue
-            if blk.kind == "para":
-                in_list = stack and blk.indent >= 2 and last_kind in ("item", "para-in-list")
-                if in_list:
-                    ctxs = [c for _, c, _ in stack[:-1] if c is not None]
-                    prefix = _join_ctx(([base_ctx] if base_ctx else []) + ctxs)
-                    for s in sentences(t):
-                        self._add(s, prefix, section(), item=False, block=bi, parent=stack[-1][2])
-                    last_kind = "para-in-list"
-                    continue
-                stack, base_ctx = [], None
-                last_kind = "para"
-                nb = next_block(bi)
-                if len(blk.raw) == 1 and t.bold and t.bold[0] == (0, len(t.text.rstrip(":"))) and nb is not None \
-                        and len(t.text.split()) <= 8:
-                    label = t.text.strip().rstrip(":").strip()  # "**Step 1: Data Saver**": a sub-heading
-                    self.sections_seen.append(section())
-                    continue
-                if (len(blk.raw) == 1 and nb is not None and nb.kind == "item" and nb.start == blk.end + 1
-                        and not re.search(r"[.!?:;,]$", t.text.strip()) and _label_like(t.text)):
-                    label = t.text.strip()
-                    self.sections_seen.append(section())
-                    continue
-                if t.text.rstrip().endswith(":") or (t.text.rstrip().endswith("?") and nb is not None
-                                                     and nb.kind == "item"):
-                    if len(blk.raw) == 1 and t.text.rstrip().endswith(":") and _label_like(t.text):
-                        label = t.text.strip().rstrip(":").strip()
-                        self.sections_seen.append(section())
-                        continue
-                    sents = sentences(t)
-                    lead = sents[-1]
-                    for s in sents[:-1]:
-                        self._add(s, None, section(), block=bi)
-                    nb = next_block(bi)
-                    if nb is not None and nb.kind == "item":
-                        base_ctx = lead
-                        base_key += 1
-                    elif nb is not None and nb.kind == "code":
-                        for ln in range(lead.first_line, lead.last_line + 1):
-                            self._unparsed(ln, "introduces a code block")
-                    else:
-                        self._add(lead, None, section(), block=bi)
-                    continue
-                for s in sentences(t):
-                    self._add(s, None, section(), block=bi)
-                continue
-            # list item
-            while stack and stack[-1][0] >= blk.indent:
-                stack.pop()
-            nb = next_block(bi)
-            has_children = nb is not None and nb.kind == "item" and nb.indent > blk.indent
-            ctxs = [c for _, c, _ in stack if c is not None]
-            prefix = _join_ctx(([base_ctx] if base_ctx else []) + ctxs)
-            if prefix is None and len(t.text.split()) < 3 and not has_children:
-                sec = section()
-                if heads and re.fullmatch(r"(?:table\s+of\s+)?contents|toc|index", sec[-1].lower()):
+                w.last_kind = "code"
+            elif blk.kind == "table":
+                w.stack, w.base_ctx = [], None
+                self._table(blk, w.section())
+                w.last_kind = "table"
+            else:
+                t = clean_lines(blk.raw)
+                if not t.text.strip() or markup_only(t.text):
                     for lineno, _ in blk.raw:
-                        self._unparsed(lineno, "table of contents entry")
-                    continue
-                pb = prev_block(bi)
-                in_list = any(b is not None and b.kind == "item" and b.indent == blk.indent for b in (pb, nb))
-                if (heads or label) and in_list:
-                    prefix = Text(sec[-1] + ":", (), (0,), (blk.start,))
-            parent_id = stack[-1][2] if stack else -base_key - 1
-            key = (parent_id, blk.indent)
-            last_kind = "item"
-            if has_children and t.text.rstrip().endswith((":", "?")):
-                stack.append((blk.indent, t, bi))
-                continue
-            stack.append((blk.indent, None, bi))
-            step = -1
-            if blk.numbered:
-                step = step_counts.get(key, 0)
-                step_counts[key] = step + 1
+                        self._unparsed(lineno, "markup only")
+                elif blk.kind == "para":
+                    self._para(w, bi, blk, t)
+                else:
+                    self._item(w, bi, blk, t)
+
+    def _heading(self, w: "_Walk", blk: Block) -> None:
+        """A heading: the title (the first level-1 heading), else a level of the section path."""
+        htext = clean_lines(blk.raw).text.strip().rstrip(":").strip()
+        if not htext or markup_only(htext):
+            self._unparsed(blk.start, "empty heading")
+            return
+        if blk.level == 1 and w.title is None and not w.seen_heading:
+            w.title = htext
+        else:
+            while w.heads and w.heads[-1][0] >= blk.level:
+                w.heads.pop()
+            w.heads.append((blk.level, htext))
+            path = tuple(h.casefold() for _, h in w.heads)
+            first = w.heading_lines.setdefault(path, blk.start)
+            if first != blk.start:
+                raise FactforgeError(f"duplicate section heading {htext!r} (first at line {first}); "
+                                     "merge the two sections or give them distinct headings",
+                                     self.file, blk.start)
+        w.seen_heading = True
+        w.label, w.stack, w.base_ctx = None, [], None
+        self.sections_seen.append(w.section())
+        w.last_kind = "heading"
+
+    def _para(self, w: "_Walk", bi: int, blk: Block, t: Text) -> None:
+        """A paragraph: inside a list, a continuation of its item; else a sub-heading label,
+        a lead-in to a list (the context of its items) or statements of its own."""
+        in_list = w.stack and blk.indent >= 2 and w.last_kind in ("item", "para-in-list")
+        if in_list:
+            ctxs = [c for _, c, _ in w.stack[:-1] if c is not None]
+            prefix = _join_ctx(([w.base_ctx] if w.base_ctx else []) + ctxs)
+            for s in sentences(t):
+                self._add(s, prefix, w.section(), item=False, block=bi, parent=w.stack[-1][2])
+            w.last_kind = "para-in-list"
+            return
+        w.stack, w.base_ctx = [], None
+        w.last_kind = "para"
+        nb = w.next_block(bi)
+        if len(blk.raw) == 1 and t.bold and t.bold[0] == (0, len(t.text.rstrip(":"))) and nb is not None \
+                and len(t.text.split()) <= 8:
+            w.label = t.text.strip().rstrip(":").strip()  # "**Step 1: Data Saver**": a sub-heading
+            self.sections_seen.append(w.section())
+            return
+        if (len(blk.raw) == 1 and nb is not None and nb.kind == "item" and nb.start == blk.end + 1
+                and not re.search(r"[.!?:;,]$", t.text.strip()) and _label_like(t.text)):
+            w.label = t.text.strip()
+            self.sections_seen.append(w.section())
+            return
+        if t.text.rstrip().endswith(":") or (t.text.rstrip().endswith("?") and nb is not None
+                                             and nb.kind == "item"):
+            if len(blk.raw) == 1 and t.text.rstrip().endswith(":") and _label_like(t.text):
+                w.label = t.text.strip().rstrip(":").strip()
+                self.sections_seen.append(w.section())
+                return
             sents = sentences(t)
-            lab = re.match(r"^([^:]{1,60}):\s", sents[0].text) if len(sents) > 1 else None
-            sub_prefix = None
-            if lab and len(lab.group(1).split()) <= 6 and len(lab.group(1)) >= 3 \
-                    and lab.group(1).lower() not in ("note", "tip", "example", "answer", "question"):
-                sub_prefix = sents[0].cut(0, lab.end())
-            for si, s in enumerate(sents):
-                pre = prefix
-                if si > 0 and sub_prefix is not None:
-                    pre = _join_ctx(([prefix] if prefix else []) + [sub_prefix])
-                self._add(s, pre, section(), item=True, numbered=blk.numbered, list_key=key,
-                          step_index=step if si == 0 else -1, block=bi,
-                          parent=stack[-2][2] if len(stack) > 1 else None)
+            lead = sents[-1]
+            for s in sents[:-1]:
+                self._add(s, None, w.section(), block=bi)
+            nb = w.next_block(bi)
+            if nb is not None and nb.kind == "item":
+                w.base_ctx = lead
+                w.base_key += 1
+            elif nb is not None and nb.kind == "code":
+                for ln in range(lead.first_line, lead.last_line + 1):
+                    self._unparsed(ln, "introduces a code block")
+            else:
+                self._add(lead, None, w.section(), block=bi)
+            return
+        for s in sentences(t):
+            self._add(s, None, w.section(), block=bi)
+
+    def _item(self, w: "_Walk", bi: int, blk: Block, t: Text) -> None:
+        """A list item: statements with the context of the items and lead-in above it."""
+        while w.stack and w.stack[-1][0] >= blk.indent:
+            w.stack.pop()
+        nb = w.next_block(bi)
+        has_children = nb is not None and nb.kind == "item" and nb.indent > blk.indent
+        ctxs = [c for _, c, _ in w.stack if c is not None]
+        prefix = _join_ctx(([w.base_ctx] if w.base_ctx else []) + ctxs)
+        if prefix is None and len(t.text.split()) < 3 and not has_children:
+            sec = w.section()
+            if w.heads and re.fullmatch(r"(?:table\s+of\s+)?contents|toc|index", sec[-1].lower()):
+                for lineno, _ in blk.raw:
+                    self._unparsed(lineno, "table of contents entry")
+                return
+            pb = w.prev_block(bi)
+            in_list = any(b is not None and b.kind == "item" and b.indent == blk.indent for b in (pb, nb))
+            if (w.heads or w.label) and in_list:
+                prefix = Text(sec[-1] + ":", (), (0,), (blk.start,))
+        parent_id = w.stack[-1][2] if w.stack else -w.base_key - 1
+        key = (parent_id, blk.indent)
+        w.last_kind = "item"
+        if has_children and t.text.rstrip().endswith((":", "?")):
+            w.stack.append((blk.indent, t, bi))
+            return
+        w.stack.append((blk.indent, None, bi))
+        step = -1
+        if blk.numbered:
+            step = w.step_counts.get(key, 0)
+            w.step_counts[key] = step + 1
+        sents = sentences(t)
+        lab = re.match(r"^([^:]{1,60}):\s", sents[0].text) if len(sents) > 1 else None
+        sub_prefix = None
+        if lab and len(lab.group(1).split()) <= 6 and len(lab.group(1)) >= 3 \
+                and lab.group(1).lower() not in ("note", "tip", "example", "answer", "question"):
+            sub_prefix = sents[0].cut(0, lab.end())
+        for si, s in enumerate(sents):
+            pre = prefix
+            if si > 0 and sub_prefix is not None:
+                pre = _join_ctx(([prefix] if prefix else []) + [sub_prefix])
+            self._add(s, pre, w.section(), item=True, numbered=blk.numbered, list_key=key,
+                      step_index=step if si == 0 else -1, block=bi,
+                      parent=w.stack[-2][2] if len(w.stack) > 1 else None)
 
     def _add(self, body: Text, prefix: Optional[Text], section: list[str], **kw) -> None:
         last = self.pieces[-1] if self.pieces else None

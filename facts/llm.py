@@ -17,6 +17,7 @@ from typing import Any, Optional
 
 from pydantic import ValidationError
 
+from .decompose import content_tokens
 from .errors import FactforgeError
 from .models import Condition, Fact, FactKind, FactSet, Slot, SourceSpan, UnparsedLine, make_fact_id
 
@@ -39,7 +40,7 @@ One fact per checkable statement; one fact per value when a sentence lists value
 Statements must read standalone. Durations use units minute, hour, day, business_day, week, month, year."""
 
 
-def _chunks(text: str) -> list[tuple[list[str], int, int, list[tuple[int, str]]]]:
+def section_chunks(text: str) -> list[tuple[list[str], int, int, list[tuple[int, str]]]]:
     """(section path, first line, last line, [(lineno, text)]) per heading-delimited chunk."""
     lines = text.split("\n")
     title: Optional[str] = None
@@ -94,7 +95,7 @@ def litellm_module():
     few seconds), so every caller makes it only when a model is really used."""
     os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
     warnings.filterwarnings("ignore", message=".*`ReadOnly` qualifier.*", category=UserWarning)
-    import litellm  # noqa: PLC0415
+    import litellm  # noqa: PLC0415  (deferred: litellm takes about a second to import)
 
     litellm.suppress_debug_info = True
     return litellm
@@ -114,13 +115,11 @@ def decompose_markdown_llm(text: str, domain: str, file: str = "policy.md", curr
                            model: Optional[str] = None, mock_response: Optional[str] = None,
                            _occurrences: Optional[dict] = None) -> FactSet:
     """Decompose a policy with an LLM; same FactSet contract as the built-in decomposer."""
-    from .decompose import content_tokens  # noqa: PLC0415
-
     model = model or os.environ.get("FACTFORGE_LLM_MODEL", DEFAULT_MODEL)
     occ = _occurrences if _occurrences is not None else {}
     facts: list[Fact] = []
     unparsed: list[UnparsedLine] = []
-    for sec, first, last, body in _chunks(text):
+    for sec, first, last, body in section_chunks(text):
         where = f"section {' / '.join(sec)!r}"
         prompt = PROMPT.format(section=" / ".join(sec), currency=currency,
                                lines="\n".join(f"{n}: {t}" for n, t in body))

@@ -13,15 +13,12 @@ from enum import Enum
 from functools import lru_cache
 from typing import Any, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import Field, field_validator
 
 from .hashing import content_hash
+from .strict import StrictModel
 
 FACT_SCHEMA_VERSION = "1.0"
-
-
-class Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
 
 
 class SlotType(str, Enum):
@@ -43,7 +40,7 @@ class FactKind(str, Enum):
     definition = "definition"
 
 
-class Slot(Strict):
+class Slot(StrictModel):
     """A typed value inside a fact's statement.
 
     `text` is the surface form as written in the policy ("$75", "5 to 7 business days").
@@ -147,12 +144,12 @@ def in_unit(value: float, unit: Optional[str], target: Optional[str]) -> Optiona
     return None
 
 
-class Condition(Strict):
+class Condition(StrictModel):
     attribute: str  # e.g. "membership tier", "cabin", "product"
     value: str      # e.g. "gold", "business", "Everyday Checking"
 
 
-class SourceSpan(Strict):
+class SourceSpan(StrictModel):
     file: str
     start_line: int = Field(ge=1)
     end_line: int = Field(ge=1)
@@ -180,7 +177,7 @@ def replace_value(text: str, old: str, new: str, count: int = 1) -> str:
     return re.sub(pat, lambda m: new, text, count=count)
 
 
-class Fact(Strict):
+class Fact(StrictModel):
     schema_version: str = FACT_SCHEMA_VERSION
     id: str
     domain: str
@@ -216,7 +213,7 @@ def make_fact_id(domain: str, section: list[str], template: str, conditions: lis
     return f"{domain}.{sec}.{content_hash(payload)[:10]}"
 
 
-class UnparsedLine(Strict):
+class UnparsedLine(StrictModel):
     """A policy line the decomposer could not turn into a fact, with the reason: reported,
     never silently dropped."""
 
@@ -226,7 +223,7 @@ class UnparsedLine(Strict):
     reason: str
 
 
-class FactSet(Strict):
+class FactSet(StrictModel):
     schema_version: str = FACT_SCHEMA_VERSION
     domain: str
     source_file: str

@@ -10,7 +10,7 @@
 `bundle_version` is "<semver>+<variant.><hash12>", e.g. "0.1.0+halcyon.3fa2c1d9e0ab". The
 content hash covers **every manifest field**: the header (schema version, the version's
 "<semver>+<variant.>" part, domain, variant, seed, generator, facts and plan hashes), every
-file entry and every fact-index entry (`_ManifestHasher`). The version's last 12 characters
+file entry and every fact-index entry (`ManifestHasher`). The version's last 12 characters
 are the hash's first 12, so a version cannot be edited without the hash noticing. Same
 inputs and seed give the same version. A bundle is assembled in a temporary directory beside
 its destination (`.tmp-bundle-*`, locked by its writer) and renamed into place; an existing
@@ -63,7 +63,7 @@ from facts.names import NAME_RE
 from .paths import CHUNK as _CHUNK
 from .paths import HEX64, hash_file, open_dir, path_problem, shown, walk
 
-BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (_ManifestHasher)
+BUNDLE_SCHEMA_VERSION = "1.1"  # 1.1: the content hash covers every manifest field (ManifestHasher)
 SEMVER = "0.1.0"
 MAX_VALUE_CHARS = 1 << 20
 TMP_PREFIX = ".tmp-bundle-"
@@ -119,7 +119,7 @@ class Manifest(BaseModel):
     def compute_hash(self) -> str:
         header = self.model_dump(mode="json", exclude={"files", "fact_index", "content_hash"})
         header["bundle_version"] = self.version_prefix()
-        h = _ManifestHasher()
+        h = ManifestHasher()
         for e in self.files:
             h.file(e)
         for fid, paths in self.fact_index.items():
@@ -127,7 +127,7 @@ class Manifest(BaseModel):
         return h.hexdigest(header)
 
 
-class _ManifestHasher:
+class ManifestHasher:
     """The content hash = sha256 of canonical JSON {header, files: sha256 of each entry's
     canonical JSON line in order, fact_index: sha256 of each [fact id, paths] line in order};
     the header holds every other field with `bundle_version` cut to its "<semver>+<variant.>"
@@ -525,7 +525,7 @@ def _pass_one(f: BinaryIO, name: str) -> tuple[ManifestHeader, int, str, bytes]:
     recomputed content hash and the sha256 of the manifest's bytes."""
     raw_header: dict[str, Any] = {}
     state = {"files": 0, "last": "", "last_fid": None, "pairs_files": 0, "pairs_index": 0}
-    hasher = _ManifestHasher()
+    hasher = ManifestHasher()
     mod = 1 << 256
 
     def on_header(key: str, value: Any) -> None:

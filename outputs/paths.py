@@ -21,6 +21,8 @@ import re
 import stat
 from typing import Any, Iterable, Iterator, Optional
 
+from facts.errors import FactforgeError
+
 CHUNK = 1 << 20
 
 # Paths the writers make (the fast case): parts of safe characters not starting with a dot.
@@ -55,7 +57,6 @@ def path_problem(rel: Any, reserved: Iterable[str] = ("manifest.json",)) -> Opti
 def open_dir(path, what: str, flags: int = 0) -> int:
     """A directory fd for the one path taken as given (a bundle's or a pack's own folder);
     a missing or unreadable one is one line naming `what` ("bundle", "task pack")."""
-    from facts.errors import FactforgeError  # noqa: PLC0415
     try:
         return os.open(path, os.O_RDONLY | os.O_DIRECTORY | flags)
     except FileNotFoundError:

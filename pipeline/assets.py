@@ -106,7 +106,7 @@ def held_out_tests(context: dg.AssetExecutionContext, seed_database, settings: B
     """Held-out simulations with gold actions, expected database hashes and scripted users."""
     world = _world(context, settings)
     suite, checks = steps.suite_and_checks(context.partition_key, world, settings.seed, seed_database,
-                                                settings.seed_timeout)
+                                           settings.seed_timeout)
     yield dg.Output(suite, metadata=steps.suite_metadata(suite))
     for name, problems in checks.items():
         yield dg.AssetCheckResult(check_name=name, passed=not problems, metadata={"problems": problems[:50],

@@ -22,6 +22,7 @@ import os
 import re
 import threading
 import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,8 +31,14 @@ from typing import Callable, Iterator, Optional
 import dagster as dg
 
 from domains.sandbox import time_limit
+from domains.variants import resolve
 from facts.errors import FactforgeError
 from outputs.bundle import remove_stale_temp
+from transforms import registry
+from transforms.fingerprint import missing_tools, warm
+from transforms.planner import PROFILES
+from transforms.pool import cores
+from transforms.registry import FAMILIES
 
 from .resources import BuildSettings, Execution, Workspace, WriterResource
 
@@ -62,7 +69,6 @@ def _check_key(key: str, domains_dirs: list[str]) -> None:
     from . import assets as A  # noqa: PLC0415  (partitions are discovered at import)
 
     if key not in A.domains_partitions.get_partition_keys():
-        from domains.variants import resolve  # noqa: PLC0415
         resolve(key, domains_dirs)  # a broken pack or variant says what is wrong with it
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
 
@@ -70,11 +76,9 @@ def _check_key(key: str, domains_dirs: list[str]) -> None:
 def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
                     writer: Optional[WriterResource] = None, execution: Optional[Execution] = None) -> BuildResult:
     """Build one partition (a domain or domain@variant) and return its bundle."""
-    from . import assets as A  # noqa: PLC0415
+    from . import assets as A  # noqa: PLC0415  (deferred: Dagster's assets, only when a build runs)
 
     _check_key(key, settings.domains_dirs)
-    from transforms.fingerprint import warm  # noqa: PLC0415
-
     warm()  # every code fingerprint's parse, here, before any step's thread runs
     execution = execution or Execution()
     remove_stale_temp(workspace.out_dir)  # what a killed build left behind
@@ -106,14 +110,12 @@ def _outcome(key: str, result) -> BuildResult:
     if not result.success:
         for ev in result.all_events:
             if ev.is_failure and ev.step_failure_data is not None:
-                raise BuildFailed(f"{_failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
+                raise BuildFailed(f"{failure_line(ev.step_failure_data.error)} (step {ev.step_key} of {key})")
         raise BuildFailed(f"build of {key} failed")
 
     def meta(node: str) -> dict:
         mats = result.asset_materializations_for_node(node)
         return {k: _meta_value(v) for k, v in mats[-1].metadata.items()} if mats else {}
-
-    from transforms.registry import FAMILIES  # noqa: PLC0415
 
     md = meta("task_bundle")
     fams = [meta(f) for f in FAMILIES]
@@ -144,10 +146,7 @@ def build_many(keys: list[str], workspace: Workspace, settings: BuildSettings, e
     On the first failure no further partition is started; those already running finish
     (their bundles are written whole or not at all), then the failure of the earliest key
     in `keys` is raised."""
-    from concurrent.futures import ThreadPoolExecutor, as_completed  # noqa: PLC0415
-
     if not at_once:
-        from transforms.pool import cores  # noqa: PLC0415
         at_once = 2 if execution.engine == "local" and (execution.workers or cores()) > 1 else 1
     at_once = max(1, min(at_once, len(keys)))
     results: dict[str, BuildResult] = {}
@@ -196,7 +195,6 @@ class _Skipped(Exception):
 
 def _pack_size(key: str, domains_dirs: list[str]) -> int:
     """Bytes of the pack's files (a cheap stand-in for how long it takes to build)."""
-    from domains.variants import resolve  # noqa: PLC0415
     try:
         root = resolve(key, domains_dirs).pack.path
     except FactforgeError:
@@ -208,9 +206,9 @@ def _pack_size(key: str, domains_dirs: list[str]) -> int:
 def dask_job() -> dg.JobDefinition:
     """The whole asset graph as one job on the Dask executor; resources are configured at
     launch (run config), so workers rebuild exactly the launcher's settings."""
-    from dagster_dask import dask_executor  # noqa: PLC0415
+    from dagster_dask import dask_executor  # noqa: PLC0415  (deferred: dagster-dask, only for a dask build)
 
-    from . import assets as A  # noqa: PLC0415
+    from . import assets as A  # noqa: PLC0415  (deferred: Dagster's assets, only when a build runs)
 
     defs = dg.Definitions(
         assets=[*A.ALL_ASSETS, *A.ALL_CHECKS],
@@ -260,9 +258,7 @@ def dask_cluster(workers: int, address: Optional[str] = None) -> Iterator[str]:
     if address:
         yield address
         return
-    from distributed import LocalCluster  # noqa: PLC0415
-
-    from transforms.pool import cores  # noqa: PLC0415
+    from distributed import LocalCluster  # noqa: PLC0415  (deferred: distributed, only for a dask build)
 
     with LocalCluster(n_workers=workers or cores(), threads_per_worker=1, processes=True,
                       dashboard_address=None, silence_logs=50) as cluster:
@@ -272,10 +268,6 @@ def dask_cluster(workers: int, address: Optional[str] = None) -> Iterator[str]:
 def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
     """Before any work: every external tool the profile's kinds need is installed (all
     missing ones named in one error line)."""
-    from transforms import registry  # noqa: PLC0415
-    from transforms.fingerprint import missing_tools  # noqa: PLC0415
-    from transforms.planner import PROFILES  # noqa: PLC0415
-
     if profile not in PROFILES:
         raise FactforgeError(f"unknown profile {profile!r}; available: {', '.join(PROFILES)}")
     for key in keys:
@@ -286,7 +278,7 @@ def preflight(keys: list[str], profile: str, domains_dirs: list[str]) -> None:
         raise FactforgeError(f"missing external tools for profile {profile}: {'; '.join(missing)}")
 
 
-def _failure_line(err) -> str:
+def failure_line(err) -> str:
     """One line for a failed step: a FactforgeError's own message (file:line: problem), any
     other exception as `Type: first line of its message`. A process pool chains the worker's
     traceback text (`_RemoteTraceback`) under the error it re-raises: the error is the cause

@@ -7,19 +7,25 @@ them.
 """
 from __future__ import annotations
 
+import importlib
 import json
 import math
 import os
 import sys
 import time
 from contextlib import contextmanager
+from importlib.metadata import version
 from pathlib import Path
 from typing import List, Literal, Optional
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+from typer._click import exceptions as cx
+from typer.core import TyperOption
 
+from domains import scan
 from facts.errors import FactforgeError
 
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
@@ -29,8 +35,6 @@ os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 def _flags_take_no_value() -> None:
     """typer's rich help shows `<bool>` beside a flag (`--json`, `--help`) as if it took a
     value; a flag takes none, so its type column is left empty."""
-    from typer.core import TyperOption  # noqa: PLC0415
-
     shown = TyperOption.display_type_rich
     if getattr(shown, "flag_aware", False):
         return
@@ -60,7 +64,6 @@ JSON_HELP = "Print JSON (a list of objects) instead of a table."
 
 def _version(value: bool) -> None:
     if value:
-        from importlib.metadata import version  # noqa: PLC0415
         print(f"factforge {version('factforge')}")
         raise typer.Exit(0)
 
@@ -91,8 +94,7 @@ def domains(domains_dir: Optional[List[Path]] = DomainsDir,
 
     Example: factforge domains --test --json
     """
-    from domains import scan  # noqa: PLC0415
-    from domains.variants import list_variants  # noqa: PLC0415
+    from domains.variants import list_variants  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     packs, broken = scan(_dirs(domains_dir), include_test=test)
     rows, bad = [], [{"name": b.path.name, "path": str(b.path), "error": b.error.render()} for b in broken]
@@ -108,7 +110,6 @@ def domains(domains_dir: Optional[List[Path]] = DomainsDir,
     if as_json:
         print(json.dumps(rows + [{**b, "broken": True} for b in bad], indent=2))
         return
-    from rich.table import Table  # noqa: PLC0415
     t = Table("domain", "brand", "business", "facts", "unparsed", "variants", "tasks", "deployments")
     for r in rows:
         t.add_row(r["name"], r["brand"], r["business"], str(r["facts"]), str(r["unparsed"]), ", ".join(r["variants"]),
@@ -143,7 +144,7 @@ def facts(name: str = typer.Argument(..., help="Domain name, or domain@variant."
 
     Example: factforge facts _mock --json
     """
-    from domains.variants import resolve  # noqa: PLC0415
+    from domains.variants import resolve  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
     _print_factset(resolve(name, _dirs(domains_dir)).factset(), as_json)
 
 
@@ -164,12 +165,12 @@ def decompose(path: Path = typer.Argument(..., help="A policy markdown file."),
     except UnicodeDecodeError as e:
         raise FactforgeError(f"not UTF-8 text (byte {e.start})", path) from None
     if decomposer == "llm":
-        from facts.llm import decompose_markdown_llm, litellm_module  # noqa: PLC0415
+        from facts.llm import decompose_markdown_llm, litellm_module  # noqa: PLC0415  (deferred: `--help` stays fast)
 
         litellm_module()  # quiet: its banners would land in the facts printed on stdout
         fs = decompose_markdown_llm(text, domain=domain, file=str(path))
     else:
-        from facts.decompose import decompose_markdown  # noqa: PLC0415
+        from facts.decompose import decompose_markdown  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
         fs = decompose_markdown(text, domain=domain, file=str(path))
     _print_factset(fs, as_json)
 
@@ -194,7 +195,7 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
 
     Example: factforge build --domain _mock --out out --profile text-only
     """
-    from transforms.planner import PlanConfig  # noqa: PLC0415
+    from transforms.planner import PlanConfig  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
     bounds = PlanConfig.model_fields["carriers_per_fact"].metadata
     lo, hi = next(m.ge for m in bounds if hasattr(m, "ge")), next(m.le for m in bounds if hasattr(m, "le"))
     if not lo <= carriers <= hi:
@@ -202,9 +203,8 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
                                  param_hint="'--carriers'")
     if seed_timeout is not None and not 0 < seed_timeout < math.inf:
         raise typer.BadParameter(f"{seed_timeout:g} is not a positive, finite number of seconds", param_hint="'--seed-timeout'")
-    from .build import configure_domains_dirs  # noqa: PLC0415
+    from .build import configure_domains_dirs  # noqa: PLC0415  (deferred: Dagster, only when a build runs)
     configure_domains_dirs(_dirs(domains_dir))
-    from domains import scan  # noqa: PLC0415
     packs, broken = scan()
     keys = list(domain or [p for p in sorted(packs) if not p.startswith("_")])
     if not domain:
@@ -213,9 +213,9 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
                       highlight=False)
     if variant:
         keys = [f"{k.split('@')[0]}@{variant}" for k in keys]
-    from .build import build_many, dask_cluster, preflight  # noqa: PLC0415
-    from .progress import ProgressView  # noqa: PLC0415
-    from .resources import BuildSettings, Execution, Workspace, default_workspace  # noqa: PLC0415
+    from .build import build_many, dask_cluster, preflight  # noqa: PLC0415  (deferred: Dagster, only when a build runs)
+    from .progress import ProgressView  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .resources import BuildSettings, Execution, Workspace, default_workspace  # noqa: PLC0415  (deferred: Dagster)
     preflight(keys, profile, _dirs(domains_dir))
     ws = Workspace(root=str((workspace or Path(default_workspace())).resolve()),
                    out=str(out_dir.resolve()) if out_dir else None)
@@ -253,7 +253,7 @@ def verify(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
 
     Example: factforge verify out/bundles/_mock/*
     """
-    from outputs.bundle import verify as verify_bundle  # noqa: PLC0415
+    from outputs.bundle import verify as verify_bundle  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     red = sys.stderr.isatty()
 
@@ -278,7 +278,7 @@ def report(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
 
     Example: factforge report out/bundles/_mock/* --json
     """
-    from audits.difficulty import summary_lines  # noqa: PLC0415
+    from audits.difficulty import summary_lines  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     path = bundle_dir / "reports" / "difficulty.json"
     if not path.is_file():
@@ -292,7 +292,6 @@ def report(bundle_dir: Path = typer.Argument(..., help="A bundle directory (hold
     if as_json:
         print(json.dumps(summary, indent=2, sort_keys=True))
         return
-    from rich.table import Table  # noqa: PLC0415
     t = Table("measure", "value", title=f"{data.get('domain')}{'@' + data['variant'] if data.get('variant') else ''}")
     for label, value in summary_lines(summary):
         t.add_row(label, value)
@@ -327,8 +326,6 @@ MOUNTS: list[tuple[str, str, str, str]] = [
 def _mount() -> None:
     """Mount the commands of MOUNTS. When the command line names a mounted command, only
     that one is imported (so `factforge eval --help` does not import every package)."""
-    import importlib  # noqa: PLC0415
-
     named = [row for row in MOUNTS if sys.argv[1:2] == [row[2].split(" ")[0]]]
     groups: dict[str, typer.Typer] = {}
     for module, attr, name, kind in named or MOUNTS:
@@ -374,8 +371,6 @@ def main() -> None:
     command, missing argument, a value of the wrong type or out of range) exit 2; input
     errors (a bad file, pack, policy, bundle or database) exit 1; an unexpected internal
     error is one line too (exit 70; FACTFORGE_DEBUG=1 shows its traceback)."""
-    from typer._click import exceptions as cx  # noqa: PLC0415  (typer's bundled click)
-
     try:
         rc = app(standalone_mode=False, prog_name="factforge")
         sys.exit(rc if isinstance(rc, int) else 0)

@@ -23,6 +23,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Optional, TextIO
 
+from rich.console import Console
+from rich.live import Live
+from rich.table import Table
+
 from audits.extraction import COST as EXTRACT_COST
 from audits.extraction import DEFAULT_COST as EXTRACT_DEFAULT
 from transforms.pool import Tally
@@ -181,8 +185,6 @@ class ProgressView:
                 print(self.line(st) + done, file=self.stream, flush=True)
 
     def _table(self):
-        from rich.table import Table  # noqa: PLC0415
-
         t = Table.grid(padding=(0, 2))
         for st in self.states.values():
             rd, rc = st.stage_counts("render")
@@ -205,9 +207,6 @@ class ProgressView:
 
     def __enter__(self) -> "ProgressView":
         if self.tty:
-            from rich.console import Console  # noqa: PLC0415
-            from rich.live import Live  # noqa: PLC0415
-
             self._live = Live(self._table(), console=Console(file=self.stream), refresh_per_second=2, transient=False)
             self._live.__enter__()
         self._thread = threading.Thread(target=self._loop, name="factforge-progress", daemon=True)

@@ -16,6 +16,11 @@ from typing import Optional
 
 import dagster as dg
 
+from transforms.pool import get_pool
+from transforms.writers import make_writer
+
+from .progress import ProgressLog
+
 
 def default_workspace() -> str:
     return os.environ.get("FACTFORGE_WORKSPACE", str(Path.home() / ".factforge"))
@@ -44,7 +49,6 @@ class WriterResource(dg.ConfigurableResource):
     mock_response: Optional[str] = None  # tests: litellm's mock response, never a live call
 
     def make(self, pack):
-        from transforms.writers import make_writer  # noqa: PLC0415
         kw = {}
         if self.name == "llm":
             kw = {"model": self.model, "mock_response": self.mock_response}
@@ -68,9 +72,7 @@ class Execution(dg.ConfigurableResource):
     progress_file: Optional[str] = None  # JSON lines for the CLI's progress display
 
     def pool(self):
-        from transforms.pool import get_pool  # noqa: PLC0415
         return get_pool(self.engine, self.workers, self.dask_address)
 
     def progress(self, key: str):
-        from .progress import ProgressLog  # noqa: PLC0415
         return ProgressLog(self.progress_file, key)

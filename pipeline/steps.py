@@ -8,12 +8,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Optional
 
+from audits.difficulty import difficulty_report
+from audits.extraction import Extractions, brand_words, extract_all, jobs_for
+from audits.leaks import scan
+from audits.lints import lint_files
+from audits.queue import AuditQueue
+from audits.recoverability import check_recoverability
 from domains.sandbox import time_limit
-from domains.variants import World
+from domains.simtests import suite_problems
+from domains.variants import World, resolve
 from facts import GENERATOR_VERSION
 from facts.hashing import content_hash
 from facts.models import FactSet
-from audits.extraction import Extractions, brand_words, extract_all, jobs_for
 from outputs.bundle import write_bundle
 from transforms import registry
 from transforms.base import RenderContext
@@ -44,7 +50,6 @@ def reseed_rounds(world: World, audit_db: Path) -> dict[str, int]:
     """Artifacts rejected by the human audit consensus get a new seed (their round)."""
     if not Path(audit_db).exists():
         return {}
-    from audits.queue import AuditQueue  # noqa: PLC0415
     return AuditQueue(audit_db).rejected_artifacts(world.base.name, world.variant)
 
 
@@ -87,7 +92,6 @@ def leak_scan(world: World, facts: FactSet, rendered: list[Rendered], extraction
               db: dict) -> dict:
     if world.spec is None:
         return {"schema_version": "1.0", "variant": None, "summary": {"hits": 0, "files_scanned": 0}, "leaks": []}
-    from audits.leaks import scan  # noqa: PLC0415
     return scan(world, facts, rendered, cache_dir, db, jobs=list(extractions.jobs), extractions=extractions.by_id)
 
 
@@ -130,14 +134,12 @@ def fact_problems(fs: FactSet) -> tuple[list[str], list[str]]:
 
 def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
                    cache_dir: Optional[Path] = None) -> dict:
-    from audits.recoverability import check_recoverability  # noqa: PLC0415
     return check_recoverability(plan, facts, extractions.by_id, currency=world.pack.info.currency,
                                 values_cache=Path(cache_dir) if cache_dir else None)
 
 
 def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
                rendered: list[Rendered], cache_dir: Path, pool=None) -> dict:
-    from audits.difficulty import difficulty_report  # noqa: PLC0415
     files = {r.artifact_id: Path(r.file) for r in rendered}
     b = world.pack.brand
     return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
@@ -155,7 +157,6 @@ def difficulty_metadata(report: dict) -> dict:
 
 def lints(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions, cache_dir: Path,
           pool=None) -> dict:
-    from audits.lints import lint_files  # noqa: PLC0415
     return lint_files(plan, facts, extractions.by_id, world.pack, pool=pool, scratch=Path(cache_dir) / "shared",
                       cache=Path(cache_dir))
 
@@ -182,7 +183,7 @@ def domain_api(world: World) -> tuple[Optional[dict], dict, list[str]]:
         return None, {"operations": 0, "reads": 0, "writes": 0, "openapi_hash": ""}, []
     doc = api.openapi()
     problems: list[str] = []
-    from openapi_spec_validator import validate  # noqa: PLC0415
+    from openapi_spec_validator import validate  # noqa: PLC0415  (deferred: openapi-spec-validator)
     try:
         validate(doc)
     except Exception as e:  # the validator raises several exception types; each is a problem report
@@ -219,7 +220,6 @@ def _suite_and_checks(world: World, seed: int, tables: dict, timeout: Optional[f
 
 def suite_unit(key: str, domains_dirs: list[str], seed: int, tables: dict, timeout: Optional[float]):
     """One pool unit: the test suite of partition `key` and its checks."""
-    from domains.variants import resolve  # noqa: PLC0415
     return _suite_and_checks(resolve(key, domains_dirs), seed, tables, timeout)
 
 
@@ -243,7 +243,6 @@ def suite_and_checks(key: str, world: World, seed: int, db: "SeedDB", timeout: O
 
 def suite_checks(world: World, suite, db: dict) -> dict[str, list[str]]:
     """Problems per blocking check (see `domains.simtests.suite_problems`)."""
-    from domains.simtests import suite_problems  # noqa: PLC0415
     return suite_problems(suite, world.api(), db, world.check_database, world.base.code.test_quota)
 
 
@@ -257,7 +256,7 @@ def suite_metadata(suite) -> dict:
 def task_pack(world: World, seed: int, workspace):
     """The domain's task pack at <out>/packs/<domain> (a variant partition has no tasks of its
     own: its tasks live in the base domain). Returns the build outcome (`outputs.packs.build`)."""
-    from outputs.packs.build import Builder, BuildOptions, BuildOutcome, CHECKS  # noqa: PLC0415
+    from outputs.packs.build import Builder, BuildOptions, BuildOutcome, CHECKS  # noqa: PLC0415  (deferred: pack builder)
     if world.variant:
         return BuildOutcome(results=[], checks={c: [] for c in CHECKS})
     opts = BuildOptions(seed=seed, workspace=Path(workspace.root))

@@ -236,7 +236,7 @@ def test_noise_keeps_stray_distractors_hedged(kind, hand_facts, render_ctx, tmp_
 def test_email_thread_never_passes_25_messages(hand_facts, render_ctx, tmp_path):
     """Routine exchanges are written whole, so a thread padded to the planner's largest size
     overshoots it; the oldest routine mails go, the planned ones stay."""
-    from audits.difficulty import _email_messages
+    from audits.difficulty import email_messages
 
     counts = []
     for seed in range(6):
@@ -250,7 +250,7 @@ def test_email_thread_never_passes_25_messages(hand_facts, render_ctx, tmp_path)
                 out = tmp_path / f"n{seed}.eml"
                 t.render(spec, render_ctx, out)
                 ex = t.extract(out, ExtractContext())
-            counts.append(_email_messages(ex.text))
+            counts.append(email_messages(ex.text))
     assert max(counts) <= 25 and min(counts) >= 20, counts
 
 

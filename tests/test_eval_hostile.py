@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from outputs.evaluator.sandbox import (LOG_MAX, LOG_TAIL, MAX_PROCESSES, REPLY_MAX, AgentError, InfraError, Sandbox,
-                                       SandboxHost, _proc_stats)
+                                       SandboxHost, proc_stats)
 
 ROOT = Path(__file__).resolve().parents[1]
 AGENTS = Path(__file__).resolve().parent / "agents"
@@ -91,9 +91,9 @@ class _Census:
         self.thread.start()
 
     def _run(self):
-        from outputs.evaluator.sandbox import _tree
+        from outputs.evaluator.sandbox import process_tree
         while not self.done.wait(0.05):
-            self.seen |= set(_tree(self.root, _proc_stats()))
+            self.seen |= set(process_tree(self.root, proc_stats()))
 
     def stop(self):
         self.done.set()

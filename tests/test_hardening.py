@@ -722,7 +722,7 @@ def test_a_failed_pool_unit_reports_the_workers_error_not_its_traceback_text():
 
     from dagster._utils.error import serializable_error_info_from_exc_info
 
-    from pipeline.build import _failure_line
+    from pipeline.build import failure_line
 
     with ProcessPoolExecutor(1) as pool:
         try:
@@ -730,4 +730,4 @@ def test_a_failed_pool_unit_reports_the_workers_error_not_its_traceback_text():
         except Exception:
             info = serializable_error_info_from_exc_info(sys.exc_info())
     assert info.cause is not None and info.cause.cls_name == "_RemoteTraceback"
-    assert _failure_line(info) == "this worker runs other code or tools than the build that sent the unit"
+    assert failure_line(info) == "this worker runs other code or tools than the build that sent the unit"

@@ -8,7 +8,7 @@ import pytest
 from domains.decompose import decompose_pack
 from facts.decompose import decompose_markdown
 from facts.errors import FactforgeError
-from facts.llm import _chunks, decompose_markdown_llm
+from facts.llm import decompose_markdown_llm, section_chunks
 from facts.models import FactKind, SlotType
 
 POLICY = "# Pedal Policy\n\n## Late returns\n\n- The late fee is $12 for each started hour after the rental ends.\n"
@@ -20,7 +20,7 @@ GOOD = {"facts": [{
 
 
 def test_chunks_follow_sections():
-    chunks = _chunks("# T\n\nIntro.\n\n## A\n\nOne.\n\n```\n# not a heading\n```\n\n### B\n\nTwo.\n")
+    chunks = section_chunks("# T\n\nIntro.\n\n## A\n\nOne.\n\n```\n# not a heading\n```\n\n### B\n\nTwo.\n")
     assert [(c[0], c[1], c[2]) for c in chunks] == [(["T"], 3, 3), (["A"], 7, 11), (["A", "B"], 15, 15)]
 
 

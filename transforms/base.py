@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from facts.strict import StrictModel
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -25,11 +27,7 @@ if TYPE_CHECKING:  # pragma: no cover
 PLAN_SCHEMA_VERSION = "2.0"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class FactMention(_Strict):
+class FactMention(StrictModel):
     """A fact an artifact states, in a role:
 
     - "carrier": the authoritative statement (what the recoverability gate proves);
@@ -50,7 +48,7 @@ class FactMention(_Strict):
     part: Optional[Literal["key", "table"]] = None
 
 
-class Distractor(_Strict):
+class Distractor(StrictModel):
     """A non-authoritative value placed in an artifact.
 
     role "distractor": plausible but wrong (a customer's mistaken belief, a rumour, an agent's
@@ -75,12 +73,12 @@ class Distractor(_Strict):
     resolution: Literal["hedge", "correction", "date", "version", "authority", "none"] = "hedge"
 
 
-class Hop(_Strict):
+class Hop(StrictModel):
     artifact_id: str
     part: Literal["key", "table"]
 
 
-class Route(_Strict):
+class Route(StrictModel):
     """A multi-hop route: the fact's value follows only from combining files. Kind "reference":
     the key file states the fact with its value given by a code ("the amount under fee code
     FEE-12 of the fee schedule"); the table file lists the code with the value and no anchor
@@ -96,7 +94,7 @@ class Route(_Strict):
     hops: list[Hop] = Field(default_factory=list)
 
 
-class ArtifactSpec(_Strict):
+class ArtifactSpec(StrictModel):
     id: str              # stable within a plan, e.g. "chat_transcript-0003"
     kind: str            # "conversations/chat_transcript"
     path: str            # bundle-relative path, e.g. "evidence/conversations/chat-0003.txt"
@@ -170,7 +168,7 @@ class ExtractContext:
     workdir: Optional[Path] = None
 
 
-class Extraction(_Strict):
+class Extraction(StrictModel):
     text: str
     extractor: str       # e.g. "pdf-text", "ocr-tesseract", "asr-pocketsphinx-grammar"
     parts: dict[str, str] = Field(default_factory=dict)  # e.g. {"frames": ..., "audio": ...}

@@ -33,7 +33,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Optional
+from typing import Any, Callable, Optional
 from urllib.parse import quote
 
 from fastapi import FastAPI, Request
@@ -61,6 +61,7 @@ PAGE_CSP = ("default-src 'self'; img-src 'self' data:; media-src 'self'; style-s
             "script-src 'self'; frame-src 'self'; frame-ancestors 'self'; form-action 'self'; base-uri 'none'; "
             "object-src 'none'")
 EVIDENCE_HTML_CSP = "sandbox; default-src 'none'; img-src data:; style-src 'unsafe-inline'; font-src data:"
+Page = Callable[..., HTMLResponse]
 VERDICT_LABELS = {"present": "present", "absent": "absent", "wrong_value": "wrong value"}
 
 
@@ -187,13 +188,32 @@ def create_app(config: DeskConfig) -> FastAPI:
     env.filters.update(pct=_pct, kappa=_kappa, reltime=_rel_time)
     app.mount("/static", StaticFiles(directory=str(HERE / "static")), name="static")
 
+    page = _page_renderer(desk, templates)
+    _error_handling(app, desk, page)
+    _signin_routes(app, desk, page)
+    _review_routes(app, desk, page)
+    _file_routes(app, desk)
+    _admin_routes(app, desk, page)
+    _bundle_routes(app, desk, page)
+    return app
+
+
+def _page_renderer(desk: Desk, templates: Jinja2Templates) -> Page:
+    """`page(request, template, status_code=200, **ctx)`: a template rendered with the
+    signed-in reviewer, the admin flag and the form token."""
+
     def page(request: Request, template: str, status_code: int = 200, **ctx: Any) -> HTMLResponse:
         seed = getattr(request.state, "csrf_seed", None) or request.cookies.get(guard.CSRF_COOKIE)
         base = {"me": desk.reviewer(request), "admin": desk.is_admin(request),
                 "csrf": guard.csrf_token(desk.signer.secret, seed)}
         return templates.TemplateResponse(request, template, {**base, **ctx}, status_code=status_code)
 
-    # ------------------------------------------------------------ errors and headers
+    return page
+
+
+def _error_handling(app: FastAPI, desk: Desk, page: Page) -> None:
+    """Error pages for every failure, and the host, origin and form-token checks with the
+    security headers on every response."""
 
     @app.exception_handler(FactforgeError)
     async def on_error(request: Request, exc: FactforgeError):
@@ -254,7 +274,10 @@ def create_app(config: DeskConfig) -> FastAPI:
             response.headers.setdefault("Cache-Control", "no-store")
         return response
 
-    # ------------------------------------------------------------ sign in
+
+def _signin_routes(app: FastAPI, desk: Desk, page: Page) -> None:
+    """The home page, signing in and out."""
+    config = desk.config
 
     @app.get("/", response_class=HTMLResponse)
     def home(request: Request, next: str = ""):
@@ -291,7 +314,11 @@ def create_app(config: DeskConfig) -> FastAPI:
         resp.delete_cookie(COOKIE)
         return resp
 
-    # ------------------------------------------------------------ reviewing
+
+def _review_routes(app: FastAPI, desk: Desk, page: Page) -> None:
+    """Reviewing: the next item, an item's page, a review submitted, a lease released, an
+    extraction run."""
+    config = desk.config
 
     @app.get("/review/next")
     def review_next(request: Request, done: Optional[int] = None):
@@ -394,6 +421,11 @@ def create_app(config: DeskConfig) -> FastAPI:
         lookup(bundle, item.artifact_id, config.cache_dir, compute=True)
         return RedirectResponse(f"/review/{item_id}", status_code=303)
 
+
+def _file_routes(app: FastAPI, desk: Desk) -> None:
+    """An item's file and a PDF page rendered for the viewer."""
+    config = desk.config
+
     @app.get("/item/{item_id}/file")
     def item_file(request: Request, item_id: int):
         if not desk.is_admin(request):
@@ -412,7 +444,10 @@ def create_app(config: DeskConfig) -> FastAPI:
             raise NotFound(f"no rendered page {page_no} for {sha[:12]}")
         return FileResponse(pages[0], media_type="image/png", headers={"Cache-Control": "max-age=86400"})
 
-    # ------------------------------------------------------------ dashboard and admin
+
+def _admin_routes(app: FastAPI, desk: Desk, page: Page) -> None:
+    """The dashboard, the admin page and its actions, the exports."""
+    config = desk.config
 
     @app.get("/dashboard", response_class=HTMLResponse)
     def dashboard(request: Request):
@@ -483,7 +518,10 @@ def create_app(config: DeskConfig) -> FastAPI:
         return Response(buf.getvalue(), media_type="text/csv",
                         headers={"Content-Disposition": 'attachment; filename="audit-reviews.csv"'})
 
-    # ------------------------------------------------------------ bundle browser
+
+def _bundle_routes(app: FastAPI, desk: Desk, page: Page) -> None:
+    """The bundle browser: bundles, their files, facts, reports and plan."""
+    config = desk.config
 
     def _known_bundles() -> list[Bundle]:
         if config.mode == "desk":
@@ -561,8 +599,6 @@ def create_app(config: DeskConfig) -> FastAPI:
         cap = 0 if request.query_params.get("all") == "1" else 200
         return page(request, "report.html", b=b, name="plan", html=jsonhtml.render(b.plan, max_rows=cap),
                     reports=list(b.reports()))
-
-    return app
 
 
 FORMULA_LEADS = ("=", "+", "-", "@", "\t", "\r")

@@ -8,11 +8,13 @@ import math
 import os
 import secrets
 import sys
+import webbrowser
 from pathlib import Path
 from typing import List, Optional
 
 import typer
 
+from audits.queue import default_db_path
 from audits.queue_cli import DB_HELP
 
 CACHE_HELP = ("Extraction cache of the builds (transcripts, OCR text) and where rendered PDF pages go "
@@ -46,11 +48,9 @@ def serve(host: str = typer.Option("127.0.0.1", "--host", help="Interface to lis
 
     Example: factforge audit serve --port 8765 --bundle out/bundles/_mock
     """
-    from audits.queue import default_db_path  # noqa: PLC0415
-
-    from .app import DeskConfig, create_app  # noqa: PLC0415
-    from .bundles import discover_bundles  # noqa: PLC0415
-    from .server import bind, serve_forever, url_of  # noqa: PLC0415
+    from .app import DeskConfig, create_app  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .bundles import discover_bundles  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .server import bind, serve_forever, url_of  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     token = admin_token or secrets.token_urlsafe(18)
     app = create_app(DeskConfig(db=db or default_db_path(), bundles=discover_bundles(bundle) if bundle else [],
@@ -77,9 +77,9 @@ def browse(bundles: List[Path] = typer.Argument(..., help="A bundle directory, o
 
     Example: factforge browse out/bundles/_mock --no-open
     """
-    from .app import DeskConfig, create_app  # noqa: PLC0415
-    from .bundles import discover_bundles  # noqa: PLC0415
-    from .server import bind, serve_forever, url_of  # noqa: PLC0415
+    from .app import DeskConfig, create_app  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .bundles import discover_bundles  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .server import bind, serve_forever, url_of  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     found = discover_bundles(bundles)
     app = create_app(DeskConfig(db=None, bundles=found, cache_dir=cache or default_cache_dir(), host=host,
@@ -92,6 +92,5 @@ def browse(bundles: List[Path] = typer.Argument(..., help="A bundle directory, o
     typer.echo("Ctrl-C stops the server.")
     has_desktop = sys.platform in ("darwin", "win32") or bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
     if open_browser and has_desktop:
-        import webbrowser  # noqa: PLC0415
         webbrowser.open(url)
     serve_forever(app, sock)

@@ -21,6 +21,7 @@ from typing import Optional
 from pydantic import ValidationError
 
 from facts.errors import FactforgeError
+from facts.models import FactSet
 
 from .bundles import Bundle
 
@@ -36,15 +37,13 @@ class Extracted:
 
 @lru_cache(maxsize=32)
 def _models(root: str, content_hash: str):
-    from facts.models import FactSet  # noqa: PLC0415
-
     data = json.loads((Path(root) / "facts.json").read_text(encoding="utf-8"))
     data.pop("hash", None)
     return FactSet.model_validate(data)
 
 
 def _spec_and_facts(bundle: Bundle, artifact_id: str):
-    from transforms.base import ArtifactSpec  # noqa: PLC0415
+    from transforms.base import ArtifactSpec  # noqa: PLC0415  (deferred: transforms, only when an extraction is shown)
 
     spec = bundle.spec(artifact_id)
     if spec is None:
@@ -65,7 +64,7 @@ HITS_MEMO_SIZE = 1024
 def lookup(bundle: Bundle, artifact_id: str, cache_dir: Optional[Path], compute: bool = False) -> Extracted:
     """The stored extraction of an artifact. With `compute`, run the extractor when the cache
     misses (one at a time: recognisers are CPU-heavy) and store the result."""
-    from audits.extraction import cached, extract_all, jobs_for  # noqa: PLC0415
+    from audits.extraction import cached, extract_all, jobs_for  # noqa: PLC0415  (deferred: the extractors)
 
     if cache_dir is None:
         return Extracted(status="unavailable", reason="no extraction cache configured (--cache)")

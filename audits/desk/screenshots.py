@@ -19,6 +19,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from facts.errors import FactforgeError
+
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
@@ -57,14 +59,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--width", type=int, default=1440)
     args = ap.parse_args(argv)
 
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415  (deferred: playwright)
 
-    from audits.queue import AuditQueue  # noqa: PLC0415
-    from facts.errors import FactforgeError  # noqa: PLC0415
+    from audits.queue import AuditQueue  # noqa: PLC0415  (deferred: the desk, only when screenshots are taken)
 
-    from .app import DeskConfig, create_app  # noqa: PLC0415
-    from .cli import default_cache_dir  # noqa: PLC0415
-    from .server import ServerThread  # noqa: PLC0415
+    from .app import DeskConfig, create_app  # noqa: PLC0415  (deferred: the desk, only when screenshots are taken)
+    from .cli import default_cache_dir  # noqa: PLC0415  (deferred: the desk, only when screenshots are taken)
+    from .server import ServerThread  # noqa: PLC0415  (deferred: the desk, only when screenshots are taken)
 
     out = (args.out or Path(tempfile.mkdtemp(prefix="factforge-shots-"))).resolve()
     out.mkdir(parents=True, exist_ok=True)

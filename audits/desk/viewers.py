@@ -360,7 +360,7 @@ def _rgb(color: Any) -> Optional[str]:
 
 
 def xlsx_view(ref: FileRef) -> View:
-    import openpyxl  # noqa: PLC0415
+    import openpyxl  # noqa: PLC0415  (deferred: openpyxl, only for a spreadsheet)
 
     wb = openpyxl.load_workbook(ref.path, data_only=False)
     cached = openpyxl.load_workbook(ref.path, data_only=True)
@@ -406,9 +406,9 @@ def xlsx_view(ref: FileRef) -> View:
 # ---------------------------------------------------------------- documents
 
 def docx_view(ref: FileRef) -> View:
-    import docx  # noqa: PLC0415
-    from docx.table import Table  # noqa: PLC0415
-    from docx.text.paragraph import Paragraph  # noqa: PLC0415
+    import docx  # noqa: PLC0415  (deferred: python-docx, only for a Word file)
+    from docx.table import Table  # noqa: PLC0415  (deferred: python-docx, only for a Word file)
+    from docx.text.paragraph import Paragraph  # noqa: PLC0415  (deferred: python-docx, only for a Word file)
 
     doc = docx.Document(str(ref.path))
 
@@ -494,7 +494,7 @@ def pdf_view(ref: FileRef, cache_dir: Path) -> View:
 def image_view(ref: FileRef) -> View:
     width = height = None
     try:
-        from PIL import Image  # noqa: PLC0415
+        from PIL import Image  # noqa: PLC0415  (deferred: Pillow, only for an image)
         with Image.open(ref.path) as im:
             width, height = im.size
     except (OSError, ImportError):

@@ -31,6 +31,7 @@ from typing import Any, Optional
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.routing import Match
 
 from domains.apikit import DomainApi, Operation
 from outputs.jsondepth import nested_deeper
@@ -171,8 +172,6 @@ async def _json_object(request: Request) -> tuple[Optional[dict], Optional[Respo
 
 def _allowed(request: Request) -> list[str]:
     """Every method some route serves at this path (Starlette names only the first route's)."""
-    from starlette.routing import Match  # noqa: PLC0415
-
     methods: set[str] = set()
     for route in request.app.router.routes:
         match, _ = route.matches({**request.scope, "method": "GET"})

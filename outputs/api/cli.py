@@ -15,6 +15,8 @@ from typing import List, Literal, Optional
 
 import typer
 
+from facts.errors import FactforgeError
+
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="The client's production API of a task (with its deployment's defects).\n\n"
                        "Example: factforge api serve pack --task _mock-client-knows --clock virtual")
@@ -38,13 +40,11 @@ def serve(pack: Path = typer.Argument(..., help="A task pack directory (holding 
 
     Example: factforge api serve pack --task _mock-client-knows --clock virtual
     """
-    from facts.errors import FactforgeError  # noqa: PLC0415
-
-    from .server import ApiServer, describe, switched  # noqa: PLC0415
+    from .server import ApiServer, describe, switched  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     if not (pack / "index.json").is_file():
         raise FactforgeError("not a task pack (no index.json)", pack)
-    from outputs.packs.store import Pack  # noqa: PLC0415
+    from outputs.packs.store import Pack  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     on, off = switched(Pack(pack).json(task, "sealed", "task.json"), list(enable or []) or None,
                        list(fixed or []) or None)

@@ -19,6 +19,7 @@ import copy
 import math
 from dataclasses import dataclass, field
 from typing import Any, Literal, Optional
+from urllib.parse import urlencode
 
 from domains.apikit import Operation
 from facts.hashing import content_hash
@@ -338,7 +339,6 @@ class DefectLayer:
             self._cursors[cursor] = (lid, n + 1)
         if p.truncate:
             if cursor:
-                from urllib.parse import urlencode  # noqa: PLC0415
                 headers["Link"] = f'<{lst.path}?{urlencode({**lst.query, "cursor": cursor})}>; rel="next"'
         else:
             body["next_cursor"] = cursor

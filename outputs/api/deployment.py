@@ -52,10 +52,13 @@ import tomllib
 from pathlib import Path
 from typing import Annotated, Any, Iterable, Literal, Optional, Union
 
-from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
+from pydantic import ConfigDict, Field, TypeAdapter, ValidationError, field_validator, model_validator
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash, sha256_hex
+from facts.strict import StrictModel
+
+from .contract import SchemaIndex
 
 DEPLOYMENT_SCHEMA_VERSION = "1.0"
 CLEAN = "clean"
@@ -64,11 +67,7 @@ KINDS = ("response_field_rename", "response_value_map", "response_amount_sign", 
          "pagination", "rate_limit", "async_completion", "post_commit_timeout", "projection_lag")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Activation(_Strict):
+class Activation(StrictModel):
     """Which calls a defect hits (see the module docstring)."""
     tasks: list[str] = Field(default_factory=list)
     ordinals: list[Annotated[int, Field(ge=1)]] = Field(default_factory=list)
@@ -93,7 +92,7 @@ class Activation(_Strict):
         return True
 
 
-class _Delay(_Strict):
+class _Delay(StrictModel):
     min_delay_s: float = Field(ge=0, le=3600)
     max_delay_s: float = Field(ge=0, le=3600)
 
@@ -107,7 +106,7 @@ class _Delay(_Strict):
         return round(self.min_delay_s + fraction * (self.max_delay_s - self.min_delay_s), 3)
 
 
-class FieldRenameParams(_Strict):
+class FieldRenameParams(StrictModel):
     from_: str = Field(alias="from")
     to: str
     record: Optional[str] = None   # only objects of this record type (a schema name); None: any object
@@ -121,23 +120,23 @@ class FieldRenameParams(_Strict):
         return self
 
 
-class ValueMapParams(_Strict):
+class ValueMapParams(StrictModel):
     field: str
     map: dict[str, Union[str, int, float, bool]] = Field(min_length=1)  # value as text ("true", "economy") -> value sent
     record: Optional[str] = None
 
 
-class AmountSignParams(_Strict):
+class AmountSignParams(StrictModel):
     record: str                      # the record type (schema name) whose amounts flip sign
     fields: list[str] = Field(default_factory=list)  # default: the record's money-format fields
 
 
-class DateToDatetimeParams(_Strict):
+class DateToDatetimeParams(StrictModel):
     fields: list[str] = Field(default_factory=list)  # default: every date field
     record: Optional[str] = None
 
 
-class PaginationParams(_Strict):
+class PaginationParams(StrictModel):
     page_size: int = Field(ge=1, le=1000)
     order: Literal["canonical", "reverse"] = "canonical"
     sort_by: list[str] = Field(default_factory=list)  # item fields whose ascending order is the canonical order
@@ -161,7 +160,7 @@ class AsyncParams(_Delay):
     retry_after_s: Optional[int] = Field(None, ge=0, le=3600)  # advertised; default: the delay rounded up
 
 
-class NoParams(_Strict):
+class NoParams(StrictModel):
     pass
 
 
@@ -169,7 +168,7 @@ class ProjectionLagParams(_Delay):
     writes: list[str] = Field(default_factory=list)  # writes whose effects lag (default: every write)
 
 
-class _Defect(_Strict):
+class _Defect(StrictModel):
     operations: list[str] = Field(min_length=1)
     activation: Activation = Field(default_factory=Activation)
     note: str = ""   # free text for authors (not shown to agents)
@@ -232,7 +231,7 @@ Defect = Annotated[Union[FieldRename, ValueMap, AmountSign, DateToDatetime, Pagi
 RESPONSE_KINDS = ("response_field_rename", "response_value_map", "response_amount_sign", "response_date_to_datetime")
 
 
-class Deployment(_Strict):
+class Deployment(StrictModel):
     schema_version: Literal["1.0"] = DEPLOYMENT_SCHEMA_VERSION
     id: str
     description: str = ""
@@ -390,8 +389,6 @@ def check_against_api(dep: Deployment, api: Any) -> list[tuple[tuple, str]]:
     """(location, problem) for every target the domain API does not have: unknown
     operations, a kind applied to the wrong kind of operation, unknown record types and
     fields, sort fields not in the collection's items."""
-    from .contract import SchemaIndex  # noqa: PLC0415
-
     ops = {o.name: o for o in api.operations()}
     idx = SchemaIndex(api.openapi())
     out: list[tuple[tuple, str]] = []

@@ -26,7 +26,9 @@ import urllib.parse
 from pathlib import Path
 from typing import Callable, Optional
 
+from domains.variants import resolve
 from facts.errors import FactforgeError
+from outputs.packs.store import Pack
 
 from .app import ApiState, build_app
 from .deployment import Deployment, clean_deployment, parse_deployment
@@ -40,9 +42,6 @@ def load_task(pack_dir: Path | str, task_id: str, *, dev: bool = False,
               domains_dirs: Optional[list] = None) -> tuple:
     """(DomainApi, database, Deployment) of a pack's task. `dev`: the kit's development
     database (the developer's own runs) instead of the sealed test database."""
-    from domains.variants import resolve  # noqa: PLC0415
-    from outputs.packs.store import Pack  # noqa: PLC0415
-
     pack = Pack(Path(pack_dir))
     task = pack.json(task_id, "sealed", "task.json")
     world = resolve(task["bundle"], domains_dirs)
@@ -108,8 +107,6 @@ class ApiServer:
                   enabled: tuple = (), fixed: tuple = (), **kw) -> "ApiServer":
         """The task's API: its capabilities hidden but those in `enabled`, the defects in
         `fixed` out of play."""
-        from outputs.packs.store import Pack  # noqa: PLC0415
-
         api, db, deployment = load_task(pack_dir, task_id, dev=dev, domains_dirs=domains_dirs)
         hidden = set(task_capabilities(Pack(Path(pack_dir)).json(task_id, "sealed", "task.json"))) - set(enabled)
         state = ApiState(api, db, deployment, task_id=task_id, trial=trial, seed=seed, mode="dev" if dev else "eval",
@@ -122,8 +119,6 @@ class ApiServer:
                    clock: str = "virtual", **kw) -> "ApiServer":
         """A domain (or variant) API over its seed database, without a pack (tests,
         benchmarks, a developer trying a deployment)."""
-        from domains.variants import resolve  # noqa: PLC0415
-
         world = resolve(world_key)
         state = ApiState(world.api(), world.database(db_seed), deployment or clean_deployment(), task_id=task_id,
                          trial=trial, seed=seed, mode=mode, clock=clock)
@@ -153,7 +148,7 @@ class ApiServer:
         return s
 
     def _config(self):
-        import uvicorn  # noqa: PLC0415
+        import uvicorn  # noqa: PLC0415  (deferred: uvicorn, only when the API is served on a socket)
 
         return uvicorn.Config(build_app(self.state), log_level="warning", access_log=False, lifespan="off",
                               timeout_graceful_shutdown=2, limit_concurrency=256, server_header=False)
@@ -163,7 +158,7 @@ class ApiServer:
         return uds_url(self.uds) if self.uds is not None else f"http://{self.host}:{self.port}"
 
     def start(self, timeout: float = 20.0) -> "ApiServer":
-        import uvicorn  # noqa: PLC0415
+        import uvicorn  # noqa: PLC0415  (deferred: uvicorn, only when the API is served on a socket)
 
         if self._thread is not None:
             return self
@@ -220,7 +215,7 @@ class ApiServer:
     def serve_forever(self, ready: Optional[Callable[[], None]] = None) -> None:
         """Serve in the foreground until SIGINT or SIGTERM (the CLI). `ready` is called once
         the socket listens (connections made from then on are queued and answered)."""
-        import uvicorn  # noqa: PLC0415
+        import uvicorn  # noqa: PLC0415  (deferred: uvicorn, only when the API is served on a socket)
 
         self._sock = self._bind()
         if threading.current_thread() is threading.main_thread():

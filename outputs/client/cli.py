@@ -35,10 +35,10 @@ def chat(pack: Path = typer.Argument(..., help="A task pack directory (holding i
     if mode == "llm" and not model:
         raise typer.BadParameter("--mode llm needs --model (a litellm model name)", param_hint="'--mode'")
     if mode == "llm":
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
+        from facts.llm import litellm_module  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
         litellm_module()  # quiet: its banners would land among the replies on stdout
-    from .simulator import ClientSimulator  # noqa: PLC0415
+    from .simulator import ClientSimulator  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     sim = ClientSimulator.from_pack(pack, task, mode=mode, model=model, role=role)  # type: ignore[arg-type]
     if show_prompt:

@@ -16,10 +16,11 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from facts.models import Fact, FactSet, Slot, replace_value
 from facts.match import content_words, matches
+from facts.strict import StrictModel
 from facts.values import parse_slots
 
 from .match import FactIndex
@@ -28,11 +29,7 @@ KNOWLEDGE_SCHEMA_VERSION = "1.0"
 Role = Literal["held", "confirmable", "contested"]
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class KnownFact(_Strict):
+class KnownFact(StrictModel):
     fact_id: str
     section: list[str]
     statement: str
@@ -46,7 +43,7 @@ class ContestedFact(KnownFact):
     conflicting_in: list[str] = Field(default_factory=list)
 
 
-class CapabilityBrief(_Strict):
+class CapabilityBrief(StrictModel):
     operation: str
     need: str
     method: str
@@ -54,7 +51,7 @@ class CapabilityBrief(_Strict):
     summary: str = ""
 
 
-class StakeholderBrief(_Strict):
+class StakeholderBrief(StrictModel):
     """Another person of the business: what they know, the facts they state by habit with their
     own value (`habits`: each with that value's statement), the sections their word decides."""
     role: str
@@ -73,7 +70,7 @@ class StakeholderBrief(_Strict):
                                confirmable=list(self.confirmable), tiers=dict(self.tiers))
 
 
-class ClientKnowledge(_Strict):
+class ClientKnowledge(StrictModel):
     schema_version: Literal["1.0"] = KNOWLEDGE_SCHEMA_VERSION
     enabled: bool = True
     turn_quota: int = Field(20, ge=0)

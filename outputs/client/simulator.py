@@ -60,15 +60,19 @@ from __future__ import annotations
 
 import json
 import re
+import tomllib
 from pathlib import Path
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
 
 from facts.errors import FactforgeError
+from facts.llm import litellm_module
 from facts.match import NUMERIC
 from facts.models import FactSet
+from facts.strict import StrictModel
 from facts.values import find_values, slot_matches
+from outputs.packs.store import Pack
 
 from .defects import DefectBrief, about_api, brief, names
 from .knowledge import ClientKnowledge, Knowledge
@@ -105,11 +109,7 @@ TEXT = {
 }
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Reply(_Strict):
+class Reply(StrictModel):
     turn: int
     text: str
     kind: ReplyKind
@@ -127,7 +127,7 @@ class Exchange(Reply):
     message: str
 
 
-class ClientLog(_Strict):
+class ClientLog(StrictModel):
     schema_version: str = LOG_SCHEMA_VERSION
     task_id: Optional[str] = None
     role: str = "owner"
@@ -368,7 +368,6 @@ class ClientSimulator:
         return Reply(turn=turn, text=TEXT["records"], kind="records")
 
     def _llm(self, message: str) -> str:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
         litellm = litellm_module()
 
         messages = [{"role": "system", "content": self.prompt}]
@@ -389,10 +388,6 @@ class ClientSimulator:
 def _sealed_client(pack_dir: Path | str, task_id: str) -> dict:
     """What every person of a pack's task is made from: the sealed client.json (validated),
     facts.json, deployment.toml and company, and the kit's operation paths."""
-    import tomllib  # noqa: PLC0415
-
-    from outputs.packs.store import Pack  # noqa: PLC0415
-
     pack = Pack(Path(pack_dir))
     task = pack.json(task_id, "sealed", "task.json")
     facts_json = pack.json(task_id, "sealed", "facts.json")

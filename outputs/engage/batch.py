@@ -24,17 +24,21 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
+import socket
 import stat
 import sys
 import uuid
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
 from facts.errors import FactforgeError
+from outputs.packs.store import Pack
 
 from . import developers
 from .record import read_json, read_record
@@ -231,9 +235,6 @@ def _in_processes(cfgs: list[EngageConfig], jobs: int) -> Iterator[dict]:
         for c in cfgs:
             yield engage_one(c)
         return
-    import multiprocessing  # noqa: PLC0415
-    from concurrent.futures import ProcessPoolExecutor, as_completed  # noqa: PLC0415
-
     # a fresh process per engagement, forked from a server that imported `warm` once (no
     # thread or lock of this process is copied)
     ctx = multiprocessing.get_context("forkserver")
@@ -255,7 +256,7 @@ def dask_scheduler(jobs: int, address: Optional[str]) -> Iterator[str]:
     if address:
         yield address
         return
-    from distributed import LocalCluster  # noqa: PLC0415
+    from distributed import LocalCluster  # noqa: PLC0415  (deferred: dask's distributed, only for a cluster)
 
     with LocalCluster(n_workers=jobs, threads_per_worker=1, processes=True, dashboard_address=None,
                       silence_logs=50) as cluster:
@@ -265,9 +266,7 @@ def dask_scheduler(jobs: int, address: Optional[str]) -> Iterator[str]:
 def check_scheduler(address: str) -> None:
     """A malformed or unreachable scheduler address, in one line, before anything is written (a
     `distributed.Client` that fails to connect takes a timeout to fail, and another to close)."""
-    import socket  # noqa: PLC0415
-
-    from distributed.comm import parse_address, parse_host_port  # noqa: PLC0415
+    from distributed.comm import parse_address, parse_host_port  # noqa: PLC0415  (deferred: distributed)
     try:
         scheme, location = parse_address(address)
         host, port = parse_host_port(location) if scheme in ("tcp", "tls") else (None, None)
@@ -282,7 +281,7 @@ def check_scheduler(address: str) -> None:
 
 
 def _on_dask(cfgs: list[EngageConfig], jobs: int, address: Optional[str]) -> Iterator[dict]:
-    from distributed import Client, as_completed  # noqa: PLC0415
+    from distributed import Client, as_completed  # noqa: PLC0415  (deferred: dask's distributed, only for a cluster)
 
     with dask_scheduler(jobs, address) as addr:
         try:
@@ -304,8 +303,6 @@ def _on_dask(cfgs: list[EngageConfig], jobs: int, address: Optional[str]) -> Ite
 def run_batch(cfg: BatchConfig, on_done: Optional[Callable[[dict], None]] = None) -> BatchOutcome:
     """Run (or resume) the batch of `cfg`; `on_done` is called with each task's outcome as it
     ends (`state` done, failed or reused). Returns the outcome; `RUN/run.json` is kept current."""
-    from outputs.packs.store import Pack  # noqa: PLC0415
-
     if cfg.jobs < 1:
         raise FactforgeError("--jobs must be at least 1")
     if cfg.engine not in ("local", "dask"):
@@ -313,7 +310,7 @@ def run_batch(cfg: BatchConfig, on_done: Optional[Callable[[dict], None]] = None
     dev = developers.parse(cfg.base.developer)
     if cfg.engine == "dask":
         try:
-            import distributed  # noqa: F401,PLC0415
+            import distributed  # noqa: F401,PLC0415  (deferred: dask's distributed, only for a cluster)
         except ImportError:
             raise FactforgeError("--engine dask needs the `distributed` package") from None
         if cfg.dask_address:

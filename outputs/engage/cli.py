@@ -6,11 +6,14 @@ command runs.
 """
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import List, Literal, Optional
 
 import typer
+
+from facts.errors import FactforgeError
 
 
 def engage_command(
@@ -40,11 +43,9 @@ def engage_command(
 
     Example: factforge engage pack --task _mock-client-knows --developer starting --out engagement
     """
-    from facts.errors import FactforgeError  # noqa: PLC0415
+    from .run import EngageConfig, run_engagement  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
-    from .run import EngageConfig, run_engagement  # noqa: PLC0415
-
-    from .adapters import names  # noqa: PLC0415
+    from .adapters import names  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     if developer not in ("starting", *names()) and not developer.startswith(("scripted:", "cmd:")):
         raise typer.BadParameter(f"unknown developer {developer!r}: give starting, scripted:FILE, cmd:'...' or a "
@@ -62,7 +63,7 @@ def engage_command(
                        developer_upstream=developer_upstream)
     if batch:
         return _batch(cfg, task, out, jobs, engine, dask_address)
-    from .batch import summary_line, unscored  # noqa: PLC0415
+    from .batch import summary_line, unscored  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     record = run_engagement(cfg, progress=lambda line: print(line, file=sys.stderr, flush=True))
     typer.echo(summary_line(task[0], record, cfg.out))
@@ -83,9 +84,7 @@ def developers_command(
 
     Example: factforge developers --json
     """
-    import json  # noqa: PLC0415
-
-    from .adapters import listing  # noqa: PLC0415
+    from .adapters import listing  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     rows = listing(prefix)
     if as_json:
@@ -98,9 +97,7 @@ def developers_command(
 
 
 def _batch(cfg, tasks: list[str], out: Path, jobs: int, engine: str, dask_address: Optional[str]) -> None:
-    from facts.errors import FactforgeError  # noqa: PLC0415
-
-    from .batch import BatchConfig, run_batch  # noqa: PLC0415
+    from .batch import BatchConfig, run_batch  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     infra: list[str] = []
 
@@ -139,10 +136,8 @@ def results_command(
 
     Example: factforge results runs/starting runs/scripted --html table.html
     """
-    import json  # noqa: PLC0415
-
-    from .results import results_table  # noqa: PLC0415
-    from .results_render import csv_text, html_page, text  # noqa: PLC0415
+    from .results import results_table  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .results_render import csv_text, html_page, text  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     table = results_table(runs)
     for path, body in ((csv_file, csv_text), (html_file, html_page)):

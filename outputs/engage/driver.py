@@ -18,6 +18,7 @@ interpreter that has it, `FF_PYTHON`).
 """
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -94,8 +95,8 @@ def run_ff(steps: list[dict]) -> None:
 
 
 async def run_mcp(steps: list[dict]) -> None:
-    from mcp import ClientSession, StdioServerParameters  # noqa: PLC0415
-    from mcp.client.stdio import stdio_client  # noqa: PLC0415
+    from mcp import ClientSession, StdioServerParameters  # noqa: PLC0415  (deferred: the MCP client)
+    from mcp.client.stdio import stdio_client  # noqa: PLC0415  (deferred: the MCP client, only for an MCP developer)
 
     relay = str(Path(os.environ.get("FACTFORGE_KIT", "/kit")) / "bin" / "ff-mcp")
     params = StdioServerParameters(command=relay, env={"FF_SOCKETS": os.environ.get("FF_SOCKETS", "/run/ff")})
@@ -118,7 +119,6 @@ def main(argv: list[str]) -> int:
     if script.get("face", "mcp") == "ff":
         run_ff(steps)
     else:
-        import asyncio  # noqa: PLC0415
         asyncio.run(run_mcp(steps))
     return 0
 

@@ -22,17 +22,17 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
+from domains.variants import resolve
 from facts.errors import FactforgeError
 from outputs.evaluator.engine import EvalConfig, run_eval
 from outputs.evaluator.gateway import ModelGateway
 from outputs.evaluator.metrics import SUCCESS
 
 from .errors import ToolError
+from .host import RunHost
 
 if TYPE_CHECKING:
     from outputs.evaluator.models import ConversationResult, Results
-
-    from .tools import ToolService
 
 SNAPSHOT_BYTES = 256 << 20    # a workspace larger than this is not run
 SNAPSHOT_FILES = 20_000
@@ -81,12 +81,10 @@ def snapshot_workspace(workspace: Path, dest: Path) -> Path:
     return dest
 
 
-def training_context(svc: "ToolService"):
+def training_context(svc: RunHost):
     """The evaluator's context for the training scenarios: the live context with the
     training tests and the kit's development database."""
-    if svc._samples is None:
-        from domains.variants import resolve  # noqa: PLC0415
-
+    if svc.samples_ctx is None:
         pack, sealed = svc.ctx.pack, svc.ctx.sealed
         dev_db = pack.json(svc.task_id, "kit", "data/dev_db.json")
         scenarios = pack.json(svc.task_id, "kit", "training/scenarios.json")["scenarios"]
@@ -99,11 +97,11 @@ def training_context(svc: "ToolService"):
                 raise FactforgeError(f"training scenario {s['task']['id']} no longer matches the domain's suite; "
                                      "rebuild the pack")
             tests.append(t)
-        svc._samples = dataclasses.replace(svc.ctx, tests=tests, db=dev_db)
-    return svc._samples
+        svc.samples_ctx = dataclasses.replace(svc.ctx, tests=tests, db=dev_db)
+    return svc.samples_ctx
 
 
-def _run(svc: "ToolService", ctx, ids: Optional[list[str]], split: str) -> "Results":
+def _run(svc: RunHost, ctx, ids: Optional[list[str]], split: str) -> "Results":
     with tempfile.TemporaryDirectory(prefix="factforge-engage-") as tmp:
         agent = snapshot_workspace(svc.workspace, Path(tmp) / "agent")
         if not (agent / "agent.py").is_file():
@@ -123,7 +121,7 @@ def _summary(convs: list["ConversationResult"]) -> dict:
             "infra_errors": sum(1 for c in convs if c.infra_error)}
 
 
-def run_samples(svc: "ToolService", ids: Optional[list[str]]) -> dict:
+def run_samples(svc: RunHost, ids: Optional[list[str]]) -> dict:
     """The workspace agent on the training scenarios: everything the evaluator reports (the
     training scenarios and their gold are in the kit)."""
     results = _run(svc, training_context(svc), ids, "test")
@@ -137,7 +135,7 @@ def run_samples(svc: "ToolService", ids: Optional[list[str]]) -> dict:
                                                 "mean_reward": results.summary.mean_reward}}
 
 
-def run_live(svc: "ToolService", ids: Optional[list[str]]) -> dict:
+def run_live(svc: RunHost, ids: Optional[list[str]]) -> dict:
     """The workspace agent on the live ids, reported from an allow-list (module docstring)."""
     results = _run(svc, svc.ctx, ids, "live")
     convs = [{"id": c.id, "trial": c.trial, "passed": c.reward >= SUCCESS, "end": c.end, "error": c.error,

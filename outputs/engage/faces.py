@@ -7,10 +7,11 @@
   stdio transport's framing), served by the official SDK's low-level `Server`; the relay
   `ff-mcp` pipes a developer program's stdio to it.
 
-Both call `ToolService.call`. Whatever a connection sends, the face answers or closes that
-connection and keeps serving the others: a line is at most `MAX_LINE` bytes (a longer one is
-refused and the connection closed), at most `MAX_CONNECTIONS` are open at once per face (the
-next is refused), a `tools.sock` connection silent for `IDLE_S` is closed.
+Both call `ToolService.call` (typed as the `host.ToolHost` protocol). Whatever a connection
+sends, the face answers or closes that connection and keeps serving the others: a line is at
+most `MAX_LINE` bytes (a longer one is refused and the connection closed), at most
+`MAX_CONNECTIONS` are open at once per face (the next is refused), a `tools.sock` connection
+silent for `IDLE_S` is closed.
 """
 from __future__ import annotations
 
@@ -21,11 +22,12 @@ import socket
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import Any, Optional
 
 import anyio
 import mcp.types as types
 import mcp_types
+import uvicorn
 from anyio.from_thread import start_blocking_portal
 from anyio.streams.buffered import BufferedByteReceiveStream
 from mcp.server.lowlevel import Server
@@ -35,9 +37,7 @@ from facts.errors import FactforgeError
 from outputs.jsondepth import nested_deeper
 
 from .errors import ToolError
-
-if TYPE_CHECKING:
-    from .tools import ToolService
+from .host import ToolHost
 
 MAX_LINE = 2 << 20            # bytes of one request line
 MAX_DEPTH = 64                # nesting of a request
@@ -75,7 +75,7 @@ def parse_request(line: bytes) -> tuple[Any, Any]:
 class JsonLinesFace:
     """`tools.sock`: JSON lines (module docstring), a thread per connection."""
 
-    def __init__(self, svc: "ToolService", path: Path):
+    def __init__(self, svc: ToolHost, path: Path):
         self.svc, self.path = svc, Path(path)
         self._sock: Optional[socket.socket] = None
         self._conns: set[socket.socket] = set()
@@ -174,7 +174,7 @@ class JsonLinesFace:
             self.path.unlink()
 
 
-def make_server(svc: "ToolService", face: str) -> Server:
+def make_server(svc: ToolHost, face: str) -> Server:
     """The SDK's low-level MCP server over the service's tools; calls are recorded as `face`."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
@@ -200,7 +200,7 @@ class McpFace:
     """`mcp.sock`: one MCP session per connection (the SDK's low-level `Server`, newline-
     delimited JSON-RPC), on an anyio event loop in a thread of its own."""
 
-    def __init__(self, svc: "ToolService", path: Path):
+    def __init__(self, svc: ToolHost, path: Path):
         self.svc, self.path = svc, Path(path)
         self._portal_cm = None
         self._portal = None
@@ -302,7 +302,7 @@ class McpHttpFace:
     served by uvicorn on a Unix socket; `ff-mcp --http PORT` forwards a loopback port of the
     developer's boundary to it, for programs that take MCP servers as URLs only."""
 
-    def __init__(self, svc: "ToolService", path: Path):
+    def __init__(self, svc: ToolHost, path: Path):
         self.svc, self.path = svc, Path(path)
         self.app = make_server(svc, "mcp-http").streamable_http_app(max_sessions=MAX_CONNECTIONS)
         self._server = None
@@ -310,8 +310,6 @@ class McpHttpFace:
         self._sock: Optional[socket.socket] = None
 
     def start(self, timeout: float = 20.0) -> "McpHttpFace":
-        import uvicorn  # noqa: PLC0415  (the API server imports it the same way)
-
         s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         s.bind(str(self.path))
         os.chmod(self.path, 0o660)

@@ -173,7 +173,7 @@ class PriceMap:
         if path is not None:
             data = json.loads(path.read_text(encoding="utf-8"))
             return data if isinstance(data, dict) else {}
-        from facts.llm import litellm_module  # noqa: PLC0415  (only when the shipped file is not where it used to be)
+        from facts.llm import litellm_module  # noqa: PLC0415  (deferred: pydantic, only without litellm's price file)
         return dict(litellm_module().model_cost)
 
     def rates(self, provider: str, model: str) -> Optional[dict]:

@@ -24,7 +24,7 @@ MAX_KINDS = 40
 
 
 def _png(fig) -> str:
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
 
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
@@ -33,9 +33,9 @@ def _png(fig) -> str:
 
 
 def plots(record: dict) -> dict[str, str]:
-    import matplotlib  # noqa: PLC0415
+    import matplotlib  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
 
     out: dict[str, str] = {}
     events = record["timeline"]

@@ -23,11 +23,15 @@ from pathlib import Path
 from typing import Any, Callable, Optional
 
 from facts.errors import FactforgeError
+from outputs.evaluator.engine import EvalConfig, TaskContext, run_eval, write_results
+from outputs.evaluator.report import write_report as write_evaluation_report
 
 from . import developers, trajectory, traffic
 from .boundary import Boundary, Ending, python
 from .evidence import KitWatch, summarise
 from .prepare import diff, prepare, snapshot
+from .record import build_record, write_record
+from .report import write_report
 from .scan import SealedStrings, scan_changes
 
 
@@ -80,7 +84,7 @@ def _tested_facts(ctx) -> set[str]:
 
 def run_developer(cfg: EngageConfig, ctx, prep, dev: developers.Developer, hours: float, progress) -> dict:
     """Tools up, kit watched, the developer run; what the record needs of that phase."""
-    from .tools import ToolService  # noqa: PLC0415
+    from .tools import ToolService  # noqa: PLC0415  (deferred: mcp, fastapi and uvicorn, only once an engagement runs)
 
     sockdir = Path(tempfile.mkdtemp(prefix="ff-"))
     stage = Path(tempfile.mkdtemp(prefix="ff-stage-"))
@@ -129,9 +133,6 @@ def score(cfg: EngageConfig, prep, out: Path, owner: Optional[dict] = None):
     """(results or None, refusal or None): the evaluator on the workspace, as `factforge eval`,
     under the deployment the engagement left: the capabilities the client switched on, the
     fixes it deployed (`owner`: the tools' owner measures)."""
-    from outputs.evaluator.engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
-    from outputs.evaluator.report import write_report  # noqa: PLC0415
-
     ecfg = EvalConfig(pack=Path(cfg.pack), task=cfg.task, agent=str(prep.workspace), trials=cfg.trials,
                       seed=cfg.seed, isolation=cfg.isolation, gateway_mock_response=cfg.gateway_mock_response,
                       domains_dirs=list(cfg.domains_dirs),
@@ -142,7 +143,7 @@ def score(cfg: EngageConfig, prep, out: Path, owner: Optional[dict] = None):
     except FactforgeError as e:
         return None, e.problem
     write_results(results, out / "evaluation")
-    write_report(results, out / "evaluation")
+    write_evaluation_report(results, out / "evaluation")
     return results, None
 
 
@@ -190,11 +191,6 @@ def read_trajectory(cfg: EngageConfig, dev: developers.Developer, program: Path,
 
 def run_engagement(cfg: EngageConfig, progress: Optional[Callable[[str], None]] = None) -> dict:
     """Run the engagement of `cfg`; returns the record (also written to `cfg.out`)."""
-    from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
-
-    from .record import build_record, write_record  # noqa: PLC0415
-    from .report import write_report  # noqa: PLC0415
-
     if cfg.hours is not None and not 0 < cfg.hours < 1e6:
         raise FactforgeError("--hours must be a positive number")
     if cfg.trials < 1:

@@ -34,6 +34,8 @@ import urllib.parse
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from fastapi.testclient import TestClient
+
 from facts.errors import FactforgeError
 from outputs.api.app import build_app
 from outputs.api.server import ApiServer
@@ -226,7 +228,7 @@ class ToolService:
         self._api_client = None
         self._faces: list[Any] = []
         self._sockets: dict[str, Path] = {}
-        self._samples = None
+        self.samples_ctx: Optional[TaskContext] = None    # the training scenarios' context, made on first use
 
     # ---- calls ----------------------------------------------------------------------------
     def call(self, name: str, args: dict, *, face: str = "python") -> dict:
@@ -311,8 +313,6 @@ class ToolService:
 
     def _api(self):
         if self._api_client is None:
-            from fastapi.testclient import TestClient  # noqa: PLC0415  (httpx, only when the tool is used)
-
             self._api_client = TestClient(build_app(self.api.state), base_url="http://dev-api",
                                           raise_server_exceptions=False)
         return self._api_client

@@ -15,6 +15,9 @@ from pathlib import Path
 from typing import List, Literal, Optional
 
 import typer
+from rich.console import Console
+
+from facts.errors import FactforgeError
 
 KEY_NAME = re.compile(r"\b[A-Z][A-Z0-9]*_(?:API_KEY|AUTH_TOKEN)\b")
 MISSING_KEY = re.compile(r"missing (?:credentials|[a-z]+ api key)|api[_ ]key .{0,40}(?:not set|missing)|no api key",
@@ -29,7 +32,7 @@ def _positive_seconds(value: Optional[float]) -> Optional[float]:
 
 def _missing_keys(models: list[str]) -> list[str]:
     """Environment variables litellm needs for these models and does not find."""
-    from facts.llm import litellm_module  # noqa: PLC0415
+    from facts.llm import litellm_module  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     litellm = litellm_module()
 
@@ -63,8 +66,8 @@ def infra_cause(results) -> Optional[str]:
 def _litellm_names(results, menu_names: list[str]) -> list[str]:
     """litellm model names of the task's menu models named (by menu name)."""
     try:
-        from outputs.packs.menu import load_menu  # noqa: PLC0415
-        from outputs.packs.store import Pack  # noqa: PLC0415
+        from outputs.packs.menu import load_menu  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+        from outputs.packs.store import Pack  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
         task = Pack(Path(results.run.pack)).json(results.run.task, "kit", "task.json")
         menu = load_menu(task["models"]["menu"]).menu
@@ -93,8 +96,6 @@ class _Progress:
 
     def __enter__(self) -> "_Progress":
         if self.tty:
-            from rich.console import Console  # noqa: PLC0415
-
             self._status = Console(stderr=True).status("starting the run...")
             self._status.__enter__()
         return self
@@ -135,10 +136,8 @@ def eval_command(
     """
     if user == "llm" and not user_model:
         raise typer.BadParameter("--user llm needs --user-model (a litellm model name)", param_hint="'--user'")
-    from facts.errors import FactforgeError  # noqa: PLC0415
-
-    from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415
-    from .report import write_report  # noqa: PLC0415
+    from .engine import EvalConfig, run_eval, write_results  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .report import write_report  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     cfg = EvalConfig(pack=pack, task=task, agent=agent, trials=trials, user=user, user_model=user_model,
                      user_mock_response=user_mock_response, judge=judge, judge_mock_response=judge_mock_response,

@@ -16,17 +16,27 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
+import shutil
+import tempfile
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from statistics import fmean
 from typing import Any, Callable, Literal, Optional
 
-from domains.apikit import Call, DomainApi
+from domains.apikit import Call, DomainApi, db_hash
 from domains.simtests import SimTest
+from domains.variants import resolve
 from facts.errors import FactforgeError
+from facts.hashing import content_hash, sha256_hex
+from outputs.api.deployment import clean_deployment, deployment_path, load_deployment, parse_deployment
+from outputs.packs.menu import Menu, load_menu
+from outputs.packs.phrasing import comply, rules_from_json
+from outputs.packs.store import Pack
 
 from . import metrics, rewards
+from .adversaries import guess_reply, recital
 from .gateway import ModelGateway
 from .models import Component, ConversationResult, Interval, Message, Results, RunInfo, Summary
 from .sandbox import AgentError, InfraError, Sandbox, SandboxHost, agent_workspace, resolve_agent
@@ -86,7 +96,7 @@ class TaskContext:
     @property
     def capabilities(self) -> list[str]:
         """The operations the task's deployment hides until the client switches them on."""
-        from outputs.api.server import task_capabilities  # noqa: PLC0415
+        from outputs.api.server import task_capabilities  # noqa: PLC0415  (deferred: fastapi)
         return task_capabilities(self.sealed)
 
     @property
@@ -98,8 +108,7 @@ class TaskContext:
         """Set what the run's deployment has switched on and fixed (`capabilities` and `fixes`:
         names and defect indices, or "all"; None: nothing) and return its record, which
         `results.json` keeps; None for a task without capabilities or fixes (nothing to set)."""
-        from facts.hashing import content_hash  # noqa: PLC0415
-        from outputs.api.server import switched  # noqa: PLC0415
+        from outputs.api.server import switched  # noqa: PLC0415  (deferred: fastapi, only when the API is served)
 
         caps, fixable = self.capabilities, self.fixable
         enabled, fixed = switched(self.sealed, capabilities, fixes, self.task_id)
@@ -112,10 +121,6 @@ class TaskContext:
 
     @classmethod
     def load(cls, pack_dir: Path, task_id: str, split: str = "test", domains_dirs: Optional[list] = None) -> "TaskContext":
-        from domains.variants import resolve  # noqa: PLC0415
-        from outputs.packs.phrasing import rules_from_json  # noqa: PLC0415
-        from outputs.packs.store import Pack  # noqa: PLC0415
-
         pack = Pack(Path(pack_dir))
         sealed = pack.json(task_id, "sealed", "task.json")
         raw = pack.json(task_id, "sealed", "tests.json" if split == "test" else "live.json")
@@ -133,9 +138,6 @@ class TaskContext:
 
     def override_deployment(self, ref: str, domains_dirs: Optional[list] = None) -> None:
         """Evaluate under another deployment: an id of the domain's `deployments/` or a TOML path."""
-        from domains.variants import resolve  # noqa: PLC0415
-        from outputs.api.deployment import deployment_path, load_deployment  # noqa: PLC0415
-
         p = Path(ref)
         if not (p.suffix == ".toml" and p.is_file()):
             p = deployment_path(resolve(self.sealed["bundle"], domains_dirs).pack.path, ref)
@@ -154,13 +156,11 @@ class TaskContext:
         the sealed facts of a pack, the world's facts otherwise."""
         if self.pack is not None and self.pack.has(self.task_id, "sealed", "facts.json"):
             return [f["statement"] for f in self.pack.json(self.task_id, "sealed", "facts.json")["facts"]]
-        from domains.variants import resolve  # noqa: PLC0415
         return [f.statement for f in resolve(self.sealed["bundle"]).factset().facts]
 
     @functools.cached_property
     def seed_hash(self) -> str:
         """The test database's hash (the final hash of a conversation that wrote nothing)."""
-        from domains.apikit import db_hash  # noqa: PLC0415
         return db_hash(self.db)
 
     @property
@@ -185,9 +185,6 @@ class TaskContext:
 
     def menu(self):
         """The task's menu from the kit, checked against the sha256 the sealed task pins."""
-        from facts.hashing import sha256_hex  # noqa: PLC0415
-        from outputs.packs.menu import Menu  # noqa: PLC0415
-
         raw = self.pack.read(self.task_id, "kit", "models/menu.toml")
         if sha256_hex(raw) != self.sealed["menu"]["sha256"]:
             raise FactforgeError(f"task {self.task_id}: the kit's models/menu.toml differs from the menu the task pins")
@@ -209,9 +206,6 @@ class SuiteContext(TaskContext):
 
     @classmethod
     def from_world(cls, key: str, seed: int = 0, deployment: str = "clean") -> "SuiteContext":
-        from domains.variants import resolve  # noqa: PLC0415
-        from outputs.packs.menu import load_menu  # noqa: PLC0415
-
         world = resolve(key)
         api = world.api()
         db = world.database(seed)
@@ -248,8 +242,6 @@ class SuiteContext(TaskContext):
         return frozenset()
 
     def materialize_kit(self, dest: Path) -> Path:
-        import shutil  # noqa: PLC0415
-
         dest = Path(dest)
         (dest / "api").mkdir(parents=True)
         (dest / "api" / "openapi.json").write_text(json.dumps(self.api.openapi()), encoding="utf-8")
@@ -264,7 +256,6 @@ class SuiteContext(TaskContext):
 
 
 def _toml(text: Optional[str]) -> Optional[dict]:
-    import tomllib  # noqa: PLC0415
     return tomllib.loads(text) if text is not None else None
 
 
@@ -275,9 +266,8 @@ class ServerBackend:
     defect layer, on a virtual clock) served on the Unix socket the sandbox sees."""
 
     def __init__(self, ctx: TaskContext, socket_path: Path, seed: int = 0):
-        from outputs.api.app import ApiState  # noqa: PLC0415
-        from outputs.api.deployment import clean_deployment, parse_deployment  # noqa: PLC0415
-        from outputs.api.server import ApiServer  # noqa: PLC0415
+        from outputs.api.app import ApiState  # noqa: PLC0415  (deferred: fastapi, only when the API is served)
+        from outputs.api.server import ApiServer  # noqa: PLC0415  (deferred: fastapi, only when the API is served)
 
         dep = (parse_deployment(ctx.deployment_text, Path(f"{ctx.deployment_id}.toml"), ctx.api)
                if ctx.deployment_text is not None else clean_deployment())
@@ -320,10 +310,6 @@ class ServerBackend:
 def reference_payload(agent: str, test: SimTest, ctx: TaskContext) -> Optional[dict]:
     """What a reference agent replays, composed here (the agent never reads the sealed part).
     Every reply is put under the task's phrasing rules, the adversaries' too."""
-    from outputs.packs.phrasing import comply  # noqa: PLC0415
-
-    from .adversaries import guess_reply, recital  # noqa: PLC0415
-
     info = test.evaluation_criteria.communicate_info
     if agent == "oracle":
         text = ("I have looked into your request and handled it under our policy."
@@ -527,8 +513,6 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
              ctx: Optional[TaskContext] = None) -> Results:
     """Evaluate `cfg.agent` on the task `cfg.task` of `cfg.pack` (or on `ctx`, a context
     built otherwise, e.g. a domain's whole suite)."""
-    import tempfile  # noqa: PLC0415
-
     if cfg.trials < 1:
         raise FactforgeError("--trials must be at least 1")
     if cfg.cpu_seconds is not None and cfg.cpu_seconds <= 0:

@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Optional
 
+from facts.llm import litellm_module
 from outputs.httphead import HEADER_LIMIT, REASONS, Refused, RequestHead, parse_head
 from outputs.jsondepth import nested_deeper
 from outputs.packs.menu import Menu
@@ -115,7 +116,6 @@ class ModelGateway:
             self._warming.start()
 
     def _import(self) -> None:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, warmed in a thread)
         self._completion = self._completion or litellm_module().completion
 
     def completion(self) -> Callable[..., Any]:

@@ -22,28 +22,26 @@ from __future__ import annotations
 
 from typing import Any, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import Field
+
+from facts.strict import StrictModel
 
 RESULTS_SCHEMA_VERSION = "1.0"
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Message(_Strict):
+class Message(StrictModel):
     role: Literal["user", "assistant"]
     content: str
 
 
-class Component(_Strict):
+class Component(StrictModel):
     """One reward component: its score (0 or 1) and why."""
     name: str
     score: float
     detail: dict[str, Any] = Field(default_factory=dict)
 
 
-class ModelUsage(_Strict):
+class ModelUsage(StrictModel):
     model: str
     prompt_tokens: int
     completion_tokens: int
@@ -52,7 +50,7 @@ class ModelUsage(_Strict):
     error: Optional[str] = None
 
 
-class ConversationResult(_Strict):
+class ConversationResult(StrictModel):
     id: str
     trial: int
     reward: float
@@ -70,14 +68,14 @@ class ConversationResult(_Strict):
     seconds: float
 
 
-class Interval(_Strict):
+class Interval(StrictModel):
     low: float
     high: float
     level: float
     resamples: int
 
 
-class Summary(_Strict):
+class Summary(StrictModel):
     final_score: float
     mean_reward: float
     penalty: float
@@ -97,7 +95,7 @@ class Summary(_Strict):
     by_template: dict[str, float] = {}   # scenario -> mean reward
 
 
-class RunInfo(_Strict):
+class RunInfo(StrictModel):
     pack: str
     pack_version: str
     task: str
@@ -117,7 +115,7 @@ class RunInfo(_Strict):
     limits: dict[str, float] = Field(default_factory=dict)   # cpu_seconds (per conversation), step_timeout_s, memory_gb
 
 
-class Results(_Strict):
+class Results(StrictModel):
     schema_version: str = RESULTS_SCHEMA_VERSION
     run: RunInfo
     summary: Summary

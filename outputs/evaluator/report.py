@@ -25,7 +25,7 @@ TRAP_COLOURS = {"none": "#4c78a8", "refuse": "#f58518", "fee": "#e45756", "rate"
 
 
 def _svg(fig) -> str:
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
 
     buf = io.StringIO()
     fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
@@ -35,9 +35,9 @@ def _svg(fig) -> str:
 
 
 def _plots(r: Results) -> dict[str, str]:
-    import matplotlib  # noqa: PLC0415
+    import matplotlib  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415
+    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
     matplotlib.rcParams["svg.hashsalt"] = "factforge"
     matplotlib.rcParams["svg.fonttype"] = "none"
 
@@ -55,7 +55,7 @@ def _plots(r: Results) -> dict[str, str]:
     ax.set_xlabel(f"test ({len(ids)})")
     ax.set_xticks(range(len(ids)))
     ax.set_xticklabels([i.split(".")[1][:18] if "." in i else i[:18] for i in ids], rotation=90, fontsize=6)
-    from matplotlib.patches import Patch  # noqa: PLC0415
+    from matplotlib.patches import Patch  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
     ax.legend(handles=[Patch(color=TRAP_COLOURS.get(t, "#999"), label=f"trap: {t}") for t in sorted(set(traps))],
               fontsize=7, loc="upper right", ncols=3)
     out["reward"] = _svg(fig)

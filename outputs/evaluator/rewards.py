@@ -45,8 +45,10 @@ from typing import Any, Callable, Iterable, Mapping, Optional
 
 from domains.apikit import Call, DomainApi, db_hash
 from domains.simtests import SimTest
+from facts.llm import litellm_module
 from facts.models import NUMERIC_TYPES, SlotType, value_key
 from facts.values import Stated, StatedIndex, normalise, stated_values
+from outputs.packs.phrasing import check
 
 from .models import Component
 
@@ -243,8 +245,6 @@ def score_env(problems: list[str]) -> Component:
 
 
 def score_phrasing(rules: list, agent_messages: list[str], brand: Mapping[str, str]) -> Component:
-    from outputs.packs.phrasing import check  # noqa: PLC0415
-
     v = check(rules, agent_messages, brand)
     return Component(name="PHRASING", score=float(not v),
                      detail={"violations": [x.model_dump(mode="json") for x in v[:20]]})
@@ -271,7 +271,6 @@ def score_nl(test: SimTest, messages: list[dict[str, str]], model: str, *,
                              "\n".join(f"{m['role']}: {m['content']}" for m in messages))
     detail: dict[str, Any] = {"model": model, "assertions": list(assertions)}
     if completion is None:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
         completion = litellm_module().completion
     kwargs: dict[str, Any] = {"model": model, "messages": [{"role": "user", "content": prompt}], "temperature": 0.0}
     if mock_response is not None:
@@ -296,7 +295,6 @@ def score_nl(test: SimTest, messages: list[dict[str, str]], model: str, *,
 
 def _cost(response: Any) -> Optional[float]:
     try:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
         return float(litellm_module().completion_cost(completion_response=response))
     except Exception:  # a model without a price in litellm's map: tokens are still recorded
         return None

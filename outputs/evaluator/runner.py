@@ -37,6 +37,7 @@ returned state. The state crosses a JSON round trip after every call, so an agen
 state is not JSON-serialisable fails as the contract says. A reply is at most `REPLY_MAX`
 bytes of UTF-8.
 """
+import importlib
 import json
 import os
 import sys
@@ -55,7 +56,6 @@ def _error(e: BaseException) -> dict:
 # --------------------------------------------------------------------------- the worker
 
 def _handle(req: dict, modules: dict, conv: dict) -> dict:
-    import importlib  # noqa: PLC0415
     if req["op"] == "start":
         name = req["module"]
         if name not in modules:
@@ -114,7 +114,7 @@ def worker() -> None:
 
 def _nondumpable() -> None:
     """No process of the sandbox may read this one's memory or open its descriptors."""
-    import ctypes  # noqa: PLC0415
+    import ctypes  # noqa: PLC0415  (the supervisor's alone: the worker starts without it)
     libc = ctypes.CDLL(None, use_errno=True)
     if libc.prctl(4, 0, 0, 0, 0) != 0:                     # PR_SET_DUMPABLE, 0
         raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
@@ -148,8 +148,8 @@ def _checked(resp: bytes, req: dict, n: int) -> dict:
 
 def supervise() -> None:
     import hashlib  # noqa: PLC0415  (the supervisor's alone: the worker starts without them)
-    import hmac  # noqa: PLC0415
-    import subprocess  # noqa: PLC0415
+    import hmac  # noqa: PLC0415  (the supervisor's alone, like hashlib)
+    import subprocess  # noqa: PLC0415  (the supervisor's alone, like hashlib)
 
     _nondumpable()
     requests = os.fdopen(os.dup(0), "rb")
@@ -157,7 +157,7 @@ def supervise() -> None:
     hello = json.loads(requests.readline(LINE_MAX))
     key = bytes.fromhex(hello["key"])
     if hello.get("nproc") and _own_user_namespace():
-        import resource  # noqa: PLC0415
+        import resource  # noqa: PLC0415  (the supervisor's alone: the worker starts without it)
         resource.setrlimit(resource.RLIMIT_NPROC, (int(hello["nproc"]), int(hello["nproc"])))
     seq = 0
 

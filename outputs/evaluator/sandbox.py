@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import Any, Optional
 
 from facts.errors import FactforgeError
+from outputs import api as api_pkg
 
 from .runner import LINE_MAX, REPLY_MAX
 
@@ -199,7 +200,7 @@ def cgroup_prefix() -> Optional[list[str]]:
 
 # --------------------------------------------------------------------------- the process tree
 
-def _proc_stats() -> dict[int, tuple[int, int, int]]:
+def proc_stats() -> dict[int, tuple[int, int, int]]:
     """pid -> (parent pid, CPU clock ticks: utime + stime + cutime + cstime, resident pages)."""
     out: dict[int, tuple[int, int, int]] = {}
     try:
@@ -228,7 +229,7 @@ def _proc_stats() -> dict[int, tuple[int, int, int]]:
     return out
 
 
-def _tree(root: int, stats: dict[int, tuple[int, int, int]]) -> list[int]:
+def process_tree(root: int, stats: dict[int, tuple[int, int, int]]) -> list[int]:
     children: dict[int, list[int]] = {}
     for pid, (ppid, _, _) in stats.items():
         children.setdefault(ppid, []).append(pid)
@@ -246,8 +247,8 @@ def _tree(root: int, stats: dict[int, tuple[int, int, int]]) -> list[int]:
 def tree_cpu_seconds(root: int) -> float:
     """CPU time used by process `root` and all its descendants, living or reaped (a child's
     time moves into its parent's `cutime`/`cstime` when the parent waits for it)."""
-    stats = _proc_stats()
-    return sum(stats[p][1] for p in _tree(root, stats)) / CLK_TCK
+    stats = proc_stats()
+    return sum(stats[p][1] for p in process_tree(root, stats)) / CLK_TCK
 
 
 def _tmpfs_used(pid: int) -> int:
@@ -266,8 +267,8 @@ class TreeUsage:
     """One measure of the sandbox's process tree."""
 
     def __init__(self, root: int, tmpfs: bool):
-        stats = _proc_stats()
-        self.pids = _tree(root, stats)
+        stats = proc_stats()
+        self.pids = process_tree(root, stats)
         self.cpu = sum(stats[p][1] for p in self.pids) / CLK_TCK
         self.rss = sum(stats[p][2] for p in self.pids) * PAGE
         inner = [p for p in self.pids if stats[p][0] == root]
@@ -299,7 +300,7 @@ def kill_tree(proc: subprocess.Popen, pids: list[int]) -> list[int]:
 
 def tree_pids(root: int) -> list[int]:
     """`root` and all its living descendants."""
-    return _tree(root, _proc_stats())
+    return process_tree(root, proc_stats())
 
 
 # --------------------------------------------------------------------------- the log
@@ -414,7 +415,6 @@ class Sandbox:
             api = opt / "ffapi"
             api.mkdir(exist_ok=True)
             (api / "__init__.py").write_text('"""The reference client, shipped to reference agents."""\n')
-            from outputs import api as api_pkg  # noqa: PLC0415
             for name in REFCLIENT_FILES:
                 shutil.copyfile(Path(api_pkg.__file__).parent / name, api / name)
         return opt
@@ -492,7 +492,7 @@ class Sandbox:
             self.stop()
             raise InfraError("the sandbox did not start: the runner sent no ready message")
         if self.isolation == "sandbox":               # the PID namespace's init: gone only when all of it is
-            stats = _proc_stats()
+            stats = proc_stats()
             for pid in (p for p, (ppid, _, _) in stats.items() if ppid == self.proc.pid):
                 try:
                     self._dying.append(os.pidfd_open(pid))

@@ -37,6 +37,7 @@ from functools import lru_cache
 from typing import Any, Optional
 
 from domains.simtests import SimTest, UserScript
+from facts.llm import litellm_module
 
 REFUSAL_WORDS = ("cannot", "can't", "can not", "unable", "not able", "not allowed", "not eligible", "not possible",
                  "won't be able", "declin", "fee", "charge", "transfer", "hand you over", "colleague", "specialist",
@@ -170,7 +171,6 @@ class LlmUser:
         return self.s.stop_token
 
     def _complete(self) -> str:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when a model is used)
         litellm = litellm_module()
 
         kwargs: dict[str, Any] = {"model": self.model, "messages": self.history, "temperature": self.temperature}

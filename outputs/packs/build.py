@@ -49,6 +49,8 @@ from domains.variants import World, resolve
 from facts import GENERATOR_VERSION
 from facts.errors import FactforgeError
 from facts.hashing import content_hash, file_sha256, sha256_hex
+from outputs.api.deployment import parse_deployment
+from transforms import registry
 from transforms.render import atomic_write
 
 from . import phrasing as ph
@@ -259,9 +261,6 @@ def resolve_deployment(pack: DomainPack, ls: LoadedSpec) -> tuple[Optional[bytes
     """(file bytes, sha256) of the task's deployment; (None, None) for the built-in clean one.
     The file must load against the domain's API (`outputs.api.deployment`: strict, file:line
     errors), so a pack never seals a deployment the API server cannot serve."""
-    from domains.variants import resolve  # noqa: PLC0415
-    from outputs.api.deployment import parse_deployment  # noqa: PLC0415
-
     dep = ls.spec.api.deployment
     d = pack.deployments_dir()
     p = d / f"{dep}.toml"
@@ -592,8 +591,6 @@ class Builder:
         policy's own words (a product name such as "Relationship Savings", which the records
         name on every page: a developer is meant to learn it; an id or a customer's detail is
         in no policy statement)."""
-        from transforms import registry  # noqa: PLC0415
-
         needles = Needles()
         needles.add("test_id", [t.id for t in sel.tests])
         published = strings_in(sel.dev_db) | strings_in(json.loads(kit["api/openapi.json"])) | \

@@ -11,6 +11,10 @@ from typing import List, Optional
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
+
+from domains import get_pack
+from facts.errors import FactforgeError
 
 app = typer.Typer(add_completion=False, no_args_is_help=True,
                   help="Task packs: build a release of tasks (kit + sealed part), verify, export.\n\n"
@@ -37,7 +41,7 @@ def build(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d", hel
 
     Example: factforge pack build --domain _mock --out pack
     """
-    from .build import BuildOptions, build_pack, default_workspace  # noqa: PLC0415
+    from .build import BuildOptions, build_pack, default_workspace  # noqa: PLC0415  (deferred: `--help` stays fast)
 
     if domains_dir:  # before any domain is looked up; the build's worker processes inherit it
         prev = os.environ.get("FACTFORGE_DOMAINS_DIR", "")
@@ -104,7 +108,7 @@ def verify(pack: Path = typer.Argument(..., help="A pack directory (holding inde
 
     Example: factforge pack verify pack
     """
-    from .store import verify as verify_pack  # noqa: PLC0415
+    from .store import verify as verify_pack  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     v = verify_pack(pack)
     if v.problems:
@@ -125,9 +129,7 @@ def export(pack: Path = typer.Argument(..., help="A pack directory."),
 
     Example: factforge pack export pack --out releases
     """
-    from facts.errors import FactforgeError  # noqa: PLC0415
-
-    from .store import Pack, export_task  # noqa: PLC0415
+    from .store import Pack, export_task  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     p = Pack(pack)
     ids = list(task or [t.id for t in p.tasks])
@@ -151,8 +153,8 @@ def export_tau2_cmd(pack: Path = typer.Argument(..., help="A pack directory."),
 
     Example: factforge pack export-tau2 pack --out tau2-export
     """
-    from .store import Pack  # noqa: PLC0415
-    from .tau2 import export_tau2  # noqa: PLC0415
+    from .store import Pack  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .tau2 import export_tau2  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     for folder in export_tau2(Pack(pack), out_dir, list(task or [])):
         out.print(f"[green]exported[/green] {folder}", highlight=False)
@@ -165,9 +167,7 @@ def list_tasks(pack: Path = typer.Argument(..., help="A pack directory."),
 
     Example: factforge pack list pack --json
     """
-    from rich.table import Table  # noqa: PLC0415
-
-    from .store import Pack  # noqa: PLC0415
+    from .store import Pack  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     tasks = Pack(pack).tasks
     if as_json:
@@ -203,10 +203,8 @@ def check_cmd(domain: Optional[List[str]] = typer.Option(None, "--domain", "-d",
 
     Example: factforge pack check --domain _mock
     """
-    import json  # noqa: PLC0415
-
-    from .build import BuildOptions, default_workspace, select_domains  # noqa: PLC0415
-    from .guard import check_domain  # noqa: PLC0415
+    from .build import BuildOptions, default_workspace, select_domains  # noqa: PLC0415  (deferred: `--help` stays fast)
+    from .guard import check_domain  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=1)
     bad = 0
@@ -243,10 +241,8 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
 
     Example: factforge pack pin-ids --domain _mock
     """
-    from domains import get_pack  # noqa: PLC0415
-
-    from .build import BuildOptions, default_workspace  # noqa: PLC0415
-    from .pin import pin_ids  # noqa: PLC0415
+    from .build import BuildOptions, default_workspace  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
+    from .pin import pin_ids  # noqa: PLC0415  (deferred: keeps `factforge --help` fast)
 
     def done(path: Path, n_train: int, n_live: int, n_test: int) -> None:
         out.print(f"[green]pinned[/green] {path}: training {n_train}, live {n_live}, test {n_test}", highlight=False)

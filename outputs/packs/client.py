@@ -10,6 +10,7 @@ from domains.simtests import SimTest
 from facts.errors import FactforgeError
 
 from .spec import LoadedSpec
+from .withhold import contested_version
 
 
 def check_client_levers(ls: LoadedSpec, api, dep_raw: Optional[bytes]) -> None:
@@ -64,8 +65,6 @@ def habit(person, fact, seed: int):
     """The fact as the stakeholder states it by habit: its first numeric value moved to another,
     plausible one (`withhold.contested_version`, salted by their role); FactforgeError for a fact
     without a numeric value."""
-    from .withhold import contested_version  # noqa: PLC0415
-
     return contested_version(fact, seed, salt=f"habit:{person.role}", suffix="~habit")
 
 

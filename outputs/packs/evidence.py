@@ -38,6 +38,7 @@ from transforms.base import RenderContext
 from transforms.planner import EvidencePlan, PlanConfig, plan_evidence
 from transforms.pool import get_pool
 from transforms.render import Rendered, render_artifacts
+from transforms.writers import make_writer as mk
 
 from .presence import present_as, rivals_of
 from .withhold import PlanEdit, withhold_and_contest
@@ -54,7 +55,6 @@ DOMAIN_PLAN = {"carriers_per_fact": 1, "noise_ratio": 0.5}  # what `factforge bu
 
 def make_writer(pack):
     """The writer `factforge build` uses (same environment variables), so renders share its cache."""
-    from transforms.writers import make_writer as mk  # noqa: PLC0415
     name = os.environ.get("FACTFORGE_WRITER", "builtin")
     kw = {"model": os.environ.get("FACTFORGE_LLM_MODEL")} if name == "llm" else {}
     return mk(pack, name, **kw)
@@ -63,7 +63,7 @@ def make_writer(pack):
 def audit_reseeds(world, audit_db: Optional[Path]) -> dict[str, int]:
     if audit_db is None or not Path(audit_db).exists():
         return {}
-    from audits.queue import AuditQueue  # noqa: PLC0415
+    from audits.queue import AuditQueue  # noqa: PLC0415  (deferred: numpy, only for reviews)
     return AuditQueue(audit_db).rejected_artifacts(world.base.name, world.variant)
 
 

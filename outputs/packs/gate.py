@@ -30,7 +30,10 @@ from statistics import fmean
 from typing import Callable, Iterable, Optional
 
 from domains.simtests import SimTest
+from facts.errors import FactforgeError
+from facts.hashing import content_hash
 
+from .phrasing import load_catalog
 from .select import plain_cap
 
 GATE_AGENTS = ("oracle", "null", "naive", "reciter", "guesser")
@@ -69,7 +72,7 @@ class Gate:
 
     def scores(self, test: SimTest) -> dict[str, float]:
         if test.id not in self.cache:
-            from outputs.evaluator.referee import reference_reward  # noqa: PLC0415
+            from outputs.evaluator.referee import reference_reward  # noqa: PLC0415  (deferred: the evaluator)
             self.cache[test.id] = {a: reference_reward(a, test, self.ctx) for a in GATE_AGENTS}
         return self.cache[test.id]
 
@@ -97,7 +100,7 @@ def plain_share_problem(tests: list[SimTest], gate: "Gate") -> list[str]:
 def gate_context(world, db: dict, rules: list, brand: dict, task_id: str):
     """An evaluator task context over a build's own data (no pack yet): the world's API and
     check, the test database, the task's phrasing rules and brand."""
-    from outputs.evaluator.engine import TaskContext  # noqa: PLC0415
+    from outputs.evaluator.engine import TaskContext  # noqa: PLC0415  (deferred: the evaluator)
 
     return TaskContext(pack=None, task_id=task_id, sealed={"bundle": world.key, "domain": world.base.name},
                        tests=[], db=db, api=world.api(), check=world.check_database, rules=list(rules),
@@ -107,8 +110,6 @@ def gate_context(world, db: dict, rules: list, brand: dict, task_id: str):
 def gate_for(d, key: str, seed: int, rules: list, brand: dict, task_id: str) -> Gate:
     """The gate of a task of the domain build `d` on the `seed` suite of world `key`, its
     rewards cached in `d` by world, seed, rules and brand."""
-    from facts.hashing import content_hash  # noqa: PLC0415
-
     rules_json = [r.model_dump(mode="json") for r in rules]
     cache = d.gate_cache.setdefault(content_hash([key, seed, rules_json, brand]), {})
     return Gate(gate_context(d.world(key), d.database(key, seed), rules, brand, task_id), cache)
@@ -122,10 +123,6 @@ def task_brand(world) -> dict:
 
 def task_rules(spec) -> list:
     """The phrasing rules of a task spec, from the catalog (an unknown id: a FactforgeError)."""
-    from facts.errors import FactforgeError  # noqa: PLC0415
-
-    from .phrasing import load_catalog  # noqa: PLC0415
-
     catalog, _ = load_catalog()
     try:
         return [catalog.get(rid) for rid in spec.phrasing.rules]

@@ -15,22 +15,21 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
+from facts.strict import StrictModel
+
+from .spec import read_toml, validation_error
 
 MENU_SCHEMA_VERSION = "1.0"
 MENUS_DIR = Path(__file__).resolve().parent / "menus"
 BUDGET_TIERS = ("easy", "medium", "hard")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
-class Tier(_Strict):
+class Tier(StrictModel):
     input_per_mtok: float = Field(ge=0)   # credits per million prompt tokens
     output_per_mtok: float = Field(ge=0)  # credits per million completion tokens
 
 
-class Model(_Strict):
+class Model(StrictModel):
     name: str                      # what an agent asks the gateway for
     litellm_model: str             # what the gateway calls through litellm
     tier: str
@@ -41,13 +40,13 @@ class Model(_Strict):
     max_calls_per_conversation: int = Field(gt=0)
 
 
-class Budget(_Strict):
+class Budget(StrictModel):
     easy: float = Field(gt=0)
     medium: float = Field(gt=0)
     hard: float = Field(gt=0)
 
 
-class Menu(_Strict):
+class Menu(StrictModel):
     schema_version: Literal["1.0"] = MENU_SCHEMA_VERSION
     name: str
     version: int = Field(ge=1)
@@ -100,8 +99,6 @@ def menu_path(name: str, menus_dir: Optional[Path] = None) -> Path:
 
 
 def load_menu(name: str, menus_dir: Optional[Path] = None) -> LoadedMenu:
-    from .spec import read_toml, validation_error  # noqa: PLC0415
-
     path = menu_path(name, menus_dir)
     if not path.is_file():
         avail = ", ".join(sorted(p.stem for p in Path(menus_dir or MENUS_DIR).glob("*.toml"))) or "none"

@@ -29,6 +29,8 @@ from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError,
 from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
 
+from .spec import read_toml, validation_error
+
 PHRASING_SCHEMA_VERSION = "1.0"
 CATALOG_PATH = Path(__file__).resolve().parent / "phrasing.toml"
 
@@ -99,8 +101,6 @@ class Violation(BaseModel):
 
 def load_catalog(path: Optional[Path] = None) -> tuple[Catalog, str]:
     """(catalog, sha256 of the file)."""
-    from .spec import read_toml, validation_error  # noqa: PLC0415
-
     path = Path(path or CATALOG_PATH)
     data, text = read_toml(path)
     try:

@@ -33,6 +33,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from facts.errors import FactforgeError
 from facts.hashing import sha256_hex
+from facts.strict import StrictModel
 
 TASK_SCHEMA_VERSION = "1.0"
 Profile = Literal["text-only", "text+image", "text+image+audio", "full"]
@@ -44,10 +45,6 @@ TASK_ID = re.compile(r"^[a-z_][a-z0-9_]*(-[a-z0-9]+)+$")
 SHA256 = re.compile(r"^[0-9a-f]{64}$")
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 def _unique(values: list[str], what: str) -> list[str]:
     dup = sorted({v for v in values if values.count(v) > 1})
     if dup:
@@ -55,7 +52,7 @@ def _unique(values: list[str], what: str) -> list[str]:
     return values
 
 
-class EvidenceLever(_Strict):
+class EvidenceLever(StrictModel):
     """What evidence the developer agent gets."""
     bundle: str                                  # "airline" or "airline@halcyon"
     profile: Profile = "full"
@@ -72,7 +69,7 @@ class EvidenceLever(_Strict):
 OPERATION = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 
 
-class Capability(_Strict):
+class Capability(StrictModel):
     """An operation the deployment has but the published contract leaves out: the client offers
     it when the developer describes `need`, and switches it on once the offer is accepted."""
     operation: str
@@ -86,7 +83,7 @@ class Capability(_Strict):
         return v
 
 
-class ClientLever(_Strict):
+class ClientLever(StrictModel):
     """Whether a client can be interviewed, and what only it knows or can do."""
     enabled: bool = False
     held: list[str] = Field(default_factory=list)         # removed from every delivered file
@@ -132,7 +129,7 @@ class ClientLever(_Strict):
 ROLE = re.compile(r"^[a-z][a-z0-9-]{0,31}$")
 
 
-class Stakeholder(_Strict):
+class Stakeholder(StrictModel):
     """Another person of the business the developer may interview, besides the owner
     (`[client]`, role `owner`): what they alone know, the facts they state by habit with
     their own value, the policy sections their word decides, their own turn quota."""
@@ -163,7 +160,7 @@ class Stakeholder(_Strict):
         return self
 
 
-class ApiLever(_Strict):
+class ApiLever(StrictModel):
     deployment: str = "clean"  # domains/<name>/deployments/<id>.toml; "clean" always exists
 
     @field_validator("deployment")
@@ -174,7 +171,7 @@ class ApiLever(_Strict):
         return v
 
 
-class WorkspaceLever(_Strict):
+class WorkspaceLever(StrictModel):
     """The starting workspace: nothing, or a seeded naive agent with known gaps."""
     kind: Literal["none", "seeded"] = "none"
     omit_sections: list[str] = Field(default_factory=list)  # policy sections its prompt leaves out
@@ -193,7 +190,7 @@ class WorkspaceLever(_Strict):
         return self
 
 
-class ModelsLever(_Strict):
+class ModelsLever(StrictModel):
     menu: str                                  # menu file stem, e.g. "standard-1"
     menu_sha256: str                           # pins the menu file's bytes
     models: list[str] = Field(default_factory=list)  # allowed models ([]: every model of the menu)
@@ -214,7 +211,7 @@ class ModelsLever(_Strict):
         return _unique(v, "budget tiers")
 
 
-class IdsLever(_Strict):
+class IdsLever(StrictModel):
     test_seed: int = Field(ge=0)  # the held-out test database (live and test ids come from its suite)
     # "pinned": the lists are the ids; "learnable": they are preferences and fix the counts, an id
     # that no longer resolves or is learnable is replaced by the stable rule of `outputs.packs.select`
@@ -236,7 +233,7 @@ class IdsLever(_Strict):
         return self
 
 
-class PhrasingLever(_Strict):
+class PhrasingLever(StrictModel):
     rules: list[str] = Field(default_factory=list)
 
     @field_validator("rules")
@@ -245,13 +242,13 @@ class PhrasingLever(_Strict):
         return _unique(v, "phrasing rules")
 
 
-class SandboxLimits(_Strict):
+class SandboxLimits(StrictModel):
     hours: float = Field(8, gt=0)
     cpus: int = Field(2, ge=1)
     memory_gb: float = Field(4, gt=0)
 
 
-class TaskSpec(_Strict):
+class TaskSpec(StrictModel):
     schema_version: Literal["1.0"] = TASK_SCHEMA_VERSION
     id: str
     domain: str

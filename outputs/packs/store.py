@@ -49,10 +49,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Literal, Optional
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import Field, ValidationError, model_validator
 
 from facts.errors import FactforgeError
 from facts.hashing import file_sha256, sha256_hex
+from facts.strict import StrictModel
 from outputs.paths import HEX64, hash_file, open_dir, path_problem, shown, walk
 
 from .spec import TASK_ID
@@ -70,23 +71,19 @@ _NOFOLLOW_READ = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 _NOFOLLOW_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
-class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-
 def _check_schema(version: str) -> None:
     if version != PACK_SCHEMA_VERSION:
         raise ValueError(f"schema_version {version!r:.40} is not the pack schema this factforge reads "
                          f"({PACK_SCHEMA_VERSION}); rebuild the pack")
 
 
-class FileRef(_Strict):
+class FileRef(StrictModel):
     path: str
     sha256: str = Field(pattern=_SHA)
     size: int = Field(ge=0)
 
 
-class PartManifest(_Strict):
+class PartManifest(StrictModel):
     schema_version: str = PACK_SCHEMA_VERSION
     task_id: str = Field(**_ID)
     part: Part
@@ -121,7 +118,7 @@ class PartManifest(_Strict):
         raise KeyError(path)
 
 
-class TaskHashes(_Strict):
+class TaskHashes(StrictModel):
     spec: str = Field(pattern=_SHA)                  # sha256 of the task's TOML file
     inputs: str = Field(pattern=_SHA)                # everything the task's build depends on (incremental builds key on it)
     kit: str = Field(pattern=_SHA)                   # sha256 of tasks/<id>/kit.json
@@ -131,12 +128,12 @@ class TaskHashes(_Strict):
     deployment: Optional[str] = Field(pattern=_SHA)  # sha256 of the deployment file (None: the built-in clean deployment)
 
 
-class PartSize(_Strict):
+class PartSize(StrictModel):
     files: int = Field(ge=0)
     bytes: int = Field(ge=0)
 
 
-class TaskEntry(_Strict):
+class TaskEntry(StrictModel):
     id: str = Field(**_ID)
     domain: str
     bundle: str
@@ -147,7 +144,7 @@ class TaskEntry(_Strict):
     sealed: PartSize
 
 
-class PackIndex(_Strict):
+class PackIndex(StrictModel):
     schema_version: str = PACK_SCHEMA_VERSION
     pack_version: str = Field("", pattern=r"^(|[0-9a-f]{16})$")
     generator_version: str

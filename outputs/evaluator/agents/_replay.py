@@ -8,7 +8,7 @@ def reference_client(reference: dict):
     """The kit SDK's `ApiClient` wrapped in the reference client (`ffapi`, mounted for the
     reference agents only), given the deployment the evaluator passed."""
     from factforge_sdk import ApiClient  # noqa: PLC0415  (the kit's SDK, inside the sandbox)
-    from ffapi.refclient import ReferenceClient  # noqa: PLC0415
+    from ffapi.refclient import ReferenceClient  # noqa: PLC0415  (the kit's reference client, inside the sandbox)
 
     sdk = ApiClient.from_env()
     if {a["name"] for a in reference.get("actions", [])} - set(sdk.ops):
