@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Literal, Optional
 
 from .apikit import ApiContext, Args, Money, Result, invalid, next_id, not_found
+from .contract import Row
 
 
 class MethodAmount(Args):
@@ -31,6 +32,18 @@ class Payment(Result):
     purpose: str
     at: dt.datetime
     status: Optional[str] = None
+
+
+class LedgerEntry(Row):
+    """A ledger entry in the database (`model.py`): a charge or a refund against one of the
+    owner's methods. A pack's model adds its method types and what its refunds carry."""
+    payment_id: str
+    kind: Literal["charge", "refund"]
+    method_id: str
+    amount: float
+    purpose: str
+    at: str
+    status: Optional[Literal["pending", "posted"]] = None
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,22 @@
-"""Records a domain API shares beyond `domains.apikit.row`: finding a customer by email and
-recording a hand-off to staff (the `handoffs` table)."""
+"""Records a domain API shares beyond `domains.apikit.row`: finding a customer by email,
+recording a hand-off to staff (the `handoffs` table), and the postal address a database
+model uses."""
 from __future__ import annotations
 
 from typing import Any
 
 from .apikit import ApiContext, next_id, not_found
+from .contract import Row
+
+
+class Address(Row):
+    """A postal address in the database (`model.py`)."""
+    line1: str
+    line2: str
+    city: str
+    state: str
+    zip: str
+    country: str
 
 
 def find_by_email(db: dict, table: str, email: str, what: str) -> tuple[str, dict]:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from domains.contract import Row
+from domains.payments import LedgerEntry
+from domains.records import Address
 
 MethodType = Literal["credit_card", "gift_card", "travel_certificate"]
 
@@ -32,15 +34,6 @@ class Flight(Row):
     dates: dict[str, FlightDate]
     arrival_local: str
     arrival_day_offset: int
-
-
-class Address(Row):
-    line1: str
-    line2: str
-    city: str
-    state: str
-    zip: str
-    country: str
 
 
 class Membership(Row):
@@ -135,16 +128,8 @@ class BookingCharge(Row):
     insurance: float
 
 
-class Payment(Row):
-    """A ledger entry: a charge or a refund against one of the user's methods."""
-    payment_id: str
-    kind: Literal["charge", "refund"]
-    method_id: str
+class Payment(LedgerEntry):
     method_type: MethodType
-    amount: float
-    purpose: str
-    at: str
-    status: Optional[Literal["pending", "posted"]] = None
     posted_on: Optional[str] = None      # credit card refunds
     posted_at: Optional[str] = None      # gift card refunds
     reissued_as: Optional[str] = None    # certificate refunds

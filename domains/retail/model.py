@@ -5,18 +5,11 @@ from __future__ import annotations
 from typing import Literal, Optional
 
 from domains.contract import Row
+from domains.payments import LedgerEntry
+from domains.records import Address
 
 OrderStatus = Literal["pending", "processed", "shipped", "delivered", "cancelled"]
 MethodType = Literal["card", "paypal", "gift_card", "store_credit"]
-
-
-class Address(Row):
-    line1: str
-    line2: str
-    city: str
-    state: str
-    zip: str
-    country: str
 
 
 class Loyalty(Row):
@@ -167,17 +160,9 @@ class PriceAdjustment(Row):
     store_credit_id: str
 
 
-class Payment(Row):
-    """A ledger entry: a charge or a refund against one of the customer's methods."""
-    payment_id: str
-    kind: Literal["charge", "refund"]
-    method_id: str
+class Payment(LedgerEntry):
     method_type: MethodType
-    amount: float
-    purpose: str
-    at: str
     posted_at: Optional[str] = None
-    status: Optional[Literal["pending", "posted"]] = None
     bonus: Optional[float] = None
     return_id: Optional[str] = None
 
