@@ -1,4 +1,5 @@
-"""Names and passengers: name corrections, passenger changes and limits."""
+"""Names and passengers: a name correction; a name transfer, an added passenger and TripGuard
+after booking refused."""
 from __future__ import annotations
 
 from typing import Optional

@@ -1,4 +1,4 @@
-"""New orders: shipping fees by tier and method, payment limits."""
+"""New orders: shipping fees by tier and method, and the oversized handling charge."""
 from __future__ import annotations
 
 from typing import Optional
