@@ -2,8 +2,8 @@
 
 The skeleton is a small appliance-repair business whose policy exercises every kind of fact
 the decomposer knows (a money value, a duration, a count, a table, numbered steps), with a
-`seed.py` whose database follows that policy and whose `check` recomputes it. Users replace
-the example rules and records with their own.
+`rules.py` holding its values, a `seed.py` whose database follows them and a `check.py` that
+recomputes them. Users replace the example rules and records with their own.
 
 Shared with the tau2-bench importer (`domains.tau2`): where new packs go (`resolve_into`),
 name rules (`check_name`), TOML rendering (`toml_value`) and the atomic write
@@ -265,24 +265,20 @@ When a customer cancels a paid visit in time, the agent refunds the call-out fee
 3. Refund the call-out fee to the original payment method within 5 business days.
 '''
 
-_SEED_PY = '''\
-"""Seed database for the __NAME__ domain: customers, plan subscriptions, service visits,
-payments and refunds that obey policy.md. Replace it together with the example policy.
+_RULES_PY = '''\
+"""The __NAME__ policy as code: every policy value the seed database depends on (`VALUES`)
+and the policy text stating each one (`VALUE_FACTS`, so a variant can change it). Replace
+them together with the example policy.
 
-Contract (domains/contract.py): `domain.py` declares what the pack's Python provides from
-this file. `VALUES` lists every policy value the database depends on, `VALUE_FACTS` the
-policy text stating each one (so a variant can change it), `generate(pack, seed, values)`
-builds the database deterministically from the pack's brand and clock, and
-`check(pack, db, values)` returns every way the database breaks the policy. This pack has
-no API and no held-out tests yet: to add them, write `api.py` (a `domains.apikit.Catalog`)
-and `scenarios.py`, and declare them in `domain.py` (`catalog=`, `scenarios=`).
+Contract (domains/contract.py): `domain.py` declares what the pack's Python provides:
+`VALUES` and `VALUE_FACTS` (here), `generate` (seed.py) and `check` (check.py). This pack
+has no API and no held-out tests yet: to add them, write `api.py` (a
+`domains.apikit.Catalog`) and `scenarios.py`, and declare them in `domain.py` (`catalog=`,
+`scenarios=`); both import the policy's values and rules from here.
 """
 from __future__ import annotations
 
-import datetime as dt
-import random
-
-from domains.seedkit import merged_values as _merged
+from domains.seedkit import merged_values
 
 VALUES: dict[str, float | int] = {
     "callout_fee": 45,
@@ -308,38 +304,36 @@ VALUE_FACTS: dict[str, str] = {
 }
 
 PLANS = ("basic", "plus")
+
+
+def values_with(values: dict | None) -> dict[str, float | int]:
+    """VALUES with `values` overriding; unknown keys and non-numbers are user errors."""
+    return merged_values(VALUES, values, "__NAME__")
+'''
+
+_SEED_PY = '''\
+"""Seed database for the __NAME__ domain: customers, plan subscriptions, service visits,
+payments and refunds that obey policy.md. `generate(pack, seed, values)` builds it
+deterministically from the pack's brand and clock and the policy values (rules.py)."""
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+from domains.seedkit import add_business_days
+
+from .rules import values_with
+
 APPLIANCES = ("washing machine", "dishwasher", "refrigerator", "oven", "dryer", "freezer", "cooktop")
 METHODS = ("credit card", "debit card", "bank transfer")
 
 
-def merged_values(values: dict | None) -> dict[str, float | int]:
-    """VALUES with `values` overriding; unknown keys and non-numbers are user errors."""
-    return _merged(VALUES, values, "__NAME__")
-
-
-def _ts(t: dt.datetime) -> str:
+def ts(t: dt.datetime) -> str:
     return t.isoformat(timespec="minutes")
 
 
-def _business_days_after(start: dt.datetime, end: dt.datetime) -> int:
-    """Business days from the day after `start` up to and including `end`'s day."""
-    days, d = 0, start.date()
-    while d < end.date():
-        d += dt.timedelta(days=1)
-        days += d.weekday() < 5
-    return days
-
-
-def _add_business_days(start: dt.datetime, n: int) -> dt.datetime:
-    t = start
-    while n > 0:
-        t += dt.timedelta(days=1)
-        n -= t.weekday() < 5
-    return t
-
-
 def generate(pack, seed: int, values: dict | None = None) -> dict:
-    v = merged_values(values)
+    v = values_with(values)
     rng = random.Random(f"{pack.name}:{seed}")
     pre = pack.brand.id_prefixes
     now = pack.info.now
@@ -380,25 +374,38 @@ def generate(pack, seed: int, values: dict | None = None) -> dict:
                 free_used[start.year] = free_used.get(start.year, 0) + 1
             vid = f"{pre.get('visit', 'SV')}{3001 + len(visits)}"
             visits[vid] = {"id": vid, "customer_id": cid, "appliance": rng.choice(APPLIANCES),
-                           "booked_at": _ts(booked), "start": _ts(start), "status": status,
-                           "cancelled_at": _ts(cancelled_at) if cancelled_at else None,
+                           "booked_at": ts(booked), "start": ts(start), "status": status,
+                           "cancelled_at": ts(cancelled_at) if cancelled_at else None,
                            "free_visit": free, "fee": 0 if free else v["callout_fee"]}
             if free:
                 continue
             pid = f"{pre.get('payment', 'PY')}{4001 + len(payments)}"
             payments[pid] = {"id": pid, "visit_id": vid, "customer_id": cid, "amount": v["callout_fee"],
-                             "method": rng.choice(METHODS), "paid_at": _ts(booked)}
+                             "method": rng.choice(METHODS), "paid_at": ts(booked)}
             if cancelled_at and (start - cancelled_at) >= dt.timedelta(hours=v["free_cancel_hours"]):
-                done = _add_business_days(cancelled_at, rng.randint(1, int(v["refund_business_days"])))
+                done = add_business_days(cancelled_at, rng.randint(1, int(v["refund_business_days"])))
                 rid = f"{pre.get('refund', 'RF')}{5001 + len(refunds)}"
                 refunds[rid] = {"id": rid, "visit_id": vid, "payment_id": pid, "amount": v["callout_fee"],
-                                "requested_at": _ts(cancelled_at), "refunded_at": _ts(done) if done <= now else None}
+                                "requested_at": ts(cancelled_at), "refunded_at": ts(done) if done <= now else None}
     return {"customers": customers, "subscriptions": subscriptions, "visits": visits,
             "payments": payments, "refunds": refunds}
+'''
+
+_CHECK_PY = '''\
+"""Every way a __NAME__ database breaks the policy: `check(pack, db, values)` recomputes
+prices, allowances, fees and refunds from the policy values (rules.py); empty when the
+database obeys."""
+from __future__ import annotations
+
+import datetime as dt
+
+from domains.seedkit import business_days_between
+
+from .rules import values_with
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
-    v = merged_values(values)
+    v = values_with(values)
     now = pack.info.now
     problems: list[str] = []
     customers, visits = db["customers"], db["visits"]
@@ -449,23 +456,24 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             if refund["payment_id"] != pay["id"] or refund["amount"] != pay["amount"]:
                 problems.append(f"refund {refund['id']}: does not return payment {pay['id']}")
             if refund["refunded_at"] is not None:
-                days = _business_days_after(dt.datetime.fromisoformat(refund["requested_at"]),
-                                            dt.datetime.fromisoformat(refund["refunded_at"]))
+                days = business_days_between(dt.datetime.fromisoformat(refund["requested_at"]).date(),
+                                             dt.datetime.fromisoformat(refund["refunded_at"]).date())
                 if days > v["refund_business_days"]:
                     problems.append(f"refund {refund['id']}: took {days} business days")
     return problems
 '''
 
 _DOMAIN_PY = '''\
-"""The __NAME__ pack's code, declared: the seed database and its check (seed.py)."""
+"""The __NAME__ pack's code, declared: the policy values (rules.py), the seed database
+(seed.py) and its check (check.py)."""
 from __future__ import annotations
 
 from domains.contract import PackCode
 
-from . import seed
+from . import check, rules, seed
 
-DOMAIN = PackCode("__NAME__", values=seed.VALUES, value_facts=seed.VALUE_FACTS, generate=seed.generate,
-                  check=seed.check)
+DOMAIN = PackCode("__NAME__", values=rules.VALUES, value_facts=rules.VALUE_FACTS, generate=seed.generate,
+                  check=check.check)
 '''
 
 _VARIANTS_README = '''\
@@ -493,7 +501,7 @@ A spec has these parts (domains/variant_spec.py documents every field):
 - `[[values]]`: a changed policy value, addressed by `match` (a substring of one fact's
   statement, as `factforge facts __NAME__` prints it), `fact` (a fact id) or `slot_value`
   (the value as written, optionally with `section`), and `to` (the new value). The seed
-  database follows: seed.py's `VALUE_FACTS` tells which `VALUES` key each fact states;
+  database follows: rules.py's `VALUE_FACTS` tells which `VALUES` key each fact states;
 - `[database]` (`values`: explicit seed VALUES overrides) and `[[derived]]` (a VALUES key
   computed from others).
 
@@ -541,9 +549,11 @@ business; replace its rules, brand and records with your own.
   policy.md (in this file, say): every line of policy.md is read as policy.
 - `domain.py`: declares the pack's code (`domains.contract.PackCode`): which functions
   generate and check the database, and, once you write them, the API and held-out tests.
-- `seed.py`: the seed database. When you change a value the database depends on, change it
-  in `VALUES` and keep `VALUE_FACTS` pointing at the policy text that states it; `check`
-  must return no problems for the generated database.
+- `rules.py`: the policy values the database depends on. When you change one, change it
+  in `VALUES` and keep `VALUE_FACTS` pointing at the policy text that states it.
+- `seed.py`: the seed database, generated from the values.
+- `check.py`: every way a database breaks the policy; it must return no problems for the
+  generated database.
 - `variants/`: rebranded or re-valued copies of this business (see its README.md).
 '''
 
@@ -558,15 +568,17 @@ def _fill(text: str, name: str) -> str:
 
 
 def scaffold_domain(name: str, into: Optional[Path] = None, force: bool = False) -> Path:
-    """Create the skeleton pack `<into>/<name>/` (README.md, domain.toml, policy.md, domain.py, seed.py,
-    variants/README.md) and return its folder. `into` defaults as in `resolve_into`."""
+    """Create the skeleton pack `<into>/<name>/` (README.md, domain.toml, policy.md, domain.py, rules.py,
+    seed.py, check.py, variants/README.md) and return its folder. `into` defaults as in `resolve_into`."""
     into = resolve_into(into)
     dest = check_name(name, into, force)
 
     def fill(tmp: Path) -> None:
         (tmp / "domain.toml").write_text(_fill(_DOMAIN_TOML, name), encoding="utf-8")
         (tmp / "policy.md").write_text(_fill(_POLICY_MD, name), encoding="utf-8")
+        (tmp / "rules.py").write_text(_fill(_RULES_PY, name), encoding="utf-8")
         (tmp / "seed.py").write_text(_fill(_SEED_PY, name), encoding="utf-8")
+        (tmp / "check.py").write_text(_fill(_CHECK_PY, name), encoding="utf-8")
         (tmp / "domain.py").write_text(_fill(_DOMAIN_PY, name), encoding="utf-8")
         (tmp / "README.md").write_text(_fill(_PACK_README, name), encoding="utf-8")
         (tmp / "variants").mkdir()
@@ -579,7 +591,8 @@ def new_domain(name: str = typer.Argument(..., help="Name of the new domain: low
                into: Optional[Path] = typer.Option(None, "--into", help="Folder to create the pack in (default: the "
                                                    "first folder of $FACTFORGE_DOMAINS_DIR, else ./domains-imported)."),
                force: bool = typer.Option(False, "--force", help="Replace an existing pack of that name there.")):
-    """Create a new domain pack skeleton (domain.toml, policy.md, domain.py, seed.py, variants/).
+    """Create a new domain pack skeleton (domain.toml, policy.md, domain.py, rules.py, seed.py, check.py,
+    variants/).
 
     Example: factforge new-domain repairs --into my-domains
     """
@@ -588,10 +601,11 @@ def new_domain(name: str = typer.Argument(..., help="Name of the new domain: low
     out = Console(soft_wrap=True)  # the next-step command is printed whole, to be copied
     path = scaffold_domain(name, into, force)
     out.print(f"[green]created[/green] domain pack {name!r} at {path}", highlight=False)
-    for f in ("README.md", "domain.toml", "policy.md", "domain.py", "seed.py", "variants/README.md"):
+    for f in ("README.md", "domain.toml", "policy.md", "domain.py", "rules.py", "seed.py", "check.py",
+              "variants/README.md"):
         out.print(f"  {f}", highlight=False)
     hint = usage_hint(path.parent)
     where = f" --domains-dir {shlex.quote(str(path.parent))}" if hint else ""
-    out.print(f"next: edit policy.md and seed.py, then run `factforge facts {name}{where}`", highlight=False)
+    out.print(f"next: edit policy.md, rules.py and seed.py, then run `factforge facts {name}{where}`", highlight=False)
     if hint:
         out.print(f"to use it: {hint}", highlight=False)

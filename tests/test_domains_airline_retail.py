@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 import json
+from types import SimpleNamespace
 
 import pytest
 
@@ -17,7 +18,11 @@ DOMAINS = ["airline", "retail"]
 
 
 def seed_module(pack):
-    return import_pack_module(pack.path, "seed")
+    """The pack's code as one namespace: `generate` (seed.py), `check` (check.py), `VALUES` and
+    `VALUE_FACTS` (rules.py)."""
+    seed, check, rules = (import_pack_module(pack.path, m) for m in ("seed", "check", "rules"))
+    return SimpleNamespace(generate=seed.generate, check=check.check, VALUES=rules.VALUES,
+                           VALUE_FACTS=rules.VALUE_FACTS)
 
 
 @pytest.fixture(scope="module", params=DOMAINS)

@@ -7,6 +7,7 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -30,13 +31,17 @@ def pack(tmp_path):
 
 
 def seed_module(pack):
-    return import_pack_module(pack.path, "seed")
+    """The pack's code as one namespace: `generate` (seed.py), `check` (check.py), `VALUES` and
+    `VALUE_FACTS` (rules.py)."""
+    seed, check, rules = (import_pack_module(pack.path, m) for m in ("seed", "check", "rules"))
+    return SimpleNamespace(generate=seed.generate, check=check.check, VALUES=rules.VALUES,
+                           VALUE_FACTS=rules.VALUE_FACTS)
 
 
 def test_skeleton_files_and_brand(pack, tmp_path):
     assert pack.path == (tmp_path / "harbor_fix").resolve()
     assert sorted(str(p.relative_to(pack.path)) for p in pack.path.rglob("*") if p.is_file()) == [
-        "README.md", "domain.py", "domain.toml", "policy.md", "seed.py", "variants/README.md"]
+        "README.md", "check.py", "domain.py", "domain.toml", "policy.md", "rules.py", "seed.py", "variants/README.md"]
     assert pack.name == "harbor_fix" and pack.brand.company == "Harbor Fix Co."
     assert pack.brand.email_domain == "harbor-fix.example"
     assert len(pack.brand.agents) >= 6 and len(pack.brand.managers) >= 3 and len(pack.brand.customers) >= 12

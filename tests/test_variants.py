@@ -464,11 +464,12 @@ def test_halcyon_suite_exercises_every_value_fact_of_the_variant():
     """The rebrand's thin cells are topped up by the seed and its scarce rows held for the tests
     that need them, so every value fact (the Summit/Zenith change fee and bag allowance, the
     meal voucher...) has a test and the suite reaches the airline's quota."""
+    from domains.airline import rules
     from domains.airline import seed as S
 
     w = resolve("airline@halcyon")
     db = w.database(0)
-    _, cab_key, _, tier_key = S._names(w.pack)
+    _, cab_key, _, tier_key = rules.names(w.pack)
     cells = S.cell_rows(db["flights"], db["users"], db["reservations"], cab_key, tier_key, w.pack.info.now)
     assert min(len(ids) for ids in cells.values()) >= S.CELL_FLOOR
     suite = w.test_suite(0, db=db)
@@ -482,11 +483,12 @@ def test_halcyon_suite_exercises_every_value_fact_of_the_variant():
 def test_the_airline_base_database_needs_no_planted_row():
     """The base seed already has CELL_FLOOR rows in every cell, so the top-up leaves it (and the
     test ids its task specs pin) exactly as generated."""
+    from domains.airline import rules
     from domains.airline import seed as S
 
     w = resolve("airline")
     db = w.database(0)
-    _, cab_key, _, tier_key = S._names(w.pack)
+    _, cab_key, _, tier_key = rules.names(w.pack)
     cells = S.cell_rows(db["flights"], db["users"], db["reservations"], cab_key, tier_key, w.pack.info.now)
     assert min(len(ids) for ids in cells.values()) >= S.CELL_FLOOR
     assert len(db["reservations"]) == 230  # 110 + 120 generated, none planted

@@ -17,10 +17,12 @@ from typing import Any, Literal, Optional
 from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, code_id, conflict, invalid,
-                            money, next_id, not_found)
+                            money, next_id, not_found, row)
+from domains.payments import Ledger, MethodAmount, Payment
+from domains.records import find_by_email, record_handoff
 from domains.seedkit import add_months
 
-from .seed import arrival_at, departure_at
+from .rules import arrival_at, departure_at
 
 CATALOG = Catalog("airline", title="Larkspur Airways Reservations API",
                   description="Customer profiles, flights and reservations of Larkspur Airways: search, book, "
@@ -92,17 +94,6 @@ class Leg(Result):
     origin: str
     destination: str
     price: float
-
-
-class Payment(Result):
-    payment_id: str
-    kind: Literal["charge", "refund"]
-    method_id: str
-    method_type: str
-    amount: float
-    purpose: str
-    at: dt.datetime
-    status: Optional[str] = None
 
 
 class Cancellation(Result):
@@ -215,22 +206,12 @@ class Handoff(Result):
 
 # ------------------------------------------------------------------------------ helpers
 
-def _user(db: dict, uid: str) -> dict:
-    u = db["users"].get(uid)
-    if u is None:
-        raise not_found("user", uid)
-    return u
-
-
-def _res(db: dict, rid: str) -> dict:
-    r = db["reservations"].get(rid)
-    if r is None:
-        raise not_found("reservation", rid)
-    return r
+LEDGER = Ledger("reservations", "reservation_id", "user_id", money, prefix="PY", start=100001,
+                prefix_entity="payment", used_up=("travel_certificate",))
 
 
 def _open_res(db: dict, rid: str) -> dict:
-    r = _res(db, rid)
+    r = row(db, "reservations", rid, "reservation")
     if r["cancellation"] is not None:
         raise conflict(f"reservation {rid} is cancelled", reservation_id=rid)
     return r
@@ -246,17 +227,6 @@ def _instance(db: dict, fn: str, date: str) -> tuple[dict, dict]:
     return f, inst
 
 
-def _method(user: dict, mid: str) -> dict:
-    pm = user["payment_methods"].get(mid)
-    if pm is None:
-        raise not_found("payment method", mid, user_id=user["user_id"])
-    return pm
-
-
-def _user_view(u: dict) -> dict:
-    return {**u, "payment_methods": [u["payment_methods"][k] for k in sorted(u["payment_methods"])]}
-
-
 def _option(f: dict, date: str) -> dict:
     inst = f["dates"][date]
     return {"flight_number": f["flight_number"], "origin": f["origin"], "destination": f["destination"],
@@ -264,24 +234,8 @@ def _option(f: dict, date: str) -> dict:
             "status": inst["status"], "prices": inst["prices"], "seats_available": inst["seats_available"]}
 
 
-def _pay_id(db: dict, ctx: ApiContext) -> str:
-    ids = [p["payment_id"] for r in db["reservations"].values() for p in r["payment_history"]]
-    return next_id(ids, ctx.prefix("payment", "PY"), 100001)
-
-
 def _all_method_ids(db: dict) -> set[str]:
     return {k for u in db["users"].values() for k in u["payment_methods"]}
-
-
-def _charge(ctx: ApiContext, db: dict, user: dict, res: dict, mid: str, amount: float, purpose: str) -> None:
-    pm = user["payment_methods"][mid]
-    if pm["type"] == "gift_card":
-        pm["balance"] = money(pm["balance"] - amount)
-    elif pm["type"] == "travel_certificate":
-        pm["status"], pm["used_on"] = "used", res["reservation_id"]
-    res["payment_history"].append({"payment_id": _pay_id(db, ctx), "kind": "charge", "method_id": mid,
-                                   "method_type": pm["type"], "amount": money(amount), "purpose": purpose,
-                                   "at": ctx.ts()})
 
 
 def _certificate(ctx: ApiContext, db: dict, user: dict, amount: float, origin: dict, months: int,
@@ -298,8 +252,7 @@ def _refund(ctx: ApiContext, db: dict, user: dict, res: dict, mid: str, amount: 
     """Record a refund: pending with the card processor or the gift card ledger; to a
     certificate, a new certificate is issued at once."""
     pm = user["payment_methods"][mid]
-    entry: dict[str, Any] = {"payment_id": _pay_id(db, ctx), "kind": "refund", "method_id": mid,
-                             "method_type": pm["type"], "amount": money(amount), "purpose": purpose, "at": ctx.ts()}
+    entry = LEDGER.entry(ctx, db, pm, mid, "refund", amount, purpose)
     if pm["type"] == "credit_card":
         entry.update(status="pending", posted_on=None)
     elif pm["type"] == "gift_card":
@@ -310,29 +263,6 @@ def _refund(ctx: ApiContext, db: dict, user: dict, res: dict, mid: str, amount: 
                            int(ctx.values["reissued_certificate_months"]), None)
         entry.update(status="posted", reissued_as=new["id"])
     res["payment_history"].append(entry)
-
-
-def _net_paid(res: dict) -> dict[str, float]:
-    net: dict[str, float] = {}
-    for p in res["payment_history"]:
-        net[p["method_id"]] = money(net.get(p["method_id"], 0) + (p["amount"] if p["kind"] == "charge" else -p["amount"]))
-    return net
-
-
-class MethodAmount(Args):
-    method_id: str
-    amount: Money
-
-
-def _check_refunds(res: dict, refunds: list[MethodAmount]) -> None:
-    net = _net_paid(res)
-    seen = set()
-    for r in refunds:
-        if r.method_id not in net:
-            raise invalid(f"{r.method_id} did not pay for this reservation", method_id=r.method_id)
-        if r.method_id in seen:
-            raise invalid("a payment method appears twice in the refunds", method_id=r.method_id)
-        seen.add(r.method_id)
 
 
 def _status(db: dict, ctx: ApiContext, res: dict) -> None:
@@ -372,23 +302,21 @@ class FlightDateArgs(Args):
 @CATALOG.read("/users/{user_id}", resource="user_id", tags=("customers",))
 def get_user(ctx: ApiContext, db: dict, a: UserArgs) -> User:
     """Look up a Larkspur Loop member: profile, tier, stored payment methods, reservations."""
-    return _user_view(_user(db, a.user_id))
+    return LEDGER.owner_view(row(db, "users", a.user_id, "user"))
 
 
 @CATALOG.read("/users", tags=("customers",))
 def find_user_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> UserRef:
     """Find the member whose profile has this email address."""
-    for uid, u in sorted(db["users"].items()):
-        if u["email"].casefold() == a.email.strip().casefold():
-            return {"user_id": uid, "name": u["name"]}
-    raise not_found("user with email", a.email)
+    uid, u = find_by_email(db, "users", a.email, "user")
+    return {"user_id": uid, "name": u["name"]}
 
 
 @CATALOG.read("/users/{user_id}/reservations", resource="user_id", collection="reservations",
               tags=("reservations",))
 def list_user_reservations(ctx: ApiContext, db: dict, a: UserArgs) -> ReservationList:
     """The member's reservations (any status), in booking order."""
-    u = _user(db, a.user_id)
+    u = row(db, "users", a.user_id, "user")
     out = []
     for rid in u["reservations"]:
         r = db["reservations"][rid]
@@ -399,7 +327,7 @@ def list_user_reservations(ctx: ApiContext, db: dict, a: UserArgs) -> Reservatio
 @CATALOG.read("/reservations/{reservation_id}", resource="reservation_id", tags=("reservations",))
 def get_reservation(ctx: ApiContext, db: dict, a: ReservationArgs) -> Reservation:
     """Look up a reservation: flights, passengers, bags, TripGuard, payments, changes."""
-    return _res(db, a.reservation_id)
+    return row(db, "reservations", a.reservation_id, "reservation")
 
 
 @CATALOG.read("/flights/search", collection="flights", tags=("flights",))
@@ -473,7 +401,7 @@ def book_reservation(ctx: ApiContext, db: dict, a: BookArgs) -> Reservation:
     """Book a reservation. Fares are the flight records' prices for the cabin and date; the
     free-bag allowance, bag fee and TripGuard premium are the caller's; the payments must add
     up to fares + bag fee + premium."""
-    u = _user(db, a.user_id)
+    u = row(db, "users", a.user_id, "user")
     legs = []
     for fr in a.flights:
         f, inst = _instance(db, fr.flight_number, fr.date.isoformat())
@@ -482,7 +410,7 @@ def book_reservation(ctx: ApiContext, db: dict, a: BookArgs) -> Reservation:
         legs.append({"flight_number": f["flight_number"], "date": fr.date.isoformat(), "origin": f["origin"],
                      "destination": f["destination"], "price": inst["prices"][a.cabin]})
     for p in a.payments:
-        _method(u, p.method_id)
+        LEDGER.method(u, p.method_id)
     if len({p.method_id for p in a.payments}) != len(a.payments):
         raise invalid("a payment method appears twice")
     npax = len(a.passengers)
@@ -511,7 +439,7 @@ def book_reservation(ctx: ApiContext, db: dict, a: BookArgs) -> Reservation:
            "changes": [], "payment_history": [], "cancellation": None}
     db["reservations"][rid] = res
     for p in a.payments:
-        _charge(ctx, db, u, res, p.method_id, p.amount, "booking")
+        LEDGER.charge(ctx, db, u, res, p.method_id, p.amount, "booking")
     u["reservations"].append(rid)
     return res
 
@@ -528,7 +456,7 @@ def cancel_reservation(ctx: ApiContext, db: dict, a: CancelArgs) -> Reservation:
     (methods that paid for it). A refund to a travel certificate is reissued as a new
     certificate."""
     r = _open_res(db, a.reservation_id)
-    _check_refunds(r, a.refunds)
+    LEDGER.check_refunds(r, a.refunds)
     u = db["users"][r["user_id"]]
     amount = money(sum(x.amount for x in a.refunds))
     r["cancellation"] = {"cancelled_at": ctx.ts(), "reason": a.reason, "refund_amount": amount}
@@ -561,8 +489,8 @@ def change_flights(ctx: ApiContext, db: dict, a: ChangeFlightsArgs) -> Reservati
     if owed > 0:
         if a.payment_method_id is None:
             raise invalid(f"{owed} is due: payment_method_id is required")
-        _method(u, a.payment_method_id)
-    _check_refunds(r, a.refunds)
+        LEDGER.method(u, a.payment_method_id)
+    LEDGER.check_refunds(r, a.refunds)
     if a.fare_difference < 0 and abs(sum(x.amount for x in a.refunds) + a.fare_difference) > 0.005:
         raise invalid("refunds must add up to the negative fare difference")
     if len(a.flights) != len(r["flights"]):
@@ -583,7 +511,7 @@ def change_flights(ctx: ApiContext, db: dict, a: ChangeFlightsArgs) -> Reservati
     r["changes"].append({"type": a.change_type, "at": ctx.ts(), "old_flights": old_legs, "new_flights": new,
                          "change_fee": money(a.change_fee), "fare_difference": money(a.fare_difference)})
     if owed > 0:
-        _charge(ctx, db, u, r, a.payment_method_id, owed, a.change_type)
+        LEDGER.charge(ctx, db, u, r, a.payment_method_id, owed, a.change_type)
     for x in a.refunds:
         if x.amount > 0:
             _refund(ctx, db, u, r, x.method_id, x.amount, "fare_difference")
@@ -609,7 +537,7 @@ def add_bags(ctx: ApiContext, db: dict, a: AddBagsArgs) -> Reservation:
     if owed > 0:
         if a.payment_method_id is None:
             raise invalid(f"{owed} is due: payment_method_id is required")
-        _method(u, a.payment_method_id)
+        LEDGER.method(u, a.payment_method_id)
     if a.overweight_bags > a.bags:
         raise invalid("more overweight bags than bags added")
     r["total_bags"] += a.bags
@@ -620,7 +548,7 @@ def add_bags(ctx: ApiContext, db: dict, a: AddBagsArgs) -> Reservation:
         change.update(overweight_bags=a.overweight_bags, overweight_fee=money(a.overweight_fee))
     r["changes"].append(change)
     if owed > 0:
-        _charge(ctx, db, u, r, a.payment_method_id, owed, "add_bags")
+        LEDGER.charge(ctx, db, u, r, a.payment_method_id, owed, "add_bags")
     return r
 
 
@@ -664,11 +592,11 @@ def add_passenger(ctx: ApiContext, db: dict, a: AddPassengerArgs) -> Reservation
     """Add a passenger to an existing reservation, charging the given fare."""
     r = _open_res(db, a.reservation_id)
     u = db["users"][r["user_id"]]
-    _method(u, a.payment_method_id)
+    LEDGER.method(u, a.payment_method_id)
     r["passengers"].append(a.passenger.model_dump(mode="json"))
     r["changes"].append({"type": "add_passenger", "at": ctx.ts(), "fare": money(a.fare)})
     if a.fare > 0:
-        _charge(ctx, db, u, r, a.payment_method_id, a.fare, "add_passenger")
+        LEDGER.charge(ctx, db, u, r, a.payment_method_id, a.fare, "add_passenger")
     return r
 
 
@@ -683,13 +611,13 @@ def add_insurance(ctx: ApiContext, db: dict, a: InsuranceArgs) -> Reservation:
     """Add TripGuard to an existing reservation, charging the given premium."""
     r = _open_res(db, a.reservation_id)
     u = db["users"][r["user_id"]]
-    _method(u, a.payment_method_id)
+    LEDGER.method(u, a.payment_method_id)
     if r["insurance"]:
         raise conflict("the reservation already has TripGuard")
     r["insurance"], r["insurance_fee"] = True, money(r["insurance_fee"] + a.fee)
     r["changes"].append({"type": "add_insurance", "at": ctx.ts(), "fee": money(a.fee)})
     if a.fee > 0:
-        _charge(ctx, db, u, r, a.payment_method_id, a.fee, "insurance")
+        LEDGER.charge(ctx, db, u, r, a.payment_method_id, a.fee, "insurance")
     return r
 
 
@@ -709,8 +637,8 @@ def issue_certificate(ctx: ApiContext, db: dict, a: CertificateArgs) -> Certific
     """Issue a travel certificate of the given amount to a member (compensation for a
     disrupted flight of one of their reservations, or a goodwill gesture), valid for the
     published compensation validity."""
-    u = _user(db, a.user_id)
-    r = _res(db, a.reservation_id)
+    u = row(db, "users", a.user_id, "user")
+    r = row(db, "reservations", a.reservation_id, "reservation")
     if r["user_id"] != a.user_id:
         raise not_found("reservation", a.reservation_id, user_id=a.user_id)
     origin: dict[str, Any] = {"kind": a.kind, "reservation_id": a.reservation_id}
@@ -735,7 +663,7 @@ class VoucherArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/vouchers", resource="reservation_id", tags=("compensation",))
 def issue_voucher(ctx: ApiContext, db: dict, a: VoucherArgs) -> Voucher:
     """Issue a meal or hotel voucher of the given amount for a disrupted flight of a reservation."""
-    _res(db, a.reservation_id)
+    row(db, "reservations", a.reservation_id, "reservation")
     _instance(db, a.flight_number, a.date.isoformat())
     vouchers = db.setdefault("vouchers", {})
     vid = next_id(vouchers, "VC", 1001)
@@ -756,12 +684,8 @@ class TransferArgs(Args):
 def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Handoff:
     """Transfer the customer to staff: a human agent, the duty manager or Baggage Services.
     The summary is passed to the colleague; the record keeps who, which desk and when."""
-    _user(db, a.user_id)
+    row(db, "users", a.user_id, "user")
     if a.reservation_id is not None:
-        _res(db, a.reservation_id)
-    handoffs = db.setdefault("handoffs", {})
-    hid = next_id(handoffs, "HO", 1)
-    h = {"id": hid, "user_id": a.user_id, "desk": a.desk, "reservation_id": a.reservation_id, "at": ctx.ts()}
-    handoffs[hid] = h
-    return h
+        row(db, "reservations", a.reservation_id, "reservation")
+    return record_handoff(ctx, db, user_id=a.user_id, desk=a.desk, reservation_id=a.reservation_id)
 

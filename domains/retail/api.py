@@ -17,11 +17,13 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid, next_id,
-                            not_found)
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid,
+                            next_id, not_found, row)
+from domains.payments import Ledger, MethodAmount, Payment
+from domains.records import find_by_email, record_handoff
 from domains.seedkit import add_months, cents
 
-from .seed import price_on
+from .rules import price_on
 
 CATALOG = Catalog("retail", title="Juniper Row Orders API",
                   description="Customers, products, orders, returns, exchanges and refunds of Juniper Row Home & "
@@ -30,7 +32,7 @@ CATALOG = Catalog("retail", title="Juniper Row Orders API",
 Desk = Literal["human_teammate", "product_care"]
 CancelReason = Literal["no longer needed", "ordered by mistake", "found a better price", "delivery is too slow"]
 ReturnReason = Literal["no longer needed", "changed my mind", "did not fit the space", "not as pictured",
-                       "arrived damaged", "defective"]  # seed.RETURN_REASONS: a category, never the customer's words
+                       "arrived damaged", "defective"]  # rules.RETURN_REASONS: a category, never the customer's words
 
 
 # ------------------------------------------------------------------------------ results
@@ -93,17 +95,6 @@ class Fulfillment(Result):
     tracking_number: str
     shipped_at: dt.datetime
     delivered_at: Optional[dt.datetime] = None
-
-
-class Payment(Result):
-    payment_id: str
-    kind: Literal["charge", "refund"]
-    method_id: str
-    method_type: str
-    amount: float
-    purpose: str
-    at: dt.datetime
-    status: Optional[str] = None
 
 
 class ReturnRequest(Result):
@@ -182,18 +173,8 @@ class Handoff(Result):
 
 # ------------------------------------------------------------------------------ helpers
 
-def _customer(db: dict, cid: str) -> dict:
-    c = db["customers"].get(cid)
-    if c is None:
-        raise not_found("customer", cid)
-    return c
-
-
-def _order(db: dict, oid: str) -> dict:
-    o = db["orders"].get(oid)
-    if o is None:
-        raise not_found("order", oid)
-    return o
+LEDGER = Ledger("orders", "order_id", "customer_id", cents, prefix="TX", start=200001,
+                balances=("gift_card", "store_credit"))
 
 
 def _variants(db: dict) -> dict[str, dict]:
@@ -207,17 +188,6 @@ def _variant(db: dict, iid: str) -> dict:
     return var
 
 
-def _method(c: dict, mid: str) -> dict:
-    pm = c["payment_methods"].get(mid)
-    if pm is None:
-        raise not_found("payment method", mid, customer_id=c["customer_id"])
-    return pm
-
-
-def _customer_view(c: dict) -> dict:
-    return {**c, "payment_methods": [c["payment_methods"][k] for k in sorted(c["payment_methods"])]}
-
-
 def _product_view(p: dict) -> dict:
     return {**p, "variants": [p["variants"][k] for k in sorted(p["variants"])]}
 
@@ -229,52 +199,18 @@ def _line(db: dict, var: dict, when: dt.date) -> dict:
             "final_sale": p["final_sale"]}
 
 
-def _pay_id(db: dict) -> str:
-    return next_id([p["payment_id"] for o in db["orders"].values() for p in o["payment_history"]], "TX", 200001)
-
-
-def _charge(ctx: ApiContext, db: dict, c: dict, o: dict, mid: str, amount: float, purpose: str) -> None:
-    pm = c["payment_methods"][mid]
-    if pm["type"] in ("gift_card", "store_credit"):
-        pm["balance"] = cents(pm["balance"] - amount)
-    o["payment_history"].append({"payment_id": _pay_id(db), "kind": "charge", "method_id": mid,
-                                 "method_type": pm["type"], "amount": cents(amount), "purpose": purpose,
-                                 "at": ctx.ts()})
-
-
 def _refund(ctx: ApiContext, db: dict, c: dict, o: dict, mid: str, amount: float, purpose: str) -> dict:
+    """Record a refund, pending with the processor or the balance's ledger."""
     pm = c["payment_methods"][mid]
-    e = {"payment_id": _pay_id(db), "kind": "refund", "method_id": mid, "method_type": pm["type"],
-         "amount": cents(amount), "purpose": purpose, "at": ctx.ts(), "posted_at": None, "status": "pending"}
+    e = {**LEDGER.entry(ctx, db, pm, mid, "refund", amount, purpose), "posted_at": None, "status": "pending"}
     o["payment_history"].append(e)
     return e
-
-
-def _net(o: dict) -> dict[str, float]:
-    net: dict[str, float] = {}
-    for p in o["payment_history"]:
-        net[p["method_id"]] = cents(net.get(p["method_id"], 0) + (p["amount"] if p["kind"] == "charge" else -p["amount"]))
-    return net
-
-
-class MethodAmount(Args):
-    method_id: str
-    amount: Money
-
-
-def _check_refunds(o: dict, refunds: list[MethodAmount]) -> None:
-    net = _net(o)
-    for r in refunds:
-        if r.method_id not in net:
-            raise invalid(f"{r.method_id} did not pay for this order", method_id=r.method_id)
-    if len({r.method_id for r in refunds}) != len(refunds):
-        raise invalid("a payment method appears twice in the refunds")
 
 
 def _settle(ctx, db, c, o, amount: float, purpose: str, method_id: Optional[str], refunds: list[MethodAmount]) -> None:
     """Charge a positive `amount` to `method_id`, or pay out a negative one as `refunds`."""
     if amount > 0:
-        _charge(ctx, db, c, o, method_id, amount, purpose)
+        LEDGER.charge(ctx, db, c, o, method_id, amount, purpose)
     for r in refunds:
         if r.amount > 0:
             _refund(ctx, db, c, o, r.method_id, r.amount, purpose)
@@ -284,8 +220,8 @@ def _validate_settlement(c: dict, o: dict, amount: float, method_id: Optional[st
     if amount > 0:
         if method_id is None:
             raise invalid(f"{cents(amount)} is due: payment_method_id is required")
-        _method(c, method_id)
-    _check_refunds(o, refunds)
+        LEDGER.method(c, method_id)
+    LEDGER.check_refunds(o, refunds)
     if amount < 0 and abs(sum(r.amount for r in refunds) + amount) > 0.005:
         raise invalid(f"refunds must add up to {cents(-amount)}")
 
@@ -332,16 +268,14 @@ class ProductsArgs(Args):
 @CATALOG.read("/customers/{customer_id}", resource="customer_id", tags=("customers",))
 def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
     """Look up a customer: contact details, default address, Row Rewards, saved payment methods, orders."""
-    return _customer_view(_customer(db, a.customer_id))
+    return LEDGER.owner_view(row(db, "customers", a.customer_id, "customer"))
 
 
 @CATALOG.read("/customers/by-email", tags=("customers",))
 def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerRef:
     """Find the customer with this email address."""
-    for cid, c in sorted(db["customers"].items()):
-        if c["email"].casefold() == a.email.strip().casefold():
-            return {"customer_id": cid, "name": c["name"]}
-    raise not_found("customer with email", a.email)
+    cid, c = find_by_email(db, "customers", a.email, "customer")
+    return {"customer_id": cid, "name": c["name"]}
 
 
 @CATALOG.read("/customers/by-name", tags=("customers",))
@@ -356,7 +290,7 @@ def find_customer_by_name_zip(ctx: ApiContext, db: dict, a: NameZipArgs) -> Cust
 @CATALOG.read("/customers/{customer_id}/orders", resource="customer_id", collection="orders", tags=("orders",))
 def list_customer_orders(ctx: ApiContext, db: dict, a: CustomerArgs) -> OrderList:
     """The customer's orders, oldest first."""
-    c = _customer(db, a.customer_id)
+    c = row(db, "customers", a.customer_id, "customer")
     return {"orders": [{**db["orders"][oid], "item_names": [it["name"] for it in db["orders"][oid]["items"]]}
                        for oid in c["orders"]]}
 
@@ -364,7 +298,7 @@ def list_customer_orders(ctx: ApiContext, db: dict, a: CustomerArgs) -> OrderLis
 @CATALOG.read("/orders/{order_id}", resource="order_id", tags=("orders",))
 def get_order(ctx: ApiContext, db: dict, a: OrderArgs) -> Order:
     """Look up an order: items, status, fulfillment, changes, returns, exchanges, payments."""
-    return _order(db, a.order_id)
+    return row(db, "orders", a.order_id, "order")
 
 
 @CATALOG.read("/products/{product_id}", resource="product_id", tags=("catalogue",))
@@ -398,7 +332,7 @@ class PlaceOrderArgs(Args):
 def place_order(ctx: ApiContext, db: dict, a: PlaceOrderArgs) -> Order:
     """Place an order of catalogue items at today's prices to the customer's default address,
     with the given shipping and oversized charges; the payments must add up to the total."""
-    c = _customer(db, a.customer_id)
+    c = row(db, "customers", a.customer_id, "customer")
     items = []
     for iid in a.item_ids:
         var = _variant(db, iid)
@@ -406,7 +340,7 @@ def place_order(ctx: ApiContext, db: dict, a: PlaceOrderArgs) -> Order:
             raise conflict(f"item {iid} is not available", item_id=iid)
         items.append(_line(db, var, ctx.today))
     for p in a.payments:
-        _method(c, p.method_id)
+        LEDGER.method(c, p.method_id)
     subtotal = cents(sum(it["price"] for it in items))
     total = cents(subtotal + a.shipping_fee + a.oversized_fee)
     if abs(cents(sum(p.amount for p in a.payments)) - total) > 0.005:
@@ -421,7 +355,7 @@ def place_order(ctx: ApiContext, db: dict, a: PlaceOrderArgs) -> Order:
          "cancellation": None, "returns": [], "exchanges": [], "price_adjustments": [], "payment_history": []}
     db["orders"][oid] = o
     for p in a.payments:
-        _charge(ctx, db, c, o, p.method_id, p.amount, "order")
+        LEDGER.charge(ctx, db, c, o, p.method_id, p.amount, "order")
     c["orders"].append(oid)
     c["loyalty"]["points_balance"] += o["points_earned"]
     return o
@@ -437,10 +371,10 @@ class CancelArgs(Args):
 def cancel_order(ctx: ApiContext, db: dict, a: CancelArgs) -> Order:
     """Cancel a whole order, refunding the given amounts to the given payment methods; the
     order's loyalty points are taken back."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     if o["status"] == "cancelled":
         raise conflict("the order is already cancelled")
-    _check_refunds(o, a.refunds)
+    LEDGER.check_refunds(o, a.refunds)
     c = db["customers"][o["customer_id"]]
     o["cancellation"] = {"at": ctx.ts(), "reason": a.reason, "refund_amount": cents(sum(r.amount for r in a.refunds))}
     for r in a.refunds:
@@ -464,7 +398,7 @@ class AddressArgs(Args):
 @CATALOG.write("/orders/{order_id}/address", resource="order_id", tags=("orders",))
 def modify_shipping_address(ctx: ApiContext, db: dict, a: AddressArgs) -> Order:
     """Change an order's shipping address."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     new = {"line1": a.line1, "line2": a.line2, "city": a.city, "state": a.state.upper(), "zip": a.zip, "country": "US"}
     o["modifications"].append({"type": "address_change", "at": ctx.ts(), "old_address": o["shipping_address"],
                                "new_address": new})
@@ -487,7 +421,7 @@ def modify_order_item(ctx: ApiContext, db: dict, a: ItemChangeArgs) -> Order:
     """Swap one line of an order for another catalogue item at its price on the order date;
     the given price and shipping differences are charged to `payment_method_id` or refunded
     as `refunds`."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     if a.line_index >= len(o["items"]):
         raise not_found("order line", a.line_index, order_id=a.order_id)
     var = _variant(db, a.new_item_id)
@@ -521,10 +455,10 @@ class PaymentChangeArgs(Args):
 def change_payment_method(ctx: ApiContext, db: dict, a: PaymentChangeArgs) -> Order:
     """Move an order paid with one method to another saved method: the new method is charged
     the order total and the old one refunded in full."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     c = db["customers"][o["customer_id"]]
-    pm = _method(c, a.new_method_id)
-    net = {k: v for k, v in _net(o).items() if v > 0}
+    pm = LEDGER.method(c, a.new_method_id)
+    net = {k: v for k, v in LEDGER.net(o).items() if v > 0}
     if len(net) != 1:
         raise conflict("the order is paid with more than one method", methods=sorted(net))
     (old, amount), = net.items()
@@ -534,7 +468,7 @@ def change_payment_method(ctx: ApiContext, db: dict, a: PaymentChangeArgs) -> Or
         raise conflict(f"{a.new_method_id} holds {pm['balance']}, the order needs {amount}")
     o["modifications"].append({"type": "payment_change", "at": ctx.ts(), "old_method_id": old,
                                "new_method_id": a.new_method_id})
-    _charge(ctx, db, c, o, a.new_method_id, amount, "payment_change")
+    LEDGER.charge(ctx, db, c, o, a.new_method_id, amount, "payment_change")
     _refund(ctx, db, c, o, old, amount, "payment_change")
     return o
 
@@ -557,7 +491,7 @@ def request_return(ctx: ApiContext, db: dict, a: ReturnArgs) -> ReturnRequest:
     fees, the refund and the Row Credit bonus are recorded as given; the refund is issued
     after the items arrive and are inspected. `reason` is one of the return reasons (a
     category the customer's answer falls in, never their own words)."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     for i in a.line_indexes:
         if not 0 <= i < len(o["items"]):
             raise not_found("order line", i, order_id=a.order_id)
@@ -588,7 +522,7 @@ class ExchangeArgs(Args):
 def exchange_item(ctx: ApiContext, db: dict, a: ExchangeArgs) -> Order:
     """Exchange a delivered line for another catalogue item (at today's price), settling the
     given price difference and replacement shipping charge."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     if a.line_index >= len(o["items"]):
         raise not_found("order line", a.line_index, order_id=a.order_id)
     var = _variant(db, a.new_item_id)
@@ -613,7 +547,7 @@ class PriceAdjustArgs(Args):
 @CATALOG.write("/orders/{order_id}/price-adjustments", resource="order_id", tags=("refunds",))
 def issue_price_adjustment(ctx: ApiContext, db: dict, a: PriceAdjustArgs) -> Order:
     """Pay back a price drop on one line as Row Credit of the given amount."""
-    o = _order(db, a.order_id)
+    o = row(db, "orders", a.order_id, "order")
     if a.line_index >= len(o["items"]):
         raise not_found("order line", a.line_index, order_id=a.order_id)
     c = db["customers"][o["customer_id"]]
@@ -644,11 +578,7 @@ class TransferArgs(Args):
 def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Handoff:
     """Hand the customer to a human teammate or to the Product Care team. The summary goes to
     the colleague; the record keeps who, which desk and when."""
-    _customer(db, a.customer_id)
+    row(db, "customers", a.customer_id, "customer")
     if a.order_id is not None:
-        _order(db, a.order_id)
-    handoffs = db.setdefault("handoffs", {})
-    hid = next_id(handoffs, "HO", 1)
-    h = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "order_id": a.order_id, "at": ctx.ts()}
-    handoffs[hid] = h
-    return h
+        row(db, "orders", a.order_id, "order")
+    return record_handoff(ctx, db, customer_id=a.customer_id, desk=a.desk, order_id=a.order_id)

@@ -1,0 +1,37 @@
+"""Records a domain API shares beyond `domains.apikit.row`: finding a customer by email,
+recording a hand-off to staff (the `handoffs` table), and the postal address a database
+model uses."""
+from __future__ import annotations
+
+from typing import Any
+
+from .apikit import ApiContext, next_id, not_found
+from .contract import Row
+
+
+class Address(Row):
+    """A postal address in the database (`model.py`)."""
+    line1: str
+    line2: str
+    city: str
+    state: str
+    zip: str
+    country: str
+
+
+def find_by_email(db: dict, table: str, email: str, what: str) -> tuple[str, dict]:
+    """(key, record) of the first record of `table`, by key, whose email is `email` (case and
+    surrounding spaces ignored), or the API's not-found error naming `what`."""
+    for key, r in sorted(db.get(table, {}).items()):
+        if r["email"].casefold() == email.strip().casefold():
+            return key, r
+    raise not_found(f"{what} with email", email)
+
+
+def record_handoff(ctx: ApiContext, db: dict, **fields: Any) -> dict:
+    """Record a hand-off to staff in the `handoffs` table: id HO<n>, `fields`, the time."""
+    handoffs = db.setdefault("handoffs", {})
+    hid = next_id(handoffs, "HO", 1)
+    h = {"id": hid, **fields, "at": ctx.ts()}
+    handoffs[hid] = h
+    return h
