@@ -129,13 +129,14 @@ PLACEHOLDER = "…"  # in a VALUE_FACTS link: where the value stands in the poli
 
 def locate_link(link: str, texts: dict[Path, str]) -> Optional[tuple[Path, int, int, tuple]]:
     """Where a VALUE_FACTS link sits in the policy: (file, start of the link, end of the
-    value, the value found). A link names its sentence without its number: "The late fee
-    is …" or "get a … discount" (`…` stands for the value; without it the value is the
-    first after the link on its line). A link that ends with the value itself ("The late
-    fee is $12") is read too."""
-    before, mark, after = link.partition(PLACEHOLDER)
-    for p, t in texts.items():
-        if not mark:
+    value, the value found). A link names its sentence without its number: `…` stands for a
+    value, the last one for the value linked ("The late fee is …", "get a … discount", a
+    table row "| Kitchen and dining | … | … | …"); without `…` the value is the first after
+    the link on its line. The first place in the policy where every `…` is one value (and
+    nothing else) is the one. A link that ends with the value itself ("The late fee is $12")
+    is read too."""
+    if PLACEHOLDER not in link:
+        for p, t in texts.items():
             idx = t.find(link)
             if idx < 0:
                 continue
@@ -144,18 +145,36 @@ def locate_link(link: str, texts: dict[Path, str]) -> Optional[tuple[Path, int, 
                 return p, idx, idx + len(link), found[-1]
             line_end = t.find("\n", idx)
             rest_at = idx + len(link)
-            rest = t[rest_at:line_end if line_end >= 0 else len(t)]
-            found = find_values(rest)
+            found = find_values(t[rest_at:line_end if line_end >= 0 else len(t)])
             return (p, idx, rest_at + found[0][5], found[0]) if found else None
-        rx = re.compile(re.escape(before) + r"([^\n|]{1,60}?)" + re.escape(after)) if after else None
-        m = rx.search(t) if rx else re.search(re.escape(before) + r"([^\n|]*)", t)
-        if m is None:
+        return None
+    parts = link.split(PLACEHOLDER)
+    for p, t in texts.items():
+        at = 0
+        for line in t.splitlines(keepends=True):
+            hit = _match_parts(line, parts)
+            if hit is not None:
+                start, end, value = hit
+                return p, at + start, at + end, value
+            at += len(line)
+    return None
+
+
+def _match_parts(line: str, parts: list[str]) -> Optional[tuple[int, int, tuple]]:
+    """The first place in `line` where `parts` joined by values stand: (start, end of the last
+    value, the last value)."""
+    values = find_values(line)
+    starts = {v[4]: v for v in values}
+    for first in values:
+        if not line[:first[4]].endswith(parts[0]):
             continue
-        found = find_values(m.group(1))
-        if not found:
-            return None
-        value = found[-1] if after else found[0]
-        return p, m.start(), m.start(1) + value[5], value
+        v, ok = first, True
+        for part in parts[1:-1]:
+            if not line.startswith(part, v[5]) or (v := starts.get(v[5] + len(part))) is None:
+                ok = False
+                break
+        if ok and line.startswith(parts[-1], v[5]):
+            return first[4] - len(parts[0]), v[5], v
     return None
 
 
