@@ -21,11 +21,11 @@ def _seed(pack):
 
 
 def _rules(pack):
-    return import_pack_module(pack.path, "rules" if (pack.path / "rules.py").exists() else "seed")
+    return import_pack_module(pack.path, "rules")
 
 
 def _check(pack):
-    return import_pack_module(pack.path, "check" if (pack.path / "check.py").exists() else "seed")
+    return import_pack_module(pack.path, "check")
 
 
 def _policy_text(pack) -> str:
@@ -157,7 +157,7 @@ def test_value_facts_resolve_to_the_stating_fact(packs, name):
         assert feed.factor == pytest.approx(1.0), key
         if name == "banking" and key in rules.VALUE_CELLS:
             fam, product, attr = rules.VALUE_CELLS[key]
-            header = next(h for k, h, _ in rules._FAMILIES[fam].columns if k == attr)
+            header = next(h for k, h, _ in rules.FAMILIES[fam].columns if k == attr)
             assert {c.value for c in by_id[feed.fact_id].conditions} == {product, header}, key
 
 
@@ -211,7 +211,7 @@ def test_check_survives_a_rebrand_of_the_database(packs, dbs, name, extra):
 
 
 def test_banking_catalog_files_are_generated_output():
-    mc = import_pack_module(get_pack("banking").path, "seed")._MC
+    mc = _rules(get_pack("banking")).CATALOG_TOOL
     files = mc.files()
     assert len(files) == 12
     for name, text in files.items():
