@@ -17,6 +17,7 @@ from .rules import (BY_CODE, DERIVED, HOLIDAYS, PRODUCTS, WINDOW_START, ProductT
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
+    """Every way `db` breaks the policy under `values` (empty when it obeys)."""
     V = values_with(values)
     cat = ProductTerms(V)
     today = pack.info.now.date()
@@ -28,9 +29,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
         return P
     P += _eligibility(db, cat, today)
     P += _ledgers(db, cat, V, today)
-    P += _check_transfers(db, cat, V)
-    P += _check_disputes(db, cat, today)
-    P += _check_replacements(db, cat, today)
+    P += _transfers(db, cat, V)
+    P += _disputes(db, cat, today)
+    P += _card_replacements(db, cat, today)
     P += _opening_deposits(db, cat)
     P += _fee_refunds(db, V, pack.brand.managers)
     P += _duplicate_disputes(db, V)
@@ -87,7 +88,7 @@ def _eligibility(db: dict, cat: ProductTerms, today: dt.date) -> list[str]:
             if a["credit_limit"] < cat("credit_card", a["product"], "min_limit"):
                 P.append(f"account {aid}: credit limit below the {a['product']} minimum")
         if a["family"] == "cd":
-            P += _check_cd(aid, a, accts, cat)
+            P += _certificate(aid, a, accts, cat)
     for cid, c in cust.items():
         if c["premier_client"] != is_premier(cid, accts, today):
             P.append(f"customer {cid}: premier_client flag disagrees with the accounts held")
@@ -141,7 +142,7 @@ def _ledger(aid: str, a: dict, recorded: list[dict], statements: list[dict], cat
     want_st = sorted((tuple(s[k] for k in keys), s.get("monthly_fee"), s.get("minimum_payment")) for s in exp_st)
     if got_st != want_st:
         P.append(f"account {aid}: statements differ from the recomputed statements")
-    P += _check_daily_limits(aid, a, recorded, cat)
+    P += _daily_limits(aid, a, recorded, cat)
     if a["family"] != "credit_card" and long_negative_run(recorded, a, today) is not None:
         P.append(f"account {aid}: overdrawn for more than 30 days in a row")
     return P
@@ -168,7 +169,8 @@ def _canonical(db: dict) -> tuple[dict, list[str]]:
     return out, P
 
 
-def _check_cd(aid: str, a: dict, accts: dict, cat: ProductTerms) -> list[str]:
+def _certificate(aid: str, a: dict, accts: dict, cat: ProductTerms) -> list[str]:
+    """Deposit limits, term, maturity date and (relationship) APY of a certificate."""
     P = []
     p = a["product"]
     opened = date_of(a["opened_on"])
@@ -186,7 +188,8 @@ def _check_cd(aid: str, a: dict, accts: dict, cat: ProductTerms) -> list[str]:
     return P
 
 
-def _check_daily_limits(aid: str, a: dict, recorded: list[dict], cat) -> list[str]:
+def _daily_limits(aid: str, a: dict, recorded: list[dict], cat: ProductTerms) -> list[str]:
+    """A checking account's ATM withdrawals and debit card purchases within the daily limits."""
     if a["family"] != "checking":
         return []
     P = []
@@ -208,7 +211,9 @@ def _check_daily_limits(aid: str, a: dict, recorded: list[dict], cat) -> list[st
     return P
 
 
-def _check_transfers(db: dict, cat, V: dict) -> list[str]:
+def _transfers(db: dict, cat: ProductTerms, V: dict) -> list[str]:
+    """Fees, per-transfer, daily and monthly limits, account age, wire callbacks, and the
+    transactions of a completed transfer."""
     P = []
     accts, txns = db["accounts"], db["transactions"]
     daily: dict[tuple, float] = defaultdict(float)
@@ -251,7 +256,8 @@ def _check_transfers(db: dict, cat, V: dict) -> list[str]:
     return P
 
 
-def _check_disputes(db: dict, cat, today: dt.date) -> list[str]:
+def _disputes(db: dict, cat: ProductTerms, today: dt.date) -> list[str]:
+    """Reporting window, provisional credit, investigation and reversal timelines."""
     P = []
     txns = db["transactions"]
     for did, d in sorted(db["disputes"].items()):
@@ -300,7 +306,8 @@ def _check_disputes(db: dict, cat, today: dt.date) -> list[str]:
     return P
 
 
-def _check_replacements(db: dict, cat, today: dt.date) -> list[str]:
+def _card_replacements(db: dict, cat: ProductTerms, today: dt.date) -> list[str]:
+    """Delivery times, expedited and repeat-replacement fees, blocked lost or stolen cards."""
     P = []
     cards, txns = db["cards"], db["transactions"]
     seen: dict[str, list] = defaultdict(list)
@@ -448,6 +455,7 @@ def _authorized_users(db: dict, V: dict) -> list[str]:
 
 
 def _stop_payments(db: dict, cat: ProductTerms) -> list[str]:
+    """The checking product's stop payment fee (no stop payment on other accounts)."""
     P: list[str] = []
     accts = db["accounts"]
     for sid, sp in sorted(db.get("stop_payments", {}).items()):
@@ -468,6 +476,7 @@ def _handoffs(db: dict) -> list[str]:
 
 
 def _active_cards(db: dict, cat: ProductTerms) -> list[str]:
+    """At most the catalog's number of active cards of a kind per account."""
     P: list[str] = []
     active: dict[str, int] = defaultdict(int)
     for c in db["cards"].values():

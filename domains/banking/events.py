@@ -36,6 +36,8 @@ def issue_card(cards: dict, card_id: str, acct: dict, kind: str, issued: dt.date
 
 
 def make_transfers(rng, accounts, customers, cat, V, today, item, nid) -> dict:
+    """Outgoing transfers from checking (and to own savings) on business days, within the
+    per-transfer, daily and monthly limits, with their catalog (or premier) fees."""
     transfers: dict[str, dict] = {}
     used: dict[tuple, float] = defaultdict(float)
     by_cust: dict[str, dict] = defaultdict(dict)
@@ -92,6 +94,8 @@ def make_transfers(rng, accounts, customers, cat, V, today, item, nid) -> dict:
 
 
 def make_replacements(rng, accounts, cards, customers, cat, today, item, nid) -> dict:
+    """Replacements of some cards: delivery within the business days of the delivery
+    chosen, expedited and repeat-replacement fees, the old card blocked or closed."""
     out: dict[str, dict] = {}
     for cid in sorted(rng.sample(sorted(cards), min(10, len(cards)))):
         card = cards[cid]
@@ -140,6 +144,8 @@ def make_replacements(rng, accounts, cards, customers, cat, today, item, nid) ->
 
 
 def make_disputes(rng, accounts, base, cat, today, item, nid) -> dict:
+    """Disputes of some purchases, reported within the window, with provisional credit,
+    resolution and (when denied) reversal on the dispute type's timelines."""
     out: dict[str, dict] = {}
     cands = []
     for aid, a in sorted(accounts.items()):

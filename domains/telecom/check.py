@@ -12,6 +12,7 @@ from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycl
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
+    """Every way `db` breaks the policy under `values` (empty when it obeys)."""
     V = values_with(values)
     today = today_of(pack)
     problems = _references(db)
@@ -165,6 +166,7 @@ def _bills(db: dict, groups: dict, charges: dict, V: dict, today: dt.date) -> li
 
 
 def _payments(db: dict, V: dict) -> list[str]:
+    """A payment pays its bill's total on its paid date, with the agent fee by phone."""
     problems: list[str] = []
     for pid, p in db["payments"].items():
         b = db["bills"][p["bill_id"]]
@@ -222,6 +224,7 @@ def _roaming_passes(db: dict, charges: dict, V: dict) -> list[str]:
 
 
 def _usage(db: dict, V: dict) -> list[str]:
+    """The plan's data allowance and the throttled flag."""
     problems: list[str] = []
     for lid, u in db["usage"].items():
         c = db["customers"][db["lines"][lid]["customer_id"]]
@@ -287,6 +290,7 @@ def _line_records(db: dict, V: dict, today: dt.date) -> list[str]:
 
 
 def _unlock_requests(db: dict, V: dict) -> list[str]:
+    """Only a paid-off device may be unlocked."""
     P: list[str] = []
     for rid, r in db.get("unlock_requests", {}).items():
         dv = db["devices"][r["device_id"]]
@@ -313,6 +317,7 @@ def _fee_waivers(db: dict) -> list[str]:
 
 
 def _payment_arrangements(db: dict, V: dict) -> list[str]:
+    """Installments, balance and term within the arrangement limits, adding up to the bills."""
     P: list[str] = []
     bills = db["bills"]
     for aid, a in db.get("payment_arrangements", {}).items():

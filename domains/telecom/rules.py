@@ -160,6 +160,7 @@ def date_of(s: str) -> dt.date:
 
 
 def cycle_date(year: int, month: int, day: int) -> dt.date:
+    """The cycle day `day` of a month (its last day when the month is shorter)."""
     return dt.date(year, month, min(day, calendar.monthrange(year, month)[1]))
 
 
@@ -173,6 +174,7 @@ def cycle_start(day: dt.date, cycle_day: int) -> dt.date:
 
 
 def next_cycle(start: dt.date, cycle_day: int) -> dt.date:
+    """The start of the cycle after the one starting on `start`."""
     y, m = (start.year, start.month + 1) if start.month < 12 else (start.year + 1, 1)
     return cycle_date(y, m, cycle_day)
 
@@ -226,12 +228,14 @@ def timeline(bills: list[dict], V: dict, today: dt.date) -> dict:
 
 
 def suspended_on(day: dt.date, tl: dict) -> bool:
+    """Whether the account of timeline `tl` was suspended (or cancelled) on `day`."""
     if tl["cancelled_on"] is not None and day >= tl["cancelled_on"]:
         return True
     return any(s <= day and (e is None or day < e) for s, e in tl["suspensions"])
 
 
 def first_bill_after(day: dt.date, bills: list[dict]) -> dict | None:
+    """The first of `bills` (in bill order) issued after `day`, where a charge of `day` is billed."""
     for b in bills:
         if date_of(b["bill_date"]) > day:
             return b
