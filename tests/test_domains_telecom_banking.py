@@ -20,6 +20,14 @@ def _seed(pack):
     return import_pack_module(pack.path, "seed")
 
 
+def _rules(pack):
+    return import_pack_module(pack.path, "rules")
+
+
+def _check(pack):
+    return import_pack_module(pack.path, "check")
+
+
 def _policy_text(pack) -> str:
     return "\n".join(p.read_text(encoding="utf-8") for p in pack.policy_files())
 
@@ -124,13 +132,13 @@ def test_banking_tampering_is_reported(packs, dbs):
 
 @pytest.mark.parametrize("name", DOMAINS)
 def test_value_facts_address_the_policy(packs, name):
-    seed = _seed(packs[name])
+    rules = _rules(packs[name])
     text = _policy_text(packs[name])
-    assert set(seed.VALUES) == set(seed.VALUE_FACTS)
-    assert 20 <= len(seed.VALUES) <= 80
-    for key, sub in seed.VALUE_FACTS.items():
+    assert set(rules.VALUES) == set(rules.VALUE_FACTS)
+    assert 20 <= len(rules.VALUES) <= 80
+    for key, sub in rules.VALUE_FACTS.items():
         assert text.count(sub) == 1, (key, sub)
-        v = seed.VALUES[key]
+        v = rules.VALUES[key]
         forms = {f"{v:,}", f"{v:g}", f"{v:,.2f}", f"{v:.2f}"}
         assert any(re.search(rf"(?<![\d.]){re.escape(f)}(?![\d])", sub) for f in forms), (key, v, sub)
 
@@ -140,16 +148,16 @@ def test_value_facts_resolve_to_the_stating_fact(packs, name):
     from domains import variant_spec  # noqa: PLC0415
 
     pack = packs[name]
-    seed = _seed(pack)
+    rules = _rules(pack)
     fs = pack.factset()
     feeds = variant_spec.resolve_value_facts(pack, fs)
-    assert set(feeds) == set(seed.VALUES)
+    assert set(feeds) == set(rules.VALUES)
     by_id = fs.by_id()
     for key, feed in feeds.items():
         assert feed.factor == pytest.approx(1.0), key
-        if name == "banking" and key in seed.VALUE_CELLS:
-            fam, product, attr = seed.VALUE_CELLS[key]
-            header = next(h for k, h, _ in seed._FAMILIES[fam].columns if k == attr)
+        if name == "banking" and key in rules.VALUE_CELLS:
+            fam, product, attr = rules.VALUE_CELLS[key]
+            header = next(h for k, h, _ in rules.FAMILIES[fam].columns if k == attr)
             assert {c.value for c in by_id[feed.fact_id].conditions} == {product, header}, key
 
 
@@ -159,8 +167,9 @@ def test_telecom_values_override_round_trip(packs):
     over = {"plan_price_top": 95, "late_fee_minimum": 12, "suspend_days": 45, "cancel_days": 75,
             "topup_price_1gb": 12, "network_access_fee": 3.25}
     db = seed.generate(pack, 0, over)
-    assert seed.check(pack, db, over) == []
-    assert seed.check(pack, db) != []
+    check = _check(pack)
+    assert check.check(pack, db, over) == []
+    assert check.check(pack, db) != []
     fees = {it["amount"] for b in db["bills"].values() for it in b["items"] if it["type"] == "network_access_fee"}
     assert fees == {3.25}
     assert seed.generate(pack, 0) == pack.database(0)
@@ -173,8 +182,9 @@ def test_banking_values_override_round_trip(packs):
             "premier_checking_monthly_fee": 28, "overdraft_cushion": 25, "card_due_days": 21,
             "anchor_certificate_apy": 3.5, "same_day_ach_fee": 12}
     db = seed.generate(pack, 0, over)
-    assert seed.check(pack, db, over) == []
-    assert seed.check(pack, db) != []
+    check = _check(pack)
+    assert check.check(pack, db, over) == []
+    assert check.check(pack, db) != []
     by_product = {}
     for t in db["transactions"].values():
         if t["kind"] == "monthly_fee":
@@ -201,7 +211,7 @@ def test_check_survives_a_rebrand_of_the_database(packs, dbs, name, extra):
 
 
 def test_banking_catalog_files_are_generated_output():
-    mc = import_pack_module(get_pack("banking").path, "seed")._MC
+    mc = _rules(get_pack("banking")).CATALOG_TOOL
     files = mc.files()
     assert len(files) == 12
     for name, text in files.items():

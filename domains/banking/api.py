@@ -19,11 +19,10 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found
-from domains.seedkit import add_months, month_end
+from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, row
+from domains.seedkit import add_business_days, add_months, month_end
 
-from .seed import CATALOG as PRODUCTS
-from .seed import CODES, _Cat, _is_premier, add_business_days
+from .rules import CODES, HOLIDAYS, PRODUCTS, ProductTerms, is_premier
 
 CATALOG = Catalog("banking", title="Merrowgate Bank Staff API",
                   description="Customers, accounts, cards, transfers, disputes and lending of Merrowgate Bank.")
@@ -166,15 +165,8 @@ class Record(Result):
 
 # ------------------------------------------------------------------------------ helpers
 
-def _get(db: dict, table: str, key: str, what: str) -> dict:
-    r = db.get(table, {}).get(key)
-    if r is None:
-        raise not_found(what, key)
-    return r
-
-
 def _open_account(db: dict, aid: str) -> dict:
-    a = _get(db, "accounts", aid, "account")
+    a = row(db, "accounts", aid, "account")
     if a["status"] != "open":
         raise conflict(f"account {aid} is {a['status']}", account_id=aid)
     return a
@@ -196,7 +188,7 @@ def _post(ctx: ApiContext, db: dict, acct: dict, kind: str, amount: float, desc:
 
 
 def _refresh_premier(db: dict, cid: str, today: dt.date) -> None:
-    db["customers"][cid]["premier_client"] = _is_premier(cid, db["accounts"], today)
+    db["customers"][cid]["premier_client"] = is_premier(cid, db["accounts"], today)
 
 
 # ------------------------------------------------------------------------------ reads
@@ -230,7 +222,7 @@ class IdArgs(Args):
 @CATALOG.read("/customers/{customer_id}", resource="customer_id", tags=("customers",))
 def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
     """Look up a customer: identity, contact details, credit score, Premier status."""
-    return _get(db, "customers", a.customer_id, "customer")
+    return row(db, "customers", a.customer_id, "customer")
 
 
 @CATALOG.read("/customers/by-email", tags=("customers",))
@@ -246,21 +238,21 @@ def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerR
               tags=("accounts",))
 def list_accounts(ctx: ApiContext, db: dict, a: CustomerArgs) -> AccountList:
     """The customer's accounts of every kind."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     return {"accounts": [x for _, x in sorted(db["accounts"].items()) if x["customer_id"] == a.customer_id]}
 
 
 @CATALOG.read("/accounts/{account_id}", resource="account_id", tags=("accounts",))
 def get_account(ctx: ApiContext, db: dict, a: AccountArgs) -> Account:
     """Look up one account: product, status, balance (owed balance for a card), terms."""
-    return _get(db, "accounts", a.account_id, "account")
+    return row(db, "accounts", a.account_id, "account")
 
 
 @CATALOG.read("/accounts/{account_id}/transactions", resource="account_id", collection="transactions",
               tags=("accounts",))
 def list_transactions(ctx: ApiContext, db: dict, a: TxnListArgs) -> TransactionList:
     """An account's ledger in posting order, optionally between two dates."""
-    _get(db, "accounts", a.account_id, "account")
+    row(db, "accounts", a.account_id, "account")
     lo, hi = (a.start or dt.date.min).isoformat(), (a.end or dt.date.max).isoformat()
     return {"transactions": sorted((t for t in db["transactions"].values() if t["account_id"] == a.account_id
                                     and lo <= t["date"] <= hi), key=lambda t: t["seq"])}
@@ -270,7 +262,7 @@ def list_transactions(ctx: ApiContext, db: dict, a: TxnListArgs) -> TransactionL
               tags=("accounts",))
 def list_statements(ctx: ApiContext, db: dict, a: AccountArgs) -> StatementList:
     """An account's monthly statements."""
-    _get(db, "accounts", a.account_id, "account")
+    row(db, "accounts", a.account_id, "account")
     return {"statements": sorted((s for s in db["statements"].values() if s["account_id"] == a.account_id),
                                  key=lambda s: s["period_end"])}
 
@@ -278,20 +270,20 @@ def list_statements(ctx: ApiContext, db: dict, a: AccountArgs) -> StatementList:
 @CATALOG.read("/customers/{customer_id}/cards", resource="customer_id", collection="cards", tags=("cards",))
 def list_cards(ctx: ApiContext, db: dict, a: CustomerArgs) -> CardList:
     """The customer's debit and credit cards, any status."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     return {"cards": [c for _, c in sorted(db["cards"].items()) if c["customer_id"] == a.customer_id]}
 
 
 @CATALOG.read("/disputes/{id}", resource="id", tags=("disputes",))
 def get_dispute(ctx: ApiContext, db: dict, a: IdArgs) -> Dispute:
     """Look up a dispute with its timeline."""
-    return _get(db, "disputes", a.id, "dispute")
+    return row(db, "disputes", a.id, "dispute")
 
 
 @CATALOG.read("/transfers/{id}", resource="id", tags=("transfers",))
 def get_transfer(ctx: ApiContext, db: dict, a: IdArgs) -> Transfer:
     """Look up a transfer."""
-    return _get(db, "transfers", a.id, "transfer")
+    return row(db, "transfers", a.id, "transfer")
 
 
 # ------------------------------------------------------------------------------ writes
@@ -320,7 +312,7 @@ def transfer_funds(ctx: ApiContext, db: dict, a: TransferArgs) -> Transfer:
     """Send money from one of the customer's accounts: to another own account (`to_account_id`)
     or to an outside payee. Posts the debit, the given transfer fee and excess withdrawal fee;
     a transfer not released is held (for example awaiting a callback)."""
-    c = _get(db, "customers", a.customer_id, "customer")
+    c = row(db, "customers", a.customer_id, "customer")
     src = _open_account(db, a.from_account_id)
     if src["customer_id"] != c["id"]:
         raise not_found("account", a.from_account_id, customer_id=c["id"])
@@ -363,7 +355,7 @@ class FeeRefundArgs(Args):
 def refund_fee(ctx: ApiContext, db: dict, a: FeeRefundArgs) -> Transaction:
     """Refund (part of) a fee charged to an account, with the approving manager if any."""
     acct = _open_account(db, a.account_id)
-    fee = _get(db, "transactions", a.transaction_id, "transaction")
+    fee = row(db, "transactions", a.transaction_id, "transaction")
     if fee["account_id"] != acct["id"] or fee["kind"] not in FEE_KINDS:
         raise invalid(f"{a.transaction_id} is not a fee on {a.account_id}", kind=fee["kind"])
     sign = -1 if acct["family"] == "credit_card" else 1
@@ -384,9 +376,9 @@ def order_replacement_card(ctx: ApiContext, db: dict, a: ReplaceArgs) -> Replace
     """Order a replacement card with a new number. A lost, stolen or compromised card is
     blocked at once; a damaged one stays active until the new card is activated. The given
     fees are charged to the account."""
-    card = _get(db, "cards", a.card_id, "card")
-    acct = _get(db, "accounts", card["account_id"], "account")
-    cat = _Cat(ctx.values)
+    card = row(db, "cards", a.card_id, "card")
+    acct = row(db, "accounts", card["account_id"], "account")
+    cat = ProductTerms(ctx.values)
     new_id = next_id(db["cards"], ctx.prefix("card", "CRD"), 7000001)
     exp = add_months(ctx.today.replace(day=1), cat("card", card["kind"], "validity"))
     used = {c["last4"] for c in db["cards"].values()}
@@ -407,7 +399,7 @@ def order_replacement_card(ctx: ApiContext, db: dict, a: ReplaceArgs) -> Replace
         fee_txn = _post(ctx, db, acct, "card_fee", sign * fee, "Card replacement fee", "internal")["id"]
     r = {"id": rid, "card_id": card["id"], "new_card_id": new_id, "account_id": acct["id"], "reason": a.reason,
          "ordered_on": ctx.today.isoformat(), "delivery": a.delivery,
-         "due_by": add_business_days(ctx.today, days).isoformat(), "delivered_on": None,
+         "due_by": add_business_days(ctx.today, days, HOLIDAYS).isoformat(), "delivered_on": None,
          "expedited_fee": a.expedited_fee, "replacement_fee": a.replacement_fee, "fee_txn_id": fee_txn,
          "premier_client": db["customers"][card["customer_id"]]["premier_client"]}
     db["card_replacements"][rid] = r
@@ -417,7 +409,7 @@ def order_replacement_card(ctx: ApiContext, db: dict, a: ReplaceArgs) -> Replace
 @CATALOG.write("/cards/{card_id}/block", resource="card_id", tags=("cards",))
 def block_card(ctx: ApiContext, db: dict, a: CardArgs) -> Card:
     """Block a card permanently (a blocked card cannot be unblocked)."""
-    card = _get(db, "cards", a.card_id, "card")
+    card = row(db, "cards", a.card_id, "card")
     card["status"] = "blocked"
     return card
 
@@ -440,9 +432,9 @@ def file_dispute(ctx: ApiContext, db: dict, a: DisputeArgs) -> Dispute:
     """Open a dispute of a transaction under the given dispute type, reported today; its due
     dates follow the dispute timeline of the type. With `credit_now` the disputed amount is
     credited at once and the dispute closed in the customer's favour."""
-    t = _get(db, "transactions", a.transaction_id, "transaction")
-    acct = _get(db, "accounts", t["account_id"], "account")
-    cat = _Cat(ctx.values)
+    t = row(db, "transactions", a.transaction_id, "transaction")
+    acct = row(db, "accounts", t["account_id"], "account")
+    cat = ProductTerms(ctx.values)
     did = next_id(db["disputes"], ctx.prefix("dispute", "DSP"), 800001)
     rep = ctx.today
     d = {"id": did, "customer_id": acct["customer_id"], "account_id": acct["id"], "transaction_id": t["id"],
@@ -450,7 +442,8 @@ def file_dispute(ctx: ApiContext, db: dict, a: DisputeArgs) -> Dispute:
          "transaction_date": t["date"], "statement_date": month_end(dt.date.fromisoformat(t["date"])).isoformat(),
          "reported_on": rep.isoformat(),
          "documents_due_by": (rep + dt.timedelta(days=cat("dispute", a.type, "documents"))).isoformat(),
-         "provisional_credit_due_by": add_business_days(rep, cat("dispute", a.type, "provisional")).isoformat(),
+         "provisional_credit_due_by": add_business_days(rep, cat("dispute", a.type, "provisional"),
+                                                       HOLIDAYS).isoformat(),
          "provisional_credit_on": None, "provisional_txn_id": None, "status": "investigating", "outcome": None,
          "resolved_on": None, "reversal_on": None, "reversal_txn_id": None,
          "investigation_due_by": (rep + dt.timedelta(days=cat("dispute", a.type, "investigation"))).isoformat()}
@@ -475,7 +468,7 @@ class OpenAccountArgs(Args):
 def open_account(ctx: ApiContext, db: dict, a: OpenAccountArgs) -> Account:
     """Open a personal checking or savings account of a catalog product, funded with the
     given opening deposit (in cash at a branch, or moved from another own account)."""
-    c = _get(db, "customers", a.customer_id, "customer")
+    c = row(db, "customers", a.customer_id, "customer")
     if a.product not in PRODUCTS[a.family]:
         raise invalid(f"no {a.family} product {a.product!r}", products=sorted(PRODUCTS[a.family]))
     src = None
@@ -509,10 +502,10 @@ class CertificateArgs(Args):
 def open_certificate(ctx: ApiContext, db: dict, a: CertificateArgs) -> Account:
     """Open a certificate of a catalog product with the given principal and APY; the maturity
     date is the opening date plus the product's term."""
-    c = _get(db, "customers", a.customer_id, "customer")
+    c = row(db, "customers", a.customer_id, "customer")
     if a.product not in PRODUCTS["cd"]:
         raise invalid(f"no certificate product {a.product!r}", products=sorted(PRODUCTS["cd"]))
-    term = _Cat(ctx.values)("cd", a.product, "term")
+    term = ProductTerms(ctx.values)("cd", a.product, "term")
     has_checking = any(x["customer_id"] == c["id"] and x["family"] == "checking" and x["status"] == "open"
                        for x in db["accounts"].values())
     aid = next_id(db["accounts"], ctx.prefix("account", "ACC"), 4000001)
@@ -540,7 +533,7 @@ class LoanArgs(Args):
 def submit_loan_application(ctx: ApiContext, db: dict, a: LoanArgs) -> Record:
     """Submit a loan application of a catalog product with the quoted amount, term, APR and
     origination or documentation fee."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     if a.product not in PRODUCTS[a.family]:
         raise invalid(f"no {a.family} product {a.product!r}", products=sorted(PRODUCTS[a.family]))
     apps = db.setdefault("loan_applications", {})
@@ -615,7 +608,7 @@ class HandoffArgs(Args):
 def transfer_to_human(ctx: ApiContext, db: dict, a: HandoffArgs) -> Record:
     """Refer the customer to another desk: a banker, the branch manager, legal services, the
     fraud team, the hardship team or the Customer Advocacy Office."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     hs = db.setdefault("handoffs", {})
     hid = next_id(hs, "HO", 1)
     hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}

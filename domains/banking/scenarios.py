@@ -10,10 +10,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Optional
 
-from domains.seedkit import money, month_end
+from domains.seedkit import add_business_days, add_months, age_on, money, month_end
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
-from . import seed as S
+from .rules import FAMILIES, HOLIDAYS, ProductTerms
 
 PERSONAS = ["A careful retiree who reads every line of a statement.", "A young professional, brisk and polite.",
             "A small-business owner short on time.", "A parent managing the family's money.",
@@ -28,7 +28,7 @@ PAYEES = ["Northfield Property Mgmt", "Riverside Tutoring", "Elena Petrova", "Gr
 class Bank:
     def __init__(self, ctx: ScenarioContext):
         self.ctx, self.db, self.v, self.F = ctx, ctx.db, ctx.values, ctx.facts
-        self.cat = S._Cat(ctx.values)
+        self.cat = ProductTerms(ctx.values)
         self.today: dt.date = ctx.pack.info.now.date()
         self.n = 0
 
@@ -44,14 +44,14 @@ class Bank:
                 and (family is None or a["family"] == family)]
 
     def age(self, c: dict, on: Optional[dt.date] = None) -> int:
-        return S._age(dt.date.fromisoformat(c["date_of_birth"]), on or self.today)
+        return age_on(dt.date.fromisoformat(c["date_of_birth"]), on or self.today)
 
     def txns(self, aid: str) -> list[dict]:
         return sorted((t for t in self.db["transactions"].values() if t["account_id"] == aid), key=lambda t: t["seq"])
 
     def cell(self, family: str, product: str, col: str) -> str:
         """The fact of one catalog cell ("<product> — <column>: value")."""
-        header = next(h for k, h, _ in S._FAMILIES[family].columns if k == col)
+        header = next(h for k, h, _ in FAMILIES[family].columns if k == col)
         return self.F.find(f"{product} — {header}:", product)
 
     def answers(self, c: dict) -> list:
@@ -270,7 +270,7 @@ def disputes(B: Bank) -> list[Optional[Scenario]]:
                                                             "replacement_fee": _replacement_fee(B, card)}))
                     facts.append(F.find("lock the affected card or payment credential at once"))
                     trap = "fee" if _replacement_fee(B, card) else "none"
-            prov = S.add_business_days(B.today, B.cat("dispute", dtype, "provisional")).isoformat()
+            prov = add_business_days(B.today, B.cat("dispute", dtype, "provisional"), HOLIDAYS).isoformat()
             out.append(B.base("file-dispute", trap, c,
                               purpose=f"Open a dispute of the right type ({dtype}) within its reporting deadline; the "
                                       "provisional credit and investigation follow its timeline.",
@@ -368,7 +368,7 @@ def cards(B: Bank) -> list[Optional[Scenario]]:
         args = {"card_id": card["id"], "reason": reason, "delivery": delivery, "expedited_fee": exp,
                 "replacement_fee": rep}
         days = B.cat("card", card["kind"], delivery)
-        due = S.add_business_days(B.today, days).isoformat()
+        due = add_business_days(B.today, days, HOLIDAYS).isoformat()
         facts = [B.cell("card", card["kind"], delivery), B.cell("card", card["kind"], "expedited_fee"),
                  B.cell("card", card["kind"], "replacement_fee")]
         if c["premier_client"] and delivery == "expedited":
@@ -426,7 +426,7 @@ def new_accounts(B: Bank) -> list[Optional[Scenario]]:
     custs = B.customers()
     i = 0
     for family in ("checking", "savings"):
-        for product, row in S._FAMILIES[family].rows:
+        for product, row in FAMILIES[family].rows:
             c = custs[i % len(custs)]
             i += 1
             need = B.cat(family, product, "opening_deposit")
@@ -488,7 +488,7 @@ def new_accounts(B: Bank) -> list[Optional[Scenario]]:
 def certificates(B: Bank) -> list[Optional[Scenario]]:
     F, out = B.F, []
     custs = B.customers()
-    for i, (product, row) in enumerate(S._FAMILIES["cd"].rows):
+    for i, (product, row) in enumerate(FAMILIES["cd"].rows):
         if product.startswith("IRA") or product in ("Young Saver Certificate",):
             continue
         c = custs[(i * 5) % len(custs)]
@@ -536,7 +536,7 @@ def loans(B: Bank) -> list[Optional[Scenario]]:
     custs = B.customers()
     i = 0
     for family in ("personal_loan", "auto_loan", "home_loan"):
-        for product, row in S._FAMILIES[family].rows:
+        for product, row in FAMILIES[family].rows:
             c = custs[i % len(custs)]
             i += 1
             score = c["credit_score"]
@@ -611,7 +611,7 @@ def card_services(B: Bank) -> list[Optional[Scenario]]:
                                                           "date_of_birth": kid, "annual_fee": 0})],
                           communicate=[str(int(v["authorized_user_min_age"]))],
                           facts=[F.value("authorized_user_min_age")], value_keys=["authorized_user_min_age"]))
-    new_cards = [a for a in cards if S._add_months(dt.date.fromisoformat(a["opened_on"]), int(v["limit_change_months"]))
+    new_cards = [a for a in cards if add_months(dt.date.fromisoformat(a["opened_on"]), int(v["limit_change_months"]))
                  > B.today]
     old_cards = [a for a in cards if a not in new_cards]
     for a in new_cards[:2]:

@@ -16,10 +16,10 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found
+from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, row
 from domains.seedkit import money
 
-from .seed import REGIONS, _cycle_start, _next_cycle, _timeline
+from .rules import REGIONS, cycle_start, next_cycle, timeline
 
 CATALOG = Catalog("telecom", title="Kestrel Mobile Care API",
                   description="Accounts, lines, bills, devices and support tickets of Kestrel Mobile.")
@@ -164,13 +164,6 @@ class Record(Result):
 
 # ------------------------------------------------------------------------------ helpers
 
-def _get(db: dict, table: str, key: str, what: str) -> dict:
-    r = db.get(table, {}).get(key)
-    if r is None:
-        raise not_found(what, key)
-    return r
-
-
 def _lines_of(db: dict, cid: str) -> list[dict]:
     return [ln for _, ln in sorted(db["lines"].items()) if ln["customer_id"] == cid]
 
@@ -178,7 +171,7 @@ def _lines_of(db: dict, cid: str) -> list[dict]:
 def _refresh_status(ctx: ApiContext, db: dict, cid: str) -> None:
     """Account and line status after a payment, under the billing system's overdue rules."""
     bills = [b for b in db["bills"].values() if b["customer_id"] == cid]
-    tl = _timeline(bills, ctx.values, ctx.today)
+    tl = timeline(bills, ctx.values, ctx.today)
     c = db["customers"][cid]
     if c["status"] == tl["status"]:
         return
@@ -197,7 +190,7 @@ def _refresh_usage(ctx: ApiContext, db: dict, line_id: str) -> None:
         return
     ln = db["lines"][line_id]
     c = db["customers"][ln["customer_id"]]
-    start = _cycle_start(ctx.today, c["cycle_day"]).isoformat()
+    start = cycle_start(ctx.today, c["cycle_day"]).isoformat()
     u["allowance_gb"] = ctx.values[f"data_gb_{c['plan']}"]
     u["top_up_gb"] = sum(t["size_gb"] for t in db["top_ups"].values() if t["line_id"] == line_id and t["date"] >= start)
     u["throttled"] = u["data_used_gb"] >= u["allowance_gb"] + u["top_up_gb"]
@@ -232,7 +225,7 @@ class TicketArgs(Args):
 @CATALOG.read("/customers/{customer_id}", resource="customer_id", tags=("accounts",))
 def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
     """Look up an account: holder, plan, billing cycle day, EasyPay, status, plan changes."""
-    return _get(db, "customers", a.customer_id, "customer")
+    return row(db, "customers", a.customer_id, "customer")
 
 
 @CATALOG.read("/lines/by-number", tags=("accounts",))
@@ -248,20 +241,20 @@ def find_line_by_number(ctx: ApiContext, db: dict, a: PhoneArgs) -> Line:
 @CATALOG.read("/customers/{customer_id}/lines", resource="customer_id", collection="lines", tags=("accounts",))
 def list_lines(ctx: ApiContext, db: dict, a: CustomerArgs) -> LineList:
     """The account's lines."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     return {"lines": _lines_of(db, a.customer_id)}
 
 
 @CATALOG.read("/lines/{line_id}", resource="line_id", tags=("accounts",))
 def get_line(ctx: ApiContext, db: dict, a: LineArgs) -> Line:
     """Look up a line: number, user, status, SIM, device."""
-    return _get(db, "lines", a.line_id, "line")
+    return row(db, "lines", a.line_id, "line")
 
 
 @CATALOG.read("/customers/{customer_id}/bills", resource="customer_id", collection="bills", tags=("billing",))
 def list_bills(ctx: ApiContext, db: dict, a: CustomerArgs) -> BillList:
     """The account's bills, oldest first, with items, totals and status."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     return {"bills": sorted((b for b in db["bills"].values() if b["customer_id"] == a.customer_id),
                             key=lambda b: b["bill_date"])}
 
@@ -269,25 +262,25 @@ def list_bills(ctx: ApiContext, db: dict, a: CustomerArgs) -> BillList:
 @CATALOG.read("/bills/{bill_id}", resource="bill_id", tags=("billing",))
 def get_bill(ctx: ApiContext, db: dict, a: BillArgs) -> Bill:
     """Look up one bill."""
-    return _get(db, "bills", a.bill_id, "bill")
+    return row(db, "bills", a.bill_id, "bill")
 
 
 @CATALOG.read("/devices/{device_id}", resource="device_id", tags=("devices",))
 def get_device(ctx: ApiContext, db: dict, a: DeviceArgs) -> Device:
     """Look up a device: financing, installments, protection, lock state."""
-    return _get(db, "devices", a.device_id, "device")
+    return row(db, "devices", a.device_id, "device")
 
 
 @CATALOG.read("/lines/{line_id}/usage", resource="line_id", tags=("usage",))
 def get_usage(ctx: ApiContext, db: dict, a: LineArgs) -> Usage:
     """Current-cycle data use of a line against its allowance and top-ups."""
-    return _get(db, "usage", a.line_id, "usage of line")
+    return row(db, "usage", a.line_id, "usage of line")
 
 
 @CATALOG.read("/tickets/{ticket_id}", resource="ticket_id", tags=("support",))
 def get_ticket(ctx: ApiContext, db: dict, a: TicketArgs) -> Ticket:
     """Look up a troubleshooting ticket with its attempts."""
-    return _get(db, "tickets", a.ticket_id, "ticket")
+    return row(db, "tickets", a.ticket_id, "ticket")
 
 
 # ------------------------------------------------------------------------------ writes
@@ -303,7 +296,7 @@ class PayArgs(Args):
 def pay_bill(ctx: ApiContext, db: dict, a: PayArgs) -> PaymentRecord:
     """Take a payment of a bill (its full total) with the given payment fee. A suspended
     account whose overdue balance is paid is restored."""
-    b = _get(db, "bills", a.bill_id, "bill")
+    b = row(db, "bills", a.bill_id, "bill")
     if b["paid_date"] is not None:
         raise conflict("the bill is already paid", bill_id=a.bill_id)
     if abs(a.amount - b["total"]) > 0.005:
@@ -327,13 +320,13 @@ class PlanArgs(Args):
 def change_plan(ctx: ApiContext, db: dict, a: PlanArgs) -> Customer:
     """Change the account's plan. A more expensive plan applies at once (with the given
     prorated charge); a cheaper one is scheduled for the start of the next cycle."""
-    c = _get(db, "customers", a.customer_id, "customer")
+    c = row(db, "customers", a.customer_id, "customer")
     if a.new_plan == c["plan"]:
         raise invalid("the account is already on this plan")
     up = ctx.values[f"plan_price_{a.new_plan}"] > ctx.values[f"plan_price_{c['plan']}"]
-    start = _cycle_start(ctx.today, c["cycle_day"])
+    start = cycle_start(ctx.today, c["cycle_day"])
     ch = {"requested_on": ctx.today.isoformat(), "from_plan": c["plan"], "to_plan": a.new_plan,
-          "effective_on": (ctx.today if up else _next_cycle(start, c["cycle_day"])).isoformat(),
+          "effective_on": (ctx.today if up else next_cycle(start, c["cycle_day"])).isoformat(),
           "prorated_charge": money(a.prorated_charge), "status": "applied" if up else "scheduled"}
     c.setdefault("plan_changes", []).append(ch)
     if up:
@@ -357,7 +350,7 @@ class AddLineArgs(Args):
 @CATALOG.write("/customers/{customer_id}/lines", resource="customer_id", tags=("accounts",))
 def add_line(ctx: ApiContext, db: dict, a: AddLineArgs) -> Line:
     """Add a line on the account's plan with the customer's own device."""
-    c = _get(db, "customers", a.customer_id, "customer")
+    c = row(db, "customers", a.customer_id, "customer")
     lid = next_id(db["lines"], ctx.prefix("line", "LN"), 50001)
     did = next_id(db["devices"], ctx.prefix("device", "DV"), 70001)
     used = {ln["number"] for ln in db["lines"].values()}
@@ -386,7 +379,7 @@ class TopUpArgs(Args):
 @CATALOG.write("/lines/{line_id}/top-ups", resource="line_id", tags=("usage",))
 def buy_top_up(ctx: ApiContext, db: dict, a: TopUpArgs) -> TopUp:
     """Add a Tailwind top-up to a line at the given price (billed on the next bill)."""
-    _get(db, "lines", a.line_id, "line")
+    row(db, "lines", a.line_id, "line")
     tid = next_id(db["top_ups"], ctx.prefix("top_up", "TU"), 300001)
     t = {"id": tid, "line_id": a.line_id, "size_gb": a.size_gb, "date": ctx.today.isoformat(),
          "price": float(money(a.price)), "bill_id": None}
@@ -404,7 +397,7 @@ class PassArgs(Args):
 @CATALOG.write("/lines/{line_id}/roaming-passes", resource="line_id", tags=("roaming",))
 def buy_roaming_pass(ctx: ApiContext, db: dict, a: PassArgs) -> RoamingPass:
     """Add a Wingspan Day Pass for a region to a line, at the given price (0 for an included pass)."""
-    _get(db, "lines", a.line_id, "line")
+    row(db, "lines", a.line_id, "line")
     pid = next_id(db["roaming_passes"], ctx.prefix("roaming_pass", "RP"), 400001)
     p = {"id": pid, "line_id": a.line_id, "region": a.region, "region_name": REGIONS[a.region],
          "date": ctx.today.isoformat(), "price": float(money(a.price)), "included": a.price == 0, "bill_id": None}
@@ -422,7 +415,7 @@ class SimArgs(Args):
 @CATALOG.write("/lines/{line_id}/sim", resource="line_id", tags=("devices",))
 def replace_sim(ctx: ApiContext, db: dict, a: SimArgs) -> Line:
     """Issue a replacement SIM or reissue the eSIM, charging the given fee on the next bill."""
-    ln = _get(db, "lines", a.line_id, "line")
+    ln = row(db, "lines", a.line_id, "line")
     n = len(ln.get("sim_swaps", [])) + 1
     ln.setdefault("sim_swaps", []).append({"date": ctx.today.isoformat(), "sim_type": a.sim_type, "reason": a.reason,
                                            "fee": float(money(a.fee)), "old_iccid": ln["sim"]["iccid"]})
@@ -439,7 +432,7 @@ class UnlockArgs(Args):
 @CATALOG.write("/devices/{device_id}/unlock-requests", resource="device_id", tags=("devices",))
 def request_unlock(ctx: ApiContext, db: dict, a: UnlockArgs) -> Record:
     """Record a device unlock request for processing."""
-    _get(db, "devices", a.device_id, "device")
+    row(db, "devices", a.device_id, "device")
     reqs = db.setdefault("unlock_requests", {})
     rid = next_id(reqs, "UR", 1)
     reqs[rid] = {"id": rid, "device_id": a.device_id, "requested_on": ctx.today.isoformat()}
@@ -455,7 +448,7 @@ class WaiverArgs(Args):
 @CATALOG.write("/bills/{bill_id}/fee-waivers", resource="bill_id", tags=("billing",))
 def waive_late_fee(ctx: ApiContext, db: dict, a: WaiverArgs) -> Record:
     """Credit back a bill's late fee (the credit appears on the next bill)."""
-    _get(db, "bills", a.bill_id, "bill")
+    row(db, "bills", a.bill_id, "bill")
     ws = db.setdefault("fee_waivers", {})
     wid = next_id(ws, "FW", 1)
     ws[wid] = {"id": wid, "bill_id": a.bill_id, "amount": money(a.amount), "date": ctx.today.isoformat(),
@@ -477,9 +470,9 @@ class ArrangementArgs(Args):
 @CATALOG.write("/customers/{customer_id}/payment-arrangements", resource="customer_id", tags=("billing",))
 def create_payment_arrangement(ctx: ApiContext, db: dict, a: ArrangementArgs) -> Record:
     """Split overdue bills into the given installments."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     for b in a.bill_ids:
-        if _get(db, "bills", b, "bill")["customer_id"] != a.customer_id:
+        if row(db, "bills", b, "bill")["customer_id"] != a.customer_id:
             raise not_found("bill", b, customer_id=a.customer_id)
     arr = db.setdefault("payment_arrangements", {})
     aid = next_id(arr, "PA", 1)
@@ -496,7 +489,7 @@ class OpenTicketArgs(Args):
 @CATALOG.write("/lines/{line_id}/tickets", resource="line_id", tags=("support",))
 def open_ticket(ctx: ApiContext, db: dict, a: OpenTicketArgs) -> Ticket:
     """Open a troubleshooting ticket for a line."""
-    _get(db, "lines", a.line_id, "line")
+    row(db, "lines", a.line_id, "line")
     tid = next_id(db["tickets"], ctx.prefix("ticket", "TK"), 800001)
     t = {"id": tid, "line_id": a.line_id, "issue": a.issue, "opened_on": ctx.today.isoformat(), "attempts": [],
          "status": "open", "tier": 1}
@@ -513,7 +506,7 @@ class AttemptArgs(Args):
 @CATALOG.write("/tickets/{ticket_id}/attempts", resource="ticket_id", tags=("support",))
 def log_troubleshooting_attempt(ctx: ApiContext, db: dict, a: AttemptArgs) -> Ticket:
     """Log a troubleshooting attempt on a ticket and, when asked, escalate it to Tier 2."""
-    t = _get(db, "tickets", a.ticket_id, "ticket")
+    t = row(db, "tickets", a.ticket_id, "ticket")
     t["attempts"].append({"date": ctx.today.isoformat(), "agent": ctx.pack.brand.agents[0], "result": a.result})
     if a.result == "resolved":
         t["status"], t["tier"] = "resolved", 1
@@ -531,7 +524,7 @@ class TransferArgs(Args):
 @CATALOG.write("/handoffs", resource="customer_id", tags=("accounts",))
 def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Record:
     """Hand the customer to a human agent, a billing manager or Tier 2 support."""
-    _get(db, "customers", a.customer_id, "customer")
+    row(db, "customers", a.customer_id, "customer")
     hs = db.setdefault("handoffs", {})
     hid = next_id(hs, "HO", 1)
     hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}

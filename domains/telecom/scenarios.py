@@ -12,7 +12,7 @@ from domains.apikit import next_id
 from domains.seedkit import money
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
-from . import seed as S
+from .rules import PLANS, REGIONS, TOPUP_SIZES, cycle_start, next_cycle, prorated_upgrade, ticket_status
 
 PERSONAS = ["A busy nurse on night shifts; short answers.", "A retired engineer who likes exact numbers.",
             "A student who mostly uses the phone for data.", "A small-business owner with a family plan.",
@@ -38,7 +38,7 @@ class Tel:
         return [c for _, c in sorted(self.db["customers"].items()) if c["status"] == status]
 
     def cycle(self, c: dict) -> str:
-        return S._cycle_start(self.today, c["cycle_day"]).isoformat()
+        return cycle_start(self.today, c["cycle_day"]).isoformat()
 
     def persona(self) -> str:
         self.n += 1
@@ -187,14 +187,14 @@ def billing(T: Tel) -> list[Optional[Scenario]]:
 
 def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
     v, F, out = T.v, T.F, []
-    order = S.PLANS
+    order = PLANS
     ups = 0
     for c in T.customers("active"):
         n = len(T.lines(c["id"]))
         i = order.index(c["plan"])
         if i + 1 < len(order) and n <= v[f"max_lines_{order[i + 1]}"] and ups < 2:
             new = order[i + 1]
-            charge = S.prorated_upgrade(v, c, n, new, T.today)
+            charge = prorated_upgrade(v, c, n, new, T.today)
             ups += 1
             out.append(T.base("plan-upgrade", "fee", c,
                               purpose="An upgrade applies at once; the price difference for the rest of the cycle is "
@@ -214,7 +214,7 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
     if down is not None:
         new = order[order.index(down["plan"]) - 1]
         args = {"customer_id": down["id"], "new_plan": new, "prorated_charge": 0}
-        nxt = S._next_cycle(S._cycle_start(T.today, down["cycle_day"]), down["cycle_day"]).isoformat()
+        nxt = next_cycle(cycle_start(T.today, down["cycle_day"]), down["cycle_day"]).isoformat()
         out.append(T.base("plan-downgrade", "none", down,
                           purpose="A downgrade takes effect at the start of the next billing cycle.",
                           reason=f"You want a cheaper plan, {PLAN_ROW[new]}.",
@@ -289,7 +289,7 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
 def topups(T: Tel) -> list[Optional[Scenario]]:
     v, F, out = T.v, T.F, []
     active = [ln for c in T.customers("active") for ln in T.lines(c["id"])]
-    for size in S.TOPUP_SIZES:
+    for size in TOPUP_SIZES:
         for ln in active:
             c = T.cust(ln["customer_id"])
             cyc = T.cycle(c)
@@ -320,8 +320,8 @@ def topups(T: Tel) -> list[Optional[Scenario]]:
     for ln in active:
         c = T.cust(ln["customer_id"])
         mine = [t for t in T.db["top_ups"].values() if t["line_id"] == ln["id"] and t["date"] >= T.cycle(c)]
-        if any(sum(t["size_gb"] == s for t in mine) >= v[f"topup_max_{s}gb"] for s in S.TOPUP_SIZES):
-            capped = (ln, c, next(s for s in S.TOPUP_SIZES if sum(t["size_gb"] == s for t in mine) >= v[f"topup_max_{s}gb"]))
+        if any(sum(t["size_gb"] == s for t in mine) >= v[f"topup_max_{s}gb"] for s in TOPUP_SIZES):
+            capped = (ln, c, next(s for s in TOPUP_SIZES if sum(t["size_gb"] == s for t in mine) >= v[f"topup_max_{s}gb"]))
             break
     if capped is not None:
         ln, c, size = capped
@@ -348,14 +348,14 @@ def topups(T: Tel) -> list[Optional[Scenario]]:
 
 # ------------------------------------------------------------------------------ roaming
 
-ROAM_ROW = {k: S.REGIONS[k] for k in S.REGIONS}
+ROAM_ROW = {k: REGIONS[k] for k in REGIONS}
 
 
 def roaming(T: Tel) -> list[Optional[Scenario]]:
     v, F, out = T.v, T.F, []
     active = [ln for c in T.customers("active") for ln in T.lines(c["id"])
               if (T.today - dt.date.fromisoformat(ln["activated_on"])).days >= v["roaming_min_active_days"]]
-    for region in S.REGIONS:
+    for region in REGIONS:
         ln = next((x for x in active if x["id"] not in T.used), None)
         if ln is None:
             continue
@@ -375,9 +375,9 @@ def roaming(T: Tel) -> list[Optional[Scenario]]:
         out.append(T.base("roaming-pass", "fee" if price else "none", c,
                           purpose="A Wingspan Day Pass for the region: included passes of the plan first, then the "
                                   "region's price.",
-                          reason=f"You travel to {S.REGIONS[region]} tomorrow and want a day pass on {ln['number']}.",
+                          reason=f"You travel to {REGIONS[region]} tomorrow and want a day pass on {ln['number']}.",
                           instructions=["Ask what the pass includes."],
-                          opening=f"I'm off to {S.REGIONS[region]}; can you add a day pass to {ln['number']}? What does it "
+                          opening=f"I'm off to {REGIONS[region]}; can you add a day pass to {ln['number']}? What does it "
                                   "include?",
                           gold=[("find_line_by_number", {"number": ln["number"]}),
                                 ("get_customer", {"customer_id": c["id"]}), ("buy_roaming_pass", args)],
@@ -470,7 +470,7 @@ def support(T: Tel) -> list[Optional[Scenario]]:
         c = T.cust(ln["customer_id"])
         limit = v["escalate_attempts_slow_data"] if t["issue"] == "slow_data" else v["escalate_attempts"]
         attempts = t["attempts"] + [{"date": T.today.isoformat(), "result": "failed"}]
-        esc = S._ticket_status(attempts, limit)["status"] == "escalated"
+        esc = ticket_status(attempts, limit)["status"] == "escalated"
         args = {"ticket_id": t["id"], "result": "failed", "escalate": esc}
         issue = t["issue"].replace("_", " ")
         out.append(T.base("ticket-attempt", "transfer" if esc else "refuse", c,

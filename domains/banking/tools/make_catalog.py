@@ -9,8 +9,8 @@ the term and fall with the credit score, premium products waive more fees).
     python domains/banking/tools/make_catalog.py          # rewrite the catalog files
     python domains/banking/tools/make_catalog.py --check  # exit 1 if a file is stale
 
-The seed database (seed.py) imports `catalog()` for the product names and attributes it
-uses; the hand-written policy files (policy/NN-*.md without "catalog") hold the prose.
+The pack's rules (rules.py) load this file for the product families (`FAMILIES`), whose
+rows are the product names and attributes the seed, check, API and scenarios use; the hand-written policy files (policy/NN-*.md without "catalog") hold the prose.
 """
 from __future__ import annotations
 
