@@ -12,6 +12,8 @@ import importlib.util
 from pathlib import Path
 
 from domains import seedkit
+from domains.value_feeds import PLACEHOLDER
+from facts.values import find_values
 
 _HERE = Path(__file__).resolve().parent
 
@@ -83,13 +85,16 @@ VALUES: dict[str, float | int] = {**{k: PRODUCTS[f][p][a] for k, (f, p, a) in VA
 
 
 def _row_prefix(family: str, product: str, attr: str) -> str:
-    """The catalog table row of `product` up to and including the value of `attr` (no
-    closing pipe, so the number of pipes before the end names the column)."""
+    """The catalog table row of `product` up to and including the cell of `attr`, every value
+    written `…` (no closing pipe, so the number of cells names the column)."""
     fam = FAMILIES[family]
     vals = PRODUCTS[family][product]
     cells = [product]
     for key, _, fmt in fam.columns:
-        cells.append(fmt(vals[key]))
+        text = fmt(vals[key])
+        for *_, a, b in reversed(find_values(text)):
+            text = text[:a] + PLACEHOLDER + text[b:]
+        cells.append(text)
         if key == attr:
             break
     return "| " + " | ".join(cells)
@@ -97,19 +102,19 @@ def _row_prefix(family: str, product: str, attr: str) -> str:
 
 VALUE_FACTS: dict[str, str] = {
     **{k: _row_prefix(*cell) for k, cell in VALUE_CELLS.items()},
-    "overdraft_small_item": "for an item of $5 or less",
-    "overdraft_cushion": "overdrawn by $50 or less",
-    "card_due_days": "The payment due date is 25 days after",
-    "card_min_payment": "the greater of $35",
-    "card_min_payment_percent": "1% of the statement balance",
-    "wire_callback_threshold": "An outgoing wire above $10,000 requires a callback",
-    "fee_refund_without_manager": "refund a single fee of up to $50",
-    "fee_refunds_per_year": "refund at most 2 fees",
-    "dispute_small_amount": "less than $10",
-    "limit_change_months": "open for 6 months",
-    "max_authorized_users": "at most 5 authorized users",
-    "authorized_user_min_age": "at least 13 years old",
-    "private_client_user_fee": "costs $75 per year",
+    "overdraft_small_item": "for an item of … or less",
+    "overdraft_cushion": "overdrawn by … or less",
+    "card_due_days": "The payment due date is … after",
+    "card_min_payment": "the greater of …",
+    "card_min_payment_percent": "… of the statement balance",
+    "wire_callback_threshold": "An outgoing wire above … requires a callback",
+    "fee_refund_without_manager": "refund a single fee of up to …",
+    "fee_refunds_per_year": "refund at most … fees",
+    "dispute_small_amount": "A dispute for a transaction of less than …",
+    "limit_change_months": "open for …",
+    "max_authorized_users": "at most … authorized users",
+    "authorized_user_min_age": "An authorized user must be at least …",
+    "private_client_user_fee": "costs … per year",
 }
 _CELL_KEYS = {cell: k for k, cell in VALUE_CELLS.items()}
 
