@@ -291,16 +291,16 @@ VALUES: dict[str, float | int] = {
     "refund_business_days": 5,
 }
 
-# Each substring occurs exactly once in policy.md and ends with the value it states.
+# The policy sentence stating each value, its number written … (the first place it fits is the one).
 VALUE_FACTS: dict[str, str] = {
-    "callout_fee": "call-out fee for a service visit is $45",
-    "max_visits_per_week": "at most 3 service visits",
-    "free_cancel_hours": "until 24 hours",
-    "plan_price_basic": "| Basic | $9",
-    "plan_price_plus": "| Plus | $19",
-    "free_visits_basic": "| Basic | $9 | 2 visits",
-    "free_visits_plus": "| Plus | $19 | 6 visits",
-    "refund_business_days": "within 5 business days",
+    "callout_fee": "call-out fee for a service visit is …",
+    "max_visits_per_week": "at most … service visits",
+    "free_cancel_hours": "until …",
+    "plan_price_basic": "| Basic | …",
+    "plan_price_plus": "| Plus | …",
+    "free_visits_basic": "| Basic | … | …",
+    "free_visits_plus": "| Plus | … | …",
+    "refund_business_days": "within …",
 }
 
 PLANS = ("basic", "plus")
@@ -550,7 +550,8 @@ business; replace its rules, brand and records with your own.
 - `domain.py`: declares the pack's code (`domains.contract.PackCode`): which functions
   generate and check the database, and, once you write them, the API and held-out tests.
 - `rules.py`: the policy values the database depends on. When you change one, change it
-  in `VALUES` and keep `VALUE_FACTS` pointing at the policy text that states it.
+  in policy.md and in `VALUES`; `VALUE_FACTS` names the sentence that states it, its number
+  written `…`, so it stays as it is.
 - `seed.py`: the seed database, generated from the values.
 - `check.py`: every way a database breaks the policy; it must return no problems for the
   generated database.
