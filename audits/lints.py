@@ -41,7 +41,7 @@ from transforms import registry
 from transforms.base import Extraction
 from transforms.grammar import CLAUSE_HEADING, needs_an
 from transforms.planner import EvidencePlan
-from transforms.realise import ASIDES, HEDGES
+from transforms.registers import ASIDES, HEDGES
 
 from . import language as L
 

@@ -244,7 +244,7 @@ def test_a_formula_with_a_minus_sign_is_read_back_from_a_slide(mock_pack, tmp_pa
     assert matches(f, text), text
     assert matches(f, "Net rewards converted = Your available rewards x (1 — 1.25%).")
     assert not matches(f, "Net rewards converted = Your available rewards x (1 - 1.25%).")  # a range, as written
-    from transforms.realise import _LEX_RE
+    from transforms.lexicon import _LEX_RE
 
     offer = [rx for rx, alts in _LEX_RE if "on offer" in alts]
     assert offer and not any(rx.search(st) for rx in offer)

@@ -28,6 +28,9 @@ from facts.runs import ngrams
 from facts.surface import surface_forms
 
 from .grammar import CLAUSE_HEADING, SUBORDINATORS
+from .reading import read
+from .realise import Context
+from .registers import REGISTERS
 from .situations import db_tables, id_of, is_person, name_of
 from .situations import view as situation_view
 from .trace import db_view, fact_view, facts_view, view
@@ -35,8 +38,6 @@ from .trace import db_view, fact_view, facts_view, view
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from facts.models import Fact
-
-    from .realise import Context
 
     from .base import ArtifactSpec, Distractor, RenderContext, Route
 
@@ -269,7 +270,6 @@ def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], r
     realiser = getattr(ctx.writer, "realiser", None)
     if realiser is None:
         return None
-    from .realise import REGISTERS  # noqa: PLC0415  (the realiser imports this module)
 
     reg = REGISTERS.get(register or "", REGISTERS["chat"])
     rng = random.Random(zlib.crc32(text.encode("utf-8")))
@@ -456,7 +456,6 @@ def card_titles(items: list[Item]) -> list[tuple[str, str]]:
     words or more printed again a few cards later reads as a duplicated line); when both
     would, cards keep their full "Row — Column" label. Other cards keep their label, or none
     when it is only their section's name (the screen's own title) or no name at all (`is_name`)."""
-    from .realise import read  # noqa: PLC0415
 
     cells = {}
     for i, it in enumerate(items):
@@ -583,7 +582,6 @@ def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Rand
 def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None, name: str = "") -> "Context":
     """The realiser's context for a conversation: the customer and record in front of the
     speaker (a customer of the seed database when none is given)."""
-    from .realise import Context  # noqa: PLC0415
 
     if customer is None:
         customer = situation_view(ctx.db).customer(rng, lambda c: bool(c.records))
@@ -641,7 +639,6 @@ def catalog_names(facts: dict) -> dict:
     (rows) with their section's topic, and the policy's section topics. A change of one fee
     leaves this view as it was, so a help page's related-articles box or a web page's
     marketing card does not re-render for it."""
-    from .realise import read  # noqa: PLC0415
 
     rows: dict[str, str] = {}
     secs: set[str] = set()

@@ -28,15 +28,17 @@ from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.match import TextIndex, key_shows_code
+from facts.match import TextIndex, carries, key_shows_code
 from facts.models import Fact, Slot, SlotType, replace_value
+from facts.runs import shares_run, words
 from facts.surface import surface_forms
 
 from .common import condition_values, topic_of
 from .grammar import capitalise, finish, expand
-from .realise import tokens as realise_tokens
-from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, VOICE_REGISTERS, Context, Realiser, RealiseError,
-                      Register, fix_agreement, main_text, read, recoverable, shares_run, voiceable)
+from .reading import main_text, read
+from .realise import VOICE_ATTEMPTS, VOICE_REGISTERS, Context, RealiseError, Realiser, voiceable
+from .registers import ASIDES, HEDGES, REGISTERS, Register
+from .rewording import fix_agreement, named_in, plain_subject
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
@@ -48,7 +50,7 @@ HEDGE_MARKERS = ("i thought", "i was told", "i heard", "i read", "someone said",
                  "previously", "no longer", "used to be", "outdated", "rumour", "not correct",
                  "was changed", "obsolete", "replaced")
 
-__all__ = ["HEDGE_MARKERS", "Writer", "BuiltinWriter", "LLMWriter", "make_writer", "shares_run", "ngrams",
+__all__ = ["HEDGE_MARKERS", "Writer", "BuiltinWriter", "LLMWriter", "make_writer",
            "Register", "REGISTERS"]
 
 _FIRST = ["Alex", "Priya", "Marcus", "Elena", "Kwame", "Sofia", "Daniel", "Aiko", "Omar", "Grace",
@@ -125,11 +127,6 @@ _PLAIN = {
 _SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}", "Until {date}, {claim} (no longer the case)",
                "Old rule, superseded: {claim}", "Previously, until {date}, {claim}",
                "Draft for the {date} review, proposed: {claim}"]
-
-
-def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    toks = re.findall(r"[a-z0-9$%]+", text.lower())
-    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
 
 
 def _told(first: str, rng: random.Random) -> str:
@@ -415,7 +412,7 @@ class BuiltinWriter(Writer):
                         return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
                     except RealiseError as e:
                         last = e
-        if len(realise_tokens(fact.statement)) < 6:
+        if len(words(fact.statement)) < 6:
             # a statement of fewer than six words shares no 6-word run with itself: when no
             # re-wording stays recoverable ("Customer reports no service." -> "You report no
             # service." loses "customer"), the statement is its own voiced wording
@@ -436,7 +433,7 @@ class BuiltinWriter(Writer):
                         last = e
                         continue
                     named = self.realiser._fix_names(text)
-                    return named if recoverable(fact, named) else text
+                    return named if carries(fact, named) else text
         raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
                              f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
 
@@ -519,7 +516,6 @@ class BuiltinWriter(Writer):
     def _subject(self, fact: Fact, r) -> str:
         """The statement's subject as a customer names the thing they ask about ("TripGuard",
         "refunds to a credit card"); "" when it holds a figure, is a person or is long."""
-        from .realise import plain_subject  # noqa: PLC0415
 
         subj = plain_subject(r.main)
         if not subj or \
@@ -754,7 +750,6 @@ class BuiltinWriter(Writer):
         subject said again as "it" or "they" ("Could you tell me about TripGuard?" - "It costs
         thirty-five dollars per passenger."), recoverable with the question before it (`gap`
         characters between them); "" when the question did not name it or no wording holds."""
-        from .realise import named_in, plain_subject  # noqa: PLC0415
 
         r = read(fact)
         if r.cell or not plain_subject(r.main) or not named_in(r.main.subj, question):
@@ -911,7 +906,7 @@ class LLMWriter(BuiltinWriter):
         if any(slot_matches(s, text) is None for s in fact.slots if s.type not in (SlotType.enum,
                                                                                   SlotType.identifier)):
             return False
-        if not recoverable(fact, text):
+        if not carries(fact, text):
             return False
         if rendition == "voiced" and shares_run(text, fact.statement):
             return False

@@ -8,7 +8,6 @@ Extraction keeps visible text only.
 """
 from __future__ import annotations
 
-import datetime as dt
 import random
 from html import escape
 from pathlib import Path
@@ -19,7 +18,7 @@ from .. import catalog as K
 from ..extract.html import html_text
 from facts.match import matches
 from ..grammar import say
-from ..realise import read
+from ..reading import read
 from ..registry import register
 from ..situations import view
 from transforms.common import Content, answer, catalog_view, cell, section_topic, shown_title, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date

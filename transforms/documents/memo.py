@@ -23,7 +23,7 @@ from .. import catalog as K
 
 from ..grammar import say
 from facts.match import matches
-from ..realise import read
+from ..reading import read
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
           "Contact centre team", "Store and support managers", "Chat and email teams", "Phone team leads",
@@ -130,7 +130,6 @@ def _page_field(paragraph) -> None:
 
 def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> bytes:
     import docx  # noqa: PLC0415
-    from docx.enum.table import WD_TABLE_ALIGNMENT  # noqa: PLC0415
     from docx.enum.text import WD_ALIGN_PARAGRAPH  # noqa: PLC0415
     from docx.shared import Pt, RGBColor  # noqa: PLC0415
 

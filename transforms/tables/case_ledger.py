@@ -20,7 +20,6 @@ from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderCont
 from transforms import common as C
 from transforms import haystack as H
 from transforms.extract.text import extract_csv
-from transforms.grammar import say
 from transforms.registry import register
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]

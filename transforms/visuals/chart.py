@@ -29,7 +29,6 @@ end, or a table row's label and its cells, come back on one line as a reader see
 from __future__ import annotations
 
 import datetime as dt
-import io
 import random
 import re
 from collections import Counter
@@ -44,7 +43,7 @@ from facts.surface import fmt_num
 
 from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms.common import Content, section_of, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
-from ..realise import read
+from ..reading import read
 from ..registry import register
 from ..situations import view
 from ..writers import fact_label

@@ -20,7 +20,7 @@ from transforms.common import (Content, section_of, Item, check_capacity, fmt_da
                                plan_content, protect, section_topic, spec_date, topic_of)
 from ..grammar import say
 from ..smalltalk import spoken_topic
-from ..realise import read
+from ..reading import read
 from ..registry import register
 from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
 

@@ -19,7 +19,7 @@ from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Tran
 from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, merge_cards, plan_content, protect,
                                section_topic, slug, spec_date)
 from ..grammar import capitalise, say
-from ..realise import read
+from ..reading import read
 from ..situations import view
 from ..registry import register
 from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
