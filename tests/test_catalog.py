@@ -14,7 +14,8 @@ from domains.variants import resolve
 from facts.values import parse_slots
 from transforms import catalog as K
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.base import ExtractContext, RenderContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.realise import voiceable
 from transforms.writers import make_writer
 

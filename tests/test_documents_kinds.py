@@ -13,7 +13,8 @@ import pytest
 from facts.errors import FactforgeError
 from facts.surface import surface_forms
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.writers import HEDGE_MARKERS
 
 DOC_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]

@@ -112,7 +112,8 @@ def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     """A rate sheet writes plain counts as numbers; a count with a unit ("2GB", "once") stays
     text, or its extraction ("1") would no longer equal the fact's value (1 time)."""
     from facts.decompose import decompose_markdown  # noqa: PLC0415
-    from transforms.base import ArtifactSpec, ExtractContext, FactMention  # noqa: PLC0415
+    from transforms.base import ExtractContext
+    from transforms.plan import ArtifactSpec, FactMention
 
     fs = decompose_markdown("## Helmets\n\n- A helmet can be swapped at most once per rental.\n"
                             "- A rental includes at most 2GB of route downloads.\n", "_mock")
@@ -126,7 +127,7 @@ def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     assert [s.unit for f in fs.facts for s in f.slots] == ["time", "GB"]
     for f in fs.facts:
         assert matches(f, text), (f.statement, text[:400])
-    from transforms.tables._xlsx import typed_value  # noqa: PLC0415
+    from transforms.tables.xlsx_cells import typed_value  # noqa: PLC0415
     once, gb = (f.slots[0] for f in fs.facts)
     assert typed_value(once, fs.facts[0].statement)[0] == "once" and typed_value(gb, fs.facts[1].statement)[0] == "2GB"
     assert matches(fs.facts[0], "L-003 | Helmets | A helmet can be swapped | once | Maximum per rental | 2025-10-07")
@@ -140,7 +141,7 @@ def test_no_sentence_copies_the_policy_of_another_fact_its_file_voices(packs):
     charges to the second. A file's sentences are now checked against the statements it voices
     as they are written (`common.Voiced`) and re-worded inside the run."""
     from audits.language import shared_runs
-    from transforms.base import ArtifactSpec, FactMention
+    from transforms.plan import ArtifactSpec, FactMention
 
     pack = packs["wireless"]
     ctx = _ctx(pack)
@@ -286,7 +287,8 @@ def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, 
     opened within 2025-09-15", its own or another row's fact) is re-worded or left out."""
     from audits.language import shared_runs
     from facts.models import FactSet
-    from transforms.base import ArtifactSpec, ExtractContext, FactMention
+    from transforms.base import ExtractContext
+    from transforms.plan import ArtifactSpec, FactMention
 
     from facts.models import Fact, FactKind, SourceSpan
     from facts.values import parse_slots
@@ -331,7 +333,7 @@ def test_contact_as_a_noun_is_not_swapped_as_the_verb():
 def test_a_generic_or_question_heading_names_no_subject():
     """A manual's section intro ("This section covers {heading}.") and talk about a section
     need a heading that names a subject: never "This section covers general."."""
-    from transforms.common import names_subject
+    from transforms.headings import names_subject
 
     assert names_subject("Checked bags") and names_subject("3.2 Wire transfers")
     assert not any(names_subject(h) for h in ("General", "24 General", "Overview", "How the fee is assessed",

@@ -293,7 +293,7 @@ def test_a_route_key_leads_from_the_code_to_the_fact(mock_pack, hand_facts):
     are planted ..."), falls back to the statement with its figure by reference."""
     from facts.match import TextIndex, key_shows_code
     from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan
-    from transforms.base import Route
+    from transforms.plan import Route
     w = BuiltinWriter(mock_pack)
     odd = Fact(id="x", domain="_mock", section=["Impact"], kind=FactKind.value,
                statement="Reforestation \u2014 How your account contributes: 2 trees are planted for every thousand "
@@ -316,7 +316,8 @@ def test_talk_names_a_section_by_a_noun_phrase_and_keeps_names_and_leads_grammat
     """Seen in the tau2 banking_knowledge build and the built-in packs: 'the how the fee is
     assessed item' (a question heading said as a topic), 'Oh, and What's ...', 'wi-Fi',
     'a wire pass' (the verb swap for 'transfer' on the noun)."""
-    from transforms.common import lead_in, topic_of
+    from transforms.common import lead_in
+    from transforms.headings import topic_of
     from transforms.lexicon import _LEX_RE
     from transforms.realise import Realiser
     f = mock_pack.facts.facts[0].model_copy(update={"section": ["Late returns", "How the fee is assessed"],
@@ -377,7 +378,7 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
     question asked another way, and a customer asks the question as written."""
     from facts.match import TextIndex, match_fact
     from facts.models import Slot, SlotType
-    from transforms.common import topic_of
+    from transforms.headings import topic_of
     from transforms.reading import read
     from transforms.realise import Realiser
     from transforms.registers import REGISTERS
@@ -397,7 +398,7 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
         if reg == "chat":
             assert "you" in v.split("?")[0], v
     assert topic_of(f) == "Rentals"
-    from transforms.common import heading_path, section_of
+    from transforms.headings import heading_path, section_of
     sibling = f.model_copy(update={"statement": "Once you use your three free orders, more are at normal pricing."})
     assert heading_path(sibling) == ["Rentals"] and section_of(sibling) == "Rentals"  # the question heads no row
     assert BuiltinWriter(mock_pack).lower_first("Domestic Out-of-Network ATM Usage") == \

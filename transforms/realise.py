@@ -40,12 +40,12 @@ from facts.runs import first_shared_run, shares_run, words
 
 from .grammar import CLAUSE_HEADING, base_form, capitalise, finish, modal, third_person
 from .lexicon import LAST_RESORT, LEX_BY_WORD, keep_case
-from .reading import (CUSTOMER_SUBJ, Clause, HEAD_STOP, IMPERATIVE, PREFIXES, Reading, STAFF_SUBJ, adjectival,
+from .reading import (CUSTOMER_SUBJ, HEAD_STOP, IMPERATIVE, PREFIXES, STAFF_SUBJ, Clause, Reading, adjectival,
                       in_quotes, is_plural, number_words, quoted_spans, read, topic_label, value_forms)
 from .registers import REGISTERS, Register
 from .rewording import (MANGLED, NO_VERB, STRUCTURAL, TO_ME, TO_YOU, addressed, ask_otherwise, contract, doubles,
-                        expand_contractions, fix_agreement, label_variants, named_in, turn_persons, plain_subject,
-                        property_like, telegraph, tidy, to_them, you_object, you_subject)
+                        expand_contractions, fix_agreement, label_variants, named_in, plain_subject, property_like,
+                        telegraph, tidy, to_them, turn_persons, you_object, you_subject)
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
@@ -150,8 +150,8 @@ class Realiser:
         if value_text:
             text = self._with_values(text, r.fact, value_text)
         if r.cell and reg.genre not in ("table", "slide"):
-            what, whom = self._cell_parts(r)
-            val = self._cell_value(r, rng, value_text, canonical=True)
+            what, whom = self.cell_parts(r)
+            val = self.cell_value(r, rng, value_text, canonical=True)
             text = capitalise(f"the {what} for {whom} is {val}.")
         return text if text.endswith((".", "?", "!")) else text + "."
 
@@ -187,7 +187,7 @@ class Realiser:
         return fr
 
     # cells
-    def _cell_value(self, r: Reading, rng: random.Random, value_text, canonical: bool = False) -> str:
+    def cell_value(self, r: Reading, rng: random.Random, value_text, canonical: bool = False) -> str:
         val = r.cell["val"]
         f = r.fact
         for s in f.slots:
@@ -224,7 +224,7 @@ class Realiser:
                     SlotType.percent: "rate"}.get(t, "value")
         return self.lower(m)
 
-    def _cell_parts(self, r: Reading, rng: Optional[random.Random] = None) -> tuple[str, str]:
+    def cell_parts(self, r: Reading, rng: Optional[random.Random] = None) -> tuple[str, str]:
         """(what, whom): ('annual fee', 'the Fleet Card'), ('return window', 'camping and
         hiking'), ('checked bag allowance', 'Wayfarer in Main'), ('amount', 'Voyager with a
         qualifying delay'). With `rng` (a voiced rendition), the column is named the way people
@@ -251,16 +251,16 @@ class Realiser:
         return what, whom
 
     def _cell_plain(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r, rng)
-        val = self._cell_value(r, rng, vt)
+        what, whom = self.cell_parts(r, rng)
+        val = self.cell_value(r, rng, vt)
         t = rng.choice(["the {what} for {whom} {is} {val}", "for {whom}, the {what} {is} {val}",
                         "the {what} on {whom} {comes} to {val}", "{whom} carries {a}{what} of {val}",
                         "the {what} that {applies} to {whom} {is} {val}"])
         return Draft(t.format(what=what, whom=whom, val=val, **number_words(what)), "cell_plain")
 
     def _cell_have(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r, rng)
-        val = self._cell_value(r, rng, vt)
+        what, whom = self.cell_parts(r, rng)
+        val = self.cell_value(r, rng, vt)
         t = rng.choice(["{Whom} has {a}{what} of {val}", "with {whom}, you are looking at {a}{what} of {val}",
                         "{Whom} comes with {a}{what} of {val}", "{Whom}: {what} of {val}"])
         if reg.controlled:
@@ -270,15 +270,15 @@ class Realiser:
                      "cell_have")
 
     def _cell_value_first(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r, rng)
-        val = self._cell_value(r, rng, vt)
+        what, whom = self.cell_parts(r, rng)
+        val = self.cell_value(r, rng, vt)
         t = rng.choice(["{val} is the {what} for {whom}", "{val} — that is the {what} for {whom}",
                         "{val} is what the {what} {comes} to for {whom}"])
         return Draft(t.format(what=what, whom=whom, val=val, **number_words(what)), "cell_value_first")
 
     def _cell_qa(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r, rng)
-        val = self._cell_value(r, rng, vt)
+        what, whom = self.cell_parts(r, rng)
+        val = self.cell_value(r, rng, vt)
         q = rng.choice(["What {is} the {what} for {whom}?", "The {what} for {whom}?", "How about the {what} for {whom}?"])
         # the answer names what it is ("The limit is $800."): a bare "It is 5 dollars." recurs
         # across a domain's files
@@ -296,8 +296,8 @@ class Realiser:
         return Draft(q.format(what=what, whom=whom, **n) + " " + capitalise(a.format(val=val, head=head, **n)), "cell_qa")
 
     def _cell_yours(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self._cell_parts(r, rng)
-        val = self._cell_value(r, rng, vt)
+        what, whom = self.cell_parts(r, rng)
+        val = self.cell_value(r, rng, vt)
         name = ctx.customer.first if ctx and ctx.customer else ""
         t = rng.choice(["{name}, for {whom} the {what} {is} {val}", "in your case, with {whom}, the {what} {is} {val}",
                         "for you, {name} — {whom} — the {what} {comes} to {val}"])
@@ -648,9 +648,9 @@ class Realiser:
         if not re.search(r"[.?!:]$", text):  # a lead-in ending in a colon keeps it: never ":."
             text += "."
         text = finish(text)
-        return self._fix_names(text)
+        return self.fix_names(text)
 
-    def _fix_names(self, text: str) -> str:
+    def fix_names(self, text: str) -> str:
         """Brand and product names keep their capitalisation wherever a frame put them."""
         for name in sorted(self.proper_names, key=len, reverse=True):
             text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", name, text, flags=re.I)

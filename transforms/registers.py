@@ -13,7 +13,6 @@ HEDGES = ("i think", "i believe", "probably", "maybe", "perhaps", "i'm not sure"
           "if i recall", "i suppose", "apparently")
 
 
-
 @dataclass(frozen=True)
 class Register:
     """Who speaks, to whom, in what kind of record."""

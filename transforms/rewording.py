@@ -12,7 +12,7 @@ from facts.match import content_words
 
 from .grammar import SUBORDINATORS, base_form, capitalise, fix_articles
 from .lexicon import keep_case
-from .reading import Clause, QUOTED, outside_quotes
+from .reading import QUOTED, Clause, outside_quotes
 from .registers import Register
 
 

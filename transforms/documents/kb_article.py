@@ -13,15 +13,20 @@ from html import escape
 from pathlib import Path
 from typing import Optional
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from .. import catalog as K
-from ..extract.html import html_text
 from facts.match import matches
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, answer, catalog_view, cell, check_capacity, plan_content, shown_slot, shown_title
+from transforms.headings import section_topic, topic_of
+
+from .. import catalog as K
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..extract.html import html_text
 from ..grammar import say
+from ..plan import ArtifactSpec
 from ..reading import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, catalog_view, cell, section_topic, shown_title, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn

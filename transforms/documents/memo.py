@@ -13,17 +13,20 @@ import random
 import zipfile
 from pathlib import Path
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from ..extract.docx import docx_text
-from ..registry import register
 from facts.hashing import sha256_hex
-from transforms.common import (Content, names_subject, shown_title, topic_of, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
-                               shown_slot, spec_date)
-from .. import catalog as K
-
-from ..grammar import say
 from facts.match import matches
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, doc_number, initials, plan_content, shown_slot, shown_title
+from transforms.headings import names_subject, section_topic, topic_of
+
+from .. import catalog as K
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..extract.docx import docx_text
+from ..grammar import say
+from ..plan import ArtifactSpec
 from ..reading import read
+from ..registry import register
+
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
           "Contact centre team", "Store and support managers", "Chat and email teams", "Phone team leads",

@@ -18,13 +18,17 @@ from xml.sax.saxutils import escape
 
 from facts.models import FactKind
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, heading_path, is_name, names_subject, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
-                      protect, route_rows, shown_slot, spec_date)
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..clock import fmt_date, spec_date
+from ..common import (Content, Item, check_capacity, doc_number, font_file, is_name, plan_content, protect,
+                      route_rows, shown_slot)
 from ..extract.pdf import pdf_text
 from ..grammar import say
+from ..headings import condition_values, heading_path, names_subject, section_of
+from ..plan import ArtifactSpec
 from ..registry import register
+
 
 _FONTS = {"FFSans": ("sans", False), "FFSans-Bold": ("sans", True),
           "FFSans-Oblique": ("sans-oblique", False), "FFSans-BoldOblique": ("sans-oblique", True)}

@@ -28,11 +28,16 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, doc_number, plan_content, protect
+from transforms.headings import topic_of
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..plan import ArtifactSpec
 from ..registry import register
 from ..situations import view
-from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date)
-from ..visuals._canvas import font as _px_font, wrap
+from ..visuals.canvas import font as _px_font, wrap
+
 
 DPI = 200
 PW, PH = int(8.5 * DPI), 11 * DPI   # US Letter

@@ -47,6 +47,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
 
+
 RATE = 16000
 EXTERNAL_TOOLS = ("ffmpeg", "pocketsphinx-model")  # see transforms.fingerprint
 
@@ -360,7 +361,7 @@ def transcribe(path: str | Path, candidates: list[str]) -> str:
 def transcribe_timed(pcm: bytes, candidates: list[str]) -> list[tuple[float, float, str]]:
     """`transcribe` of 16 kHz mono 16-bit samples, per speech segment: (start, end seconds,
     hypothesis). `joined` of the hypotheses is exactly `transcribe`'s transcript; a recording
-    hearing its own audio (`transforms.recordings._hear`) maps the segments to its lines."""
+    hearing its own audio (`transforms.recordings.hear_back`) maps the segments to its lines."""
     phrases = phrases_in_dictionary(list(candidates))
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
     words = {w for p in phrases for w in p.split()}

@@ -14,15 +14,18 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms import grammar as H_
-from transforms.common import (Content, section_of, card_titles, check_capacity, grouped, merge_cards, plan_content, protect,
-                               section_topic, spec_date)
+from transforms.clock import spec_date
+from transforms.common import Content, card_titles, check_capacity, grouped, merge_cards, plan_content, protect
+from transforms.headings import section_of, section_topic
 from transforms.situations import view
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..plan import ArtifactSpec
 from ..registry import register
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, text_block
 from .web_screenshot import figure_text
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
-                      text_block)
+
 
 W, H_MIN = 750, 1334
 PAD = 32

@@ -40,14 +40,18 @@ from typing import Optional
 from facts.match import matches
 from facts.models import Fact, Slot, SlotType
 from facts.surface import fmt_num
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, font_file, plan_content
+from transforms.headings import condition_values, section_of
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, section_of, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..headings import fact_label
+from ..plan import ArtifactSpec
 from ..reading import read
 from ..registry import register
 from ..situations import view
-from ..writers import fact_label
-from ._canvas import brand_colors, save_png
+from .canvas import brand_colors, save_png
+
 
 DPI = 100
 PSMS = (4, 6)  # tesseract page segmentations each panel is read in (transforms.extract.ocr.ocr_layout)

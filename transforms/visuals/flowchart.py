@@ -21,14 +21,17 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from facts.models import FactKind
+from transforms.clock import spec_date
+from transforms.common import Content, check_capacity, doc_number, plan_content, protect
+from transforms.headings import section_of
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, section_of, check_capacity, doc_number, plan_content, protect, spec_date
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import say
+from ..plan import ArtifactSpec
 from ..registry import register
 from ..situations import view
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png,
-                      text_block, wrap)
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block, wrap
+
 
 S = 2                      # supersampling factor
 W = 1400

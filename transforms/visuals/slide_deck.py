@@ -15,14 +15,18 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, Item, check_capacity, fmt_date, is_name, merge_lists, names_subject,
-                               plan_content, protect, section_topic, spec_date, topic_of)
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, Item, check_capacity, is_name, merge_lists, plan_content, protect
+from transforms.headings import names_subject, section_of, section_topic, topic_of
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import say
-from ..smalltalk import spoken_topic
+from ..plan import ArtifactSpec
 from ..reading import read
 from ..registry import register
-from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
+from ..smalltalk import spoken_topic
+from .canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
+
 
 SW, SH, GAP = 1280, 720, 16
 PAD = 72

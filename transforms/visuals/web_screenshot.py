@@ -15,15 +15,20 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, merge_cards, plan_content, protect,
-                               section_topic, slug, spec_date)
+from transforms.clock import fmt_date, spec_date
+from transforms.common import (Content, card_titles, catalog_view, check_capacity, grouped, merge_cards, plan_content,
+                               protect)
+from transforms.headings import section_of, section_topic
+from transforms.records import slug
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import capitalise, say
+from ..plan import ArtifactSpec
 from ..reading import read
-from ..situations import view
 from ..registry import register
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
-                      text_block)
+from ..situations import view
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box, text_block
+
 
 W = 1280
 MARGIN = 64
@@ -175,7 +180,7 @@ def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
     realiser = getattr(ctx.writer, "realiser", None)
     if not (r.cell and it.current and it.value and realiser is not None):
         return it.text
-    what, whom = realiser._cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
+    what, whom = realiser.cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
     return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
 
 

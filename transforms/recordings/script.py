@@ -19,7 +19,7 @@ from facts.surface import spoken_form, surface_forms
 from transforms.common import tidy
 from transforms.extract import audio as A
 
-from ._hear import Line as Utterance  # noqa: F401  (the kinds' name for a line)
+from .hear_back import Line as Utterance
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact

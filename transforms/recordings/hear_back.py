@@ -44,14 +44,15 @@ from facts.errors import FactforgeError
 from facts.hashing import file_sha256
 from facts.models import SlotType, value_key
 from facts.values import find_values
-from transforms import hearing as H
-from transforms import registry
+from transforms import hearing as H, registry
 from transforms.base import ExtractContext, Extraction
 from transforms.extract import audio as A
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
-    from transforms.base import ArtifactSpec, RenderContext
+    from transforms.base import RenderContext
+    from transforms.plan import ArtifactSpec
+
 
 MAX_ROUNDS = 12  # times a file is written and heard again after its first hearing
 

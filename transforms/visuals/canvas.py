@@ -11,6 +11,7 @@ from PIL import Image, ImageDraw, ImageFont
 
 from transforms.common import NBSP, font_file
 
+
 INK = (28, 34, 46)
 MUTED = (88, 98, 115)
 LINE = (214, 220, 230)

@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from facts.models import Slot, SlotType
 
+
 HEADER_FILL = "1F3864"
 HEADER_FONT = "FFFFFF"
 _SYMBOL = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
