@@ -135,11 +135,11 @@ _DET_NEXT = re.compile(r"^\w+\s+(the|a|an|that|whether|if|your|their|its|it|them
 
 
 # Quoted words are someone's verbatim words (a script an agent reads out, a message on a
-# screen): a re-wording never splits a clause inside them nor swaps a word in them ("'We may be
-# experiencing a brief system issue'" once became "'We is allowed to be experiencing a brief
-# system give'"). A single quote opens after a space or colon and closes before a space or
-# stop, so an apostrophe ("customer's") opens nothing. A bracketed placeholder of the source
-# ("[value not available]") is kept as printed: it once became "[value not on offer]".
+# screen): a re-wording never splits a clause inside them nor swaps a word in them, since a
+# swap there misquotes the speaker and can break its grammar ("'We may be experiencing ...'"
+# read as a modal and a noun to swap). A single quote opens after a space or colon and closes
+# before a space or stop, so an apostrophe ("customer's") opens nothing. A bracketed
+# placeholder of the source ("[value not available]") is kept as printed: it is not prose.
 QUOTED = re.compile(r"\"[^\"]+\"|\u201c[^\u201d]+\u201d|(?:(?<=^)|(?<=[\s:(]))'[^']+'(?=[\s.,;:!?)]|$)"
                      r"|\u2018[^\u2019]+\u2019(?=[\s.,;:!?)]|$)"
                      r"|\[[^\]\n]{1,80}\]")  # a placeholder the source prints ("[value not available]"), verbatim
@@ -276,10 +276,10 @@ _ROW_VERB = re.compile(r"\b(must|is|are|be|was|were|can|may|will|earn|earns|get|
 
 def cell_prose(fact: Fact, c: dict) -> Optional[str]:
     """The sentence a table row says when a grid cannot show it as one figure (`grid_slot`
-    is None), or None to keep reading it as a cell. Realised from its parts, a prose row
-    came out as "the how your deposits create environmental impact for reforestation with a
-    how your account contributes is 2 trees are planted ..." (the tau2 banking_knowledge
-    documents: section headings and column headings that are phrases, not measures). So:
+    is None), or None to keep reading it as a cell. A row whose section and column headings
+    are phrases, not measures ("How your account contributes": the tau2 banking_knowledge
+    documents), cannot be realised from its parts as (row, column, value): the column would
+    be read as a measure ("the how your account contributes is 2 trees ..."). So:
     - a two-column table's value row says what the row names: "The returned deposit fee is
       $17.50."; a row that ends in a verb or a preposition runs on: "Deposit must be made
       within 90 days.";

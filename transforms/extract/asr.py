@@ -223,7 +223,8 @@ def arpa_bigram(phrases: list[str], vocabulary: Iterable[str] = FIXED_VOCABULARY
 
 
 # Extra pronunciations for words espeak-ng says in a way the model's dictionary entry misses:
-# after "is", "twelve" loses its /t/ and was heard as "it's will" / "will bother" (3-4 of 5).
+# after "is", espeak-ng's "twelve" loses its /t/, which the dictionary's only entry does not
+# cover, so the recogniser would hear other words ("it's will").
 ALT_PRONUNCIATIONS: dict[str, str] = {"twelve(2)": "W EH L V"}
 
 

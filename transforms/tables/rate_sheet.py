@@ -75,6 +75,45 @@ def _category(fact) -> str:
     return "Rules"
 
 
+def _revisions(ctx: RenderContext, its: list, orphans: list, old_days: list[dt.date], day: dt.date, owner: str,
+               approver: str, say_, rng: random.Random) -> tuple[list[tuple], list[str]]:
+    """The workbook's revision history, in date order, and a version number for each row and
+    for the current release after them: filler releases on `old_days`, superseded values,
+    rejected review comments, open comments on values the release does not carry."""
+    pack = ctx.pack
+    history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
+    changes = [say_(t) for t in [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)]
+    for d0, change in zip(old_days, changes):
+        history.append((d0, "All", change, "Released", owner))
+    for it in its:
+        for d in it.superseded:
+            on = CK.earlier_day(d, day, rng, 5, 35)
+            history.append((on, headings.section_topic(headings.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
+                            "Superseded", owner))
+        for d in it.wrong:
+            history.append((day - dt.timedelta(days=rng.randint(1, 6)), headings.section_topic(headings.section_of(it.fact)),
+                            "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
+                            "Rejected", rng.choice(pack.brand.agents or [approver])))
+    for fact, d in orphans:
+        on = CK.earlier_day(d, day, rng, 1, 6)
+        if d.role == "superseded":
+            history.append((on, headings.section_topic(headings.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
+                            "Superseded", owner))
+        else:
+            history.append((on, headings.section_topic(headings.section_of(fact)), "Review comment: \u201c" +
+                            C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
+                            "Open - not in this release", approver))
+    history.sort(key=lambda h: (h[0], h[3] != "Released"))
+    versions, major, minor = [], 1, 0
+    for i, h in enumerate(history + [(day, "", "", "Current", "")]):
+        if i and (h[3] != "Released" or rng.random() < 0.4):
+            major, minor = (major + 1, 0) if h[3] == "Current" else (major, minor + 1)
+        elif i:
+            minor += 1
+        versions.append(f"{major}.{minor}")
+    return history, versions
+
+
 @register
 class RateSheet(Transformer):
     family = "tables"
@@ -103,7 +142,6 @@ class RateSheet(Transformer):
         # revision history: filler versions, superseded values, rejected review comments, current
         n_old = rng.randint(3, 5)
         old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
-        history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
         areas = sorted({headings.section_topic(headings.section_of(it.fact)) for it in its}) or ["office supplies"]
         slots = {"owner": owner, "owner_first": RC.first(owner), "approver_first": RC.first(approver), "doc": "this workbook",
                  "short": RC.brand_short(pack), "email": w.email(owner),
@@ -112,35 +150,7 @@ class RateSheet(Transformer):
         def say_(template: str) -> str:
             return say(template, rng, {**slots, "area": rng.choice(areas)})
 
-        changes = [say_(t) for t in [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)]
-        for d0, change in zip(old_days, changes):
-            history.append((d0, "All", change, "Released", owner))
-        for it in its:
-            for d in it.superseded:
-                on = CK.earlier_day(d, day, rng, 5, 35)
-                history.append((on, headings.section_topic(headings.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
-                                "Superseded", owner))
-            for d in it.wrong:
-                history.append((day - dt.timedelta(days=rng.randint(1, 6)), headings.section_topic(headings.section_of(it.fact)),
-                                "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
-                                "Rejected", rng.choice(pack.brand.agents or [approver])))
-        for fact, d in orphans:
-            on = CK.earlier_day(d, day, rng, 1, 6)
-            if d.role == "superseded":
-                history.append((on, headings.section_topic(headings.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
-                                "Superseded", owner))
-            else:
-                history.append((on, headings.section_topic(headings.section_of(fact)), "Review comment: \u201c" +
-                                C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
-                                "Open - not in this release", approver))
-        history.sort(key=lambda h: (h[0], h[3] != "Released"))
-        versions, major, minor = [], 1, 0
-        for i, h in enumerate(history + [(day, "", "", "Current", "")]):
-            if i and (h[3] != "Released" or rng.random() < 0.4):
-                major, minor = (major + 1, 0) if h[3] == "Current" else (major, minor + 1)
-            elif i:
-                minor += 1
-            versions.append(f"{major}.{minor}")
+        history, versions = _revisions(ctx, its, orphans, old_days, day, owner, approver, say_, rng)
         current = versions[-1]
         codes = C.route_rows(spec, ctx)
         if spec.series:  # versions of one workbook: one document number, the later version higher

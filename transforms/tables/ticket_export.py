@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 from pathlib import Path
 
 from facts.runs import ngrams
@@ -91,6 +92,24 @@ _QUERY = ["project = {key} AND created >= {since_iso} ORDER BY created ASC",
 
 def _iso(t: dt.datetime) -> str:
     return t.isoformat(timespec="seconds")
+
+
+def _numbered(tickets: list[dict], key: str, rng: random.Random) -> list[dict]:
+    """The tickets in creation order as the export prints them: keys numbered upward from a
+    random start, fields in the export's order, comment ids under their ticket's number."""
+    n = rng.randint(1200, 4800)
+    ordered = []
+    for tk in tickets:
+        n += rng.randint(1, 6)
+        created = tk.pop("created")
+        rec = {"key": f"{key}-{n}", **tk, "created": _iso(created)}
+        rec = {k: rec[k] for k in ("key", "type", "summary", "status", "resolution", "priority", "reporter",
+                                   "assignee", "created", "updated", "labels", "components", "description",
+                                   "comments")}
+        for i, c in enumerate(rec["comments"]):
+            c["id"] = f"{n}{i + 1:03d}"
+        ordered.append(rec)
+    return ordered
 
 
 @register
@@ -206,18 +225,7 @@ class TicketExport(Transformer):
                             "description": tk.description, "comments": comments})
         tickets.sort(key=lambda tk: tk["created"])
         since = tickets[0]["created"].date()
-        n = rng.randint(1200, 4800)
-        ordered = []
-        for tk in tickets:
-            n += rng.randint(1, 6)
-            created = tk.pop("created")
-            rec = {"key": f"{key}-{n}", **tk, "created": _iso(created)}
-            rec = {k: rec[k] for k in ("key", "type", "summary", "status", "resolution", "priority", "reporter",
-                                       "assignee", "created", "updated", "labels", "components", "description",
-                                       "comments")}
-            for i, c in enumerate(rec["comments"]):
-                c["id"] = f"{n}{i + 1:03d}"
-            ordered.append(rec)
+        ordered = _numbered(tickets, key, rng)
         fslots = {"first": RC.first(owner), "since": f"{since:%B} {since.day}", "key": key, "since_iso": since.isoformat(),
                   "team": rng.choice(["support-staff", "frontline", "cx-team", "service-desk-users"]),
                   "until_iso": day.isoformat(), "meeting": rng.choice(["the ops review", "the monthly review", "the KB "
