@@ -7,6 +7,7 @@ import datetime as dt
 import random
 import re
 from typing import TYPE_CHECKING, Optional
+from zoneinfo import ZoneInfo
 
 from facts.errors import FactforgeError
 
@@ -20,7 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
 def zone(pack: "DomainPack") -> dt.tzinfo:
     """The pack's timezone (IANA name), falling back to the world clock's fixed offset."""
     try:
-        from zoneinfo import ZoneInfo  # noqa: PLC0415
 
         return ZoneInfo(pack.info.timezone)
     except Exception:  # unknown zone name or no tz database

@@ -24,7 +24,10 @@ from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
 from facts.match import STOP_WORDS, matches
+from facts.models import value_key
+from facts.runs import name_words, shared_runs
 from facts.surface import surface_forms
+from facts.values import find_values, parse_slots
 
 from .grammar import SUBORDINATORS
 from .headings import names_subject, section_of, section_topic
@@ -85,7 +88,6 @@ class Voiced:
 
     @classmethod
     def of(cls, spec: "ArtifactSpec", ctx: "RenderContext") -> Optional["Voiced"]:
-        from facts.runs import name_words  # noqa: PLC0415
 
         mentioned = [(m, _lookup(ctx, spec, m.fact_id)) for m in spec.facts]
         voiced = tuple(dict.fromkeys((f.id, f.statement) for m, f in mentioned if m.rendition == "voiced"))
@@ -96,7 +98,6 @@ class Voiced:
 
     def borrowed(self, text: str) -> list[str]:
         """The runs of `text` the lint would find."""
-        from facts.runs import shared_runs  # noqa: PLC0415
 
         return [r for _fid, st in self.statements
                 for r in shared_runs(st, text, exempt=self.canonical, names=self.names)]
@@ -214,7 +215,6 @@ def shown_slot(it: Item):
     slot = it.fact.slots[0]
     if it.role == "stale" and it.stale is not None:
         target = next((s for s in it.fact.slots if s.name == it.stale.slot), slot)
-        from facts.values import parse_slots  # noqa: PLC0415
 
         parsed = parse_slots(it.stale.text)
         upd = {"text": it.stale.text}
@@ -515,8 +515,6 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
     ("It's $75 for Main."), which the matcher recovers from question and answer together;
     otherwise the full statement (`authoritative`)."""
     if it.current and not after_wrong and it.fact.slots and rng.random() < short_rate:
-        from facts.values import find_values  # noqa: PLC0415
-        from facts.models import value_key  # noqa: PLC0415
 
         asked = {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(question, ctx.pack.info.currency)}
         skip = {s.name for s in it.fact.slots if s.key() in asked}

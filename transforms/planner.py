@@ -25,6 +25,7 @@ from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Fact, FactSet, Slot, SlotType
 
@@ -203,7 +204,6 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     rng = random.Random(f"plan:{factset.domain}:{seed}")
     kinds = enabled_kinds(config)
     if not kinds:
-        from facts.errors import FactforgeError  # noqa: PLC0415
         raise FactforgeError(f"plan config enables no artifact kinds (profile {config.profile}, "
                              f"families {config.families})")
     now = now or dt.datetime(2026, 1, 1)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 from facts.hashing import content_hash
 from facts.models import Fact, Slot, SlotType, replace_value
 from facts.surface import surface_forms
+from facts.values import find_values
 
 from .grammar import expand, finish
 from .headings import condition_values, fact_label, topic_of
@@ -36,7 +37,6 @@ def holds_value(label: str, currency: str) -> bool:
     """Whether a label holds a figure ("passenger under 14 years old", "lb costs an extra
     $100", "of spending in the last 12"): such a label asked about, or put in a subject line,
     gives the answer away and reads as nobody's question."""
-    from facts.values import find_values  # noqa: PLC0415
 
     return bool(find_values(label, currency=currency))
 

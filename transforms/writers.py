@@ -27,9 +27,11 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
+from facts.llm import litellm_module
 from facts.match import TextIndex, carries, key_shows_code
-from facts.models import Fact, Slot, SlotType, replace_value
+from facts.models import Fact, Slot, SlotType, replace_value, value_key
 from facts.runs import shares_run, words
+from facts.values import find_values, parse_slots, slot_matches
 
 from .grammar import capitalise, expand, finish
 from .phrasebook import (CORRECT_CUSTOMER, CORRECT_STAFF, HEDGED_CLAIMS, LEAD_CUSTOMER, LEAD_STAFF, PLAIN_CLAIMS,
@@ -515,8 +517,6 @@ def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "
     """Whether `text` shows the value `value` (any equivalent surface form)."""
     if not text or slot is None:
         return False
-    from facts.values import find_values, parse_slots  # noqa: PLC0415
-    from facts.models import value_key  # noqa: PLC0415
 
     want = {p.key() for p in parse_slots(value, currency=currency)}
     if not want:
@@ -552,7 +552,6 @@ class LLMWriter(BuiltinWriter):
                 "mock_response": self.mock_response}
 
     def _complete(self, prompt: str, seed: int) -> str:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when switched on)
         litellm = litellm_module()
 
         kwargs = dict(model=self.model, messages=[{"role": "user", "content": prompt}],
@@ -583,7 +582,6 @@ class LLMWriter(BuiltinWriter):
         """The checks every rendition passes: values in an accepted form and the recovery rule;
         voiced: no 6-word run of the statement; in a controlled document no aside and no
         hedge; no agreement error a frame would not make."""
-        from facts.values import slot_matches  # noqa: PLC0415
 
         if not text or len(text) > 600:
             return False

@@ -105,8 +105,8 @@ class Memo(Transformer):
 
 def _rule(paragraph) -> None:
     """A bottom border under a paragraph (the line under the memo header block)."""
-    from docx.oxml import OxmlElement  # noqa: PLC0415
-    from docx.oxml.ns import qn  # noqa: PLC0415
+    from docx.oxml import OxmlElement  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.oxml.ns import qn  # noqa: PLC0415  (heavy; loaded on first use)
 
     ppr = paragraph._p.get_or_add_pPr()
     bdr = OxmlElement("w:pBdr")
@@ -118,8 +118,8 @@ def _rule(paragraph) -> None:
 
 
 def _page_field(paragraph) -> None:
-    from docx.oxml import OxmlElement  # noqa: PLC0415
-    from docx.oxml.ns import qn  # noqa: PLC0415
+    from docx.oxml import OxmlElement  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.oxml.ns import qn  # noqa: PLC0415  (heavy; loaded on first use)
 
     fld = OxmlElement("w:fldSimple")
     fld.set(qn("w:instr"), "PAGE")
@@ -207,8 +207,8 @@ def _properties(d, sender: str, re_line: str, date: dt.date, rng: random.Random)
 
 
 def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> bytes:
-    import docx  # noqa: PLC0415
-    from docx.shared import Pt  # noqa: PLC0415
+    import docx  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.shared import Pt  # noqa: PLC0415  (heavy; loaded on first use)
 
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)

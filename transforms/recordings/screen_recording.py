@@ -294,7 +294,7 @@ class ScreenRecording(Transformer):
     def _write(self, screens: list[Screen], spoken: list[list[np.ndarray]], painter: _Painter, ctx: RenderContext,
                out: Path) -> list[tuple[float, float]]:
         """Write the video; returns each narration line's (start, end) seconds in it."""
-        from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415
+        from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415  (heavy; loaded on first use)
 
         audio, clips, spans = [], [], []
         t0 = 0.0

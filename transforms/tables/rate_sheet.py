@@ -127,9 +127,9 @@ class RateSheet(Transformer):
     description = "Controlled rate/fee/limit workbook (xlsx): typed value cells, changelog of superseded values."
 
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
-        import openpyxl  # noqa: PLC0415
-        from openpyxl.comments import Comment  # noqa: PLC0415
-        from openpyxl.styles import Font  # noqa: PLC0415
+        import openpyxl  # noqa: PLC0415  (heavy; loaded on first use)
+        from openpyxl.comments import Comment  # noqa: PLC0415  (heavy; loaded on first use)
+        from openpyxl.styles import Font  # noqa: PLC0415  (heavy; loaded on first use)
 
         rng = spec.rng("rate-sheet")
         w, pack = ctx.writer, ctx.pack
@@ -234,7 +234,7 @@ class RateSheet(Transformer):
     def _fact_sheets(self, wb, ctx, rng: random.Random, cats, day, eff_pool, owner, Comment) -> None:
         """One sheet per category; its rows grouped under a bold row naming their policy section
         (as a controlled workbook groups them), not a section column repeated on every row."""
-        from openpyxl.styles import Font  # noqa: PLC0415
+        from openpyxl.styles import Font  # noqa: PLC0415  (heavy; loaded on first use)
 
         w = ctx.writer
         for name, rows_its in cats.items():

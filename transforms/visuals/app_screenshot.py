@@ -17,6 +17,7 @@ from PIL import Image, ImageDraw
 from transforms import grammar as H_
 from transforms.clock import spec_date
 from transforms.common import Content, card_titles, check_capacity, grouped, merge_cards, plan_content, protect
+from transforms.haystack import record_slots
 from transforms.headings import section_of, section_topic
 from transforms.situations import view
 
@@ -69,7 +70,6 @@ class AppScreenshot(Transformer):
 
 def _noise_slots(ctx: RenderContext, rng: random.Random, cust, rec, first: str) -> dict[str, str]:
     """Slots for a screen's routine cards: the signed-in customer and one of their records."""
-    from transforms.haystack import record_slots  # noqa: PLC0415
     if cust is None or rec is None:
         return {"ref_short": "account", "Label": "Account", "Kind": "Account", "kind": "account",
                 "status": "up to date", "rdate_or_wday": "today", "cfirst": first, "contact": "your email address",
