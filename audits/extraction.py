@@ -40,7 +40,8 @@ from typing import Callable, Iterable, Optional
 
 from facts.models import Fact
 from transforms import registry
-from transforms.base import ArtifactSpec, ExtractContext, Extraction
+from transforms.base import ExtractContext, Extraction
+from transforms.plan import ArtifactSpec
 from transforms.fingerprint import kind_fingerprint
 from transforms.hearing import CACHE_LAYOUT, SPEECH_MODALITIES, SPOKEN_TYPES, extraction_key, speech_candidates
 from transforms.hearing import cache_file as _cache_file

@@ -41,7 +41,8 @@ from domains.renaming import Term, sorted_terms, term_regex
 from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
 from transforms import registry, writers
-from transforms.base import ArtifactSpec, Extraction, FactMention
+from transforms.base import Extraction
+from transforms.plan import ArtifactSpec, FactMention
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
 

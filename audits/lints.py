@@ -44,7 +44,7 @@ from transforms.base import Extraction
 from transforms.fingerprint import code_fingerprint
 from transforms.grammar import CLAUSE_HEADING, needs_an
 from transforms.planner import EvidencePlan
-from transforms.realise import ASIDES, HEDGES
+from transforms.registers import ASIDES, HEDGES
 from transforms.writers import BuiltinWriter
 
 from . import language as L

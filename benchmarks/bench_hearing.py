@@ -1,4 +1,4 @@
-"""Recordings hearing themselves (transforms/recordings/_hear.py): for each domain and seed,
+"""Recordings hearing themselves (transforms/recordings/hear_back.py): for each domain and seed,
 render the recordings of the full-profile plan one by one (fresh cache) and count the files
 heard wrong at first (they would have failed the recoverability gate before the check), the
 lines re-voiced, the files that still fail (the render's error names file and fact) and the

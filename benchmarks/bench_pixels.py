@@ -52,7 +52,8 @@ def main() -> int:
     from facts.match import TextIndex, match_fact
     from facts.models import SlotType
     from transforms import registry
-    from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+    from transforms.base import ExtractContext, RenderContext
+    from transforms.plan import ArtifactSpec, Distractor, FactMention
     from transforms.plan_roles import wrong_value
     from transforms.realise import voiceable
     from transforms.writers import BuiltinWriter

@@ -17,7 +17,7 @@ from functools import lru_cache
 from typing import Iterable, Optional
 
 from .models import Fact, Slot, SlotType, value_key
-from .values import find_values
+from .values import find_values, slot_matches
 
 WINDOW = 320
 NUMERIC = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent, SlotType.date)
@@ -236,7 +236,7 @@ def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
     words = content_words(fact.statement) or anchors
     if not words:
         return Match(False)
-    need = max(2, math.ceil(len(words) * 0.7)) if len(words) > 1 else 1
+    need = _words_needed(len(words))
     span = int(len(fact.statement) * 1.8) + 60
     positions = sorted(m.start() for w in words for m in anchor_re(w).finditer(idx.low))
     best = 0
@@ -246,6 +246,32 @@ def match_fact(fact: Fact, idx: TextIndex, speech: bool = False) -> Match:
         if found >= need:
             return Match(True, snippet(idx.text, p, p + min(span, 200)), found, need, span=(p, p + span))
     return Match(False, anchors_found=best, anchors_needed=need)
+
+
+def _words_needed(n_words: int) -> int:
+    """How many of a fact's content words must appear when it has no numeric value."""
+    return max(2, math.ceil(n_words * 0.7)) if n_words > 1 else 1
+
+
+def carries(fact: Fact, text: str) -> bool:
+    """Whether one short text (a single rendition a writer drafts) carries the fact, wherever in
+    it the words stand: `match_fact`'s rule without its window. Every numeric value in an
+    accepted form (`facts.values.slot_matches`, in the slot's own currency) and half the
+    anchors; without numeric values, most of the statement's content words (else of its
+    anchors). A fact with neither content words nor anchors is carried by no text, as in
+    `match_fact`."""
+    low = text.lower().replace("\u2014", "-")
+    numeric = [s for s in fact.slots if s.type in NUMERIC]
+    if numeric:
+        if any(slot_matches(s, text) is None for s in numeric):
+            return False
+        anchors = list(dict.fromkeys(a.lower() for a in fact.anchors if a.strip()))
+        need = _needed(len(anchors), True)
+        return sum(1 for a in anchors if anchor_re(a).search(low)) >= need
+    words = content_words(fact.statement) or [a.lower() for a in fact.anchors]
+    if not words:
+        return False
+    return sum(1 for w in words if anchor_re(w).search(low)) >= _words_needed(len(words))
 
 
 def matches(fact: Fact, text: str, currency: str = "USD", speech: bool = False) -> bool:

@@ -6,11 +6,17 @@ the same file words in its own way).
 
 A run is `n` words (6 by default) within one phrase (`phrases`): it never crosses a sentence's
 end, a table cell or row, nor a heading's end.
+
+A writer checks its own drafts more strictly (`shares_run`, `first_shared_run`): in `words`,
+a number's parts apart, and across phrase ends. Every run `shared_runs` finds is also one of
+those (a token splits into whole words), so a draft that passes the writer's check passes the
+lint.
 """
 from __future__ import annotations
 
 import re
-from typing import Iterable
+from functools import lru_cache
+from typing import Iterable, Optional
 
 from .match import STOP_WORDS
 from .models import Fact
@@ -118,3 +124,36 @@ def name_words(facts: Iterable[Fact], min_words: int = 2) -> list[frozenset[str]
             if len(tokens(label)) >= min_words and words:
                 out.add(words)
     return sorted(out, key=lambda w: sorted(w))
+
+
+# --- a writer's check of its own drafts ---------------------------------------------------------
+_WORD = re.compile(r"[a-z0-9$%]+")  # a number's parts apart: "0.30%" is "0" + "30%"
+
+
+def words(text: str) -> list[str]:
+    """The words of `text` as a writer's check counts them: letters, digits, "$" and "%", a
+    number's digit groups apart; finer than `tokens`."""
+    return _WORD.findall(text.lower().replace("\u00a0", " ").replace("\u2019", "'"))
+
+
+@lru_cache(maxsize=8192)
+def _word_runs(statement: str, n: int = 6) -> frozenset:
+    w = words(statement)
+    return frozenset(tuple(w[i:i + n]) for i in range(len(w) - n + 1))
+
+
+def shares_run(text: str, statement: str, n: int = 6) -> bool:
+    """Whether `text` holds a run of `n` `words` of `statement`, phrase ends ignored."""
+    w = words(text)
+    runs = _word_runs(statement, n)
+    return any(tuple(w[i:i + n]) in runs for i in range(len(w) - n + 1))
+
+
+def first_shared_run(text: str, statement: str, n: int = 6) -> Optional[tuple[int, int]]:
+    """Character span in `text` of the first run of `n` `words` shared with `statement`."""
+    runs = _word_runs(statement, n)
+    found = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(text.lower())]
+    for i in range(len(found) - n + 1):
+        if tuple(t for t, _s, _e in found[i:i + n]) in runs:
+            return found[i][1], found[i + n - 1][2]
+    return None

@@ -6,7 +6,7 @@ import re
 
 from facts.surface import surface_forms
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, FactMention
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 
 
 def make_spec(kind, facts, seed=1, noise=False, renditions=("canonical", "voiced")):

@@ -12,7 +12,8 @@ from audits.match import unhedged_mentions
 from facts.match import TextIndex, match_fact
 from audits.recoverability import check_recoverability, failures
 from facts.models import Slot, SlotType
-from transforms.base import ArtifactSpec, FactMention, RenderContext
+from transforms.base import RenderContext
+from transforms.plan import FactMention
 from transforms.planner import PlanConfig, plan_evidence
 from transforms.render import base_key, lookup, render_artifacts
 from transforms.writers import BuiltinWriter
@@ -145,7 +146,7 @@ def test_a_route_table_row_with_an_en_dash_range_is_read():
     from audits.recoverability import prove_route
     from facts.match import TextIndex
     from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan
-    from transforms.base import Hop, Route
+    from transforms.plan import Hop, Route
     f = Fact(id="x", domain="d", section=["Shipping"], kind=FactKind.value,
              statement="Standard delivery: 7\u201310 business days; no fee.",
              slots=[Slot(name="d", type=SlotType.duration, text="7\u201310 business days", value=7, unit="business_day")],

@@ -14,7 +14,8 @@ from audits.extraction import Job, extract_all, jobs_for
 from tests.kinds_util import make_spec
 from transforms import fingerprint as F
 from transforms import render as R
-from transforms.base import ArtifactSpec, FactMention, RenderContext
+from transforms.base import RenderContext
+from transforms.plan import ArtifactSpec, FactMention
 from transforms.render import render_artifacts
 from transforms.writers import BuiltinWriter, LLMWriter
 
@@ -40,15 +41,16 @@ def test_code_fingerprint_follows_module_dependencies(tmp_path):
     mod = F.kind_module(CHAT)
     base = F.code_fingerprint(mod)
     assert F.code_fingerprint(mod, _copy_sources(tmp_path / "same")) == base
-    # the kind itself, the writer and its realiser, grammar, haystack and situations, the
-    # shared renderer module, a kernel module it reaches
-    for rel in ("transforms/conversations/chat_transcript.py", "transforms/writers.py", "transforms/realise.py",
+    # the kind itself, the writer interface and the realiser, grammar, haystack and situations,
+    # the shared renderer module, a kernel module it reaches (the built-in writer's own module
+    # joins every render key through the context: test_wording_code_is_in_every_render_key)
+    for rel in ("transforms/conversations/chat_transcript.py", "transforms/writer_api.py", "transforms/realise.py",
                 "transforms/grammar.py", "transforms/haystack.py", "transforms/situations.py", "transforms/common.py",
                 "facts/surface.py"):
         assert F.code_fingerprint(mod, _edited(tmp_path, rel)) != base, rel
     # a renderer of another family is not a dependency
     assert F.code_fingerprint(mod, _edited(tmp_path, "transforms/visuals/flowchart.py")) == base
-    assert {"transforms.writers", "transforms.common", "transforms.base"} <= set(F.module_closure(mod))
+    assert {"transforms.writer_api", "transforms.common", "transforms.base"} <= set(F.module_closure(mod))
 
 
 def test_wording_code_is_in_every_render_key(tmp_path, mock_pack, hand_facts, monkeypatch):

@@ -14,7 +14,8 @@ from domains.variants import resolve
 from facts.values import parse_slots
 from transforms import catalog as K
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.base import ExtractContext, RenderContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.realise import voiceable
 from transforms.writers import make_writer
 
@@ -139,7 +140,10 @@ def test_a_table_row_no_grid_can_show_is_said_as_prose():
     the fact recoverable and no heading of the table is spoken; a row keyed by a figure and
     a grid cell stay cells."""
     from facts.models import Condition, Fact, FactKind, SourceSpan
-    from transforms.realise import REGISTERS, Realiser, read, recoverable
+    from transforms.reading import read
+    from facts.match import carries
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
 
     def cell(statement, section="How your deposits create environmental impact", attr="impact channel"):
         row = statement.split(" \u2014 ")[0]
@@ -169,7 +173,7 @@ def test_a_table_row_no_grid_can_show_is_said_as_prose():
         for name in ("chat", "customer_email", "team_chat"):
             for k in range(4):
                 said_ = rl.render(f, "voiced", random.Random(k), REGISTERS[name])
-                assert recoverable(f, said_), said_
+                assert carries(f, said_), said_
                 assert "how your" not in said_.lower() and "environmental impact" not in said_.lower(), said_
     # a row keyed by a figure says what the figure is, when the table names it
     example = cell("$40 \u2014 Percentage fee at 1%: $0.40.", attr="Cash withdrawal")

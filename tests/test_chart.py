@@ -12,7 +12,8 @@ from PIL import Image
 
 from facts.match import TextIndex, match_fact
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed")
 

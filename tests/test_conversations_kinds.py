@@ -13,7 +13,8 @@ from email import policy
 import pytest
 
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.writers import HEDGE_MARKERS
 
 from .kinds_util import located, make_spec
@@ -260,7 +261,7 @@ def test_team_chat_posts_an_old_value_its_date_resolves_on_that_date(hand_facts,
     a day back, so no message showed the file's date (2026-04-12; every message was of the
     11th). A thread with such a value is posted on the file's date."""
     from audits.recoverability import date_visible
-    from transforms.common import spec_date
+    from transforms.clock import spec_date
 
     t = registry.get("conversations/team_chat")
     old = [("age", "18"), ("deposit", "$40"), ("fee", "$10"), ("discount", "15%"), ("days", "7 business days")]

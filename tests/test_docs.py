@@ -204,7 +204,7 @@ def test_changelog_names_the_schema_versions_the_code_writes():
     from outputs.packs.phrasing import PHRASING_SCHEMA_VERSION
     from outputs.packs.spec import TASK_SCHEMA_VERSION
     from outputs.packs.store import PACK_SCHEMA_VERSION
-    from transforms.base import PLAN_SCHEMA_VERSION
+    from transforms.plan import PLAN_SCHEMA_VERSION
 
     text = (ROOT / "CHANGELOG.md").read_text(encoding="utf-8")
     current = text.split("\n## ", 2)[1]  # the newest release's section

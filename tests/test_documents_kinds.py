@@ -13,7 +13,8 @@ import pytest
 from facts.errors import FactforgeError
 from facts.surface import surface_forms
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.writers import HEDGE_MARKERS
 
 DOC_KINDS = ["documents/pdf_manual", "documents/kb_article", "documents/memo"]
@@ -298,7 +299,7 @@ def test_memo_tables_its_catalog_figures_where_the_matcher_reads_them():
     from domains import get_pack
     from transforms.common import Item
     from transforms.documents.memo import _tables, _unread_in_tables
-    from transforms.realise import read
+    from transforms.reading import read
     pack = get_pack("airline")
     cells = [Item(f, "canonical", role="echo") for f in pack.facts.facts if read(f).cell][:6]
     assert cells and _tables(cells)

@@ -9,6 +9,8 @@ import pytest
 from audits.language import Distinct, units
 from facts.values import find_values
 from transforms import haystack as H
+from transforms import haystack_staff as HS
+from transforms import haystack_cases as HC
 from transforms.base import RenderContext
 from transforms.situations import money, view
 from transforms.writers import make_writer
@@ -34,8 +36,8 @@ def test_same_seed_same_text(airline):
     a = H.customer_exchange(airline, random.Random(5), channel="email")
     b = H.customer_exchange(airline, random.Random(5), channel="email")
     assert _dump(a.turns) == _dump(b.turns)
-    t1 = H.internal_thread(airline, random.Random(9), channel="team_chat")
-    t2 = H.internal_thread(airline, random.Random(9), channel="team_chat")
+    t1 = HS.internal_thread(airline, random.Random(9), channel="team_chat")
+    t2 = HS.internal_thread(airline, random.Random(9), channel="team_chat")
     assert (t1.subject, _dump(t1.turns)) == (t2.subject, _dump(t2.turns))
 
 
@@ -83,13 +85,13 @@ def test_email_has_salutations_and_no_chat_rituals(airline):
 def test_ticket_meeting_and_case_note(airline):
     rng = random.Random(3)
     for _ in range(6):
-        tk = H.ticket(airline, rng)
+        tk = HC.ticket(airline, rng)
         assert tk.summary and tk.description and tk.reporter
     people = ["Beatriz Calloway", "Aiko Brandt", "Grace Nwosu"]
-    turns = H.meeting_item(airline, rng, people)
+    turns = HS.meeting_item(airline, rng, people)
     assert turns[0].who == people[0] and len(turns) >= 3
-    notes = [H.case_entry(airline, rng, open_ok=i % 2 == 0) for i in range(40)]
-    assert H.case_note(airline, rng).endswith(".")
+    notes = [HC.case_entry(airline, rng, open_ok=i % 2 == 0) for i in range(40)]
+    assert HC.case_note(airline, rng).endswith(".")
     grounded_notes = 0
     for i, n in enumerate(notes):
         assert n.text.endswith("."), n.text
@@ -109,7 +111,7 @@ def test_other_databases(name):
     rng = random.Random(1)
     for ch in ("chat", "email", "call", "ticket"):
         assert H.customer_exchange(ctx, rng, channel=ch).turns
-    assert H.internal_thread(ctx, rng).turns
+    assert HS.internal_thread(ctx, rng).turns
 
 
 def test_an_empty_database_falls_back_to_brand_customers(mock_pack):
@@ -128,7 +130,7 @@ def test_sentences_rarely_repeat(airline):
         for t in ex.turns:
             d.add(units(t.text, "eml" if "\n\n" in t.text else "vtt"))
     for _ in range(900):
-        th = H.internal_thread(airline, rng, channel=rng.choice(["email", "team_chat"]))
+        th = HS.internal_thread(airline, rng, channel=rng.choice(["email", "team_chat"]))
         for t in th.turns:
             d.add(units(t.text, "eml" if "\n\n" in t.text else "vtt"))
     assert d.total > 6000
@@ -150,7 +152,7 @@ def test_team_chat_follow_ups_vary_and_fit_their_storyline(banking):
     rng = random.Random(0)
     d = Distinct()
     for _ in range(2500):
-        th = H.internal_thread(banking, rng, channel="team_chat", follow_ups=rng.randint(0, 5))
+        th = HS.internal_thread(banking, rng, channel="team_chat", follow_ups=rng.randint(0, 5))
         for t in th.turns:
             d.add(units(t.text, "vtt"))
             assert not doubled_words(t.text) and not possessive_articles(t.text), t.text
@@ -180,8 +182,8 @@ def test_a_duplicate_case_is_the_same_customer_asking_again(banking):
     rng = random.Random(2)
     texts = set()
     for _ in range(300):
-        first = H.case_entry(banking, rng)
-        note = H.duplicate_note(banking, rng, first)
+        first = HC.case_entry(banking, rng)
+        note = HC.duplicate_note(banking, rng, first)
         assert "{dup}" in note and note.endswith(".")
         assert first.customer.first in note or first.customer.name in note or "ust" in note
         texts.add(note)
@@ -193,7 +195,7 @@ def test_ticket_summaries_name_the_customer(banking):
     customer = 0
     names = {c.name for c in view(banking.db).customers}
     for _ in range(200):
-        tk = H.ticket(banking, rng)
+        tk = HC.ticket(banking, rng)
         if tk.type == "Customer request":
             customer += 1
             assert any(n in tk.summary for n in names), tk.summary
@@ -227,17 +229,17 @@ def test_a_tool_named_after_the_brand_keeps_its_capital_mid_sentence():
     """The tau2 airline import (text-only, seed 0) failed the lint gate: "Tau2 Airline Desk
     shows nothing for it" was put mid-sentence as "and tau2 Airline Desk shows nothing for it"
     (the brand lost its capital). A clause opening with a capitalised name keeps it."""
-    assert H._mid_sentence("Tau2 Airline Desk shows nothing for it.", "Tau2 Airline Desk") == \
+    assert HS._mid_sentence("Tau2 Airline Desk shows nothing for it.", "Tau2 Airline Desk") == \
         "Tau2 Airline Desk shows nothing for it."
-    assert H._mid_sentence("The CRM shows nothing for it.", "the CRM") == "the CRM shows nothing for it."
-    assert H._mid_sentence("It says Pending.", "Tau2 Airline Desk") == "it says Pending."
+    assert HS._mid_sentence("The CRM shows nothing for it.", "the CRM") == "the CRM shows nothing for it."
+    assert HS._mid_sentence("It says Pending.", "Tau2 Airline Desk") == "it says Pending."
 
 
 def test_products_with_two_word_names_are_not_customers():
     """The seed database's people view (ledgers, tickets and letters take their customers from
     it) holds people only: retail's catalog names ("Sawtooth Pellet Smoker") are neither
     customers nor the owners of records."""
-    from transforms.common import view as db_view
+    from transforms.trace import view as db_view
 
     ctx = _ctx("retail")
     products = {p["name"] for p in ctx.db["products"].values()}

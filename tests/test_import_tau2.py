@@ -128,7 +128,7 @@ def test_banking_knowledge_documents_become_sorted_policy_files(imported):
     assert rep.facts > 1000
     # the chats' customers and their records come out of the wrapped tables ({"data": ...,
     # "notes": ...}): accounts, transactions, not made-up "booking" ids
-    from transforms.common import db_people, record_refs
+    from transforms.records import db_people, record_refs
     people, records = db_people(db), record_refs(db)
     assert "Mia Smith" in {p.name for p in people}
     mine = [r for r in records if r.owner == "Mia Smith"]

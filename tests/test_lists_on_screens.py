@@ -9,7 +9,8 @@ import re
 
 from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
 from transforms import registry
-from transforms.base import ArtifactSpec, ExtractContext, FactMention, RenderContext
+from transforms.base import ExtractContext, RenderContext
+from transforms.plan import ArtifactSpec, FactMention
 
 
 def make_spec(kind, facts, seed=7, rendition="canonical"):
@@ -136,7 +137,8 @@ def test_clause_headings_and_titles_never_print_a_voiced_statement(mock_pack):
     """"If Direct Integration Is Not Supported" is a clause, not a subject; a memo's RE line
     drops an FAQ question heading that is the words of a statement it voices; a
     title-case heading keeps its capitals ("Contact Us")."""
-    from transforms.common import Item, Voiced, names_subject, shown_title, topic_of
+    from transforms.common import Item, Voiced, shown_title
+    from transforms.headings import names_subject, topic_of
     from transforms.writers import BuiltinWriter
 
     assert not names_subject("If Direct Integration Is Not Supported") and not names_subject("Unless stated")
@@ -221,7 +223,7 @@ def test_an_email_subject_names_a_subject_never_a_clause_heading(mock_pack):
 
 
 def test_a_heading_that_opens_with_a_time_conjunction_is_a_clause():
-    from transforms.common import names_subject
+    from transforms.headings import names_subject
 
     assert not names_subject("After You Submit") and not names_subject("Before you start")
     assert not names_subject("While a line is suspended")
@@ -244,7 +246,7 @@ def test_a_formula_with_a_minus_sign_is_read_back_from_a_slide(mock_pack, tmp_pa
     assert matches(f, text), text
     assert matches(f, "Net rewards converted = Your available rewards x (1 — 1.25%).")
     assert not matches(f, "Net rewards converted = Your available rewards x (1 - 1.25%).")  # a range, as written
-    from transforms.realise import _LEX_RE
+    from transforms.lexicon import _LEX_RE
 
     offer = [rx for rx, alts in _LEX_RE if "on offer" in alts]
     assert offer and not any(rx.search(st) for rx in offer)
@@ -345,7 +347,7 @@ def test_a_wrong_value_said_in_its_own_facts_words_is_no_copy(mock_pack):
     21 seconds"), in the decision's own words: the lint read the shared run as the step's
     policy phrasing copied. A fact the file names with a wrong or old value may be said in
     its own words, as a fact stated canonically may; the voiced fact's own words still count."""
-    from transforms.base import Distractor
+    from transforms.plan import Distractor
     from transforms.common import Voiced
 
     step = _fact("Turn airplane mode off and wait 30 seconds before restarting the phone.", 97,

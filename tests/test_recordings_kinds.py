@@ -13,7 +13,8 @@ import pytest
 from facts.errors import FactforgeError
 from facts.surface import spoken_form, surface_forms
 from tests.conftest import _hand_facts
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention, RenderContext
+from transforms.base import ExtractContext, RenderContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 
 AGE, DEPOSIT, FEE, DISCOUNT, DAYS = range(5)
 DECOYS = ["forty dollars", "thirty percent", "seven business days", "fifteen dollars", "eighteen",
@@ -181,7 +182,7 @@ def test_noise_call_renders_and_unknown_fact_fails(facts, ctx, tmp_path):
 def test_speakable_and_candidate_normalisation(facts):
     from transforms.extract.asr import normalize, phrases_in_dictionary
     from transforms.extract.audio import speakable
-    from transforms.recordings._script import say
+    from transforms.recordings.script import say
 
     assert speakable("The fee is $75, or 20% off, within 5 business days.") == \
         "The fee is seventy five dollars, or twenty percent off, within five business days."
@@ -197,12 +198,12 @@ def test_speakable_and_candidate_normalisation(facts):
 
 def _hearing_case(facts, ctx, voice, tmp_path, reword=True):
     """A two-line voicemail whose statement line (the late fee) is first said by `voice`, delivered through
-    the recording's own hearing (`transforms.recordings._hear`)."""
+    the recording's own hearing (`transforms.recordings.hear_back`)."""
     from dataclasses import replace
 
     from transforms.extract import audio as A
-    from transforms.recordings import _script as S
-    from transforms.recordings._hear import Hearing, Line
+    from transforms.recordings import script as S
+    from transforms.recordings.hear_back import Hearing, Line
 
     fact = facts[FEE]
     spec = _spec("voicemail", facts, (FEE,), seed=3)
@@ -232,7 +233,7 @@ def test_a_misheard_line_is_revoiced_and_the_extraction_filed(facts, ctx, tmp_pa
     from facts.match import TextIndex, match_fact
     from transforms.extract import audio as A
     from transforms.hearing import file_problems
-    from transforms.recordings import _script as S
+    from transforms.recordings import script as S
 
     fast = A.Voice("en-us+f5", 230, 40)  # the staff voice, far faster than it speaks in calls
     spec, hctx, hearing, lines, write = _hearing_case(facts, ctx, fast, tmp_path)
@@ -265,7 +266,7 @@ def test_a_fact_never_heard_fails_naming_file_and_fact(facts, ctx, tmp_path):
     """A real recoverability failure is not papered over: a statement line that never says
     the value (so no re-voicing can make it heard) fails the render, naming file and fact."""
     from transforms.extract import audio as A
-    from transforms.recordings import _script as S
+    from transforms.recordings import script as S
 
     spec, hctx, hearing, lines, write = _hearing_case(facts, ctx, A.STAFF_VOICES[0], tmp_path, reword=False)
     lines[1].text = lines[1].first[0].replace("twelve dollars", "a small amount")
@@ -273,7 +274,7 @@ def test_a_fact_never_heard_fails_naming_file_and_fact(facts, ctx, tmp_path):
     with pytest.raises(FactforgeError) as e:
         hearing.deliver(lines, write, tmp_path / "vm.wav", S.say)
     assert spec.path in str(e.value) and facts[FEE].id in str(e.value), str(e.value)
-    from transforms.recordings._hear import MAX_TRIES
+    from transforms.recordings.hear_back import MAX_TRIES
 
     assert lines[1].tries == MAX_TRIES, "every variant of the line was tried"
     assert not (tmp_path / "cache").exists(), "a failing file's extraction is not filed"
@@ -290,8 +291,8 @@ def test_a_restatement_says_again_only_what_the_line_said(facts, ctx, tmp_path):
     twelve dollars."): a value said twice, the second time alone, gets a speech segment of its
     own. A line that never says the value gets no restatement (it must still fail)."""
     from transforms.extract import audio as A
-    from transforms.recordings import _script as S
-    from transforms.recordings._hear import VARIANTS, restatement, variant
+    from transforms.recordings import script as S
+    from transforms.recordings.hear_back import VARIANTS, restatement, variant
 
     import random
 

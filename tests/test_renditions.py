@@ -112,7 +112,8 @@ def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     """A rate sheet writes plain counts as numbers; a count with a unit ("2GB", "once") stays
     text, or its extraction ("1") would no longer equal the fact's value (1 time)."""
     from facts.decompose import decompose_markdown  # noqa: PLC0415
-    from transforms.base import ArtifactSpec, ExtractContext, FactMention  # noqa: PLC0415
+    from transforms.base import ExtractContext
+    from transforms.plan import ArtifactSpec, FactMention
 
     fs = decompose_markdown("## Helmets\n\n- A helmet can be swapped at most once per rental.\n"
                             "- A rental includes at most 2GB of route downloads.\n", "_mock")
@@ -126,7 +127,7 @@ def test_table_cells_keep_the_unit_of_a_measured_count(mock_pack, tmp_path):
     assert [s.unit for f in fs.facts for s in f.slots] == ["time", "GB"]
     for f in fs.facts:
         assert matches(f, text), (f.statement, text[:400])
-    from transforms.tables._xlsx import typed_value  # noqa: PLC0415
+    from transforms.tables.xlsx_cells import typed_value  # noqa: PLC0415
     once, gb = (f.slots[0] for f in fs.facts)
     assert typed_value(once, fs.facts[0].statement)[0] == "once" and typed_value(gb, fs.facts[1].statement)[0] == "2GB"
     assert matches(fs.facts[0], "L-003 | Helmets | A helmet can be swapped | once | Maximum per rental | 2025-10-07")
@@ -140,7 +141,7 @@ def test_no_sentence_copies_the_policy_of_another_fact_its_file_voices(packs):
     charges to the second. A file's sentences are now checked against the statements it voices
     as they are written (`common.Voiced`) and re-worded inside the run."""
     from audits.language import shared_runs
-    from transforms.base import ArtifactSpec, FactMention
+    from transforms.plan import ArtifactSpec, FactMention
 
     pack = packs["wireless"]
     ctx = _ctx(pack)
@@ -171,7 +172,10 @@ def test_an_faq_fact_is_voiced_without_its_page_labels():
     and stays recoverable."""
     from facts.models import Fact, FactKind, SourceSpan
     from facts.values import parse_slots
-    from transforms.realise import REGISTERS, Realiser, read, recoverable
+    from transforms.reading import read
+    from facts.match import carries
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
 
     st = "Q: Is there a fee to receive a domestic wire transfer? A: The incoming domestic wire fee is $0.00."
     f = Fact(id="x.faq", domain="d", section=["FAQ"], kind=FactKind.value, statement=st, slots=parse_slots(st),
@@ -180,7 +184,7 @@ def test_an_faq_fact_is_voiced_without_its_page_labels():
     rl = Realiser(set())
     for k in range(6):
         text = rl.render(f, "voiced", random.Random(k), REGISTERS["chat"])
-        assert not any(x in text for x in ("Q:", "A:", "q:")) and recoverable(f, text), text
+        assert not any(x in text for x in ("Q:", "A:", "q:")) and carries(f, text), text
 
 
 def _bare_fact(fid: str, st: str, section=("Requirements",)):
@@ -193,7 +197,8 @@ def _bare_fact(fid: str, st: str, section=("Requirements",)):
 
 def _voicings(fact, registers, seeds: int) -> list[str]:
     """The plain realiser's voiced renditions of `fact` in each register, seeds 0..seeds-1."""
-    from transforms.realise import REGISTERS, Realiser
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
 
     rl = Realiser(set())
     return [rl.render(fact, "voiced", random.Random(k), REGISTERS[reg]) for reg in registers for k in range(seeds)]
@@ -202,7 +207,8 @@ def _voicings(fact, registers, seeds: int) -> list[str]:
 def test_an_instruction_to_the_customer_is_said_of_the_customer_in_a_controlled_register():
     """"Keep your balance ... when you are below ..." in a manual is what the customer does:
     never "the agent keeps your balance", and its condition follows the person ("when they")."""
-    from transforms.realise import REGISTERS, Realiser
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
 
     f = _bare_fact("x.keep", "Keep your end-of-day balance at or above $5,000 to maintain account benefits and "
                              "avoid balance-related charges that can trigger when you are below the requirement.")
@@ -232,6 +238,7 @@ def test_charge_is_swapped_by_its_sense_and_a_labels_clause_is_asked_about_its_s
     operator surcharges: The ATM owner fee a further surcharge at the terminal?" (a customer's
     e-mail, banking_knowledge email_thread-0042): the verb is swapped as a verb, the label
     before the clause is the topic, and the question asks about the clause's subject."""
+    from transforms.lexicon import LEX_BY_WORD
     from transforms.realise import Realiser
 
     f = _bare_fact("x.surcharge", "Operator surcharges: The ATM owner may charge an additional surcharge at the terminal.")
@@ -240,10 +247,9 @@ def test_charge_is_swapped_by_its_sense_and_a_labels_clause_is_asked_about_its_s
         assert not re.search(r"(?:can|may|is) operator surcharges: the", text, re.I), text
     q = Realiser(set()).ask(f, random.Random(0))
     assert q == "Can the ATM owner charge an additional surcharge at the terminal?", q
-    from transforms.realise import _LEX_BY_WORD
 
     def swaps(text: str) -> list[str]:
-        return [alt for rx, alts, _p in _LEX_BY_WORD["charge"] if rx.search(text) for alt in alts]
+        return [alt for rx, alts, _p in LEX_BY_WORD["charge"] if rx.search(text) for alt in alts]
     assert swaps("A charge of $5 applies.") == ["fee"] and swaps("The owner may charge a surcharge.") == ["bill"]
     assert swaps("We charge $5.") == ["bill"] and swaps("The charge for it is $5.") == ["fee"]
 
@@ -264,7 +270,7 @@ def test_a_noun_compound_before_its_verb_is_no_instruction():
     """"Transfer fees for this account tier are Yes." was read as the instruction "Transfer ..."
     and voiced "The agent transfers charges for that account tier are Yes." (a banking_knowledge
     web page); "Verify limits are set before release" stays an instruction."""
-    from transforms.realise import _split_clause
+    from transforms.reading import _split_clause
 
     c = _split_clause("Transfer fees for this account tier are Yes")
     assert not c.imperative and c.subj == "Transfer fees for this account tier"
@@ -281,7 +287,8 @@ def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, 
     opened within 2025-09-15", its own or another row's fact) is re-worded or left out."""
     from audits.language import shared_runs
     from facts.models import FactSet
-    from transforms.base import ArtifactSpec, ExtractContext, FactMention
+    from transforms.base import ExtractContext
+    from transforms.plan import ArtifactSpec, FactMention
 
     from facts.models import Fact, FactKind, SourceSpan
     from facts.values import parse_slots
@@ -307,17 +314,18 @@ def test_a_rate_sheet_label_never_copies_a_statement_its_file_voices(mock_pack, 
 def test_contact_as_a_noun_is_not_swapped_as_the_verb():
     """"Contact verification" (a check on a payee) is a noun phrase: never "Get in touch with
     verification"; the verb ("contact the branch") is still said another way."""
-    from transforms.realise import REGISTERS, Realiser
+    from transforms.lexicon import LEX_BY_WORD
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
 
     f = _bare_fact("x.contact", "Contact verification before first transaction: Yes.")
-    from transforms.realise import _LEX_BY_WORD
 
     rl = Realiser(set())
     for reg in ("manual", "chat", "table"):
         for k in range(8):
             text = rl.render(f, "voiced", random.Random(k), REGISTERS[reg])
             assert not any(s in text.lower() for s in ("touch with verification", "reach verification")), text
-    rx = [r for r, _alts, _p in _LEX_BY_WORD["contact"]]
+    rx = [r for r, _alts, _p in LEX_BY_WORD["contact"]]
     assert any(r.search("Customers must contact the branch") for r in rx)
     assert not any(r.search("Contact verification before first transaction") for r in rx)
 
@@ -325,7 +333,7 @@ def test_contact_as_a_noun_is_not_swapped_as_the_verb():
 def test_a_generic_or_question_heading_names_no_subject():
     """A manual's section intro ("This section covers {heading}.") and talk about a section
     need a heading that names a subject: never "This section covers general."."""
-    from transforms.common import names_subject
+    from transforms.headings import names_subject
 
     assert names_subject("Checked bags") and names_subject("3.2 Wire transfers")
     assert not any(names_subject(h) for h in ("General", "24 General", "Overview", "How the fee is assessed",
@@ -346,7 +354,9 @@ def test_a_subject_ending_in_it_is_singular():
     """"Endorse the check and note that it is for mobile deposit only." (tau2 banking_knowledge)
     was voiced "Endorse check & note that it are ...": the clause reader took "... and note
     that it" for a plural subject because of its "and"."""
-    from transforms.realise import REGISTERS, Realiser, RealiseError, read
+    from transforms.reading import read
+    from transforms.realise import RealiseError, Realiser
+    from transforms.registers import REGISTERS
 
     f = _bare_fact("x.it", "Endorse the check and note that it is for mobile deposit only.")
     assert not read(f).main.plural
@@ -365,14 +375,15 @@ def test_a_placeholder_is_kept_and_complete_is_swapped_by_its_sense():
     tau2 banking documents, re-worded as if it were prose), and "Transfers ... complete in
     three business days" became "... full in three business days" (the adjective's swap put
     on a verb)."""
+    from transforms.lexicon import LEX_BY_WORD
+
     f = _bare_fact("x.ph", "The transaction cannot be eligible for financing if the final settled amount exceeds "
                            "[value not available].")
     for text in _voicings(f, ("table", "chat", "manual", "kb"), 8):
         assert "[value not available]" in text, text
-    from transforms.realise import _LEX_BY_WORD
 
     def swaps(text: str) -> list[str]:
-        return [alt for rx, alts, _p in _LEX_BY_WORD["complete"] if rx.search(text) for alt in alts]
+        return [alt for rx, alts, _p in LEX_BY_WORD["complete"] if rx.search(text) for alt in alts]
     assert "full" not in swaps("Transfers generally complete in three business days.")
     assert "full" in swaps("Keep a complete record.")
 
@@ -424,7 +435,8 @@ def test_marketing_sentences_keep_their_grammar():
     "reach" swapped inside "reach out"), "investigate every discrepancies", "Our team allowed
     to help you" (a note dropped the copula of "is allowed to"), "types of issues:." and "posting
     date of charge" (a note's dropped article made the idiom "of charge")."""
-    from transforms.realise import REGISTERS, telegraph
+    from transforms.registers import REGISTERS
+    from transforms.rewording import telegraph
 
     checks = {
         "If you've recently reviewed your account statement and noticed something that doesn't look quite right, "
@@ -434,7 +446,7 @@ def test_marketing_sentences_keep_their_grammar():
         "discrepancies on your behalf.": r"every discrepancies",
         "Our team can help you with the following types of issues:": r"team allowed|:\.$",
     }
-    from transforms.realise import Realiser, RealiseError
+    from transforms.realise import RealiseError, Realiser
 
     rl = Realiser(set())
     for st, bad in checks.items():

@@ -13,7 +13,8 @@ import pytest
 
 from facts.match import TextIndex, match_fact
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None or shutil.which("pdftoppm") is None,
                                 reason="tesseract or poppler not installed")

@@ -13,7 +13,8 @@ import zipfile
 import pytest
 
 from transforms import registry
-from transforms.base import ArtifactSpec, Distractor, ExtractContext, FactMention
+from transforms.base import ExtractContext
+from transforms.plan import ArtifactSpec, Distractor, FactMention
 from transforms.extract.text import format_number
 from transforms.writers import HEDGE_MARKERS
 

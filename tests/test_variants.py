@@ -154,7 +154,7 @@ def test_speech_vocabulary_can_hear_a_leak(world):
     """Every base value is made of words of the fixed spoken-number vocabulary, and the base
     brand's words are in a variant file's vocabulary."""
     from audits.extraction import brand_words, speech_candidates
-    from transforms.base import ArtifactSpec, FactMention
+    from transforms.plan import ArtifactSpec, FactMention
     from transforms.extract.asr import FIXED_VOCABULARY, normalize
 
     facts = world.factset()
@@ -372,7 +372,7 @@ def test_leak_scan_clean_variant_and_caught_leak(world, mock_pack, tmp_path):
     chat, mail = "conversations/chat_transcript", "conversations/email_thread"
     _have_kinds(chat, mail)
     from audits.leaks import scan
-    from transforms.base import ArtifactSpec, FactMention
+    from transforms.plan import ArtifactSpec, FactMention
     from transforms.planner import PlanConfig, plan_evidence
 
     facts = world.factset()

@@ -15,7 +15,8 @@ from PIL import Image
 from tests.test_documents_kinds import (assert_hedged_before, assert_recovered, make_spec, norm,
                                         value_positions)
 from transforms import registry
-from transforms.base import Distractor, ExtractContext
+from transforms.base import ExtractContext
+from transforms.plan import Distractor
 
 pytestmark = pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract not installed")
 
@@ -76,7 +77,8 @@ def test_flowchart_draws_a_procedure_as_actions_and_decisions(tmp_path):
     from audits import lints as L
     from domains import get_pack
     from facts.match import TextIndex, match_fact
-    from transforms.base import ArtifactSpec, FactMention, RenderContext
+    from transforms.base import RenderContext
+    from transforms.plan import ArtifactSpec, FactMention
     from transforms.visuals.flowchart import procedure, question
     from transforms.writers import BuiltinWriter
 
@@ -178,7 +180,8 @@ def test_cards_name_a_catalog_row_or_column_once():
     import random
 
     from domains import get_pack
-    from transforms.base import ArtifactSpec, FactMention, RenderContext
+    from transforms.base import RenderContext
+    from transforms.plan import ArtifactSpec, FactMention
     from transforms.common import card_titles, grouped, plan_content
     from transforms.writers import BuiltinWriter
 

@@ -7,7 +7,8 @@ import random
 
 import pytest
 
-from transforms.writers import BuiltinWriter, LLMWriter, shares_run
+from facts.runs import shares_run
+from transforms.writers import BuiltinWriter, LLMWriter
 
 
 def test_builtin_varies_with_the_seed(mock_pack, hand_facts):
@@ -129,7 +130,8 @@ def test_agreement_and_list_swaps_never_break_grammar():
     """Seen in a banking build: 'for vehicle loans it are not allowed to exceed', and a list
     swap that turned 'the applicant and confirm the minimum' into 'the confirm and applicant'."""
     import random as _r
-    from transforms.realise import REGISTERS, _lists, fix_agreement
+    from transforms.registers import REGISTERS
+    from transforms.rewording import _lists, fix_agreement
     assert fix_agreement("for vehicle loans it are not allowed to exceed 45%.") == \
         "for vehicle loans it is not allowed to exceed 45%."
     assert fix_agreement("Does it have a fee?") == "Does it have a fee?"
@@ -167,7 +169,7 @@ def test_cell_reply_names_the_case_and_figure_not_the_measure():
     bags")."""
     from domains import get_pack
     from facts.match import matches
-    from transforms.realise import read
+    from transforms.reading import read
     pack = get_pack("airline")
     w = BuiltinWriter(pack)
     cells = [f for f in pack.facts.facts if read(f).cell]
@@ -182,7 +184,7 @@ def test_cell_reply_names_the_case_and_figure_not_the_measure():
 
 def test_short_answer_leaves_out_the_case_the_question_named():
     from domains import get_pack
-    from transforms.realise import read
+    from transforms.reading import read
     pack = get_pack("airline")
     w = BuiltinWriter(pack)
     f = next(f for f in pack.facts.facts if read(f).cell and any(c.attribute != "attribute" for c in f.conditions))
@@ -215,7 +217,8 @@ def test_a_written_question_and_answer_puts_the_answer_on_its_own_line():
     stays one message."""
     from domains import get_pack
     from facts.match import matches
-    from transforms.realise import REGISTERS, read
+    from transforms.reading import read
+    from transforms.registers import REGISTERS
     pack = get_pack("retail")
     r = BuiltinWriter(pack).realiser
     f = next(f for f in pack.facts.facts if f.statement.startswith("Gift card refunds are credited"))
@@ -240,11 +243,11 @@ def test_a_word_swap_never_writes_a_word_twice(mock_pack, hand_facts):
 
     from audits.lints import doubled_words
     from facts.models import Fact
-    from transforms.realise import _doubles
+    from transforms.rewording import doubles
 
-    assert _doubles("Send the customer a payment ", "ask for", " for the overdue bill")
-    assert _doubles("Check the ", "the identical", " fee")
-    assert not _doubles("Customers may ", "ask for", " a refund")
+    assert doubles("Send the customer a payment ", "ask for", " for the overdue bill")
+    assert doubles("Check the ", "the identical", " fee")
+    assert not doubles("Customers may ", "ask for", " a refund")
     base = hand_facts[0]
     statement = "To collect an overdue bill, send the customer a payment request for the overdue bill first."
     f = Fact.model_validate({**base.model_dump(), "statement": statement, "slots": [], "anchors": ["overdue bill"]})
@@ -261,7 +264,9 @@ def test_a_fact_the_planner_voices_always_gets_a_voiced_wording(mock_pack):
     wording, names re-cased: no 6-word run, recoverable."""
     from facts.match import TextIndex, match_fact
     from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
-    from transforms.realise import REGISTERS, Realiser, RealiseError, read, voiceable
+    from transforms.reading import read
+    from transforms.realise import RealiseError, Realiser, voiceable
+    from transforms.registers import REGISTERS
     text = ("Is there a monthly maintenance fee if I don't meet the minimum balance? "
             "The monthly maintenance fee is $50.00.")
     f = Fact(id="tmp", domain="_mock", section=["Frequently asked questions"], kind=FactKind.value, statement=text,
@@ -288,7 +293,7 @@ def test_a_route_key_leads_from_the_code_to_the_fact(mock_pack, hand_facts):
     are planted ..."), falls back to the statement with its figure by reference."""
     from facts.match import TextIndex, key_shows_code
     from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan
-    from transforms.base import Route
+    from transforms.plan import Route
     w = BuiltinWriter(mock_pack)
     odd = Fact(id="x", domain="_mock", section=["Impact"], kind=FactKind.value,
                statement="Reforestation \u2014 How your account contributes: 2 trees are planted for every thousand "
@@ -311,8 +316,10 @@ def test_talk_names_a_section_by_a_noun_phrase_and_keeps_names_and_leads_grammat
     """Seen in the tau2 banking_knowledge build and the built-in packs: 'the how the fee is
     assessed item' (a question heading said as a topic), 'Oh, and What's ...', 'wi-Fi',
     'a wire pass' (the verb swap for 'transfer' on the noun)."""
-    from transforms.common import lead_in, topic_of
-    from transforms.realise import Realiser, _LEX_RE
+    from transforms.common import lead_in
+    from transforms.headings import topic_of
+    from transforms.lexicon import _LEX_RE
+    from transforms.realise import Realiser
     f = mock_pack.facts.facts[0].model_copy(update={"section": ["Late returns", "How the fee is assessed"],
                                                    "conditions": []})
     assert topic_of(f) == "Late returns"
@@ -339,8 +346,10 @@ def test_quoted_words_are_said_as_they_are(mock_pack):
     "'We may be experiencing a brief system issue'" voiced as "'We is allowed to be
     experiencing a brief system give'". No clause split, word swap, contraction or note-style
     cut happens inside quotes; a fact that is mostly a quote is not voiced at all."""
-    from transforms.realise import (REGISTERS, Realiser, RealiseError, _contract, _you_subject, outside_quotes, read,
-                                    telegraph)
+    from transforms.reading import outside_quotes, read
+    from transforms.realise import RealiseError, Realiser
+    from transforms.registers import REGISTERS
+    from transforms.rewording import contract, telegraph, you_subject
     f = mock_pack.facts.facts[0].model_copy(update={
         "statement": "If issue persists: 'We may be experiencing a brief system issue. Please try again in 10-15 "
                      "minutes.'.", "slots": [], "conditions": []})
@@ -354,9 +363,9 @@ def test_quoted_words_are_said_as_they_are(mock_pack):
             continue
         assert "'We may be experiencing a brief system issue. Please try again in 10-15 minutes.'" in out, out
     said = "The agent asks: \"Do you believe your PIN may have been compromised?\" and the customer is told."
-    assert '"Do you believe your PIN may have been compromised?"' in _you_subject(said)
-    assert "the customer is" not in _you_subject(said)
-    assert _contract('it is fine: "It is not late."') == 'it\'s fine: "It is not late."'
+    assert '"Do you believe your PIN may have been compromised?"' in you_subject(said)
+    assert "the customer is" not in you_subject(said)
+    assert contract('it is fine: "It is not late."') == 'it\'s fine: "It is not late."'
     assert telegraph("The fee is shown as 'a late fee' on the bill.", REGISTERS["chat"]) == \
         "Fee is shown as 'a late fee' on bill."
     assert outside_quotes("the customer's card", str.upper) == "THE CUSTOMER'S CARD"
@@ -369,8 +378,10 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
     question asked another way, and a customer asks the question as written."""
     from facts.match import TextIndex, match_fact
     from facts.models import Slot, SlotType
-    from transforms.common import topic_of
-    from transforms.realise import REGISTERS, Realiser, read
+    from transforms.headings import topic_of
+    from transforms.reading import read
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
     from transforms.tables.rate_sheet import _terse
     f = mock_pack.facts.facts[0].model_copy(update={
         "statement": "Do I need to maintain a minimum balance? The minimum balance requirement is $500.",
@@ -387,7 +398,7 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
         if reg == "chat":
             assert "you" in v.split("?")[0], v
     assert topic_of(f) == "Rentals"
-    from transforms.common import heading_path, section_of
+    from transforms.headings import heading_path, section_of
     sibling = f.model_copy(update={"statement": "Once you use your three free orders, more are at normal pricing."})
     assert heading_path(sibling) == ["Rentals"] and section_of(sibling) == "Rentals"  # the question heads no row
     assert BuiltinWriter(mock_pack).lower_first("Domestic Out-of-Network ATM Usage") == \
@@ -397,7 +408,9 @@ def test_an_faq_entry_is_read_as_its_question_and_answer(mock_pack):
 
 def test_a_limit_is_not_asked_as_yes_or_no():
     """'Can a passenger check at most five bags in total? Yes.' asked nothing anyone asks."""
-    from transforms.realise import REGISTERS, Realiser, read
+    from transforms.reading import read
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
     f = next(f for f in __import__("domains").get_pack("airline").facts.facts
              if f.statement.startswith("A passenger may check at most 5 bags"))
     r = Realiser(set())

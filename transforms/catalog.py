@@ -28,7 +28,7 @@ from typing import Iterable, Optional
 
 from facts.models import Fact, Slot, SlotType
 
-from .realise import grid_slot, read, read_cell
+from .reading import grid_slot, read, read_cell
 
 _ABBREVIATIONS = {"APR": "annual percentage rate", "APY": "annual percentage yield", "ATM": "automated teller machine",
                   "ACH": "Automated Clearing House", "PIN": "personal identification number"}

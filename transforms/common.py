@@ -20,25 +20,31 @@ import re
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
 from facts.match import STOP_WORDS, matches
-from facts.runs import ngrams
+from facts.models import value_key
+from facts.runs import name_words, shared_runs
 from facts.surface import surface_forms
+from facts.values import find_values, parse_slots
 
-from .grammar import CLAUSE_HEADING, SUBORDINATORS
-from .situations import db_tables, id_of, is_person, name_of
+from .grammar import SUBORDINATORS
+from .headings import names_subject, section_of, section_topic
+from .reading import read
+from .realise import Context
+from .records import id_prefix
+from .registers import REGISTERS
 from .situations import view as situation_view
-from .trace import db_view, fact_view, facts_view, view
+from .trace import fact_view, facts_view
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
     from facts.models import Fact
 
-    from .realise import Context
+    from .base import RenderContext
+    from .plan import ArtifactSpec, Distractor, Route
 
-    from .base import ArtifactSpec, Distractor, RenderContext, Route
 
 NBSP = "\u00a0"
 EXTERNAL_TOOLS = ("dejavu-fonts",)  # see transforms.fingerprint
@@ -82,7 +88,6 @@ class Voiced:
 
     @classmethod
     def of(cls, spec: "ArtifactSpec", ctx: "RenderContext") -> Optional["Voiced"]:
-        from facts.runs import name_words  # noqa: PLC0415
 
         mentioned = [(m, _lookup(ctx, spec, m.fact_id)) for m in spec.facts]
         voiced = tuple(dict.fromkeys((f.id, f.statement) for m, f in mentioned if m.rendition == "voiced"))
@@ -93,7 +98,6 @@ class Voiced:
 
     def borrowed(self, text: str) -> list[str]:
         """The runs of `text` the lint would find."""
-        from facts.runs import shared_runs  # noqa: PLC0415
 
         return [r for _fid, st in self.statements
                 for r in shared_runs(st, text, exempt=self.canonical, names=self.names)]
@@ -211,7 +215,6 @@ def shown_slot(it: Item):
     slot = it.fact.slots[0]
     if it.role == "stale" and it.stale is not None:
         target = next((s for s in it.fact.slots if s.name == it.stale.slot), slot)
-        from facts.values import parse_slots  # noqa: PLC0415
 
         parsed = parse_slots(it.stale.text)
         upd = {"text": it.stale.text}
@@ -269,7 +272,6 @@ def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], r
     realiser = getattr(ctx.writer, "realiser", None)
     if realiser is None:
         return None
-    from .realise import REGISTERS  # noqa: PLC0415  (the realiser imports this module)
 
     reg = REGISTERS.get(register or "", REGISTERS["chat"])
     rng = random.Random(zlib.crc32(text.encode("utf-8")))
@@ -337,19 +339,6 @@ def lead_in(lead: str, text: str) -> str:
             and not re.match(r"^[A-Z][a-z]+ [A-Z]", text):
         text = text[:1].lower() + text[1:]
     return lead + text
-
-
-def condition_values(fact: "Fact") -> list[str]:
-    """What the fact's conditions name, written as its statement writes them ("credit class
-    B", not the decomposer's lower-cased "credit class b"); a catalog cell's column (its
-    "attribute" condition) is what the fact is about, not a condition."""
-    out = []
-    for c in fact.conditions:
-        if c.attribute == "attribute":
-            continue
-        m = re.search(rf"(?<![\w-]){re.escape(c.value)}(?![\w-])", fact.statement, re.I)
-        out.append(m.group(0) if m else c.value)
-    return out
 
 
 def split_bullet(bullet: str, fact: "Fact") -> tuple[str, str]:
@@ -456,7 +445,6 @@ def card_titles(items: list[Item]) -> list[tuple[str, str]]:
     words or more printed again a few cards later reads as a duplicated line); when both
     would, cards keep their full "Row — Column" label. Other cards keep their label, or none
     when it is only their section's name (the screen's own title) or no name at all (`is_name`)."""
-    from .realise import read  # noqa: PLC0415
 
     cells = {}
     for i, it in enumerate(items):
@@ -527,8 +515,6 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
     ("It's $75 for Main."), which the matcher recovers from question and answer together;
     otherwise the full statement (`authoritative`)."""
     if it.current and not after_wrong and it.fact.slots and rng.random() < short_rate:
-        from facts.values import find_values  # noqa: PLC0415
-        from facts.models import value_key  # noqa: PLC0415
 
         asked = {value_key(t, v, vmax, unit) for t, v, vmax, unit, _s, _e in find_values(question, ctx.pack.info.currency)}
         skip = {s.name for s in it.fact.slots if s.key() in asked}
@@ -583,7 +569,6 @@ def hedged(ctx: "RenderContext", fact: "Fact", d: "Distractor", rng: random.Rand
 def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None, name: str = "") -> "Context":
     """The realiser's context for a conversation: the customer and record in front of the
     speaker (a customer of the seed database when none is given)."""
-    from .realise import Context  # noqa: PLC0415
 
     if customer is None:
         customer = situation_view(ctx.db).customer(rng, lambda c: bool(c.records))
@@ -592,56 +577,12 @@ def speaker(ctx: "RenderContext", rng: random.Random, customer=None, record=None
     return Context(customer, record, name)
 
 
-def section_of(fact: "Fact", default: str = "General") -> str:
-    """The heading a file files the fact under: its own section's, unless that heading is
-    the statement's own words (an FAQ entry's question is its heading and the first half of
-    its statement: printed beside a voiced rendition it would copy the policy), then the
-    nearest one above that is not."""
-    path = heading_path(fact)
-    return path[-1] if path else default
-
-
-def heading_path(fact: "Fact") -> list[str]:
-    """The fact's section path without the trailing headings that share a 6-word run with
-    its statement or are questions (see `section_of`): an FAQ's question heads every answer
-    under it, and one of them, printed as a heading, copies the policy beside another that
-    starts with the question ("Can I place additional check orders ...? Yes.")."""
-    path = list(fact.section or ())
-    while path and (path[-1].rstrip().endswith("?") or ngrams(path[-1], 6) & ngrams(fact.statement, 6)):
-        path.pop()
-    return path
-
-
-_GENERIC_HEADINGS = {"overview", "general", "rules", "details", "notes", "summary"}
-
-
-def names_subject(heading: str) -> bool:
-    """Whether a heading names a subject a sentence can be about ("Checked bags"), not a
-    generic one ("General", "Overview") nor a question or clause ("How the fee is assessed")."""
-    h = re.sub(r"^\d+(\.\d+)*\s*", "", heading).strip()
-    return bool(h) and h.lower() not in _GENERIC_HEADINGS and not CLAUSE_HEADING.search(h)
-
-
-def topic_of(fact: "Fact") -> str:
-    """The section a fact sits in as people name its subject in talk ("the change fees item",
-    "questions on checked bags"): the nearest heading, walking up, that is a noun phrase, not
-    a generic one ("Overview") nor a question or clause ("What can be changed" gives its
-    parent, "Changing a reservation"); "General" when none is."""
-    for sec in reversed(heading_path(fact)):
-        sec = re.sub(r"^\d+(\.\d+)*\s*", "", sec).strip()
-        sec = re.sub(r"^(?:The|A|An)\s+(?=[a-z])", "", sec)  # said after "the": never "the the most likely reasons"
-        if names_subject(sec):
-            return sec
-    return "General"
-
-
 @facts_view("catalog_names")
 def catalog_names(facts: dict) -> dict:
     """What pages name across the whole domain, without any figure: the catalog's products
     (rows) with their section's topic, and the policy's section topics. A change of one fee
     leaves this view as it was, so a help page's related-articles box or a web page's
     marketing card does not re-render for it."""
-    from .realise import read  # noqa: PLC0415
 
     rows: dict[str, str] = {}
     secs: set[str] = set()
@@ -658,14 +599,6 @@ def catalog_names(facts: dict) -> dict:
 def catalog_view(ctx: "RenderContext") -> dict:
     """`catalog_names` of the render's fact table (one recorded read)."""
     return fact_view(ctx.facts, "catalog_names")
-
-
-def section_topic(section: str) -> str:
-    """A section as people name its subject in a heading, a category or a memo: "Personal
-    credit card catalog" -> "Personal credit card"; "Dispute timelines by dispute type" ->
-    "Dispute timelines"."""
-    t = re.sub(r"\s+(?:catalog|catalogue|schedule|rules|policy|procedures?)$|\s+by\s.*$", "", section.strip(), flags=re.I)
-    return t or section
 
 
 def shown_title(ctx: "RenderContext", spec: "ArtifactSpec", its: list[Item], fallback: str) -> str:
@@ -687,204 +620,6 @@ def check_capacity(spec: "ArtifactSpec", max_facts: int) -> None:
     if len(spec.facts) > max_facts:
         raise FactforgeError(f"artifact {spec.id} carries {len(spec.facts)} facts; {spec.kind} holds at most "
                              f"{max_facts}", spec.path)
-
-
-# --- clock -------------------------------------------------------------------------------
-def zone(pack: "DomainPack") -> dt.tzinfo:
-    """The pack's timezone (IANA name), falling back to the world clock's fixed offset."""
-    try:
-        from zoneinfo import ZoneInfo  # noqa: PLC0415
-
-        return ZoneInfo(pack.info.timezone)
-    except Exception:  # unknown zone name or no tz database
-        return pack.info.now.tzinfo or dt.timezone.utc
-
-
-def spec_date(spec: "ArtifactSpec") -> dt.date:
-    """The day the record is dated (its spec's ISO date)."""
-    try:
-        return dt.date.fromisoformat(spec.date[:10])
-    except ValueError:
-        raise FactforgeError(f"artifact {spec.id}: date {spec.date!r} is not an ISO date", spec.path) from None
-
-
-def fmt_date(d: dt.date, style: str = "long") -> str:
-    if style == "long":
-        return f"{d.strftime('%B')} {d.day}, {d.year}"
-    if style == "short":
-        return f"{d.strftime('%b')} {d.day}, {d.year}"
-    return d.isoformat()
-
-
-def at(pack: "DomainPack", day: dt.date, hour: int, minute: int = 0, second: int = 0) -> dt.datetime:
-    return dt.datetime(day.year, day.month, day.day, hour, minute, second, tzinfo=zone(pack))
-
-
-def office_time(pack: "DomainPack", day: dt.date, rng: random.Random, start: int = 8, end: int = 16) -> dt.datetime:
-    return at(pack, day, rng.randint(start, end), rng.randint(0, 59), rng.randint(0, 59))
-
-
-def tz_label(moment: dt.datetime) -> str:
-    """'EST' when the zone has an abbreviation, else 'UTC-05:00'."""
-    name = moment.tzname() or ""
-    if re.fullmatch(r"[A-Z]{2,5}", name):
-        return name
-    off = moment.utcoffset() or dt.timedelta(0)
-    mins = int(off.total_seconds() // 60)
-    sign = "+" if mins >= 0 else "-"
-    return f"UTC{sign}{abs(mins) // 60:02d}:{abs(mins) % 60:02d}"
-
-
-def parse_day(text: Optional[str]) -> Optional[dt.date]:
-    if not text:
-        return None
-    try:
-        return dt.date.fromisoformat(str(text)[:10])
-    except ValueError:
-        return None
-
-
-def earlier_day(d: "Distractor", day: dt.date, rng: random.Random, lo: int = 3, hi: int = 40) -> dt.date:
-    """The date a superseded/distractor mention is dated: its own date when it is earlier than
-    the record's, else some days before the record."""
-    own = parse_day(d.date)
-    if own is not None and own < day:
-        return own
-    return day - dt.timedelta(days=rng.randint(lo, hi))
-
-
-# --- brand and records -------------------------------------------------------------------
-def id_prefix(pack: "DomainPack", *keys: str) -> str:
-    """The brand's identifier prefix for the first key it defines (e.g. "case", "ticket"), else
-    an abbreviation of the short name."""
-    pre = pack.brand.id_prefixes
-    for k in keys:
-        if pre.get(k):
-            return pre[k]
-    base = pack.brand.short_name or pack.brand.company
-    letters = re.sub(r"[^A-Za-z]", "", base).upper()
-    return letters[:3] or "CS"
-
-
-def brand_short(pack: "DomainPack") -> str:
-    return pack.brand.short_name or pack.brand.company.split()[0]
-
-
-def slug(text: str, n: int = 40) -> str:
-    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:n].strip("-") or "x"
-
-
-@dataclass
-class Person:
-    name: str
-    ref: str = ""  # customer/account id in the records, when known
-
-
-@dataclass
-class RecordRef:
-    table: str
-    id: str
-    owner: str = ""  # a person's name linked to the record, when known
-
-
-@db_view("people")
-def db_people(db: dict[str, Any]) -> list[Person]:
-    """The people of the seed database (customers, users, account holders): records with a
-    person's name and a person's contact or birth field (`is_person`); a catalog entry with a
-    two-word name is not a customer."""
-    out, seen = [], set()
-    for _name, recs in db_tables(db):
-        for r in recs:
-            n = name_of(r) if is_person(r) else None
-            if n and n not in seen:
-                seen.add(n)
-                out.append(Person(n, id_of(r) or ""))
-    return out
-
-
-@db_view("records")
-def record_refs(db: dict[str, Any]) -> list[RecordRef]:
-    """Records that are not people (rentals, orders, reservations...), with their owner's
-    name when a person id links them (a catalog entry with a name is neither a record nor
-    an owner)."""
-    people = {}
-    for _name, recs in db_tables(db):
-        for r in recs:
-            n, i = (name_of(r) if is_person(r) else None), id_of(r)
-            if n and i:
-                people[i] = n
-    out = []
-    for table, recs in db_tables(db):
-        for r in recs:
-            if name_of(r) or isinstance(r.get("name"), str):  # a person, or a named catalog entry
-                continue
-            rid = id_of(r)
-            if not rid:
-                continue
-            owner = ""
-            for k, v in r.items():
-                if k != "id" and k.endswith("_id") and str(v) in people:
-                    owner = people[str(v)]
-                    break
-            out.append(RecordRef(table, rid, owner))
-    return out
-
-
-def customers(ctx: "RenderContext") -> list[Person]:
-    """Customers for records: the seed database's people, else the brand's customer names."""
-    ppl = view(ctx.db, "people")
-    if ppl:
-        return ppl
-    pre = id_prefix(ctx.pack, "customer", "account", "user")
-    return [Person(n, f"{pre}{1000 + i}") for i, n in enumerate(ctx.pack.brand.customers)]
-
-
-def pick_customer(ctx: "RenderContext", rng: random.Random) -> Person:
-    ppl = customers(ctx)
-    if ppl:
-        return rng.choice(ppl)
-    return Person(ctx.writer.person(rng, "customer"), f"{id_prefix(ctx.pack, 'customer')}{rng.randint(1000, 9999)}")
-
-
-def record_ref(ctx: "RenderContext", rng: random.Random, owner: Optional[Person] = None) -> tuple[str, str]:
-    """(record id, record kind) for a customer's booking/order/rental: one the customer owns in
-    the seed database, else any record, else a made-up id with the brand prefix."""
-    recs = view(ctx.db, "records")
-    own = [r for r in recs if owner is not None and r.owner == owner.name] or recs
-    if own:
-        r = rng.choice(own)
-        # "credit_card_transaction_history" -> "credit card transaction": a record, not its table
-        return r.id, re.sub(r"_(history|log|records)$", "", r.table).rstrip("s").replace("_", " ")
-    return f"{id_prefix(ctx.pack, 'order', 'booking', 'reservation', 'rental')}{rng.randint(10000, 99999)}", "booking"
-
-
-def staff(ctx: "RenderContext", rng: random.Random, role: str, n: int, exclude: tuple[str, ...] = ()) -> list[str]:
-    """`n` distinct staff names of a role ("agent", "manager")."""
-    b = ctx.pack.brand
-    pool = [p for p in (b.agents if role == "agent" else b.managers) if p not in exclude]
-    rng.shuffle(pool)
-    out = pool[:n]
-    tries = 0
-    while len(out) < n and tries < 50:
-        tries += 1
-        cand = ctx.writer.person(rng, role)
-        if cand not in out and cand not in exclude:
-            out.append(cand)
-    return out
-
-
-def first(name: str) -> str:
-    return name.split()[0] if name else name
-
-
-def handle(name: str) -> str:
-    parts = re.findall(r"[a-z]+", name.lower())
-    return ".".join(parts) or "user"
-
-
-def product(ctx: "RenderContext", rng: random.Random, default: str = "account") -> str:
-    prods = list(ctx.pack.brand.products.values())
-    return rng.choice(prods) if prods else default
 
 
 # --- facts and their distractors -----------------------------------------------------------

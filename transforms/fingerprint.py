@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.metadata as md
+import inspect
 import re
 import shutil
 import subprocess
@@ -38,6 +39,10 @@ from typing import Callable, Iterable
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash, file_sha256
+from transforms.common import FONT_FILES, font_file
+
+from . import registry
+
 
 ROOT = Path(__file__).resolve().parents[1]
 PROJECT_PACKAGES = ("facts", "domains", "transforms", "audits", "outputs", "pipeline")
@@ -203,7 +208,7 @@ def _tesseract() -> str:
 
 def _ffmpeg() -> str:
     try:
-        import imageio_ffmpeg  # noqa: PLC0415
+        import imageio_ffmpeg  # noqa: PLC0415  (heavy; loaded on first use)
         exe = imageio_ffmpeg.get_ffmpeg_exe()
     except (ImportError, RuntimeError):
         raise MissingTool("ffmpeg") from None
@@ -220,7 +225,7 @@ def _tree_hash(root: Path) -> str:
 
 def _speech_model() -> str:
     try:
-        from pocketsphinx import get_model_path  # noqa: PLC0415
+        from pocketsphinx import get_model_path  # noqa: PLC0415  (heavy; loaded on first use)
     except ImportError:
         raise MissingTool("pocketsphinx-model") from None
     root = Path(get_model_path())
@@ -234,7 +239,6 @@ def _poppler() -> str:
 
 
 def _fonts() -> str:
-    from transforms.common import FONT_FILES, font_file  # noqa: PLC0415
 
     files = sorted({font_file(fam, bold) for fam, bold in FONT_FILES})
     if not all(Path(f).is_file() for f in files):
@@ -268,7 +272,6 @@ def tool_version(name: str) -> str:
 
 
 def kind_module(kind: str) -> str:
-    from . import registry  # noqa: PLC0415
 
     return type(registry.get(kind)).__module__
 
@@ -287,7 +290,6 @@ def writer_fingerprint(writer: object) -> str:
     mod = type(writer).__module__
     if module_file(mod) is not None:
         return code_fingerprint(mod)
-    import inspect  # noqa: PLC0415
 
     return file_sha256(inspect.getfile(type(writer)))
 

@@ -231,3 +231,68 @@ def say(template: str, rng: random.Random, slots: Mapping[str, str] | None = Non
     for k, m in marks.items():
         out = out.replace(m, raw[k])
     return out
+
+
+# --- verbs: third person, base form, modal phrasing -------------------------------------------
+def third_person(verb: str) -> str:
+    if verb in ("be",):
+        return "is"
+    if verb == "have":
+        return "has"
+    if verb in ("do", "go"):
+        return verb + "es"
+    if re.search(r"(s|x|z|ch|sh)$", verb):
+        return verb + "es"
+    if re.search(r"[^aeiou]y$", verb):
+        return verb[:-1] + "ies"
+    return verb + "s"
+
+
+def base_form(verb: str) -> str:
+    if verb == "has":
+        return "have"
+    if verb == "is":
+        return "be"
+    if verb == "does":
+        return "do"
+    if verb.endswith("ies") and len(verb) > 4:
+        return verb[:-3] + "y"
+    if re.search(r"(sses|shes|ches|xes|zes)$", verb):
+        return verb[:-2]
+    if verb.endswith("s") and not verb.endswith("ss"):
+        return verb[:-1]
+    return verb
+
+
+_MODAL_OUT: dict[str, list[tuple[str, str]]] = {  # key -> [(singular, plural)]
+    "must": [("has to", "have to"), ("needs to", "need to"), ("is required to", "are required to")],
+    "must_not": [("may not", "may not"), ("is not allowed to", "are not allowed to")],
+    "must_never": [("may never", "may never"), ("is never allowed to", "are never allowed to"),
+                   ("should never", "should never")],
+    "must_only": [("may only", "may only"), ("is only allowed to", "are only allowed to")],
+    "may": [("can", "can"), ("is allowed to", "are allowed to"), ("is free to", "are free to")],
+    "may_not": [("cannot", "cannot"), ("is not allowed to", "are not allowed to"), ("is not able to", "are not able "
+                                                                                                        "to")],
+    "may_only": [("can only", "can only"), ("is only allowed to", "are only allowed to")],
+    "cannot": [("is not able to", "are not able to"), ("may not", "may not"), ("is not allowed to",
+                                                                                "are not allowed to")],
+    "can_only": [("may only", "may only"), ("is only able to", "are only able to")],
+    "can": [("may", "may"), ("is able to", "are able to"), ("is allowed to", "are allowed to")],
+    "should": [("is expected to", "are expected to"), ("ought to", "ought to")],
+    "should_not": [("is not expected to", "are not expected to"), ("ought not to", "ought not to")],
+    "will": [("is going to", "are going to")],
+    "will_not": [("is not going to", "are not going to")],
+    "is": [("is", "are")], "is_not": [("is not", "are not")], "is_never": [("is never", "are never")],
+    "is_only": [("is only", "are only")],
+    "does_not": [("does not", "do not")], "never": [("never", "never")],
+}
+_MODAL_FIRST_PERSON = {"is": "am", "is not": "am not", "is never": "am never", "is only": "am only"}
+
+
+def modal(key: str, plural: bool, rng: random.Random, canonical: bool = False, person: str = "3") -> str:
+    opts = _MODAL_OUT.get(key) or [(key.replace("_", " "), key.replace("_", " "))]
+    pick = opts[rng.randrange(len(opts))]
+    out = pick[1] if plural or person in ("1p", "2") else pick[0]
+    if person == "1s":
+        out = _MODAL_FIRST_PERSON.get(pick[0], pick[1] if " " in pick[1] else pick[0])
+    return out

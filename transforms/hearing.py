@@ -1,6 +1,6 @@
 """What the audits will read from a delivered speech file, known where the file is made.
 
-Recordings hear their own audio before delivering it (`transforms.recordings._hear`): the
+Recordings hear their own audio before delivering it (`transforms.recordings.hear_back`): the
 renderer runs the audit's own extraction on the file it just wrote (same recogniser, same
 vocabulary, same settings), checks that file the way the recoverability gate will, and files
 the extraction in the build's extraction cache under the key `audits.extraction` looks up,
@@ -31,9 +31,11 @@ from facts.models import Fact, SlotType
 from facts.surface import spoken_form
 from facts.values import parse_slots
 
-from .base import ArtifactSpec, Extraction
+from .base import Extraction
 from .fingerprint import kind_fingerprint
+from .plan import ArtifactSpec
 from .writers import HEDGE_MARKERS
+
 
 CACHE_LAYOUT = "extract-2"  # layout of extraction cache entries, not an extractor version
 SPEECH_MODALITIES = {"wav", "mp4"}

@@ -42,11 +42,12 @@ from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
 from facts.values import parse_slots
 
 from . import registry
-from .base import ArtifactSpec, Distractor, FactMention, Hop, Route
+from .plan import ArtifactSpec, Distractor, FactMention, Hop, Route
 from .realise import voiceable
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .planner import PlanConfig
+    from .plan_config import PlanConfig
+
 
 # Share of a domain's files per kind (the reference corpus: about 55% conversational, a
 # quarter visuals, a few per cent recordings, documents and tables). Media kinds are capped

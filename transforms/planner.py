@@ -21,18 +21,20 @@ from __future__ import annotations
 
 import datetime as dt
 import random
-from typing import Literal, Optional
+from typing import Optional
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from facts.errors import FactforgeError
 from facts.hashing import content_hash
 from facts.models import Fact, FactSet, Slot, SlotType
 
-from . import registry
-from .base import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
-from . import plan_roles as R
+from . import plan_roles as R, registry
+from .plan import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
+from .plan_config import PlanConfig
 from .plan_roles import same_value, wrong_value
 from .realise import voiceable
+
 
 # Modalities per profile. "scan" is a page image in a PDF (a scanned letter): read by OCR, so
 # it comes with the images, never in a text-only profile.
@@ -59,25 +61,6 @@ CARRIER_WEIGHT = {
 
 def carrier_weight(cls) -> float:
     return CARRIER_WEIGHT.get(cls.key(), cls.weight)
-
-
-class PlanConfig(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-
-    carriers_per_fact: int = Field(1, ge=1, le=5)
-    families: list[str] = Field(default_factory=lambda: list(registry.FAMILIES))
-    kinds: Optional[list[str]] = None  # explicit subset of "family/kind"
-    profile: Literal["text-only", "text+image", "text+image+audio", "full"] = "full"
-    noise_ratio: float = Field(0.5, ge=0, le=10)
-    distractor_rate: float = Field(0.12, ge=0, le=1)   # a carrier's plainly stated, corrected wrong value
-    superseded_rate: float = Field(0.0, ge=0, le=1)    # an old value inside its carrier (hedged)
-    voiced_rate: float = Field(0.85, ge=0, le=1)  # share of facts never written in the policy's words (quoted_facts)
-    stray_distractor_rate: float = Field(0.012, ge=0, le=1)  # a hedged belief in a file carrying nothing
-    roles: bool = True   # the second pass (plan_roles): volume, routes, series, echoes, chains
-    volume: float = Field(1.0, ge=0, le=10)  # routine traffic, relative to the default
-    max_artifacts: dict[str, int] = Field(default_factory=dict)  # by kind key or modality
-    reseed: dict[str, int] = Field(default_factory=dict)  # artifact id -> regeneration round
-    history_days: int = Field(180, ge=7)
 
 
 class EvidencePlan(BaseModel):
@@ -221,7 +204,6 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     rng = random.Random(f"plan:{factset.domain}:{seed}")
     kinds = enabled_kinds(config)
     if not kinds:
-        from facts.errors import FactforgeError  # noqa: PLC0415
         raise FactforgeError(f"plan config enables no artifact kinds (profile {config.profile}, "
                              f"families {config.families})")
     now = now or dt.datetime(2026, 1, 1)

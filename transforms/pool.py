@@ -28,6 +28,7 @@ scheduling.
 from __future__ import annotations
 
 import atexit
+import multiprocessing as mp
 import os
 import pickle
 import threading
@@ -35,11 +36,14 @@ import time
 import uuid
 from abc import ABC, abstractmethod
 from collections import OrderedDict
-from concurrent.futures import FIRST_COMPLETED, Future, wait
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable, Iterator, Optional, Sequence
+
+from .registry import FAMILIES
+
 
 _LOADED: "OrderedDict[str, Any]" = OrderedDict()
 
@@ -171,12 +175,9 @@ def _watch_owner(owner: int, every: float = 1.0) -> None:
 
 class ProcessPool(_FilePool):
     def __init__(self, workers: int):
-        import multiprocessing as mp  # noqa: PLC0415
-        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415
 
         self.workers = workers
         ctx = mp.get_context("forkserver")
-        from .registry import FAMILIES  # noqa: PLC0415
 
         ctx.set_forkserver_preload([f"transforms.{f}" for f in FAMILIES])  # renderers imported once
         self._ex = ProcessPoolExecutor(max_workers=workers, mp_context=ctx, initializer=_watch_owner,
@@ -211,7 +212,7 @@ class DaskPool(_FilePool):
 
     @contextmanager
     def _client(self):
-        from distributed import Client, get_worker, worker_client  # noqa: PLC0415
+        from distributed import Client, get_worker, worker_client  # noqa: PLC0415  (heavy; loaded on first use)
 
         try:
             get_worker()
@@ -226,7 +227,7 @@ class DaskPool(_FilePool):
                 yield client
 
     def run(self, fn, args, cost=None):
-        from distributed import as_completed  # noqa: PLC0415
+        from distributed import as_completed  # noqa: PLC0415  (heavy; loaded on first use)
 
         with self._client() as client:
             self.workers = len(client.scheduler_info().get("workers", {})) or 1

@@ -35,11 +35,13 @@ from facts.errors import FactforgeError
 from facts.hashing import content_hash, file_sha256
 
 from . import registry
-from .base import ArtifactSpec, RenderContext
+from .base import RenderContext
 from .fingerprint import kind_fingerprint, writer_fingerprint
 from .hearing import SPEECH_MODALITIES
+from .plan import ArtifactSpec
 from .pool import InlinePool, Pool, Shared, Tally
 from .trace import memo_for, reads_from_json, traced
+
 
 CACHE_LAYOUT = "render-2"  # layout of cache entries (base key + traces), not a renderer version
 # Rough seconds per artifact of each modality (2-core machine): the pool starts expensive units

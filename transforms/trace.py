@@ -29,9 +29,11 @@ Proxies are read-only: a renderer must not change the shared database.
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import fields
 from typing import Any, Callable, Iterator
 
 from facts.hashing import content_hash
+
 
 Obs = tuple  # ("keys", path) | ("item", path) | ("view", name); path is a tuple of keys
 
@@ -122,7 +124,6 @@ def _jsonable(v: Any) -> Any:
     if hasattr(v, "model_dump"):
         return v.model_dump(mode="json")
     if hasattr(v, "__dataclass_fields__"):
-        from dataclasses import fields  # noqa: PLC0415
         return {f.name: _jsonable(getattr(v, f.name)) for f in fields(v)}
     if isinstance(v, (list, tuple)):
         return [_jsonable(x) for x in v]

@@ -27,352 +27,35 @@ import re
 from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
-from facts.hashing import content_hash
-from facts.match import TextIndex, key_shows_code
-from facts.models import Fact, Slot, SlotType, replace_value
-from facts.surface import surface_forms
+from facts.llm import litellm_module
+from facts.match import TextIndex, carries, key_shows_code
+from facts.models import Fact, Slot, SlotType, replace_value, value_key
+from facts.runs import shares_run, words
+from facts.values import find_values, parse_slots, slot_matches
 
-from .common import condition_values, topic_of
-from .grammar import capitalise, finish, expand
-from .realise import tokens as realise_tokens
-from .realise import (ASIDES, HEDGES, REGISTERS, VOICE_ATTEMPTS, VOICE_REGISTERS, Context, Realiser, RealiseError,
-                      Register, fix_agreement, main_text, read, recoverable, shares_run, voiceable)
+from .grammar import capitalise, expand, finish
+from .phrasebook import (CORRECT_CUSTOMER, CORRECT_STAFF, HEDGED_CLAIMS, LEAD_CUSTOMER, LEAD_STAFF, PLAIN_CLAIMS,
+                         RULES, SUPERSEDED, told_line)
+from .reading import main_text, read
+from .realise import VOICE_ATTEMPTS, VOICE_REGISTERS, Context, RealiseError, Realiser, voiceable
+from .registers import ASIDES, HEDGES, REGISTERS, Register
+from .rewording import fix_agreement, named_in, plain_subject
+from .writer_api import Writer, holds_value, pick_slot, register_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from domains import DomainPack
-    from .base import Distractor, Route
+
+    from .plan import Distractor, Route
     from .situations import Customer, Rec
+
 
 HEDGE_MARKERS = ("i thought", "i was told", "i heard", "i read", "someone said", "my friend said",
                  "isn't it", "wasn't it", "proposal", "proposed", "draft", "superseded", "old rule",
                  "previously", "no longer", "used to be", "outdated", "rumour", "not correct",
                  "was changed", "obsolete", "replaced")
 
-__all__ = ["HEDGE_MARKERS", "Writer", "BuiltinWriter", "LLMWriter", "make_writer", "shares_run", "ngrams",
+__all__ = ["HEDGE_MARKERS", "Writer", "BuiltinWriter", "LLMWriter", "make_writer",
            "Register", "REGISTERS"]
-
-_FIRST = ["Alex", "Priya", "Marcus", "Elena", "Kwame", "Sofia", "Daniel", "Aiko", "Omar", "Grace",
-          "Luis", "Hannah", "Ravi", "Chloe", "Mateo", "Nadia", "Ben", "Yara", "Felix", "Amara"]
-_LAST = ["Ortega", "Nguyen", "Fischer", "Adeyemi", "Rossi", "Kowalski", "Haddad", "Lindqvist",
-         "Tanaka", "Moreau", "Brennan", "Castillo", "Okoro", "Petrov", "Shah", "Walsh"]
-
-# Wording that is not a fact: every line carries a name or several choice points.
-_RULES: dict[str, list[str]] = {
-    "greet_agent": ["{Hi|Hello|Good {morning|afternoon}|Hi there} <first>, {thanks for {contacting|getting in touch "
-                    "with|messaging} <company>|you're through to <agent>{ at <short>|}|this is <agent>{ from "
-                    "<short>|}|<agent> here}{ — how can I help{ today|}?| — what can I do for you{ today|}?|!|.}",
-                    "{Welcome to|Thanks for contacting} <company>{ support|}, <first>{ — {I'm|my name is} <agent>|"
-                    "}{, how can I help?|.|!}"],
-    "greet_customer": ["{Hi|Hello|Hey|Good {morning|afternoon}}{, it's <first>|, <first> here|}{ — |, }{I've got a "
-                       "{question|quick question} about <thing>|I'm hoping you can help with <thing>|I need some help "
-                       "with <thing>|something's come up with <thing>}{.|!}"],
-    "greet_colleague": ["{Hi|Hello|Hey|Morning} {all|team|everyone|folks}{,|}", "{Hi|Hello} <names>{,|}"],
-    "close_agent": ["{Is there anything else I can help with|Anything else{ I can do for you|}} {today|on <thing>|"
-                    "while you're here}, <first>?", "{Glad I could help|Happy to help|My pleasure}, <first>{ — "
-                    "{have a {good|great|lovely} {day|evening|weekend}|take care|enjoy the rest of your day}|}{!|.}",
-                    "{Thanks for {getting in touch|your patience|bearing with me}|Thanks again}, <first>{ — {all the "
-                    "best|take care|have a good one}|}{!|.}"],
-    "close_customer": ["{Thanks|Thank you|Cheers|Great, thanks}{ {so much|a lot|for explaining|for checking}|}, "
-                       "<agentfirst>{ — {that's {clear|all I needed|really helpful}|that helps with <thing>|I'll "
-                       "keep that in mind for <thing>}|}{!|.}", "{Okay|Right|Alright|Got it}, {that makes sense|that's "
-                       "clear now|good to know}{ for <thing>|, thanks <agentfirst>|, <agentfirst>|}{!|.}"],
-    "close_colleague": ["{Thanks|Cheers|Thanks all|Speak soon}{, <names>|}{!|.}{ Shout if anything's unclear{ on "
-                        "this| before <wday>|}.| Ping me with questions{ on this| before <wday>|}.|}",
-                        "{That's it from me|Hope that helps|Hope that settles it}{, <names>|}{ — {shout|ping me} if "
-                        "anything's unclear| — more at <wday>'s huddle|}{.|!}"],
-    "filler_agent": ["{Let me {check|pull up|look at} <thing>{ for you|}|One moment while I {check|open} <thing>|I'm "
-                     "{checking|looking at} <thing> now}{, <first>|}{.|...}", "{Thanks for your patience|Bear with me|"
-                     "Just a moment}, <first>{ — {the system is a little slow {today|this morning}|I'm reading the "
-                     "notes on <thing>}|}{.|!}"],
-    "filler_customer": ["{Sure|Okay|No problem|Of course}{, take your time|}{ — I'm {at work|on my phone|in the car "
-                        "park}|}{.|!}", "{Yes|Yep}, {that's right|that's the one}{ — <thing>|}{.|!}"],
-    "filler_colleague": ["{Adding this to the tracker|Looping in <names>|Noted for <wday>'s huddle|Flagging for the "
-                         "<wday> review}{, thanks|}{.|!}", "{+1 on that|Agreed|Same question from my queue}{, <names>|}"
-                         "{.|!}"],
-    "wday": ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"],
-}
-
-_LEAD_CUSTOMER = ["{Sure|Right|Okay|Yes|Good question}, <first>{ —|:|,} ", "Looking at <thing>, ",
-                  "{So|Right}, for <thing>, ", "<first>, ", "From what I can see on <thing>, ", "In your case, <first>, ",
-                  "{I've checked|I checked} <thing>{ for you|}, and ", "{Okay|Right}, here's how it works{ for <thing>|}: ",
-                  "Happy to explain{, <first>|}: "]
-_LEAD_STAFF = ["To answer <question>, ", "{For the record|For everyone's notes}, ", "Confirmed with <owner>: ",
-               "{Quick answer|Short answer}{, <names>|}: ", "{Per|As per} the <wday> review, ", "<names>, ",
-               "{Checked|Double-checked} the policy doc{ on <wday>|}: ", "{So|Right}, {to be clear|for clarity}, "]
-_CORRECT_CUSTOMER = ["{Not quite|That's not right|Close, but not quite}{, <first>|}{ —|:} ", "{No|Ah, no}{, <first>|}{ —"
-                     "|,} ", "{Let me correct that|I'll correct that}{, <first>|}: ", "{I can see why you'd think "
-                     "that|I understand the confusion}{, <first>|}, but ", "The figure I have {is different|differs}: "]
-_CORRECT_STAFF = ["{Not quite|Not right}{, <names>|}{ —|:} ", "{No|Nope}{, <names>|}{ —|,} ", "Correction{ for <names>|}: ",
-                  "{The signed-off version|What {<owner>|the owner} signed off} reads: ", "{Checked|Double-checked} with "
-                  "<owner>{ on <wday>|}: "]
-_HEDGE = {
-    "customer": ["I thought {claim}", "I was told {claim}", "I read {somewhere|online|on a forum} that {claim}",
-                 "my friend said {claim}", "isn't it the case that {claim}?", "I heard {claim}",
-                 "I was told on the phone {last time|last month|by someone else} that {claim}",
-                 "I thought {claim} — at least that's what I remember from <thing>"],
-    "colleague": ["I heard {claim} — is that still right?", "someone said {claim}; not correct, I think?",
-                  "I thought {claim}, but let me double-check", "wasn't it that {claim}?",
-                  "old rule from {my training|the old macro|the last review}: {claim}",
-                  "I was told {claim} {on my first week|by a customer|in training}, is that right?"],
-}
-# A wrong value someone states as fact (no hedge): the correction later in the file settles it.
-_PLAIN = {
-    "customer": ["{claim}", "the website says {claim}", "last time {claim}", "my booking confirmation says {claim}",
-                 "{claim} — that's what the app showed me", "your agent told me {claim}", "{claim}, so that's the plan"],
-    "colleague": ["{claim}", "{claim} — that's what I've been telling customers", "per the macro, {claim}",
-                  "going by the old sheet, {claim}", "{claim}, I've quoted that all week"],
-}
-_SUPERSEDED = ["Proposal ({date}): {claim}", "Draft ({date}): {claim}", "Until {date}, {claim} (no longer the case)",
-               "Old rule, superseded: {claim}", "Previously, until {date}, {claim}",
-               "Draft for the {date} review, proposed: {claim}"]
-
-
-def ngrams(text: str, n: int = 6) -> set[tuple[str, ...]]:
-    toks = re.findall(r"[a-z0-9$%]+", text.lower())
-    return {tuple(toks[i:i + n]) for i in range(len(toks) - n + 1)}
-
-
-def _told(first: str, rng: random.Random) -> str:
-    """How a case note ends once the customer has been told ("Told Priya by phone.")."""
-    who = first or "the customer"
-    how = rng.choice(["", " by phone", " by email", " on chat", " on the call", " in branch", " the same day"])
-    return finish(rng.choice([f"{who} informed{how}.", f"told {who}{how}.", f"explained to {who}{how}.",
-                                  f"{who} {rng.choice(['OK', 'happy', 'fine'])} with that.",
-                                  f"customer informed{how}."]))
-
-
-def _register(reg: Optional["Register | str"], role: str = "agent") -> Register:
-    if isinstance(reg, Register):
-        return reg
-    if isinstance(reg, str) and reg in REGISTERS:
-        return REGISTERS[reg]
-    return REGISTERS["staff_email"] if role in ("colleague", "manager") else REGISTERS["chat"]
-
-
-def fact_label(fact: Fact) -> str:
-    """A short noun phrase naming the fact: the statement's head ("Security deposit"), or
-    the words right after its value ("discount on late fees"); "" when neither carries at
-    least half of the fact's anchors."""
-    def covers(phrase: str) -> bool:
-        low = phrase.lower()
-        hits = sum(1 for a in fact.anchors if a.lower()[:5] in low)
-        return bool(fact.anchors) and hits * 2 >= len(fact.anchors)
-
-    m = re.match(r"^(?:(?:the|a|an|each|every|all|any)\s+)?(.+?)\s+(?:is|are|was|must|may|can|cannot|will|has|have|"
-                 r"does|do|should|gets?|receives?|pays?|lasts?|costs?|covers?|applies|apply|requires?|includes?)\b",
-                 fact.statement, flags=re.I)
-    if m and len(m.group(1).split()) <= 8 and covers(m.group(1)):
-        head = m.group(1).strip(" ,")
-        return head[:1].upper() + head[1:]
-    for s in fact.slots:
-        i = fact.statement.find(s.text)
-        if s.text and i >= 0:
-            tail = re.split(r"[,.;:()]| if | when | unless | for each | per | and | or | but | then | so | which "
-                            r"| that | who | is | are | was | were | must | may | can | will | should ",
-                            fact.statement[i + len(s.text):])[0]
-            tail = " ".join(tail.split()[:6])
-            if tail and covers(tail):
-                return tail[:1].upper() + tail[1:]
-    return ""
-
-
-class Writer:
-    """Interface every writer implements (the built-in one is the reference)."""
-
-    name = "abstract"
-
-    def __init__(self, pack: "DomainPack"):
-        self.pack = pack
-        self.voice = pack.brand.voice
-
-    def identity(self) -> dict:
-        """What decides this writer's wording besides its code and the facts of an artifact:
-        part of every render cache key (transforms.render). A writer with settings (a model,
-        a temperature) adds them here."""
-        return {"name": self.name, "voice": self.voice, "vocabulary": content_hash(sorted(self._vocabulary()))}
-
-    # --- names and framing -------------------------------------------------------------
-    def person(self, rng: random.Random, role: str = "customer") -> str:
-        b = self.pack.brand
-        pool = {"agent": b.agents, "manager": b.managers, "customer": b.customers}.get(role) or []
-        if pool and rng.random() < 0.8:
-            return rng.choice(pool)
-        return f"{rng.choice(_FIRST)} {rng.choice(_LAST)}"
-
-    def email(self, name: str, internal: bool = True) -> str:
-        local = ".".join(re.findall(r"[a-z]+", name.lower())) or "info"
-        dom = self.pack.brand.email_domain if internal else "mail.example.net"
-        return f"{local}@{dom}"
-
-    def _say(self, rule: str, rng: random.Random, **slots: str) -> str:
-        b = self.pack.brand
-        base = {"company": b.company, "short": b.short_name or b.company.split()[0], "first": "there",
-                "agent": self.person(rng, "agent"), "agentfirst": "", "thing": "my account", "names": "all",
-                "owner": self.person(rng, "manager")}
-        base["agentfirst"] = base["agent"].split()[0]
-        base.update({k: v for k, v in slots.items() if v})
-        return finish(expand(f"<{rule}>", rng, base, _RULES))
-
-    def greeting(self, rng: random.Random, role: str, name: str = "", agent: str = "", thing: str = "") -> str:
-        first = name.split()[0] if name else "there"
-        return self._say(f"greet_{role if role in ('agent', 'customer') else 'colleague'}", rng, first=first,
-                         agent=agent, agentfirst=agent.split()[0] if agent else "", thing=thing, names=first)
-
-    def closing(self, rng: random.Random, role: str, name: str = "", agent: str = "", thing: str = "") -> str:
-        first = name.split()[0] if name else ""
-        return self._say(f"close_{role if role in ('agent', 'customer') else 'colleague'}", rng,
-                         first=first or "there", agent=agent, agentfirst=agent.split()[0] if agent else "",
-                         thing=thing, names=first)
-
-    def filler(self, rng: random.Random, role: str, n: int = 1, name: str = "", thing: str = "") -> list[str]:
-        key = f"filler_{role if role in ('agent', 'customer') else 'colleague'}"
-        first = name.split()[0] if name else ""
-        return [self._say(key, rng, first=first, thing=thing or "your details", names=first) for _ in range(n)]
-
-    def topic(self, fact: Fact) -> str:
-        """A short noun phrase for what the fact is about: its label, narrowed by its
-        conditions ("checked bag allowance (Premier, Navigator)"), else its section as people name
-        it (`common.topic_of`: never a question heading such as "What can be changed")."""
-        lab = self.label(fact) or next((c.value for c in fact.conditions if c.attribute == "attribute"), "")
-        cond = ", ".join(self.condition_values(fact))
-        if lab:
-            lab = self.lower_first(lab)
-            return f"{lab} ({cond})" if cond else lab
-        sec = topic_of(fact) if fact.section else "this"
-        sec = self.lower_first(sec)
-        return f"{sec} ({cond})" if cond else sec
-
-    condition_values = staticmethod(condition_values)
-
-    def lower_first(self, text: str) -> str:
-        """Lower-case the first word when it is an ordinary word (seen in lower case in the
-        domain's own policy), never a name ("TripGuard", "Pinnacle"), and never in a heading
-        written in title case ("Domestic Out-of-Network ATM Usage", "Contact Us"): lowering its
-        first word alone would make a casing the policy never writes."""
-        first = text.split(" ", 1)[0]
-        long = [w for w in text.split() if len(w) > 3 and w[:1].isalpha()]
-        if len(long) >= 2 and all(w[:1].isupper() for w in long):
-            return text
-        words = [w for w in text.split() if w[:1].isalpha()]
-        if len(words) >= 2 and all(w[:1].isupper() for w in words):  # "Contact Us", never "contact Us"
-            return text
-        if first and first[0].isupper() and first.lower() in self._vocabulary() and first not in self._proper_words() \
-                and not any(text.startswith(n) for n in self.names() if " " in n):
-            return first[0].lower() + text[1:]
-        return text
-
-    def _vocabulary(self) -> set[str]:
-        if not hasattr(self, "_vocab"):
-            words: set[str] = set()
-            for f in self._facts():
-                words |= set(re.findall(r"(?<=\s)([a-z][a-z'-]*)", f.statement))
-            self._vocab = words | {"the", "a", "an", "this", "that", "each", "every", "all", "any", "if", "when"}
-        return self._vocab
-
-    def _facts(self) -> list[Fact]:
-        try:
-            return list(self.pack.facts.facts)
-        except Exception:  # noqa: BLE001 - a pack without facts yet: names from the brand only
-            return []
-
-    def _proper_words(self) -> set[str]:
-        b = self.pack.brand
-        words = set(b.company.split()) | set(b.short_name.split())
-        for v in b.products.values():
-            words |= set(v.split())
-        return words
-
-    def names(self) -> set[str]:
-        """Names whose capitalisation is fixed: the company, product names, and capitalised
-        phrases the policy uses mid-sentence (catalog rows, tiers, plans)."""
-        if not hasattr(self, "_names"):
-            b = self.pack.brand
-            out = {b.company, *(b.short_name and [b.short_name] or []), *b.products.values()}
-            vocab = self._vocabulary()
-            for f in self._facts():
-                for c in f.conditions:
-                    v = c.value.strip()
-                    if c.attribute != "attribute" and v[:1].isupper() and (" " in v or v.lower() not in vocab):
-                        out.add(v)
-                for m in re.finditer(r"(?<=[a-z,;] )((?:[A-Z][\w'-]*)(?: [A-Z][\w'-]*)+)", f.statement):
-                    out.add(m.group(1))
-                for m in re.finditer(r"(?<=[a-z,;] )([A-Z][a-z]*[A-Z][\w-]*|[A-Z][a-z]+)(?=[\s,.;:])", f.statement):
-                    if m.group(1).lower() not in vocab:
-                        out.add(m.group(1))
-            self._names = {n for n in out if n}
-        return self._names
-
-    def label(self, fact: Fact) -> str:
-        """A short noun phrase naming the fact (`fact_label`)."""
-        return fact_label(fact)
-
-    def question(self, fact: Fact, rng: random.Random, customer: Optional["Customer"] = None,
-                 record: Optional["Rec"] = None, register: Optional["Register | str"] = None) -> str:
-        raise NotImplementedError
-
-    def subject(self, facts: list[Fact], rng: random.Random) -> str:
-        if not facts:
-            return rng.choice(["Weekly sync notes", "Office move", "Re: schedule", "Team lunch Friday",
-                               "Q3 dashboard access", "Printer on 4th floor"])
-        sec = topic_of(facts[0]) if facts[0].section else "policy"  # a subject, never "How to confirm what"
-        lab = self.label(facts[0])
-        lab = sec if not lab or _holds_value(lab, self.pack.info.currency) else lab
-        if len(re.findall(r"[A-Za-z0-9']+", lab)) > 4:  # a subject line names the topic in a few words
-            # (counted as the lints count them: "out-of-network" is three), not the rule's wording:
-            # a label's name before its colon ("Out-of-network usage", never "... usage: Any transaction")
-            head = lab.split(": ", 1)[0]
-            lab = (head if ": " in lab and len(head.split()) <= 4 else sec if len(sec.split()) <= 5
-                   else " ".join(head.split()[:4]).rstrip(",;:"))
-        lab = self.lower_first(lab)
-        t = rng.choice(["{Question|Check} on <s>", "<s>: {what do we tell customers|which version is right|need a "
-                        "ruling}", "{Clarifying|Confirming} <s>", "<s> — {follow-up|macro update|quick check}"])
-        return finish(expand(t, rng, {"s": lab}, {}))
-
-    # --- fact wording -----------------------------------------------------------------
-    def value_text(self, slot: Slot, rng: Optional[random.Random] = None) -> str:
-        forms = surface_forms(slot)
-        if rng is None or len(forms) == 1:
-            return forms[0]
-        return rng.choice(forms)
-
-    def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
-                  context: Optional[Context] = None) -> str:
-        raise NotImplementedError
-
-    def with_value(self, fact: Fact, slot_name: Optional[str], text: str) -> str:
-        """The fact's statement with one slot's surface replaced."""
-        slot = _pick_slot(fact, slot_name)
-        if slot is None:
-            return fact.statement
-        return replace_value(fact.statement, slot.text, text)
-
-    def bullet(self, fact: Fact) -> str:
-        """Terse "label: value" for tables, cards and slides; falls back to the statement when
-        no short label keeps the fact identifiable."""
-        vals = ", ".join(s.text for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
-        lab = self.label(fact)
-        cond = ", ".join(self.condition_values(fact))
-        if vals and lab:
-            return f"{lab}{f' ({cond})' if cond else ''}: {vals}"
-        return fact.statement.rstrip(".")
-
-
-def _holds_value(label: str, currency: str) -> bool:
-    """Whether a label holds a figure ("passenger under 14 years old", "lb costs an extra
-    $100", "of spending in the last 12"): such a label asked about, or put in a subject line,
-    gives the answer away and reads as nobody's question."""
-    from facts.values import find_values  # noqa: PLC0415
-
-    return bool(find_values(label, currency=currency))
-
-
-def _pick_slot(fact: Fact, name: Optional[str]) -> Optional[Slot]:
-    for s in fact.slots:
-        if s.name == name:
-            return s
-    return fact.slots[0] if fact.slots else None
-
-
 class BuiltinWriter(Writer):
     name = "builtin"
 
@@ -383,7 +66,7 @@ class BuiltinWriter(Writer):
     # .. facts .....................................................................................
     def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
                   context: Optional[Context] = None) -> str:
-        reg = _register(register)
+        reg = register_of(register)
         if rendition == "voiced":
             text = self.voiced(fact, rng, reg, context)
         else:
@@ -415,7 +98,7 @@ class BuiltinWriter(Writer):
                         return self.realiser.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), reg2)
                     except RealiseError as e:
                         last = e
-        if len(realise_tokens(fact.statement)) < 6:
+        if len(words(fact.statement)) < 6:
             # a statement of fewer than six words shares no 6-word run with itself: when no
             # re-wording stays recoverable ("Customer reports no service." -> "You report no
             # service." loses "customer"), the statement is its own voiced wording
@@ -435,8 +118,8 @@ class BuiltinWriter(Writer):
                     except RealiseError as e:
                         last = e
                         continue
-                    named = self.realiser._fix_names(text)
-                    return named if recoverable(fact, named) else text
+                    named = self.realiser.fix_names(text)
+                    return named if carries(fact, named) else text
         raise FactforgeError(f"no voiced wording for fact {fact.id} ({fact.statement!r}) shares no 6-word run with "
                              f"the policy and stays recoverable: {last}", fact.source.file, fact.source.start_line)
 
@@ -446,13 +129,13 @@ class BuiltinWriter(Writer):
     def _lead(self, text: str, rng: random.Random, reg: Register, context: Optional[Context]) -> str:
         first = context.customer.first if context and context.customer else ""
         thing = _thing(context)
-        pool = _LEAD_CUSTOMER if reg.to_customer else _LEAD_STAFF
+        pool = LEAD_CUSTOMER if reg.to_customer else LEAD_STAFF
         names = context.speaker_name.split()[0] if context and context.speaker_name else "all"
         lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "thing": thing, "names": names,
                                                       "question": f"{names}'s question" if names != "all" else
                                                       "the question",
                                                       "owner": self.person(rng, "manager"), "wday": rng.choice(
-                                                          _RULES["wday"])}, {}), capital=True)
+                                                          RULES["wday"])}, {}), capital=True)
         if "<" in lead or (not first and "there" in lead):
             return text
         return fix_agreement(lead.rstrip() + " " + self.realiser.lower(text))
@@ -463,7 +146,7 @@ class BuiltinWriter(Writer):
         words: their situation first ("I'm flying Main on reservation LKM4WZK and I'm a
         Navigator member"), then a plain question about the thing itself, never the policy's
         section title."""
-        reg = _register(register, "customer")
+        reg = register_of(register, "customer")
         staff = reg.audience == "staff"
         r = read(fact)
         q = None if r.cell else self.realiser.ask(fact, rng, first_person=not staff)
@@ -503,10 +186,10 @@ class BuiltinWriter(Writer):
         """A noun phrase for what the fact is about, from its own words (a cell's measure and
         row, or the statement's head noun phrase)."""
         if r.cell:
-            what, whom = self.realiser._cell_parts(r)
+            what, whom = self.realiser.cell_parts(r)
             return f"the {what} for {whom}"
         lab = self.label(fact)
-        if lab and _holds_value(lab, self.pack.info.currency):
+        if lab and holds_value(lab, self.pack.info.currency):
             lab = ""  # "what's the lb costs an extra $100?": a question never carries its own answer
         if lab and len(lab.split()) <= 7 and lab.split()[0].lower() not in ("of", "for", "to", "in", "on", "at", "by",
                                                                            "with", "from", "per", "and", "or", "before",
@@ -519,11 +202,10 @@ class BuiltinWriter(Writer):
     def _subject(self, fact: Fact, r) -> str:
         """The statement's subject as a customer names the thing they ask about ("TripGuard",
         "refunds to a credit card"); "" when it holds a figure, is a person or is long."""
-        from .realise import plain_subject  # noqa: PLC0415
 
         subj = plain_subject(r.main)
         if not subj or \
-                _holds_value(subj, self.pack.info.currency) or \
+                holds_value(subj, self.pack.info.currency) or \
                 re.match(r"^(?:the|a|an|each|every|any)?\s*(?:customer|passenger|agent|member|staff|you|we)s?\b", subj, re.I):
             return ""
         return self.realiser.lower(subj)
@@ -553,8 +235,8 @@ class BuiltinWriter(Writer):
                    register: Optional["Register | str"] = None, context: Optional[Context] = None) -> str:
         """A wrong or old value inside a hedged sentence, the claim worded by the realiser
         (never a copy of the policy statement) with the wrong value in it."""
-        reg = _register(register, role)
-        slot = _pick_slot(fact, d.slot)
+        reg = register_of(register, role)
+        slot = pick_slot(fact, d.slot)
         vt = {slot.name: d.text} if slot is not None else None
         try:
             claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
@@ -568,14 +250,14 @@ class BuiltinWriter(Writer):
         thing = _thing(context)
         if d.resolution == "correction":
             # said plainly by someone who believes it; the current value follows in the same file
-            pool = _PLAIN["colleague" if role in ("colleague", "manager") else "customer"]
+            pool = PLAIN_CLAIMS["colleague" if role in ("colleague", "manager") else "customer"]
             text = expand(rng.choice(pool).replace("{claim}", "\x00"), rng, {"thing": thing}, {}).replace("\x00", claim)
             text = finish(text)
             return text if text.endswith(("?", "!")) else text + "."
         if d.role == "superseded":
-            t = rng.choice(_SUPERSEDED)
+            t = rng.choice(SUPERSEDED)
             return finish(t.format(date=d.date or "earlier", claim=claim)) + ("" if t.endswith(")") else ".")
-        pool = _HEDGE["colleague" if role in ("colleague", "manager") else "customer"]
+        pool = HEDGED_CLAIMS["colleague" if role in ("colleague", "manager") else "customer"]
         t = rng.choice(pool)
         text = expand(t.replace("{claim}", "\x00"), rng, {"thing": thing}, {}).replace("\x00", claim)
         text = finish(text)
@@ -584,17 +266,17 @@ class BuiltinWriter(Writer):
     def correction(self, fact: Fact, rng: random.Random, rendition: str = "canonical",
                    register: Optional["Register | str"] = None, context: Optional[Context] = None) -> str:
         """The current value, stated after a distractor or superseded mention."""
-        reg = _register(register)
+        reg = register_of(register)
         body = self.statement(fact, rendition, rng, reg, context) if rendition == "voiced" else \
             self.realiser.render(fact, "canonical", rng, reg)
-        pool = _CORRECT_CUSTOMER if reg.to_customer else _CORRECT_STAFF
+        pool = CORRECT_CUSTOMER if reg.to_customer else CORRECT_STAFF
         first = context.customer.first if context and context.customer else ""
         names = context.speaker_name.split()[0] if context and context.speaker_name else "all"
         lead = finish(expand(rng.choice(pool), rng, {"first": first or "there", "names": names,
                                                       "question": f"{names}'s question" if names != "all" else
                                                       "the question",
                                                       "owner": self.person(rng, "manager"),
-                                                      "wday": rng.choice(_RULES["wday"])}, {}))
+                                                      "wday": rng.choice(RULES["wday"])}, {}))
         if reg.controlled:
             return body
         return fix_agreement(lead + (" " if not lead.endswith(" ") else "") + self.lower_first(body)).replace("  ", " ")
@@ -605,15 +287,15 @@ class BuiltinWriter(Writer):
         """The value without its condition ("the monthly fee's $6", "it's 24 hours now"): what
         people say when the context is obvious to them. Not a rendition of the fact (its
         condition is missing), so it is never checked against the recovery rule."""
-        reg = _register(register)
+        reg = register_of(register)
         r = read(fact)
         slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
         value = self.value_text(slot, rng) if slot is not None else ""
         if r.cell:
-            what, _ = self.realiser._cell_parts(r)
+            what, _ = self.realiser.cell_parts(r)
             t = rng.choice(["the {what} is {val}", "it's {val} for the {what}", "{val} is the {what} now",
                             "the {what}? {val}"])
-            return finish(fix_agreement(t.format(what=what, val=self.realiser._cell_value(r, rng, None))))
+            return finish(fix_agreement(t.format(what=what, val=self.realiser.cell_value(r, rng, None))))
         body = main_text(fact)
         if body:
             derived = fact.model_copy(update={"statement": body[:1].upper() + body[1:] + ".", "conditions": [],
@@ -641,7 +323,7 @@ class BuiltinWriter(Writer):
         """The rule applied to a customer's record, as a case note or an agent's reply: the
         record, its attributes (the fact's conditions) and the rule as it was applied, so the
         rule can be induced from cases."""
-        reg = _register(register)
+        reg = register_of(register)
         conds = [c.value for c in fact.conditions if c.attribute != "attribute"]
         rec = record or (context.record.ref() if context and context.record else "")
         cust = context.customer.first if context and context.customer else ""
@@ -659,7 +341,7 @@ class BuiltinWriter(Writer):
         return fix_agreement(finish(t.format(where=where or "the record", Where=(where or "Record")[:1].upper()
                                              + (where or "Record")[1:], body=self.lower_first(body), Body=body,
                                              Cust=cust or "Customer", cust_l=cust or "the customer",
-                                             told=_told(cust, rng))))
+                                             told=told_line(cust, rng))))
 
     def hop_key(self, fact: Fact, route: "Route", rng: random.Random, register: Optional["Register | str"] = None,
                 context: Optional[Context] = None) -> str:
@@ -667,7 +349,7 @@ class BuiltinWriter(Writer):
         schedule file, which names nothing of the fact): "The same-day change fee is the amount
         under code SC-104 of the Schedule of charges and limits." A catalog row names its code
         once: "Premier Checking is priced under code SC-112 of the ..."."""
-        reg = _register(register)
+        reg = register_of(register)
         r = read(fact)
 
         def shows(text: str) -> bool:  # the audit's key hop, on this sentence alone
@@ -724,7 +406,7 @@ class BuiltinWriter(Writer):
         value of the fact) with the case it applies to, and nothing else ("It's $75 for Main
         with Voyager status."). Only recoverable together with the question before it.
         `named`: the question; a case it already named is not said again ("It's $75.")."""
-        reg = _register(register)
+        reg = register_of(register)
         vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
                 and s.name not in skip]
         if not vals:
@@ -754,12 +436,11 @@ class BuiltinWriter(Writer):
         subject said again as "it" or "they" ("Could you tell me about TripGuard?" - "It costs
         thirty-five dollars per passenger."), recoverable with the question before it (`gap`
         characters between them); "" when the question did not name it or no wording holds."""
-        from .realise import named_in, plain_subject  # noqa: PLC0415
 
         r = read(fact)
         if r.cell or not plain_subject(r.main) or not named_in(r.main.subj, question):
             return ""
-        reg = _register(register)
+        reg = register_of(register)
         seed = rng.random()
         self.realiser.given = question
         try:
@@ -781,13 +462,13 @@ class BuiltinWriter(Writer):
         r = read(fact)
         if not r.cell:
             return ""
-        _what, whom = self.realiser._cell_parts(r, rng)
-        val = self.realiser._cell_value(r, rng, None)
+        _what, whom = self.realiser.cell_parts(r, rng)
+        val = self.realiser.cell_value(r, rng, None)
         slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
         bare = re.match(r"^(\S+)\s+[a-z]+$", val)
         if slot is not None and slot.type == SlotType.count and not slot.unit and bare:
             val = bare.group(1)  # "how many bags?" - "two for Pinnacle in Lite": the count, its noun asked already
-        reg = _register(register)
+        reg = register_of(register)
         pool = ["{Whom}: {val}.", "For {whom}, it's {val}.", "{Val} for {whom}.", "{Whom} — {val}.",
                 "With {whom} it's {val}.", "That's {val} for {whom}."]
         if reg.controlled:
@@ -801,8 +482,8 @@ class BuiltinWriter(Writer):
         version of a document, last season's rule in an old thread, a proposal, a colleague's
         confident mistake, a conflicting record): nothing in the sentence says it is wrong; the
         file's date, version or author does."""
-        reg = _register(register)
-        slot = _pick_slot(fact, d.slot)
+        reg = register_of(register)
+        slot = pick_slot(fact, d.slot)
         vt = {slot.name: d.text} if slot is not None else None
         claim = ""
         try:
@@ -836,8 +517,6 @@ def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "
     """Whether `text` shows the value `value` (any equivalent surface form)."""
     if not text or slot is None:
         return False
-    from facts.values import find_values, parse_slots  # noqa: PLC0415
-    from facts.models import value_key  # noqa: PLC0415
 
     want = {p.key() for p in parse_slots(value, currency=currency)}
     if not want:
@@ -873,7 +552,6 @@ class LLMWriter(BuiltinWriter):
                 "mock_response": self.mock_response}
 
     def _complete(self, prompt: str, seed: int) -> str:
-        from facts.llm import litellm_module  # noqa: PLC0415  (slow import, only when switched on)
         litellm = litellm_module()
 
         kwargs = dict(model=self.model, messages=[{"role": "user", "content": prompt}],
@@ -886,7 +564,7 @@ class LLMWriter(BuiltinWriter):
 
     def statement(self, fact: Fact, rendition: str, rng: random.Random, register: Optional["Register | str"] = None,
                   context: Optional[Context] = None) -> str:
-        reg = _register(register)
+        reg = register_of(register)
         style = ("Restate it faithfully, close to the original wording." if rendition == "canonical"
                  else "Paraphrase it in your own words; do not reuse any run of six words from the original.")
         tone = ("a formal controlled document: third person, no asides, no hedging, no contractions"
@@ -904,14 +582,13 @@ class LLMWriter(BuiltinWriter):
         """The checks every rendition passes: values in an accepted form and the recovery rule;
         voiced: no 6-word run of the statement; in a controlled document no aside and no
         hedge; no agreement error a frame would not make."""
-        from facts.values import slot_matches  # noqa: PLC0415
 
         if not text or len(text) > 600:
             return False
         if any(slot_matches(s, text) is None for s in fact.slots if s.type not in (SlotType.enum,
                                                                                   SlotType.identifier)):
             return False
-        if not recoverable(fact, text):
+        if not carries(fact, text):
             return False
         if rendition == "voiced" and shares_run(text, fact.statement):
             return False

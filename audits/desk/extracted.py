@@ -43,7 +43,7 @@ def _models(root: str, content_hash: str):
 
 
 def _spec_and_facts(bundle: Bundle, artifact_id: str):
-    from transforms.base import ArtifactSpec  # noqa: PLC0415  (deferred: transforms, only when an extraction is shown)
+    from transforms.plan import ArtifactSpec  # noqa: PLC0415  (deferred: transforms, only when an extraction is shown)
 
     spec = bundle.spec(artifact_id)
     if spec is None:

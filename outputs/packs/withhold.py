@@ -35,7 +35,7 @@ from facts.values import parse_slots
 from transforms import registry
 from transforms.plan_roles import wrong_value
 from transforms.planner import EvidencePlan, artifact_seed
-from transforms.base import ArtifactSpec, FactMention
+from transforms.plan import ArtifactSpec, FactMention
 
 CONTESTED_SUFFIX = "~contested"
 # Kinds that may host a contested version: written records a reader takes at face value.

@@ -9,13 +9,13 @@ import random
 import re
 from pathlib import Path
 
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, haystack as H, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_text_file
+from transforms.grammar import expand as say_
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
 
-from transforms import common as C
-from transforms import haystack as H
-from transforms.grammar import expand as say_
 
 _CHANNELS = ["Web chat", "In-app chat", "WhatsApp Business", "Web chat (mobile)", "Messenger"]
 _SUPERSEDED_LEADS = ["I can see an older note on your file: ", "Our knowledge base still has this entry: ",
@@ -50,16 +50,16 @@ class ChatTranscript(Transformer):
         rng = spec.rng("chat")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        agent = C.staff(ctx, rng, "agent", 1)[0]
+        day = CK.spec_date(spec)
+        agent = RC.staff(ctx, rng, "agent", 1)[0]
         talk = C.speaker(ctx, rng, name=agent)
-        cust = C.Person(talk.customer.name, talk.customer.id) if talk.customer else C.pick_customer(ctx, rng)
-        start = C.office_time(pack, day, rng, 8, 17)
+        cust = RC.Person(talk.customer.name, talk.customer.id) if talk.customer else RC.pick_customer(ctx, rng)
+        start = CK.office_time(pack, day, rng, 8, 17)
         clock = _Clock(start, rng)
         channel = rng.choice(_CHANNELS)
-        case_id = f"{C.id_prefix(pack, 'case', 'ticket')}-{day:%y%m%d}-{rng.randint(1000, 9999)}"
+        case_id = f"{RC.id_prefix(pack, 'case', 'ticket')}-{day:%y%m%d}-{rng.randint(1000, 9999)}"
         rec = talk.record
-        ref, ref_kind = (rec.id, rec.kind) if rec is not None and rec.id else C.record_ref(ctx, rng, cust)
+        ref, ref_kind = (rec.id, rec.kind) if rec is not None and rec.id else RC.record_ref(ctx, rng, cust)
         cust_email = (talk.customer.email if talk.customer and talk.customer.email
                       else w.email(cust.name, internal=False))
         thing = f"{ref_kind} {ref}"
@@ -101,7 +101,7 @@ class ChatTranscript(Transformer):
                 q = C.lead_in(say_(rng.choice(["One more thing{, <agent>|} — ", "Also, ", "While I have you{, <agent>|}: ",
                                                "Oh, and ", "Another question{ about <thing>|}: ",
                                                "Before you go{, <agent>|}: ", "Something else{ on <thing>|}: ", ""]),
-                                   rng, {"agent": C.first(agent), "thing": thing}),
+                                   rng, {"agent": RC.first(agent), "thing": thing}),
                               w.question(it.fact, rng, talk.customer, rec if rng.random() < 0.5 else None))
             else:
                 q = w.question(it.fact, rng, talk.customer, rec)
@@ -113,7 +113,7 @@ class ChatTranscript(Transformer):
             if rng.random() < 0.4:
                 say(agent, w.filler(rng, "agent", name=cust.name, thing=thing)[0])
             for d in it.superseded:
-                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
+                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, it.fact, d, rng, on=CK.earlier_day(d, day, rng),
                                                                     register="chat", context=talk))
                 wrong = True
             say(agent, C.answer(ctx, it, rng, q, after_wrong=wrong, register="chat", context=talk))
@@ -121,7 +121,7 @@ class ChatTranscript(Transformer):
                 say(cust.name, w.closing(rng, "customer", agent=agent, thing=thing))
         for fact, d in orphans:
             if d.role == "superseded":
-                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, fact, d, rng, on=C.earlier_day(d, day, rng),
+                say(agent, rng.choice(_SUPERSEDED_LEADS) + C.hedged(ctx, fact, d, rng, on=CK.earlier_day(d, day, rng),
                                                                     register="chat", context=talk))
             else:
                 say(cust.name, C.hedged(ctx, fact, d, rng, role="customer", register="chat", context=talk))
@@ -134,9 +134,9 @@ class ChatTranscript(Transformer):
                 say(cust.name if t.role == "customer" else agent, t.text)
         say("System", f"{agent} ended the chat. Transcript sent to {cust_email}.")
 
-        queue = C.section_of(its[0].fact) if its else rng.choice(["Account", "General enquiries", "Billing"])
-        tags = sorted({C.slug(C.section_of(i.fact), 40) for i in its}) or ["general"]
-        tz = C.tz_label(start)
+        queue = headings.section_of(its[0].fact) if its else rng.choice(["Account", "General enquiries", "Billing"])
+        tags = sorted({RC.slug(headings.section_of(i.fact), 40) for i in its}) or ["general"]
+        tz = CK.tz_label(start)
         head = [
             f"{pack.brand.company} - Customer Support",
             "CHAT TRANSCRIPT",
@@ -155,7 +155,7 @@ class ChatTranscript(Transformer):
         ]
         body = [f"[{t:%H:%M:%S}] {who}: {text}" for t, who, text in turns]
         tail = ["", "-" * 64, rng.choice(_SURVEY),
-                f"Exported from {C.brand_short(pack)} Helpdesk. Internal use only."]
+                f"Exported from {RC.brand_short(pack)} Helpdesk. Internal use only."]
         out.write_text("\n".join(head + body + tail) + "\n", encoding="utf-8")
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:

@@ -23,13 +23,12 @@ from email.utils import format_datetime, formataddr
 from pathlib import Path
 
 from facts.hashing import sha256_hex
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, haystack as H, haystack_staff as HS, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_eml
-from transforms.registry import register
-
-from transforms import common as C
-from transforms import haystack as H
 from transforms.grammar import say
+from transforms.plan import ArtifactSpec
+from transforms.registry import register
 from transforms.smalltalk import spoken_topic
 
 
@@ -167,21 +166,21 @@ class EmailThread(Transformer):
     # --- thread shapes -----------------------------------------------------------------
     def _internal(self, spec, ctx, rng, its, orphans):
         w = ctx.writer
-        day = C.spec_date(spec)
-        asker, helper = C.staff(ctx, rng, "agent", 2)
-        owner = C.staff(ctx, rng, "manager", 1, exclude=(asker, helper))[0]
+        day = CK.spec_date(spec)
+        asker, helper = RC.staff(ctx, rng, "agent", 2)
+        owner = RC.staff(ctx, rng, "manager", 1, exclude=(asker, helper))[0]
         addr = {n: w.email(n) for n in (asker, helper, owner)}
         sig = {asker: _signature(ctx, asker, "Customer Support", True),
                helper: _signature(ctx, helper, "Support Team Lead", True),
                owner: _signature(ctx, owner, "Operations Manager", True)}
         facts = [it.fact for it in its]
         subject = w.subject(facts, rng).removeprefix("Re: ").removeprefix("Fwd: ")
-        sup_days = [C.earlier_day(d, day, rng, 4, 30) for it in its for d in it.superseded]
+        sup_days = [CK.earlier_day(d, day, rng, 4, 30) for it in its for d in it.superseded]
         start = min([day - dt.timedelta(days=rng.randint(2, 6))] + [d - dt.timedelta(days=rng.randint(1, 3)) for d in sup_days])
         mails: list[_Mail] = []
 
         def mail(when_day, sender, to, paras):
-            t = C.office_time(ctx.pack, when_day, rng, 8, 17)
+            t = CK.office_time(ctx.pack, when_day, rng, 8, 17)
             if mails and t <= mails[-1].when:
                 t = mails[-1].when + dt.timedelta(minutes=rng.randint(7, 180))
             mails.append(_Mail(t, sender, addr[sender], [(n, addr[n]) for n in to], paras, sig[sender]))
@@ -196,7 +195,7 @@ class EmailThread(Transformer):
             span = max(2, want // 2)
             t0 = day - dt.timedelta(days=span)
             while len(mails) < want:
-                th = H.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
+                th = HS.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
                 subject = subject or th.subject
                 for i, t in enumerate(th.turns):
                     paras = t.text.split("\n\n")
@@ -221,10 +220,10 @@ class EmailThread(Transformer):
                  [w.greeting(rng, "colleague"), C.authoritative(ctx, it, rng, after_wrong=False, register="staff_email")])
         its = current
 
-        g = {"topic": spoken_topic(C.topic_of(its[0].fact)), "owner_first": C.first(owner), "asker_first": C.first(asker),
-             "helper_first": C.first(helper), "wday": f"{day:%A}", "date": f"{day:%B} {day.day}",
+        g = {"topic": spoken_topic(headings.topic_of(its[0].fact)), "owner_first": RC.first(owner), "asker_first": RC.first(asker),
+             "helper_first": RC.first(helper), "wday": f"{day:%A}", "date": f"{day:%B} {day.day}",
              "queue": rng.choice(["chat", "phone", "email", "branch"]),
-             "cust": C.first(C.pick_customer(ctx, rng).name)}
+             "cust": RC.first(RC.pick_customer(ctx, rng).name)}
         ask = [w.greeting(rng, "colleague", name=owner), say(rng.choice(_ASK_INTERNAL), rng, g)]
         qs = [w.question(it.fact, rng, register='staff_email') for it in its]
         ask += [f"{i + 1}. {q}" for i, q in enumerate(qs)]
@@ -232,7 +231,7 @@ class EmailThread(Transformer):
         ask += [C.hedged(ctx, f, d, rng, role="colleague", on=start, register="staff_email") for f, d in orphans]
         ask.append(w.closing(rng, "colleague", name=owner))
         mail(start, asker, [owner, helper], ask)
-        mail(start, helper, [asker, owner], [f"Hi {C.first(asker)},", say(rng.choice(_REVIEW), rng, g)])
+        mail(start, helper, [asker, owner], [f"Hi {RC.first(asker)},", say(rng.choice(_REVIEW), rng, g)])
         k = 0
         for it in its:
             for d in it.superseded:
@@ -243,28 +242,28 @@ class EmailThread(Transformer):
                       "Comments welcome by end of week."])
                 k += 1
                 if rng.random() < 0.6:
-                    mail(sup_days[k - 1], helper, [owner, asker], [f"Hi {C.first(owner)},", rng.choice(
+                    mail(sup_days[k - 1], helper, [owner, asker], [f"Hi {RC.first(owner)},", rng.choice(
                         ["Looks fine from the support side.", "Ops may push back on this one, flagging early.",
                          "Can we check the numbers against last quarter?"])])
         nudges = ["Any news on this? Customers are still asking.", "Gentle nudge on the question above.",
                   "Did this get discussed at the review?"]
         for who, text in zip((asker, helper), rng.sample(nudges, rng.randint(0, 2))):
-            mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {C.first(owner)},", text])
-        final = [f"Hi {C.first(asker)}, hi {C.first(helper)},", say(rng.choice(_FINAL_LEADS), rng, g)]
+            mail(day - dt.timedelta(days=1), who, [owner], [f"Hi {RC.first(owner)},", text])
+        final = [f"Hi {RC.first(asker)}, hi {RC.first(helper)},", say(rng.choice(_FINAL_LEADS), rng, g)]
         final += _answers(ctx, rng, its, qs, "staff_email")
-        final += [say(rng.choice(_KB_UPDATE), rng, g), w.closing(rng, "colleague", name=C.first(asker))]
+        final += [say(rng.choice(_KB_UPDATE), rng, g), w.closing(rng, "colleague", name=RC.first(asker))]
         mail(day, owner, [asker, helper], final)
         return mails, subject
 
     def _customer(self, spec, ctx, rng, its, orphans):
         w, b = ctx.writer, ctx.pack.brand
-        day = C.spec_date(spec)
-        agent = C.staff(ctx, rng, "agent", 1)[0]
+        day = CK.spec_date(spec)
+        agent = RC.staff(ctx, rng, "agent", 1)[0]
         talk = C.speaker(ctx, rng, name=agent)
-        cust = C.Person(talk.customer.name, talk.customer.id) if talk.customer else C.pick_customer(ctx, rng)
+        cust = RC.Person(talk.customer.name, talk.customer.id) if talk.customer else RC.pick_customer(ctx, rng)
         support = f"support@{b.email_domain}"
         caddr = (talk.customer.email if talk.customer and talk.customer.email else w.email(cust.name, internal=False))
-        case = f"{C.id_prefix(ctx.pack, 'case', 'ticket')}-{rng.randint(100000, 999999)}"
+        case = f"{RC.id_prefix(ctx.pack, 'case', 'ticket')}-{rng.randint(100000, 999999)}"
         addr = {cust.name: caddr, agent: support, "auto": support}
         ex_cust = talk.customer or H.customer_of(ctx, cust.name, cust.ref, caddr)  # the routine talk is theirs
         sig = {cust.name: [cust.name], agent: _signature(ctx, agent, "Customer Support", False),
@@ -276,7 +275,7 @@ class EmailThread(Transformer):
                    else rng.choice(["Question about my account", "Receipt", "Help please"]))
 
         def mail(when_day, sender, paras, display=None):
-            t = C.office_time(ctx.pack, when_day, rng, 7, 20)
+            t = CK.office_time(ctx.pack, when_day, rng, 7, 20)
             if mails and t <= mails[-1].when:
                 t = mails[-1].when + dt.timedelta(minutes=rng.randint(2, 240))
             to = [(f"{b.company} Support", support)] if sender == cust.name else [(cust.name, caddr)]
@@ -324,7 +323,7 @@ class EmailThread(Transformer):
                 t0 = t0 + dt.timedelta(days=1)
 
         g = {"thing": H.record_name(talk.record, rng) if talk.record is not None else "my account",
-             "cust_first": C.first(cust.name), "agent_first": C.first(agent), "wday": f"{day:%A}"}
+             "cust_first": RC.first(cust.name), "agent_first": RC.first(agent), "wday": f"{day:%A}"}
         ask = ["Hello,", say(rng.choice(_CUST_ASK), rng, g)] if not mails else [rng.choice(
             ["Hello again,", "Hi again,", "Hello,"]), say(rng.choice(["Different question this time, about <thing>.",
                                                                      *_CUST_ASK]), rng, g)]
@@ -334,18 +333,18 @@ class EmailThread(Transformer):
                 for it in its for d in it.wrong]
         ask += [C.hedged(ctx, f, d, rng, role="customer", on=start, register="customer_email", context=talk)
                 for f, d in orphans]
-        ask.append(f"Thanks,\n{C.first(cust.name)}")
+        ask.append(f"Thanks,\n{RC.first(cust.name)}")
         had = bool(mails)
         mail(start, cust.name, ask)
         if not had:
             mail(start, "auto", [_AUTO.format(company=b.company, case=case)], display=f"{b.company} Support")
         if rng.random() < 0.7:
-            mail(start + dt.timedelta(days=1), agent, [f"Hi {C.first(cust.name)},",
+            mail(start + dt.timedelta(days=1), agent, [f"Hi {RC.first(cust.name)},",
                                                         say(rng.choice(_HOLDING), rng, {**g, "thing": _yours(g["thing"])})],
                  display=disp)
             if rng.random() < 0.5:
-                mail(day, cust.name, [say(rng.choice(_CUST_CHASE), rng, g), C.first(cust.name)])
-        final = [f"Hi {C.first(cust.name)},", say(rng.choice(_CUST_ANSWER_LEADS), rng, {**g, "thing": _yours(g["thing"])})]
+                mail(day, cust.name, [say(rng.choice(_CUST_CHASE), rng, g), RC.first(cust.name)])
+        final = [f"Hi {RC.first(cust.name)},", say(rng.choice(_CUST_ANSWER_LEADS), rng, {**g, "thing": _yours(g["thing"])})]
         final += _answers(ctx, rng, its, qs, "customer_email", talk)
         final.append(w.closing(rng, "agent", name=cust.name))
         mail(day, agent, final, display=disp)
@@ -360,7 +359,7 @@ class EmailThread(Transformer):
         t0 = start - dt.timedelta(days=max(3, want // 2))
         first = True
         while len(mails) < want:
-            th = H.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
+            th = HS.internal_thread(ctx, rng, people=people, channel="email", avoid=avoid)
             for i, t in enumerate(th.turns):
                 paras = t.text.split("\n\n")
                 if not first and i == 0:
@@ -383,14 +382,14 @@ class EmailThread(Transformer):
                 who = rng.choice([asker, helper])
                 mail(start, who, [p for p in people if p != who],
                      [w.greeting(rng, "colleague", name=owner), text, w.closing(rng, "colleague", name=owner)])
-                mail(day, owner, [asker, helper], [f"Hi {C.first(who)},", rng.choice(
+                mail(day, owner, [asker, helper], [f"Hi {RC.first(who)},", rng.choice(
                     ["Thanks, I'll take it to the next review.", "Noted. Let's look at the numbers first.",
                      "Parking this until finance has had a look."])])
             else:
                 mail(start, asker, [owner, helper], [w.greeting(rng, "colleague", name=owner),
                                                      w.question(it.fact, rng, register="staff_email")])
-                mail(day, owner, [asker, helper], [f"Hi {C.first(asker)},", text,
-                                                   w.closing(rng, "colleague", name=C.first(asker))])
+                mail(day, owner, [asker, helper], [f"Hi {RC.first(asker)},", text,
+                                                   w.closing(rng, "colleague", name=RC.first(asker))])
         return mails, subject
 
     # --- the file --------------------------------------------------------------------------

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, haystack_staff as HS, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_vtt
-from transforms.registry import register
-
-from transforms import common as C
-from transforms import haystack as H
 from transforms.grammar import say
+from transforms.plan import ArtifactSpec
+from transforms.registry import register
 from transforms.smalltalk import meeting_chatter, meeting_opener, spoken_topic
+
 
 # Meeting wording is a grammar ({a|b} choices, <slot> names: owner/first names, topic, day),
 # so one domain's meetings do not repeat each other; a fact's own words are never edited.
@@ -85,12 +85,12 @@ class MeetingTranscript(Transformer):
         rng = spec.rng("meeting")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        owner = C.staff(ctx, rng, "manager", 1)[0]
-        staff = C.staff(ctx, rng, "agent", rng.randint(2, 3), exclude=(owner,))
+        day = CK.spec_date(spec)
+        owner = RC.staff(ctx, rng, "manager", 1)[0]
+        staff = RC.staff(ctx, rng, "agent", rng.randint(2, 3), exclude=(owner,))
         people = [owner] + staff
-        start = C.at(pack, day, rng.choice([9, 10, 11, 13, 14, 15]), rng.choice([0, 0, 30]))
-        topics = sorted({ctx.writer.lower_first(C.topic_of(it.fact)) for it in its})
+        start = CK.at(pack, day, rng.choice([9, 10, 11, 13, 14, 15]), rng.choice([0, 0, 30]))
+        topics = sorted({ctx.writer.lower_first(headings.topic_of(it.fact)) for it in its})
         lines: list[tuple[str, str]] = []
 
         def talk(who: str, text: str) -> None:
@@ -104,7 +104,7 @@ class MeetingTranscript(Transformer):
         def slots() -> dict[str, str]:
             a, b = rng.sample(staff, 2) if len(staff) > 1 else (staff[0], owner)
             topic = spoken_topic(rng.choice(topics)) if topics else rng.choice(routine_topics)
-            return {"first": C.first(a), "other": C.first(b), "owner_first": C.first(owner), "wday": f"{day:%A}",
+            return {"first": RC.first(a), "other": RC.first(b), "owner_first": RC.first(owner), "wday": f"{day:%A}",
                     "next": nxt, "topic": topic, "room": room,
                     "time": rng.choice(["eleven", "two o'clock", "half past three", "noon", "four", "half eleven",
                                         "quarter to three", "one"])}
@@ -126,7 +126,7 @@ class MeetingTranscript(Transformer):
 
         def routine(n: int) -> None:
             for _ in range(n):
-                for t in H.meeting_item(ctx, rng, people, avoid=avoid):
+                for t in HS.meeting_item(ctx, rng, people, avoid=avoid):
                     talk(t.who if t.who in people else rng.choice(staff), t.text)
                 chatter(1)
 
@@ -150,7 +150,7 @@ class MeetingTranscript(Transformer):
                 talk(rng.choice([s for s in staff if s != asker] or staff),
                      C.hedged(ctx, it.fact, d, rng, role="colleague", register="meeting"))
             for d in it.superseded:
-                talk(owner, line(_SUPERSEDED, old=C.hedged(ctx, it.fact, d, rng, on=C.earlier_day(d, day, rng),
+                talk(owner, line(_SUPERSEDED, old=C.hedged(ctx, it.fact, d, rng, on=CK.earlier_day(d, day, rng),
                                                            register="meeting")))
             if not it.distractors and rng.random() < 0.6:  # the owner answers at once, often with the figure
                 talk(owner, C.answer(ctx, it, rng, asked, register="meeting"))
@@ -162,7 +162,7 @@ class MeetingTranscript(Transformer):
             if rng.random() < 0.6:
                 talk(asker, line(_ACKS))
         for fact, d in orphans:
-            talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=C.earlier_day(d, day, rng),
+            talk(rng.choice(staff), C.hedged(ctx, fact, d, rng, role="colleague", on=CK.earlier_day(d, day, rng),
                                             register="meeting"))
             talk(owner, line(_HOLD))
         while minutes and spoken_seconds() < minutes * 60 + 30:
@@ -180,7 +180,7 @@ class MeetingTranscript(Transformer):
         title = f"{topics[0].capitalize()} working session" if its else rng.choice(
             ["Weekly team sync", "Support team huddle", "Ops stand-up"])
         note = ["NOTE", f"{pack.brand.company} - {title}",
-                f"Recorded {start:%Y-%m-%d %H:%M} {C.tz_label(start)} ({C.brand_short(pack)} Meet)",
+                f"Recorded {start:%Y-%m-%d %H:%M} {CK.tz_label(start)} ({RC.brand_short(pack)} Meet)",
                 "Participants: " + ", ".join(people),
                 f"Duration: {_ts(t)[:8]}. Automatic transcript; speaker names from meeting attendance."]
         text = "WEBVTT\nKind: captions\nLanguage: en-US\n\n" + "\n".join(note) + "\n\n" + "\n\n".join(cues) + "\n"

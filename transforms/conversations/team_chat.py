@@ -17,15 +17,15 @@ import random
 from pathlib import Path
 
 from facts.hashing import sha256_hex
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, haystack_staff as HS, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_chat_export
-from transforms.registry import register
 from transforms.grammar import say
+from transforms.plan import ArtifactSpec
+from transforms.registry import register
 from transforms.situations import view
 from transforms.smalltalk import spoken_topic
 
-from transforms import common as C
-from transforms import haystack as H
 
 # Thread wording is a grammar ({a|b} choices, <slot> names: people, the customer waiting, the
 # topic, days), so one domain's channels do not repeat each other; a fact's words are put in
@@ -77,12 +77,12 @@ class TeamChat(Transformer):
         rng = spec.rng("team-chat")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        agents = C.staff(ctx, rng, "agent", 3)
-        owners = C.staff(ctx, rng, "manager", 1, exclude=tuple(agents))
-        others = C.staff(ctx, rng, "agent", 2, exclude=tuple(agents + owners))
+        day = CK.spec_date(spec)
+        agents = RC.staff(ctx, rng, "agent", 3)
+        owners = RC.staff(ctx, rng, "manager", 1, exclude=tuple(agents))
+        others = RC.staff(ctx, rng, "agent", 2, exclude=tuple(agents + owners))
         people = agents + owners + others
-        salt = f"{pack.name}:{C.brand_short(pack)}"
+        salt = f"{pack.name}:{RC.brand_short(pack)}"
         uid = {p: _uid(p, salt) for p in people}
         titles = {p: "Customer Support" for p in agents + others}
         titles.update({p: "Operations Manager" for p in owners})
@@ -91,7 +91,7 @@ class TeamChat(Transformer):
 
         # old values are posted as drafts in earlier threads (also those of facts carried elsewhere)
         drafts = [(it.fact, d) for it in its for d in it.superseded] + [(f, d) for f, d in orphans if d.role == "superseded"]
-        sup_days = {id(d): C.earlier_day(d, day, rng, 4, 30) for _f, d in drafts}
+        sup_days = {id(d): CK.earlier_day(d, day, rng, 4, 30) for _f, d in drafts}
         back = rng.randint(10, 20) + (spec.size or 0) // 3
         first_day = min([day - dt.timedelta(days=back)] + list(sup_days.values()))
         span = max(1, (day - first_day).days)
@@ -101,18 +101,18 @@ class TeamChat(Transformer):
 
         def noise_thread(on: dt.date) -> None:
             cast = rng.sample(people, 3)
-            th = H.internal_thread(ctx, rng, people=cast, channel="team_chat", avoid=avoid,
+            th = HS.internal_thread(ctx, rng, people=cast, channel="team_chat", avoid=avoid,
                                    follow_ups=rng.choice([0, 1, 2, 3, 4, 5]) if spec.size else 0)
             msgs = [(t.who, t.text) for t in th.turns if t.who in uid]
-            threads.append((C.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
+            threads.append((CK.office_time(pack, on, rng, 8, 17), msgs, rng.sample(_REACT, rng.randint(0, 2))))
 
         nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
         who_waits = [c.first for c in view(ctx.db).customers] or ["the customer"]
 
         def line(pool: list[str], asker: str = "", fact=None, **raw: str) -> str:
-            slots = {"owner_first": C.first(owner), "asker_first": C.first(asker or rng.choice(agents)),
+            slots = {"owner_first": RC.first(owner), "asker_first": RC.first(asker or rng.choice(agents)),
                      "cust": rng.choice(who_waits), "next": nxt,
-                     "topic": spoken_topic(C.topic_of(fact)) if fact is not None else "this"}
+                     "topic": spoken_topic(headings.topic_of(fact)) if fact is not None else "this"}
             return say(rng.choice(pool), rng, slots, raw=raw)
 
         for fact, d in drafts:
@@ -121,7 +121,7 @@ class TeamChat(Transformer):
                                                                           register="team_chat"))]
             for _ in range(rng.randint(1, 2)):
                 msgs.append((rng.choice(agents + others), line(_DRAFT_REPLIES, fact=fact)))
-            threads.append((C.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
+            threads.append((CK.office_time(pack, on, rng, 9, 16), msgs, rng.sample(["eyes", "thinking_face"], 1)))
         peer = [it for it in its if it.role == "stale" and it.stale is not None and it.stale.resolution == "authority"]
         its = [it for it in its if it not in peer]
         for it in peer:  # a colleague answers another with a wrong figure; no policy owner in the thread
@@ -129,8 +129,8 @@ class TeamChat(Transformer):
             other = rng.choice([p for p in agents + others if p != asker])
             msgs = [(asker, line(_ASK, asker, it.fact, q=w.question(it.fact, rng, register="team_chat"))),
                     (other, C.authoritative(ctx, it, rng, after_wrong=False, register="team_chat")),
-                    (asker, line(_THANKS, asker, it.fact).replace(C.first(owner), C.first(other)))]
-            threads.append((C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng, 9, 17), msgs,
+                    (asker, line(_THANKS, asker, it.fact).replace(RC.first(owner), RC.first(other)))]
+            threads.append((CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng, 9, 17), msgs,
                             ["+1"]))
         groups = C.split_groups(its, rng, 1, 1) if rng.random() < 0.5 else C.split_groups(its, rng, 1, 2)
         for g in groups:
@@ -154,10 +154,10 @@ class TeamChat(Transformer):
             for it in g:
                 msgs.append((owner, C.reply(ctx, it, rng, after_wrong=bool(it.distractors), register="team_chat")))
             msgs.append((asker, line(_THANKS, asker, g[0].fact)))
-            threads.append((C.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
+            threads.append((CK.office_time(pack, on, rng, 9, 17), msgs, ["white_check_mark"]))
         for fact, d in [(f, d) for f, d in orphans if d.role != "superseded"]:
             asker = rng.choice(agents)
-            threads.append((C.office_time(pack, day, rng, 9, 17),
+            threads.append((CK.office_time(pack, day, rng, 9, 17),
                             [(asker, C.hedged(ctx, fact, d, rng, role="colleague", register="team_chat")),
                              (owner, line(_HOLD, asker, fact))], ["eyes"]))
         want = spec.size or (rng.randint(4, 8) + (6 if not its else 0) + len(threads))
@@ -172,14 +172,14 @@ class TeamChat(Transformer):
                        "range": {"from": first_day.isoformat(), "to": day.isoformat()},
                        "message_count": len(messages)},
             "channel": {"id": "C0" + sha256_hex(f"{salt}:{channel_name}").upper()[:9], "name": channel_name,
-                        "created": f"{int(C.at(pack, first_day - dt.timedelta(days=400), 9).timestamp())}",
+                        "created": f"{int(CK.at(pack, first_day - dt.timedelta(days=400), 9).timestamp())}",
                         "creator": uid[owner],
                         "topic": {"value": f"Policy questions for {pack.brand.company} support. Ask in a thread."},
                         "purpose": {"value": "Where frontline staff ask policy questions and policy owners answer. "
                                              "An answer from a policy owner in this channel is the current rule."},
                         "members": [uid[p] for p in people]},
-            "users": [{"id": uid[p], "name": C.handle(p), "real_name": p, "deleted": False, "is_bot": False,
-                       "profile": {"real_name": p, "display_name": C.first(p), "title": titles[p],
+            "users": [{"id": uid[p], "name": RC.handle(p), "real_name": p, "deleted": False, "is_bot": False,
+                       "profile": {"real_name": p, "display_name": RC.first(p), "title": titles[p],
                                    "email": w.email(p)}} for p in people],
             "messages": messages,
         }
@@ -199,7 +199,7 @@ class TeamChat(Transformer):
                 seq += 1
                 ts = f"{int(t.timestamp())}.{seq:06d}"
                 m = {"type": "message", "client_msg_id": sha256_hex(f"{ts}:{who}")[:32], "ts": ts,
-                     "user": uid[who], "user_profile": {"real_name": who, "display_name": C.first(who)},
+                     "user": uid[who], "user_profile": {"real_name": who, "display_name": RC.first(who)},
                      "text": text}
                 if i == 0:
                     parent_ts, parent = ts, m

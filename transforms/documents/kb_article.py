@@ -14,15 +14,20 @@ from html import escape
 from pathlib import Path
 from typing import Optional
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from .. import catalog as K
-from ..extract.html import html_text
 from facts.match import matches
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, answer, catalog_view, cell, check_capacity, plan_content, shown_slot, shown_title
+from transforms.headings import section_topic, topic_of
+
+from .. import catalog as K
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..extract.html import html_text
 from ..grammar import say
-from ..realise import read
+from ..plan import ArtifactSpec
+from ..reading import read
 from ..registry import register
 from ..situations import view
-from transforms.common import Content, answer, catalog_view, cell, section_topic, shown_title, topic_of, check_capacity, fmt_date, plan_content, shown_slot, spec_date
+
 
 # Page wording is a grammar over the page's own topics (a section's short name, the catalog
 # products it covers) and the brand: titles, intros and the "Related articles" box are drawn
@@ -226,6 +231,119 @@ def _related(ctx: RenderContext, rng: random.Random, secs: list[str], rows: list
     return list(dict.fromkeys(out))
 
 
+def _section_blocks(ctx: RenderContext, secs: list[str], body_items: list, rng: random.Random
+                    ) -> tuple[list[str], Optional[str]]:
+    """The body's HTML under each section heading: its statements, its figures as spec
+    tables, an "At a glance" table of three values or more; and the rows of the last such
+    table (None when there is none)."""
+    blocks: list[str] = []
+    table_rows: Optional[str] = None
+    for s in secs:
+        group = [it for it in body_items if topic_of(it.fact) == s]
+        if not group:
+            continue
+        # a heading in the words of a statement the page voices would print the policy's run
+        # (a section "If Direct Integration Is Not Supported" above another voicing it): none,
+        # its paragraphs read on under the heading before
+        head = cell(ctx, group[0], _heading(s, group, rng), "")
+        if head:
+            blocks.append(f"<h2>{_e(head)}</h2>")
+        # a product's figures as its spec table, even one: a help page prints the figure in its
+        # cell under the column's name, not in a sentence that names the measure beside it
+        gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
+        if len(gridded) == 1 and gridded[0].current and not _reads_as_table(gridded[0], ctx):
+            gridded = []  # a lone figure the matcher cannot read from a cell ("4" for "4 purchases")
+        said: set[str] = set()
+        for it in group:
+            if it in gridded:
+                continue
+            if it.role == "hop" and it.route is not None and K.is_cell(it.fact):
+                if it.route.code in said:  # a catalog row names its schedule code once
+                    continue
+                said.add(it.route.code)
+            special = it.fact.conditions and all(c.attribute != "attribute" for c in it.fact.conditions)
+            cls = ' class="callout"' if special else ""
+            blocks.append(f"<p{cls}>{_e(it.text)}</p>")
+        blocks += _grids(gridded, rng)
+        valued = [it for it in group if it.value and not K.is_cell(it.fact)]
+        if len(valued) >= 3:
+            table_rows = "".join(f"<tr><td>{_e(it.label)}</td><td>{_e(it.value)}</td></tr>" for it in valued)
+            blocks.append(f"<table><thead><tr><th>At a glance</th><th>Current rule</th></tr></thead>"
+                          f"<tbody>{table_rows}</tbody></table>")
+    return blocks, table_rows
+
+
+def _faq(ctx: RenderContext, faq_items: list, content: Content, generic, rng: random.Random) -> list[tuple[str, str]]:
+    """The FAQ's questions and answers: each rumour answered by its rule, each FAQ item's own
+    question answered with its figure, a stray belief corrected, one generic question."""
+    w = ctx.writer
+    faq = []
+    for it in faq_items:
+        for h in it.rumours:
+            q = h.text if h.text.endswith("?") else f"{h.text} Is that right?"
+            faq.append((q, it.text))
+        if not it.rumours:
+            q = w.question(it.fact, rng, register="kb")
+            # an FAQ answers its own question: the figure, whenever the question names the rule
+            faq.append((q, answer(ctx, it, rng, q, register="kb", short_rate=1.0) if it.current else it.text))
+    for h in content.orphans:
+        if h.distractor.role != "superseded":
+            faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",
+                        "No. Please check the current rules above or ask our team."))
+    faq.append(generic(*rng.choice(_FAQ_GENERIC)))
+    return faq
+
+
+def _html(*, title: str, company: str, short: str, site: str, art_id: int, nav: str, crumb_cat: str,
+          updated: dt.date, author: str, minutes: int, body: list[str], rel_html: str, contact: str) -> str:
+    """The help-center page around the article: head, top navigation, breadcrumbs, the article,
+    the side boxes, the footer and the cookie banner."""
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{_e(title)} | {_e(company)} Help Center</title>
+<link rel="canonical" href="https://{_e(site)}/help/articles/{art_id}">
+<style>
+{_CSS}
+</style>
+<script>
+window.dataLayer = window.dataLayer || [];
+function track(e) {{ window.dataLayer.push({{event: e, article: "{art_id}"}}); }}
+</script>
+</head>
+<body>
+<header class="topnav"><a class="logo" href="/help">{_e(short)} Help Center</a>
+<nav>{nav}</nav>
+<form action="/help/search" role="search"><input type="search" name="q" placeholder="Search help articles"></form>
+</header>
+<div class="crumbs"><a href="/help">Help Center</a> &rsaquo; <a href="/help/{crumb_cat.lower()}">{crumb_cat}</a> &rsaquo; {_e(title)}</div>
+<div class="layout">
+<main>
+<article id="article-{art_id}">
+<h1>{_e(title)}</h1>
+<div class="meta">Last updated {_e(fmt_date(updated))} &middot; Written by {_e(author)} &middot; {minutes} min read</div>
+{chr(10).join(body)}
+</article>
+</main>
+<aside>
+<div class="box"><h3>Related articles</h3><ul>{rel_html}</ul></div>
+<div class="box"><h3>Still need help?</h3><p>{contact}</p></div>
+</aside>
+</div>
+<footer><div>&copy; {updated.year} {_e(company)}. All rights reserved.</div>
+<div><a href="/privacy">Privacy</a>
+<a href="/terms">Terms</a>
+<a href="/cookies">Cookie settings</a>
+<a href="/help/contact">Contact us</a></div></footer>
+<div class="cookie-banner" hidden><p>We use cookies to improve your experience.</p><button type="button">Accept all</button></div>
+<script>document.querySelectorAll("details").forEach(function (d) {{ d.addEventListener("toggle", function () {{ track("faq"); }}); }});</script>
+</body>
+</html>
+"""
+
+
 def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> str:
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
@@ -290,52 +408,11 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
             pick = (valued_ix + [i for i in range(len(others)) if i not in valued_ix])[:k]
             faq_items += [others[i] for i in sorted(pick)]
         body_items = [it for it in items if it not in faq_items]
-        for s in secs:
-            group = [it for it in body_items if topic_of(it.fact) == s]
-            if not group:
-                continue
-            # a heading in the words of a statement the page voices would print the policy's run
-            # (a section "If Direct Integration Is Not Supported" above another voicing it): none,
-            # its paragraphs read on under the heading before
-            head = cell(ctx, group[0], _heading(s, group, rng), "")
-            if head:
-                body.append(f"<h2>{_e(head)}</h2>")
-            # a product's figures as its spec table, even one: a help page prints the figure in its
-            # cell under the column's name, not in a sentence that names the measure beside it
-            gridded = [it for it in group if (it.current or it.role == "stale") and K.is_cell(it.fact)]
-            if len(gridded) == 1 and gridded[0].current and not _reads_as_table(gridded[0], ctx):
-                gridded = []  # a lone figure the matcher cannot read from a cell ("4" for "4 purchases")
-            said: set[str] = set()
-            for it in group:
-                if it in gridded:
-                    continue
-                if it.role == "hop" and it.route is not None and K.is_cell(it.fact):
-                    if it.route.code in said:  # a catalog row names its schedule code once
-                        continue
-                    said.add(it.route.code)
-                special = it.fact.conditions and all(c.attribute != "attribute" for c in it.fact.conditions)
-                cls = ' class="callout"' if special else ""
-                body.append(f"<p{cls}>{_e(it.text)}</p>")
-            body += _grids(gridded, rng)
-            valued = [it for it in group if it.value and not K.is_cell(it.fact)]
-            if len(valued) >= 3:
-                rows = "".join(f"<tr><td>{_e(it.label)}</td><td>{_e(it.value)}</td></tr>" for it in valued)
-                body.append(f"<table><thead><tr><th>At a glance</th><th>Current rule</th></tr></thead>"
-                            f"<tbody>{rows}</tbody></table>")
-        faq = []
-        for it in faq_items:
-            for h in it.rumours:
-                q = h.text if h.text.endswith("?") else f"{h.text} Is that right?"
-                faq.append((q, it.text))
-            if not it.rumours:
-                q = w.question(it.fact, rng, register="kb")
-                # an FAQ answers its own question: the figure, whenever the question names the rule
-                faq.append((q, answer(ctx, it, rng, q, register="kb", short_rate=1.0) if it.current else it.text))
-        for h in content.orphans:
-            if h.distractor.role != "superseded":
-                faq.append((h.text if h.text.endswith("?") else f"{h.text} Is that right?",
-                            "No. Please check the current rules above or ask our team."))
-        faq.append(generic(*rng.choice(_FAQ_GENERIC)))
+        blocks, table_rows = _section_blocks(ctx, secs, body_items, rng)
+        body += blocks
+        if table_rows is not None:
+            rows = table_rows  # the name the last "At a glance" table took (the related box reads it)
+        faq = _faq(ctx, faq_items, content, generic, rng)
 
     faq_html = "".join(f"<details open><summary>{_e(q)}</summary><p>{_e(a)}</p></details>" for q, a in faq)
     body.append(f'<section class="faq"><h2>Frequently asked questions</h2>{faq_html}</section>')
@@ -348,48 +425,7 @@ def _page(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     site = brand.website or f"www.{brand.email_domain}"
     nav = "\n".join(f'<a href="/help/{c.lower().replace(" ", "-")}">{c}</a>' for c in cats)
     crumb_cat = rng.choice(["Policies", "Account", "Billing"])
-    year = date.year
-    return f"""<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>{_e(title)} | {_e(company)} Help Center</title>
-<link rel="canonical" href="https://{_e(site)}/help/articles/{art_id}">
-<style>
-{_CSS}
-</style>
-<script>
-window.dataLayer = window.dataLayer || [];
-function track(e) {{ window.dataLayer.push({{event: e, article: "{art_id}"}}); }}
-</script>
-</head>
-<body>
-<header class="topnav"><a class="logo" href="/help">{_e(brand.short_name or company)} Help Center</a>
-<nav>{nav}</nav>
-<form action="/help/search" role="search"><input type="search" name="q" placeholder="Search help articles"></form>
-</header>
-<div class="crumbs"><a href="/help">Help Center</a> &rsaquo; <a href="/help/{crumb_cat.lower()}">{crumb_cat}</a> &rsaquo; {_e(title)}</div>
-<div class="layout">
-<main>
-<article id="article-{art_id}">
-<h1>{_e(title)}</h1>
-<div class="meta">Last updated {_e(fmt_date(updated))} &middot; Written by {_e(author)} &middot; {rng.randint(2, 6)} min read</div>
-{chr(10).join(body)}
-</article>
-</main>
-<aside>
-<div class="box"><h3>Related articles</h3><ul>{rel_html}</ul></div>
-<div class="box"><h3>Still need help?</h3><p>{contact}</p></div>
-</aside>
-</div>
-<footer><div>&copy; {year} {_e(company)}. All rights reserved.</div>
-<div><a href="/privacy">Privacy</a>
-<a href="/terms">Terms</a>
-<a href="/cookies">Cookie settings</a>
-<a href="/help/contact">Contact us</a></div></footer>
-<div class="cookie-banner" hidden><p>We use cookies to improve your experience.</p><button type="button">Accept all</button></div>
-<script>document.querySelectorAll("details").forEach(function (d) {{ d.addEventListener("toggle", function () {{ track("faq"); }}); }});</script>
-</body>
-</html>
-"""
+    minutes = rng.randint(2, 6)  # reading time
+    return _html(title=title, company=company, short=brand.short_name or company, site=site, art_id=art_id,
+                 nav=nav, crumb_cat=crumb_cat, updated=updated, author=author, minutes=minutes, body=body,
+                 rel_html=rel_html, contact=contact)

@@ -13,17 +13,20 @@ import random
 import zipfile
 from pathlib import Path
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from ..extract.docx import docx_text
-from ..registry import register
 from facts.hashing import sha256_hex
-from transforms.common import (Content, names_subject, shown_title, topic_of, check_capacity, doc_number, fmt_date, initials, plan_content, section_topic,
-                               shown_slot, spec_date)
-from .. import catalog as K
-
-from ..grammar import say
 from facts.match import matches
-from ..realise import read
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, doc_number, initials, plan_content, shown_slot, shown_title
+from transforms.headings import names_subject, section_topic, topic_of
+
+from .. import catalog as K
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..extract.docx import docx_text
+from ..grammar import say
+from ..plan import ArtifactSpec
+from ..reading import read
+from ..registry import register
+
 
 _TEAMS = ["Customer Support team", "Front-line team leads", "Operations and Support staff", "All service staff",
           "Contact centre team", "Store and support managers", "Chat and email teams", "Phone team leads",
@@ -102,8 +105,8 @@ class Memo(Transformer):
 
 def _rule(paragraph) -> None:
     """A bottom border under a paragraph (the line under the memo header block)."""
-    from docx.oxml import OxmlElement  # noqa: PLC0415
-    from docx.oxml.ns import qn  # noqa: PLC0415
+    from docx.oxml import OxmlElement  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.oxml.ns import qn  # noqa: PLC0415  (heavy; loaded on first use)
 
     ppr = paragraph._p.get_or_add_pPr()
     bdr = OxmlElement("w:pBdr")
@@ -115,8 +118,8 @@ def _rule(paragraph) -> None:
 
 
 def _page_field(paragraph) -> None:
-    from docx.oxml import OxmlElement  # noqa: PLC0415
-    from docx.oxml.ns import qn  # noqa: PLC0415
+    from docx.oxml import OxmlElement  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.oxml.ns import qn  # noqa: PLC0415  (heavy; loaded on first use)
 
     fld = OxmlElement("w:fldSimple")
     fld.set(qn("w:instr"), "PAGE")
@@ -128,11 +131,84 @@ def _page_field(paragraph) -> None:
     paragraph._p.append(fld)
 
 
+def _letterhead(d, company: str, ref: str):
+    """The Normal style, the header (company, "Internal memorandum", reference) and the footer
+    (confidentiality line, page number); the accent colour."""
+    from docx.enum.text import WD_ALIGN_PARAGRAPH  # noqa: PLC0415  (python-docx loads when a memo is made)
+    from docx.shared import Pt, RGBColor  # noqa: PLC0415  (python-docx loads when a memo is made)
+
+    normal = d.styles["Normal"]
+    normal.font.name = "Calibri"
+    normal.font.size = Pt(11)
+    accent = RGBColor(0x1F, 0x4E, 0x79)
+    section = d.sections[0]
+    hp = section.header.paragraphs[0]
+    run = hp.add_run(company)
+    run.bold = True
+    run.font.color.rgb = accent
+    hp.add_run(f"\tInternal memorandum\t{ref}").font.size = Pt(9)
+    fp = section.footer.paragraphs[0]
+    fp.add_run(f"{company} - confidential, internal use only. Page ").font.size = Pt(8)
+    _page_field(fp)
+    fp.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    return accent
+
+
+def _approved_tables(d, tabled: list) -> None:
+    """The decided catalog figures as tables, products across, a figure in its cell."""
+    for g, caption, block in _tables(tabled):
+        d.add_paragraph(f"{K.title(g.section)} ({caption.lower()})")
+        t = d.add_table(rows=1, cols=1 + len(block.products))
+        t.style = "Light Grid Accent 1"
+        for cell, h in zip(t.rows[0].cells, [g.dimension, *block.products]):
+            cell.paragraphs[0].add_run(h).bold = True
+        for a in block.attributes:
+            cells = t.add_row().cells
+            cells[0].text = a
+            for j, pr in enumerate(block.products, 1):
+                c = block.cell(a, pr)
+                cells[j].text = c.slot.text if c else ""
+
+
+def _action_items(d, ctx: RenderContext, secs: list[str], slots: dict, date: dt.date, rng: random.Random) -> None:
+    """The action items table: number, action, owner, due date."""
+    w = ctx.writer
+    tbl = d.add_table(rows=1, cols=4)
+    tbl.style = "Light Grid Accent 1"
+    for cell, h in zip(tbl.rows[0].cells, ("#", "Action", "Owner", "Due")):
+        cell.paragraphs[0].add_run(h).bold = True
+    topics = list(dict.fromkeys(ctx.writer.lower_first(section_topic(s)) for s in secs)) or \
+        ["the new process", "the schedule", "the checklist"]
+    actions = rng.sample(_ACTIONS, min(len(_ACTIONS), max(2, min(5, len(topics) + 1))))
+    for i, a in enumerate(actions, 1):
+        cells = tbl.add_row().cells
+        due = date + dt.timedelta(days=rng.randint(3, 21))
+        cells[0].text = str(i)
+        cells[1].text = say(a, rng, {**slots, "topic_l": topics[(i - 1) % len(topics)]})
+        cells[2].text = w.person(rng, "agent")
+        cells[3].text = fmt_date(due, "short")
+
+
+def _properties(d, sender: str, re_line: str, date: dt.date, rng: random.Random) -> None:
+    """Fixed document properties, so the same memo gives the same bytes."""
+    cp = d.core_properties
+    fixed = dt.datetime(date.year, date.month, date.day, 9, 0, 0)
+    cp.author = sender
+    cp.last_modified_by = sender
+    cp.title = re_line
+    cp.subject = "Internal memorandum"
+    cp.comments = ""
+    cp.keywords = ""
+    cp.category = "Memo"
+    cp.created = fixed
+    cp.modified = fixed
+    cp.last_printed = fixed
+    cp.revision = 1 + rng.randint(0, 4)
+
+
 def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> bytes:
-    import docx  # noqa: PLC0415
-    from docx.enum.table import WD_TABLE_ALIGNMENT  # noqa: PLC0415
-    from docx.enum.text import WD_ALIGN_PARAGRAPH  # noqa: PLC0415
-    from docx.shared import Pt, RGBColor  # noqa: PLC0415
+    import docx  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.shared import Pt  # noqa: PLC0415  (heavy; loaded on first use)
 
     brand, w = ctx.pack.brand, ctx.writer
     date = spec_date(spec)
@@ -161,20 +237,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     ref = doc_number(ctx, rng, "MEMO")
 
     d = docx.Document()
-    normal = d.styles["Normal"]
-    normal.font.name = "Calibri"
-    normal.font.size = Pt(11)
-    accent = RGBColor(0x1F, 0x4E, 0x79)
-    section = d.sections[0]
-    hp = section.header.paragraphs[0]
-    run = hp.add_run(brand.company)
-    run.bold = True
-    run.font.color.rgb = accent
-    hp.add_run(f"\tInternal memorandum\t{ref}").font.size = Pt(9)
-    fp = section.footer.paragraphs[0]
-    fp.add_run(f"{brand.company} - confidential, internal use only. Page ").font.size = Pt(8)
-    _page_field(fp)
-    fp.alignment = WD_ALIGN_PARAGRAPH.CENTER
+    accent = _letterhead(d, brand.company, ref)
 
     t = d.add_paragraph()
     r = t.add_run("MEMORANDUM")
@@ -235,34 +298,10 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
         if tabled:
             d.add_paragraph(rng.choice(["The approved figures:", "Figures as approved:", "The figures we agreed:",
                                         "For reference, the figures now in force:"]))
-        for g, caption, block in _tables(tabled):
-            d.add_paragraph(f"{K.title(g.section)} ({caption.lower()})")
-            t = d.add_table(rows=1, cols=1 + len(block.products))
-            t.style = "Light Grid Accent 1"
-            for cell, h in zip(t.rows[0].cells, [g.dimension, *block.products]):
-                cell.paragraphs[0].add_run(h).bold = True
-            for a in block.attributes:
-                cells = t.add_row().cells
-                cells[0].text = a
-                for j, pr in enumerate(block.products, 1):
-                    c = block.cell(a, pr)
-                    cells[j].text = c.slot.text if c else ""
+        _approved_tables(d, tabled)
 
     d.add_heading("Action items", level=2)
-    tbl = d.add_table(rows=1, cols=4)
-    tbl.style = "Light Grid Accent 1"
-    for cell, h in zip(tbl.rows[0].cells, ("#", "Action", "Owner", "Due")):
-        cell.paragraphs[0].add_run(h).bold = True
-    topics = list(dict.fromkeys(ctx.writer.lower_first(section_topic(s)) for s in secs)) or \
-        ["the new process", "the schedule", "the checklist"]
-    actions = rng.sample(_ACTIONS, min(len(_ACTIONS), max(2, min(5, len(topics) + 1))))
-    for i, a in enumerate(actions, 1):
-        cells = tbl.add_row().cells
-        due = date + dt.timedelta(days=rng.randint(3, 21))
-        cells[0].text = str(i)
-        cells[1].text = say(a, rng, {**slots, "topic_l": topics[(i - 1) % len(topics)]})
-        cells[2].text = w.person(rng, "agent")
-        cells[3].text = fmt_date(due, "short")
+    _action_items(d, ctx, secs, slots, date, rng)
 
     d.add_heading("Next steps", level=2)
     d.add_paragraph(say(rng.choice(_NEXT), rng, slots))
@@ -271,19 +310,7 @@ def _document(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: ran
     sig.add_run(sender).bold = True
     d.add_paragraph(f"{initials(sender)}/{initials(cc)}  Ref. {ref}").runs[0].font.size = Pt(8)
 
-    cp = d.core_properties
-    fixed = dt.datetime(date.year, date.month, date.day, 9, 0, 0)
-    cp.author = sender
-    cp.last_modified_by = sender
-    cp.title = re_line
-    cp.subject = "Internal memorandum"
-    cp.comments = ""
-    cp.keywords = ""
-    cp.category = "Memo"
-    cp.created = fixed
-    cp.modified = fixed
-    cp.last_printed = fixed
-    cp.revision = 1 + rng.randint(0, 4)
+    _properties(d, sender, re_line, date, rng)
     buf = io.BytesIO()
     d.save(buf)
     return buf.getvalue()

@@ -18,13 +18,17 @@ from xml.sax.saxutils import escape
 
 from facts.models import FactKind
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from .. import catalog as K
-from ..common import (Content, heading_path, is_name, names_subject, section_of, Item, check_capacity, condition_values, doc_number, fmt_date, font_file, plan_content,
-                      protect, route_rows, shown_slot, spec_date)
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..clock import fmt_date, spec_date
+from ..common import (Content, Item, check_capacity, doc_number, font_file, is_name, plan_content, protect,
+                      route_rows, shown_slot)
 from ..extract.pdf import pdf_text
 from ..grammar import say
+from ..headings import condition_values, heading_path, names_subject, section_of
+from ..plan import ArtifactSpec
 from ..registry import register
+
 
 _FONTS = {"FFSans": ("sans", False), "FFSans-Bold": ("sans", True),
           "FFSans-Oblique": ("sans-oblique", False), "FFSans-BoldOblique": ("sans-oblique", True)}
@@ -35,9 +39,9 @@ def _register_fonts() -> None:
     global _registered
     if _registered:
         return
-    from reportlab.lib.fonts import addMapping  # noqa: PLC0415
-    from reportlab.pdfbase import pdfmetrics  # noqa: PLC0415
-    from reportlab.pdfbase.ttfonts import TTFont  # noqa: PLC0415
+    from reportlab.lib.fonts import addMapping  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.pdfbase import pdfmetrics  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.pdfbase.ttfonts import TTFont  # noqa: PLC0415  (heavy; loaded on first use)
 
     for name, file in _FONTS.items():
         pdfmetrics.registerFont(TTFont(name, font_file(*file)))
@@ -118,9 +122,9 @@ _REVISION_NOTES = ["Initial release.", "Formatting and numbering updated.", "Ann
 
 
 def _styles():
-    from reportlab.lib import colors  # noqa: PLC0415
-    from reportlab.lib.enums import TA_CENTER  # noqa: PLC0415
-    from reportlab.lib.styles import ParagraphStyle  # noqa: PLC0415
+    from reportlab.lib import colors  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.lib.enums import TA_CENTER  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.lib.styles import ParagraphStyle  # noqa: PLC0415  (heavy; loaded on first use)
 
     ink, accent = colors.HexColor("#1d2433"), colors.HexColor("#1f4e79")
     base = ParagraphStyle("body", fontName="FFSans", fontSize=9.5, leading=13.5, textColor=ink, spaceAfter=5)
@@ -233,13 +237,13 @@ class PdfManual(Transformer):
 
 
 def _build(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> bytes:
-    from reportlab.lib import colors  # noqa: PLC0415
-    from reportlab.lib.pagesizes import LETTER  # noqa: PLC0415
-    from reportlab.lib.units import inch  # noqa: PLC0415
-    from reportlab.pdfgen import canvas  # noqa: PLC0415
-    from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, NextPageTemplate, PageBreak,  # noqa: PLC0415
+    from reportlab.lib import colors  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.lib.pagesizes import LETTER  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.lib.units import inch  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.pdfgen import canvas  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.platypus import (BaseDocTemplate, Frame, KeepTogether, NextPageTemplate, PageBreak,  # noqa: PLC0415  (heavy; loaded on first use)
                                     PageTemplate, Paragraph, Spacer, Table, TableStyle)
-    from reportlab.platypus.tableofcontents import TableOfContents  # noqa: PLC0415
+    from reportlab.platypus.tableofcontents import TableOfContents  # noqa: PLC0415  (heavy; loaded on first use)
 
     S, accent, ink = _styles()
     brand = ctx.pack.brand
@@ -551,8 +555,8 @@ _NOW = ["Replaced in version {v}: now {value}.", "Version {v} sets it at {value}
 
 
 def _revision_table(spec, ctx, content: Content, rng, date, major, minor, fm, P, S, table, width):
-    from reportlab.lib.units import inch  # noqa: PLC0415
-    from reportlab.platypus import Paragraph  # noqa: PLC0415
+    from reportlab.lib.units import inch  # noqa: PLC0415  (heavy; loaded on first use)
+    from reportlab.platypus import Paragraph  # noqa: PLC0415  (heavy; loaded on first use)
 
     w = ctx.writer
     entries: list[tuple[dt.date, str, str, bool]] = []  # (date, author, change, a superseded value)

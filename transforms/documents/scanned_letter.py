@@ -28,11 +28,17 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw, ImageFilter
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, doc_number, plan_content, protect
+from transforms.headings import topic_of
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..extract.scan import scan_text
+from ..plan import ArtifactSpec
 from ..registry import register
 from ..situations import view
-from transforms.common import (Content, topic_of, check_capacity, doc_number, fmt_date, plan_content, protect, spec_date)
-from ..visuals._canvas import font as _px_font, wrap
+from ..visuals.canvas import font as _px_font, wrap
+
 
 DPI = 200
 PW, PH = int(8.5 * DPI), 11 * DPI   # US Letter
@@ -87,7 +93,6 @@ class ScannedLetter(Transformer):
         out.write_bytes(_pdf(scans, meta))
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
-        from ..extract.scan import scan_text  # noqa: PLC0415
 
         return Extraction(text=scan_text(path), extractor="scan-pdftoppm-deskew-tesseract")
 
@@ -248,7 +253,7 @@ def _clear_spot(page: Image.Image, mask: Image.Image, x: int, y: int, pad: int =
     letterhead and the body as printed and the stamp on its own (a long letterhead, "Tau2
     Retail Co." with a long e-mail domain, ran under the stamp and OCR read the two as one
     line: "RECEIVED Tau2 Retail Co. an See"). When no place is clear, (x, y) itself."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
 
     box = mask.getbbox()
     if box is None:
@@ -264,7 +269,7 @@ def _clear_spot(page: Image.Image, mask: Image.Image, x: int, y: int, pad: int =
 
 
 def _scan(page: Image.Image, spec: ArtifactSpec, rng: random.Random, stamp: bool, received: dt.date) -> Image.Image:
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
 
     gen = np.random.default_rng(rng.randrange(1 << 32))
     img = page.copy()

@@ -38,6 +38,7 @@ is not already such a WAV).
 """
 from __future__ import annotations
 
+import io
 import math
 import re
 import subprocess
@@ -46,6 +47,11 @@ import wave
 from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Optional
+
+from transforms.writers import HEDGE_MARKERS
+
+from .audio import speakable
+
 
 RATE = 16000
 EXTERNAL_TOOLS = ("ffmpeg", "pocketsphinx-model")  # see transforms.fingerprint
@@ -110,7 +116,7 @@ _DICT_WORD = re.compile(r"^([^\s(]+)(?:\(\d+\))?\s")
 
 
 def model_path(sub: str = "") -> str:
-    from pocketsphinx import get_model_path  # noqa: PLC0415
+    from pocketsphinx import get_model_path  # noqa: PLC0415  (heavy; loaded on first use)
 
     return get_model_path(sub) if sub else get_model_path()
 
@@ -139,7 +145,6 @@ def _known() -> frozenset[str]:
 
 def normalize(phrase: str) -> str:
     """Candidate text -> the words a voice says ("$75" -> "seventy five dollars")."""
-    from .audio import speakable  # noqa: PLC0415
 
     t = speakable(phrase).lower()
     t = re.sub(r"[^a-z' ]+", " ", t)
@@ -168,7 +173,6 @@ def phrases_in_dictionary(candidates: Iterable[str]) -> list[str]:
 def hedge_phrases() -> list[str]:
     """The writers' hedge markers ("i was told", "used to be"), so a transcript keeps the
     words that tell a wrong or old value from the current one."""
-    from transforms.writers import HEDGE_MARKERS  # noqa: PLC0415
 
     return list(HEDGE_MARKERS)
 
@@ -183,7 +187,7 @@ def common_unigrams() -> dict[str, float]:
     """log10 unigram probabilities of the fixed vocabulary's common words in the bundled
     en-us model (so "the" is likelier than "quill"); number words are not looked up: they all
     get the same probability (`VALUE_RANK`)."""
-    from pocketsphinx import Config, LogMath, NGramModel  # noqa: PLC0415
+    from pocketsphinx import Config, LogMath, NGramModel  # noqa: PLC0415  (heavy; loaded on first use)
 
     logmath = LogMath()
     lm = NGramModel(Config(), logmath, model_path("en-us/en-us.lm.bin"))
@@ -222,13 +226,14 @@ def arpa_bigram(phrases: list[str], vocabulary: Iterable[str] = FIXED_VOCABULARY
 
 
 # Extra pronunciations for words espeak-ng says in a way the model's dictionary entry misses:
-# after "is", "twelve" loses its /t/ and was heard as "it's will" / "will bother" (3-4 of 5).
+# after "is", espeak-ng's "twelve" loses its /t/, which the dictionary's only entry does not
+# cover, so the recogniser would hear other words ("it's will").
 ALT_PRONUNCIATIONS: dict[str, str] = {"twelve(2)": "W EH L V"}
 
 
 # --- audio in ----------------------------------------------------------------------------
 def ffmpeg_exe() -> str:
-    import imageio_ffmpeg  # noqa: PLC0415
+    import imageio_ffmpeg  # noqa: PLC0415  (heavy; loaded on first use)
 
     return imageio_ffmpeg.get_ffmpeg_exe()
 
@@ -264,9 +269,8 @@ def speech_segments(pcm: bytes) -> list[bytes]:
 def timed_segments(pcm: bytes) -> list[tuple[float, float, bytes]]:
     """Speech regions of the audio (pocketsphinx VAD), in order, with their start and end in
     seconds (the whole audio as one region when the VAD finds none)."""
-    import io  # noqa: PLC0415
 
-    from pocketsphinx import Segmenter  # noqa: PLC0415
+    from pocketsphinx import Segmenter  # noqa: PLC0415  (heavy; loaded on first use)
 
     seg = Segmenter(sample_rate=RATE)
     parts = [(s.start_time, s.end_time, s.pcm) for s in seg.segment(io.BytesIO(pcm))]
@@ -307,7 +311,7 @@ class _Recogniser:
     files need them (the search only ever considers the current file's language model)."""
 
     def __init__(self):
-        from pocketsphinx import Decoder  # noqa: PLC0415
+        from pocketsphinx import Decoder  # noqa: PLC0415  (heavy; loaded on first use)
 
         self.words: set[str] = set()
         with tempfile.TemporaryDirectory() as tmp:
@@ -360,7 +364,7 @@ def transcribe(path: str | Path, candidates: list[str]) -> str:
 def transcribe_timed(pcm: bytes, candidates: list[str]) -> list[tuple[float, float, str]]:
     """`transcribe` of 16 kHz mono 16-bit samples, per speech segment: (start, end seconds,
     hypothesis). `joined` of the hypotheses is exactly `transcribe`'s transcript; a recording
-    hearing its own audio (`transforms.recordings._hear`) maps the segments to its lines."""
+    hearing its own audio (`transforms.recordings.hear_back`) maps the segments to its lines."""
     phrases = phrases_in_dictionary(list(candidates))
     phrases = phrases + [p for p in phrases_in_dictionary(hedge_phrases()) if p not in phrases]
     words = {w for p in phrases for w in p.split()}
@@ -371,7 +375,7 @@ def transcribe_timed(pcm: bytes, candidates: list[str]) -> list[tuple[float, flo
 
 def transcribe_free(path: str | Path) -> str:
     """Open-vocabulary transcript with the bundled en-us trigram model (for comparison)."""
-    from pocketsphinx import Decoder  # noqa: PLC0415
+    from pocketsphinx import Decoder  # noqa: PLC0415  (heavy; loaded on first use)
 
     decoder = Decoder(samprate=RATE, loglevel="FATAL")
     return _decode(decoder, speech_segments(load_pcm(path)))

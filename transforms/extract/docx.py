@@ -6,9 +6,9 @@ from pathlib import Path
 
 
 def _block_lines(container) -> list[str]:
-    from docx.oxml.ns import qn  # noqa: PLC0415
-    from docx.table import Table  # noqa: PLC0415
-    from docx.text.paragraph import Paragraph  # noqa: PLC0415
+    from docx.oxml.ns import qn  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.table import Table  # noqa: PLC0415  (heavy; loaded on first use)
+    from docx.text.paragraph import Paragraph  # noqa: PLC0415  (heavy; loaded on first use)
 
     lines: list[str] = []
     for child in container._element.iterchildren():
@@ -29,7 +29,7 @@ def _block_lines(container) -> list[str]:
 
 
 def docx_text(path: str | Path) -> str:
-    import docx  # noqa: PLC0415
+    import docx  # noqa: PLC0415  (heavy; loaded on first use)
 
     doc = docx.Document(str(path))
     head, foot = [], []

@@ -2,9 +2,14 @@
 small machines and deterministic."""
 from __future__ import annotations
 
+import csv
 import os
 import subprocess
+import tempfile
 from pathlib import Path
+
+from facts.errors import FactforgeError
+
 
 os.environ.setdefault("OMP_THREAD_LIMIT", "1")
 EXTERNAL_TOOLS = ("tesseract",)  # see transforms.fingerprint
@@ -12,7 +17,7 @@ EXTERNAL_TOOLS = ("tesseract",)  # see transforms.fingerprint
 
 def ocr_image(image, psm: int = 3) -> str:
     """OCR a PIL image (upscaled when small, converted to grayscale)."""
-    import pytesseract  # noqa: PLC0415
+    import pytesseract  # noqa: PLC0415  (heavy; loaded on first use)
 
     img = image.convert("L")
     if img.width < 1200:
@@ -55,8 +60,8 @@ def layout_lines(words: list[tuple[int, int, int, int, str]], gap: float = 2.2) 
 def _rank(a, k: int, axis: int, op: str):
     """Running max or min of width `k` along one axis (edges repeated): a separable grey-level
     dilation or erosion."""
-    import numpy as np  # noqa: PLC0415
-    from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
+    from numpy.lib.stride_tricks import sliding_window_view  # noqa: PLC0415  (heavy; loaded on first use)
 
     p = k // 2
     padded = np.pad(a, [(p, p) if i == axis else (0, 0) for i in range(2)], mode="edge")
@@ -69,8 +74,8 @@ def strip_marks(image, size: int = 11, level: int = 215):
     which a `size` x `size` square fits) painted white, text strokes kept. Tesseract takes a
     bar beside a label for a letter or a separator and loses the label; a chart reader reads the
     labels and figures, not the ink of the bars."""
-    import numpy as np  # noqa: PLC0415
-    from PIL import Image  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
     g = np.asarray(image.convert("L"))
     opened = _rank(_rank(_rank(_rank(g, size, 0, "max"), size, 1, "max"), size, 0, "min"), size, 1, "min")
@@ -84,7 +89,7 @@ def strip_marks(image, size: int = 11, level: int = 215):
 def _gutters(strip, tol: int, min_gap: int, bg: int) -> list[tuple[int, int]]:
     """Spans [a, b) of the rows of `strip` between runs of at least `min_gap` gutter rows (a
     row all of the background shade `bg`, within `tol`)."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
 
     lo, hi = strip.min(axis=1).astype(int), strip.max(axis=1).astype(int)
     gutter = (hi - lo <= tol) & (np.abs(lo - bg) <= tol)
@@ -109,7 +114,7 @@ def panels(image, tol: int = 4, min_gap: int = 14) -> list[tuple[int, int, int, 
     order: bands between full-width gutters of the page's own shade (the commonest shade of
     its outer frame), then each band's panels between its full-height gutters (an XY cut).
     White space inside a panel (between a table's columns) is not a gutter."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
 
     g = np.asarray(image.convert("L"))
     frame = np.concatenate([g[:4].ravel(), g[-4:].ravel(), g[:, :4].ravel(), g[:, -4:].ravel()])
@@ -125,9 +130,7 @@ def panels(image, tol: int = 4, min_gap: int = 14) -> list[tuple[int, int, int, 
 def _tesseract_pages(images: list, psm: int, config: str) -> str:
     """Run one tesseract process over `images` (a list file of pages: the model is loaded once,
     not once per page) with output `config` ("txt" or "tsv"); its standard output."""
-    import tempfile  # noqa: PLC0415
 
-    from facts.errors import FactforgeError  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory(prefix="ocr-") as tmp:
         names = []
@@ -156,7 +159,6 @@ def ocr_texts(images: list, psm: int = 3) -> list[str]:
 
 def ocr_pages(images: list, psm: int = 6) -> list[list[tuple[int, int, int, int, str, float]]]:
     """Words (left, top, width, height, text, confidence) of each image (one process for all)."""
-    import csv  # noqa: PLC0415
 
     pages: list[list[tuple[int, int, int, int, str, float]]] = [[] for _ in images]
     if not images:
@@ -196,7 +198,7 @@ def ocr_layout(path: str | Path, psms: tuple[int, ...] = (4, 6), scale: float = 
     digits. `layout_lines` writes the lines, a wide gap between two words as " | ". Upscaled by
     `scale` (small labels read better); words read with a confidence under `min_conf` (a
     stroke of a chart taken for letters) are left out."""
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
     with Image.open(path) as im:
         src = im.convert("RGB")

@@ -6,7 +6,7 @@ from pathlib import Path
 
 def pdf_text(path: str | Path) -> str:
     """The text layer of every page, in page order, non-breaking spaces normalised."""
-    from pypdf import PdfReader  # noqa: PLC0415
+    from pypdf import PdfReader  # noqa: PLC0415  (heavy; loaded on first use)
 
     reader = PdfReader(str(path))
     pages = [(p.extract_text() or "").replace("\u00a0", " ") for p in reader.pages]

@@ -16,9 +16,15 @@ Pages are joined with a form feed, as the PDF text layer reader does.
 """
 from __future__ import annotations
 
+import math
 import subprocess
 import tempfile
 from pathlib import Path
+
+from facts.errors import FactforgeError
+
+from .ocr import ocr_texts
+
 
 EXTERNAL_TOOLS = ("poppler", "tesseract")  # see transforms.fingerprint
 RASTER_DPI = 300
@@ -26,9 +32,8 @@ RASTER_DPI = 300
 
 def rasterise(path: str | Path, dpi: int = RASTER_DPI) -> list:
     """The PDF's pages as greyscale PIL images (pdftoppm)."""
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
-    from facts.errors import FactforgeError  # noqa: PLC0415
 
     with tempfile.TemporaryDirectory(prefix="scan-") as tmp:
         # PGM, not PNG: pdftoppm's PNG encoder spends seconds compressing a noisy page
@@ -50,10 +55,9 @@ def skew_angle(image, span: float = 4.0) -> float:
     rows along each candidate direction (a small rotation moves the pixel at (x, y) to row
     y - x * tan(angle)); the direction whose row profile changes most sharply from row to row
     (text lines and the gaps between them) wins, searched coarse then fine."""
-    import math  # noqa: PLC0415
 
-    import numpy as np  # noqa: PLC0415
-    from PIL import Image  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
     small = image.convert("L")
     f = 1000 / max(small.width, 1)
@@ -78,7 +82,7 @@ def skew_angle(image, span: float = 4.0) -> float:
 
 
 def deskew(image):
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
     angle = skew_angle(image)
     if abs(angle) < 0.05:
@@ -87,7 +91,7 @@ def deskew(image):
 
 
 def clean(image):
-    from PIL import ImageFilter  # noqa: PLC0415
+    from PIL import ImageFilter  # noqa: PLC0415  (heavy; loaded on first use)
 
     return image.filter(ImageFilter.MedianFilter(3))
 
@@ -95,7 +99,6 @@ def clean(image):
 def scan_text(path: str | Path, dpi: int = RASTER_DPI) -> str:
     """The text of a scanned PDF: rasterised, deskewed, cleaned, OCR'd; pages joined by a form
     feed."""
-    from .ocr import ocr_texts  # noqa: PLC0415
 
     pages = [clean(deskew(p)) for p in rasterise(path, dpi)]
     return "\n\f".join(ocr_texts(pages, psm=3))

@@ -8,9 +8,14 @@ import datetime as dt
 import html
 import json
 import re
+from email import policy
+from email.parser import BytesParser
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any, Iterable, Optional
+from zoneinfo import ZoneInfo
+
+from facts.errors import FactforgeError
 
 
 def extract_text_file(path: str | Path) -> str:
@@ -63,8 +68,6 @@ def extract_eml(path: str | Path) -> str:
     """Headers (From, To, Cc, Date, Subject) and every displayable text part. Of a
     multipart/alternative the text/plain version is read (what a mail client shows in plain
     view); HTML-only parts are converted to text; text attachments are included."""
-    from email import policy  # noqa: PLC0415
-    from email.parser import BytesParser  # noqa: PLC0415
 
     with open(path, "rb") as f:
         msg = BytesParser(policy=policy.default).parse(f)
@@ -137,7 +140,6 @@ def extract_chat_export(path: str | Path) -> str:
     tzname = data.get("export", {}).get("timezone")
     if tzname:
         try:
-            from zoneinfo import ZoneInfo  # noqa: PLC0415
             tz = ZoneInfo(tzname)
         except Exception:  # unknown zone: stay in UTC
             tz = dt.timezone.utc
@@ -166,7 +168,6 @@ def extract_vtt(path: str | Path) -> str:
     NOTE, STYLE and REGION blocks are skipped."""
     text = Path(path).read_text(encoding="utf-8").replace("\r\n", "\n")
     if not text.lstrip("\ufeff").startswith("WEBVTT"):
-        from facts.errors import FactforgeError  # noqa: PLC0415
         raise FactforgeError("not a WebVTT file (missing WEBVTT header)", path, 1)
     out = []
     for block in re.split(r"\n{2,}", text):
@@ -243,7 +244,7 @@ def cell_text(cell: Any) -> str:
 def extract_xlsx(path: str | Path) -> str:
     """Every sheet in workbook order ('== Sheet: name =='), every non-empty row as
     'A | B | C' with numbers shown per their number format, then the sheet's cell comments."""
-    import openpyxl  # noqa: PLC0415
+    import openpyxl  # noqa: PLC0415  (heavy; loaded on first use)
 
     wb = openpyxl.load_workbook(path, data_only=True)
     out = []

@@ -13,13 +13,15 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from .asr import ffmpeg_exe, joined, load_pcm, phrases_in_dictionary, to_wav16k, transcribe_free, transcribe_timed
+from .ocr import ocr_image
+
 
 EXTERNAL_TOOLS = ("ffmpeg",)  # see transforms.fingerprint
 
 
 def sample_frames(path: str | Path, every: float = 1.0) -> list:
     """One PIL image per `every` seconds of the video, in order."""
-    from PIL import Image  # noqa: PLC0415
+    from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
     with tempfile.TemporaryDirectory() as tmp:
         subprocess.run([ffmpeg_exe(), "-nostdin", "-loglevel", "error", "-i", str(path), "-an",
@@ -33,7 +35,7 @@ def sample_frames(path: str | Path, every: float = 1.0) -> list:
 
 def distinct_screens(frames: list, threshold: float = 2.0) -> list:
     """Drop frames that repeat the previous screen."""
-    import numpy as np  # noqa: PLC0415
+    import numpy as np  # noqa: PLC0415  (heavy; loaded on first use)
 
     out, last = [], None
     for im in frames:
@@ -56,7 +58,6 @@ def extract_mp4_timed(path: str | Path, candidates: list[str], ocr: Optional[Cal
     """`extract_mp4` plus the audio's speech segments (start, end seconds, hypothesis) when
     it is recognised with `candidates` (empty otherwise). `ocr(image)`: the OCR function
     (default `ocr.ocr_image`; a recording hearing itself passes a memo of it)."""
-    from .ocr import ocr_image  # noqa: PLC0415
 
     ocr = ocr or ocr_image
     screens = distinct_screens(sample_frames(path))

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from transforms import common as C
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
 
-from . import _script as S
-from ._hear import Hearing, reworded
-from ._script import Utterance
+from . import script as S
+from .hear_back import Hearing, reworded
+from .script import Utterance
+
 
 _NOTICE = ["This call may be recorded for quality and training purposes.",
            "Thank you for calling. Calls are recorded for training purposes.",
@@ -67,10 +69,10 @@ class CallAudio(Transformer):
         rng = spec.rng("call")
         w = ctx.writer
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        agent, cust = C.staff(ctx, rng, "agent", 1)[0], C.pick_customer(ctx, rng).name
+        day = CK.spec_date(spec)
+        agent, cust = RC.staff(ctx, rng, "agent", 1)[0], RC.pick_customer(ctx, rng).name
         va, vc = S.staff_voice(rng), S.caller_voice(rng)
-        subs = dict(company=ctx.pack.brand.company, agent=C.first(agent), customer=cust, first=C.first(cust),
+        subs = dict(company=ctx.pack.brand.company, agent=RC.first(agent), customer=cust, first=RC.first(cust),
                     email=_spoken_email(w.email(cust, internal=False)))
         lines: list[Utterance] = []
 
@@ -86,7 +88,7 @@ class CallAudio(Transformer):
 
         def old_note(f, d) -> None:  # an old value on the customer's file, dated
             note = rng.choice(_OLD_NOTE)
-            on = C.earlier_day(d, day, rng, 7, 60)
+            on = CK.earlier_day(d, day, rng, 7, 60)
             a(note + C.hedged(ctx, f, d, rng, on=on), f, role="wrong",
               reword=lambda r: note + C.hedged(ctx, f, d, r, on=on))
 
@@ -144,5 +146,5 @@ class CallAudio(Transformer):
         return S.wav_extraction(path, ctx)
 
     def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
-        """`extract` with its speech segments (the recording hearing itself: `_hear`)."""
+        """`extract` with its speech segments (the recording hearing itself: `hear_back`)."""
         return S.wav_hearing(path, ctx)

@@ -19,15 +19,17 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from facts.surface import surface_forms
-from transforms import common as C
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
 from transforms.extract.asr import ffmpeg_exe
 from transforms.extract.video import extract_mp4_timed
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
 
-from . import _script as S
-from ._hear import Hearing, Line, reworded
+from . import script as S
+from .hear_back import Hearing, Line, reworded
+
 
 W, H = 960, 540
 FPS = 2
@@ -211,10 +213,10 @@ class ScreenRecording(Transformer):
         rng = spec.rng("screen")
         w = ctx.writer
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        manager = C.staff(ctx, rng, "manager", 1)[0]
+        day = CK.spec_date(spec)
+        manager = RC.staff(ctx, rng, "manager", 1)[0]
         voice = S.staff_voice(rng)
-        pages = list(dict.fromkeys(C.section_of(it.fact) for it in its)) or ["Announcements"]
+        pages = list(dict.fromkeys(headings.section_of(it.fact) for it in its)) or ["Announcements"]
         painter = _Painter(ctx, pages, manager, day)
         ref = f"POL-{painter.short[:3].upper()}"
         subs = dict(manager=manager, section=pages[0], app=painter.app)
@@ -229,10 +231,10 @@ class ScreenRecording(Transformer):
             for t in rng.sample(_NOISE, 2):
                 screens.append(Screen("Home", "home", card_body="Announcements", narration=[t], cursor=cur()))
         for it in its:
-            f, page = it.fact, C.section_of(it.fact)
+            f, page = it.fact, headings.section_of(it.fact)
             old = False
             for d in it.superseded:
-                on = C.earlier_day(d, day, rng, 7, 60)
+                on = CK.earlier_day(d, day, rng, 7, 60)
                 text = C.hedged(ctx, f, d, rng, role="colleague", on=on)
                 lead = rng.choice(_OLD_LEAD)
                 screens.append(Screen(page, "old", card_title=f"Version of {on:%b %d, %Y}",
@@ -260,9 +262,9 @@ class ScreenRecording(Transformer):
                                   speech=[((f,), "state", lambda r, it=it, old=old:
                                            C.authoritative(ctx, reworded(it), r, after_wrong=old, register="kb"))]))
         for f, d in orphans:
-            on = C.earlier_day(d, day, rng, 7, 60)
+            on = CK.earlier_day(d, day, rng, 7, 60)
             text = C.hedged(ctx, f, d, rng, role="customer", on=on)
-            screens.append(Screen(C.section_of(f), "note", card_title="Open question", card_big=text,
+            screens.append(Screen(headings.section_of(f), "note", card_title="Open question", card_big=text,
                                   footer="Being checked with the policy owner", narration=[text], cursor=cur(),
                                   keep=(d.text,), speech=[((f,), "wrong", lambda r, f=f, d=d, on=on:
                                                            C.hedged(ctx, f, d, r, role="customer", on=on))]))
@@ -292,7 +294,7 @@ class ScreenRecording(Transformer):
     def _write(self, screens: list[Screen], spoken: list[list[np.ndarray]], painter: _Painter, ctx: RenderContext,
                out: Path) -> list[tuple[float, float]]:
         """Write the video; returns each narration line's (start, end) seconds in it."""
-        from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415
+        from moviepy import ImageClip, concatenate_videoclips  # noqa: PLC0415  (heavy; loaded on first use)
 
         audio, clips, spans = [], [], []
         t0 = 0.0
@@ -330,7 +332,7 @@ class ScreenRecording(Transformer):
         return self.hear(path, ctx)[0]
 
     def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
-        """`extract` with the audio's speech segments (the recording hearing itself: `_hear`);
+        """`extract` with the audio's speech segments (the recording hearing itself: `hear_back`);
         `ocr`: the OCR function for frames (a memo of it)."""
         frames, audio, segments = extract_mp4_timed(path, ctx.candidates, ocr=ocr)
         return Extraction(text=f"{frames}\n\n{audio}".strip(), extractor="ocr-frames+asr-pocketsphinx",

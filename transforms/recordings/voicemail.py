@@ -5,14 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from transforms import common as C
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
+from transforms import clock as CK, common as C, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract import audio as A
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
 
-from . import _script as S
-from ._hear import Hearing, reworded
-from ._script import Utterance
+from . import script as S
+from .hear_back import Hearing, reworded
+from .script import Utterance
+
 
 _OPEN = ["Hi team, it's {manager} from {company}. It's {weekday}, {date}, and I've got a quick policy update.",
          "Hey everyone, {manager} here. Quick voice memo for {weekday}, {date}, about a change you need to know.",
@@ -47,8 +49,8 @@ class Voicemail(Transformer):
         rng = spec.rng("voicemail")
         w = ctx.writer
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        manager = C.staff(ctx, rng, "manager", 1)[0]
+        day = CK.spec_date(spec)
+        manager = RC.staff(ctx, rng, "manager", 1)[0]
         voice = S.staff_voice(rng)
         topic = w.topic(its[0].fact) if its else "the schedule"
         subs = dict(manager=manager, company=ctx.pack.brand.company, weekday=f"{day:%A}",
@@ -59,7 +61,7 @@ class Voicemail(Transformer):
             lines.append(Utterance("manager", voice, S.say(text, facts), facts=facts, role=role, reword=reword))
 
         def old_value(f, d, dated: bool) -> None:  # a superseded or rumoured value, hedged
-            on = C.earlier_day(d, day, rng, 7, 60) if dated else None
+            on = CK.earlier_day(d, day, rng, 7, 60) if dated else None
             m(C.hedged(ctx, f, d, rng, role="colleague", on=on), f, role="wrong",
               reword=lambda r: C.hedged(ctx, f, d, r, role="colleague", on=on))
 
@@ -105,5 +107,5 @@ class Voicemail(Transformer):
         return S.wav_extraction(path, ctx)
 
     def hear(self, path: Path, ctx: ExtractContext, ocr=None) -> tuple[Extraction, list]:
-        """`extract` with its speech segments (the recording hearing itself: `_hear`)."""
+        """`extract` with its speech segments (the recording hearing itself: `hear_back`)."""
         return S.wav_hearing(path, ctx)

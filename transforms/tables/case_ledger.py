@@ -7,7 +7,7 @@ Fact-bearing cases carry the fact in the resolution note (with the amount in its
 when the fact is about money) and cite the policy section. Cases where a customer quoted a
 wrong value, or that were handled under an old rule, are dated earlier. Most rows are
 ordinary cases (contact changes, receipts, duplicates, log-in trouble), their notes written by
-`transforms.haystack.case_entry` from the customer's own records."""
+`transforms.haystack_cases.case_entry` from the customer's own records."""
 from __future__ import annotations
 
 import csv
@@ -16,12 +16,12 @@ import io
 from pathlib import Path
 
 from facts.models import SlotType
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms import common as C
-from transforms import haystack as H
+from transforms import clock as CK, common as C, haystack_cases as HC, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_csv
-from transforms.grammar import say
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
+
 
 _CHANNELS = ["Phone", "Email", "Web chat", "In person", "Web form"]
 _ADVISED = ["Advised customer: ", "Explained to customer: ", "Confirmed with customer: ", "Customer informed: ", ""]
@@ -53,19 +53,19 @@ class CaseLedger(Transformer):
         rng = spec.rng("ledger")
         pack = ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        agents = C.staff(ctx, rng, "agent", 4)
+        day = CK.spec_date(spec)
+        agents = RC.staff(ctx, rng, "agent", 4)
         rows: list[dict] = []  # each: opened (datetime), fields
 
         def case(opened: dt.datetime, category: str, status: str, note: str, amount: str = "",
                  ref: str = "", who=None) -> None:
-            who = who or C.pick_customer(ctx, rng)
+            who = who or RC.pick_customer(ctx, rng)
             if status in ("Open", "Pending"):
                 closed = None
             elif rng.random() < 0.7:
                 closed = opened + dt.timedelta(minutes=rng.randint(4, 180))
             else:
-                closed = C.office_time(pack, opened.date() + dt.timedelta(days=rng.randint(1, 2)), rng)
+                closed = CK.office_time(pack, opened.date() + dt.timedelta(days=rng.randint(1, 2)), rng)
             rows.append({"opened": opened, "closed": closed, "customer": who.name, "customer_id": who.ref,
                          "category": category, "channel": rng.choice(_CHANNELS), "status": status,
                          "amount": amount, "note": note, "ref": ref, "agent": rng.choice(agents)})
@@ -79,31 +79,31 @@ class CaseLedger(Transformer):
             amount = f"{float(money.value):.2f}" if money else ""
             if it.role == "case":  # the rule applied to one customer's record: the figure charged or allowed
                 talk = C.speaker(ctx, rng)
-                who = C.Person(talk.customer.name, talk.customer.id) if talk.customer else None
+                who = RC.Person(talk.customer.name, talk.customer.id) if talk.customer else None
                 note = C.word(ctx, it, rng, register="ticket", context=talk)
-                case(C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng, 8, 18),
+                case(CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng, 8, 18),
                      _category(f, rng), "Closed", note,
                      amount, who=who)
                 continue
             for d in it.wrong:
-                when = C.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
+                when = CK.office_time(pack, day - dt.timedelta(days=rng.randint(1, 12)), rng)
                 case(when, _category(f, rng), "Closed - no change",
                      f'Customer queried this: "{C.hedged(ctx, f, d, rng, role="customer")}" '
                      "Explained the current policy.", ref=C.policy_ref(pack, f))
             for d in it.superseded:
-                when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
+                when = CK.office_time(pack, CK.earlier_day(d, day, rng, 3, 30), rng)
                 case(when, _category(f, rng), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, f, d, rng, on=when.date()), ref=C.policy_ref(pack, f))
             note = rng.choice(_ADVISED) + C.authoritative(ctx, it, rng, after_wrong=False, register="ticket")
-            case(C.office_time(pack, day, rng, 8, 18), _category(f, rng), "Resolved", note, amount,
+            case(CK.office_time(pack, day, rng, 8, 18), _category(f, rng), "Resolved", note, amount,
                  C.policy_ref(pack, f))
         for fact, d in orphans:
             if d.role == "superseded":
-                when = C.office_time(pack, C.earlier_day(d, day, rng, 3, 30), rng)
+                when = CK.office_time(pack, CK.earlier_day(d, day, rng, 3, 30), rng)
                 case(when, _category(fact, rng), "Closed", "Handled with the macro in force at the time. " +
                      C.hedged(ctx, fact, d, rng, on=when.date()), ref=C.policy_ref(pack, fact))
                 continue
-            when = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
+            when = CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
             case(when, _category(fact, rng), "Open",
                  f'Customer states: "{C.hedged(ctx, fact, d, rng, role="customer")}" '
                  "Escalated to team lead for confirmation.")
@@ -111,20 +111,20 @@ class CaseLedger(Transformer):
         n_noise = (max(10, spec.size - len(rows)) if spec.size else
                    rng.randint(18, 30) + (10 if not its else 0) + len(its))
         for _ in range(n_noise):
-            opened = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
+            opened = CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 30)), rng, 7, 19)
             recent = opened.date() >= day - dt.timedelta(days=3)  # only recent cases may still be open
             earlier = [r for r in rows if r.get("entry") is not None and r["opened"] < opened]
             if earlier and rng.random() < 0.05:  # the same customer wrote in again: merged into the first case
                 orig = rng.choice(earlier)
-                note = H.duplicate_note(ctx, rng, orig["entry"], avoid=avoid)
-                case(opened, orig["category"], "Closed", note, who=C.Person(orig["customer"], orig["customer_id"]))
+                note = HC.duplicate_note(ctx, rng, orig["entry"], avoid=avoid)
+                case(opened, orig["category"], "Closed", note, who=RC.Person(orig["customer"], orig["customer_id"]))
                 rows[-1]["dup_of"] = orig
                 continue
-            cn = H.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
-            case(opened, cn.category, cn.status, cn.text, who=C.Person(cn.customer.name, cn.customer.id))
+            cn = HC.case_entry(ctx, rng, open_ok=recent, avoid=avoid)
+            case(opened, cn.category, cn.status, cn.text, who=RC.Person(cn.customer.name, cn.customer.id))
             rows[-1]["entry"] = cn
         rows.sort(key=lambda r: r["opened"])
-        prefix = C.id_prefix(pack, "case", "ticket")
+        prefix = RC.id_prefix(pack, "case", "ticket")
         n, ids = rng.randint(20000, 80000), []
         for _ in rows:
             n += rng.randint(1, 9)  # other queues take numbers in between

@@ -19,14 +19,15 @@ from pathlib import Path
 
 from facts.match import STOP_WORDS
 from facts.models import SlotType
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms import catalog as K
-from transforms import common as C
+from transforms import catalog as K, clock as CK, common as C, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
 from transforms.extract.text import extract_xlsx
 from transforms.grammar import say
+from transforms.plan import ArtifactSpec
 from transforms.registry import register
 
-from . import _xlsx as X
+from . import xlsx_cells as X
+
 
 _FEES = {SlotType.money, SlotType.percent}
 _LIMITS = {SlotType.count, SlotType.duration, SlotType.date}
@@ -74,6 +75,45 @@ def _category(fact) -> str:
     return "Rules"
 
 
+def _revisions(ctx: RenderContext, its: list, orphans: list, old_days: list[dt.date], day: dt.date, owner: str,
+               approver: str, say_, rng: random.Random) -> tuple[list[tuple], list[str]]:
+    """The workbook's revision history, in date order, and a version number for each row and
+    for the current release after them: filler releases on `old_days`, superseded values,
+    rejected review comments, open comments on values the release does not carry."""
+    pack = ctx.pack
+    history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
+    changes = [say_(t) for t in [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)]
+    for d0, change in zip(old_days, changes):
+        history.append((d0, "All", change, "Released", owner))
+    for it in its:
+        for d in it.superseded:
+            on = CK.earlier_day(d, day, rng, 5, 35)
+            history.append((on, headings.section_topic(headings.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
+                            "Superseded", owner))
+        for d in it.wrong:
+            history.append((day - dt.timedelta(days=rng.randint(1, 6)), headings.section_topic(headings.section_of(it.fact)),
+                            "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
+                            "Rejected", rng.choice(pack.brand.agents or [approver])))
+    for fact, d in orphans:
+        on = CK.earlier_day(d, day, rng, 1, 6)
+        if d.role == "superseded":
+            history.append((on, headings.section_topic(headings.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
+                            "Superseded", owner))
+        else:
+            history.append((on, headings.section_topic(headings.section_of(fact)), "Review comment: \u201c" +
+                            C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
+                            "Open - not in this release", approver))
+    history.sort(key=lambda h: (h[0], h[3] != "Released"))
+    versions, major, minor = [], 1, 0
+    for i, h in enumerate(history + [(day, "", "", "Current", "")]):
+        if i and (h[3] != "Released" or rng.random() < 0.4):
+            major, minor = (major + 1, 0) if h[3] == "Current" else (major, minor + 1)
+        elif i:
+            minor += 1
+        versions.append(f"{major}.{minor}")
+    return history, versions
+
+
 @register
 class RateSheet(Transformer):
     family = "tables"
@@ -87,59 +127,30 @@ class RateSheet(Transformer):
     description = "Controlled rate/fee/limit workbook (xlsx): typed value cells, changelog of superseded values."
 
     def render(self, spec: ArtifactSpec, ctx: RenderContext, out: Path) -> None:
-        import openpyxl  # noqa: PLC0415
-        from openpyxl.comments import Comment  # noqa: PLC0415
-        from openpyxl.styles import Font  # noqa: PLC0415
+        import openpyxl  # noqa: PLC0415  (heavy; loaded on first use)
+        from openpyxl.comments import Comment  # noqa: PLC0415  (heavy; loaded on first use)
+        from openpyxl.styles import Font  # noqa: PLC0415  (heavy; loaded on first use)
 
         rng = spec.rng("rate-sheet")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        owner = C.staff(ctx, rng, "manager", 1)[0]
-        approver = C.staff(ctx, rng, "manager", 1, exclude=(owner,))[0]
-        pre = C.id_prefix(pack, "document", "policy", "case")
+        day = CK.spec_date(spec)
+        owner = RC.staff(ctx, rng, "manager", 1)[0]
+        approver = RC.staff(ctx, rng, "manager", 1, exclude=(owner,))[0]
+        pre = RC.id_prefix(pack, "document", "policy", "case")
 
         # revision history: filler versions, superseded values, rejected review comments, current
         n_old = rng.randint(3, 5)
         old_days = sorted({day - dt.timedelta(days=rng.randint(40, 700)) for _ in range(n_old)})
-        history: list[tuple[dt.date, str, str, str, str]] = []  # (date, area, change, status, by)
-        areas = sorted({C.section_topic(C.section_of(it.fact)) for it in its}) or ["office supplies"]
-        slots = {"owner": owner, "owner_first": C.first(owner), "approver_first": C.first(approver), "doc": "this workbook",
-                 "short": C.brand_short(pack), "email": w.email(owner),
+        areas = sorted({headings.section_topic(headings.section_of(it.fact)) for it in its}) or ["office supplies"]
+        slots = {"owner": owner, "owner_first": RC.first(owner), "approver_first": RC.first(approver), "doc": "this workbook",
+                 "short": RC.brand_short(pack), "email": w.email(owner),
                  "since": f"{min(old_days):%B %Y}" if old_days else "last year"}
 
         def say_(template: str) -> str:
             return say(template, rng, {**slots, "area": rng.choice(areas)})
 
-        changes = [say_(t) for t in [_FILLER_CHANGES[0]] + rng.sample(_FILLER_CHANGES[1:], len(old_days) - 1)]
-        for d0, change in zip(old_days, changes):
-            history.append((d0, "All", change, "Released", owner))
-        for it in its:
-            for d in it.superseded:
-                on = C.earlier_day(d, day, rng, 5, 35)
-                history.append((on, C.section_topic(C.section_of(it.fact)), C.hedged(ctx, it.fact, d, rng, on=on),
-                                "Superseded", owner))
-            for d in it.wrong:
-                history.append((day - dt.timedelta(days=rng.randint(1, 6)), C.section_topic(C.section_of(it.fact)),
-                                "Review comment: \u201c" + C.hedged(ctx, it.fact, d, rng, role="colleague") + "\u201d",
-                                "Rejected", rng.choice(pack.brand.agents or [approver])))
-        for fact, d in orphans:
-            on = C.earlier_day(d, day, rng, 1, 6)
-            if d.role == "superseded":
-                history.append((on, C.section_topic(C.section_of(fact)), C.hedged(ctx, fact, d, rng, on=on),
-                                "Superseded", owner))
-            else:
-                history.append((on, C.section_topic(C.section_of(fact)), "Review comment: \u201c" +
-                                C.hedged(ctx, fact, d, rng, role="colleague") + "\u201d",
-                                "Open - not in this release", approver))
-        history.sort(key=lambda h: (h[0], h[3] != "Released"))
-        versions, major, minor = [], 1, 0
-        for i, h in enumerate(history + [(day, "", "", "Current", "")]):
-            if i and (h[3] != "Released" or rng.random() < 0.4):
-                major, minor = (major + 1, 0) if h[3] == "Current" else (major, minor + 1)
-            elif i:
-                minor += 1
-            versions.append(f"{major}.{minor}")
+        history, versions = _revisions(ctx, its, orphans, old_days, day, owner, approver, say_, rng)
         current = versions[-1]
         codes = C.route_rows(spec, ctx)
         if spec.series:  # versions of one workbook: one document number, the later version higher
@@ -152,7 +163,7 @@ class RateSheet(Transformer):
         ws = wb.active
         ws.title = "Summary"
         if spec.title:  # a schedule named for its subject, not the policy section's title
-            sub = " / ".join(C.section_topic(t) for t in spec.title.split(" / "))
+            sub = " / ".join(headings.section_topic(t) for t in spec.title.split(" / "))
             title = rng.choice([f"{sub} schedule", f"{sub}: rates, fees and limits", f"{sub} price schedule",
                                 f"Schedule of charges: {sub}"])
         else:
@@ -218,12 +229,12 @@ class RateSheet(Transformer):
         wb.properties.creator = owner
         wb.properties.lastModifiedBy = approver
         wb.properties.title = f"{pack.brand.company} - {title}"
-        X.save_reproducible(wb, out, C.at(pack, day, 9))
+        X.save_reproducible(wb, out, CK.at(pack, day, 9))
 
     def _fact_sheets(self, wb, ctx, rng: random.Random, cats, day, eff_pool, owner, Comment) -> None:
         """One sheet per category; its rows grouped under a bold row naming their policy section
         (as a controlled workbook groups them), not a section column repeated on every row."""
-        from openpyxl.styles import Font  # noqa: PLC0415
+        from openpyxl.styles import Font  # noqa: PLC0415  (heavy; loaded on first use)
 
         w = ctx.writer
         for name, rows_its in cats.items():
@@ -235,7 +246,7 @@ class RateSheet(Transformer):
             section = None
             for i, it in enumerate(rows_its):
                 f = it.fact
-                sec = C.section_topic(C.section_of(f))
+                sec = headings.section_topic(headings.section_of(f))
                 if sec != section:
                     section = sec
                     groups.append(len(rows))
@@ -245,7 +256,7 @@ class RateSheet(Transformer):
                 # the column's heading says what the names are
                 # a long condition ("Accounts opened within 2025-09-15") can be the words of a
                 # statement the file voices: said another way, or not at all
-                applies = C.cell(ctx, it, "; ".join(C.condition_values(f)), "See details") if conds else "All"
+                applies = C.cell(ctx, it, "; ".join(headings.condition_values(f)), "See details") if conds else "All"
                 eff = day if it.distractors else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")

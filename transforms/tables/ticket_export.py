@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import random
 from pathlib import Path
 
-from transforms.base import ArtifactSpec, ExtractContext, Extraction, RenderContext, Transformer
-from transforms import common as C
-from transforms import haystack as H
-from transforms.extract.text import extract_json_strings
-from transforms.registry import register
 from facts.runs import ngrams
+from transforms import clock as CK, common as C, haystack_cases as HC, headings, records as RC
+from transforms.base import ExtractContext, Extraction, RenderContext, Transformer
+from transforms.extract.text import extract_json_strings
 from transforms.grammar import say
+from transforms.plan import ArtifactSpec
+from transforms.registry import register
 from transforms.smalltalk import spoken_topic
+
 
 _PRIORITY = ["Low", "Medium", "Medium", "High"]
 # Ticket wording is a grammar with the ticket's own people, topic and days (`say`).
@@ -92,6 +94,24 @@ def _iso(t: dt.datetime) -> str:
     return t.isoformat(timespec="seconds")
 
 
+def _numbered(tickets: list[dict], key: str, rng: random.Random) -> list[dict]:
+    """The tickets in creation order as the export prints them: keys numbered upward from a
+    random start, fields in the export's order, comment ids under their ticket's number."""
+    n = rng.randint(1200, 4800)
+    ordered = []
+    for tk in tickets:
+        n += rng.randint(1, 6)
+        created = tk.pop("created")
+        rec = {"key": f"{key}-{n}", **tk, "created": _iso(created)}
+        rec = {k: rec[k] for k in ("key", "type", "summary", "status", "resolution", "priority", "reporter",
+                                   "assignee", "created", "updated", "labels", "components", "description",
+                                   "comments")}
+        for i, c in enumerate(rec["comments"]):
+            c["id"] = f"{n}{i + 1:03d}"
+        ordered.append(rec)
+    return ordered
+
+
 @register
 class TicketExport(Transformer):
     family = "tables"
@@ -106,10 +126,10 @@ class TicketExport(Transformer):
         rng = spec.rng("tickets")
         w, pack = ctx.writer, ctx.pack
         its, orphans = C.items(spec, ctx)
-        day = C.spec_date(spec)
-        owner = C.staff(ctx, rng, "manager", 1)[0]
-        agents = C.staff(ctx, rng, "agent", 3, exclude=(owner,))
-        key = C.id_prefix(pack, "ticket", "case")
+        day = CK.spec_date(spec)
+        owner = RC.staff(ctx, rng, "manager", 1)[0]
+        agents = RC.staff(ctx, rng, "agent", 3, exclude=(owner,))
+        key = RC.id_prefix(pack, "ticket", "case")
         tickets: list[dict] = []
 
         def comment(author: str, when: dt.datetime, body: str) -> dict:
@@ -118,8 +138,8 @@ class TicketExport(Transformer):
         nxt = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"][(day.weekday() + rng.randint(1, 3)) % 5]
 
         def line(pool: list[str], reporter: str, fact) -> str:
-            return say(rng.choice(pool), rng, {"owner_first": C.first(owner), "reporter_first": C.first(reporter),
-                                                "topic": spoken_topic(C.topic_of(fact)), "next": nxt,
+            return say(rng.choice(pool), rng, {"owner_first": RC.first(owner), "reporter_first": RC.first(reporter),
+                                                "topic": spoken_topic(headings.topic_of(fact)), "next": nxt,
                                                 "wday": f"{day:%A}", "queue": rng.choice(["chat", "phone", "email"])})
 
         cases = [it for it in its if it.role == "case"]
@@ -128,7 +148,7 @@ class TicketExport(Transformer):
             talk = C.speaker(ctx, rng)
             who = talk.customer.name if talk.customer else "the customer"
             agent = rng.choice(agents)
-            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
+            created = CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 20)), rng)
             # the request says what the customer asked, the agent's comment answers it for their
             # record: the figure and its case, the rule's subject left to the question above
             asked = w.question(it.fact, rng, customer=talk.customer, record=talk.record)
@@ -148,8 +168,8 @@ class TicketExport(Transformer):
                             "comments": [comment(agent, t1, note)]})
         for group in C.split_groups(its, rng, 1, 4):
             reporter = rng.choice(agents)
-            sup = [(it, d, C.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
-            created = C.office_time(pack, min([day - dt.timedelta(days=rng.randint(1, 6))] +
+            sup = [(it, d, CK.earlier_day(d, day, rng, 4, 25)) for it in group for d in it.superseded]
+            created = CK.office_time(pack, min([day - dt.timedelta(days=rng.randint(1, 6))] +
                                               [s[2] - dt.timedelta(days=rng.randint(1, 3)) for s in sup]), rng, 8, 12)
             desc = "\n".join([line(_ASK, reporter, group[0].fact)] +
                               [f"- {w.question(it.fact, rng, register='ticket')}" for it in group])
@@ -160,27 +180,27 @@ class TicketExport(Transformer):
                     comments.append(comment(rng.choice([a for a in agents if a != reporter] or agents), t,
                                             C.hedged(ctx, it.fact, d, rng, role="colleague")))
             for it, d, sday in sorted(sup, key=lambda s: s[2]):
-                t = max(t + dt.timedelta(minutes=5), C.office_time(pack, sday, rng, 9, 17))
+                t = max(t + dt.timedelta(minutes=5), CK.office_time(pack, sday, rng, 9, 17))
                 comments.append(comment(owner, t, f"{line(_DRAFT_LEAD, reporter, it.fact)} "
                                                   f"{C.hedged(ctx, it.fact, d, rng, on=sday)}"))
-            final = max(t + dt.timedelta(minutes=10), C.office_time(pack, day, rng, 9, 15))
+            final = max(t + dt.timedelta(minutes=10), CK.office_time(pack, day, rng, 9, 15))
             lead = line(_RESOLVE_LEAD, reporter, group[0].fact)
             answers = [C.authoritative(ctx, it, rng, after_wrong=bool(it.distractors), register="ticket") for it in group]
             body = "\n".join([_lead(lead, line, reporter, group[0].fact, answers[0])] + answers)
             comments.append(comment(owner, final, body))
             comments.append(comment(reporter, final + dt.timedelta(minutes=rng.randint(10, 120)),
                                     line(_AFTER, reporter, group[0].fact)))
-            topic = C.section_of(group[0].fact)
+            topic = headings.section_of(group[0].fact)
             tickets.append({"type": "Policy clarification", "summary": line(_SUMMARY, reporter, group[0].fact),
                             "status": "Resolved", "resolution": "Answered", "priority": rng.choice(_PRIORITY),
                             "reporter": reporter, "assignee": owner, "created": created,
                             "updated": comments[-1]["created"],
-                            "labels": sorted({"policy", C.slug(topic, 40)} | {C.slug(C.section_of(i.fact), 40) for i in group}),
+                            "labels": sorted({"policy", RC.slug(topic, 40)} | {RC.slug(headings.section_of(i.fact), 40) for i in group}),
                             "components": ["Knowledge base"], "description": desc, "comments": comments})
         for fact, d in orphans:
             reporter = rng.choice(agents)
-            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
-            tickets.append({"type": "Policy clarification", "summary": f"Check {C.section_of(fact).lower()} wording",
+            created = CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 3)), rng)
+            tickets.append({"type": "Policy clarification", "summary": f"Check {headings.section_of(fact).lower()} wording",
                             "status": "Waiting for policy owner", "resolution": None, "priority": "Medium",
                             "reporter": reporter, "assignee": owner, "created": created, "updated": _iso(created),
                             "labels": ["policy", "needs-owner"], "components": ["Knowledge base"],
@@ -189,8 +209,8 @@ class TicketExport(Transformer):
         avoid = [d.text for d in spec.distractors]
         n_routine = (max(4, spec.size - len(tickets)) if spec.size else rng.randint(6, 11) + (3 if not its else 0))
         for _ in range(n_routine):
-            tk = H.ticket(ctx, rng, people=[rng.choice(agents)] + rng.sample(agents + [owner], 2), avoid=avoid)
-            created = C.office_time(pack, day - dt.timedelta(days=rng.randint(0, 25)), rng)
+            tk = HC.ticket(ctx, rng, people=[rng.choice(agents)] + rng.sample(agents + [owner], 2), avoid=avoid)
+            created = CK.office_time(pack, day - dt.timedelta(days=rng.randint(0, 25)), rng)
             t, comments = created, []
             for c_ in tk.comments:
                 t += dt.timedelta(minutes=rng.randint(5, 600))
@@ -205,27 +225,16 @@ class TicketExport(Transformer):
                             "description": tk.description, "comments": comments})
         tickets.sort(key=lambda tk: tk["created"])
         since = tickets[0]["created"].date()
-        n = rng.randint(1200, 4800)
-        ordered = []
-        for tk in tickets:
-            n += rng.randint(1, 6)
-            created = tk.pop("created")
-            rec = {"key": f"{key}-{n}", **tk, "created": _iso(created)}
-            rec = {k: rec[k] for k in ("key", "type", "summary", "status", "resolution", "priority", "reporter",
-                                       "assignee", "created", "updated", "labels", "components", "description",
-                                       "comments")}
-            for i, c in enumerate(rec["comments"]):
-                c["id"] = f"{n}{i + 1:03d}"
-            ordered.append(rec)
-        fslots = {"first": C.first(owner), "since": f"{since:%B} {since.day}", "key": key, "since_iso": since.isoformat(),
+        ordered = _numbered(tickets, key, rng)
+        fslots = {"first": RC.first(owner), "since": f"{since:%B} {since.day}", "key": key, "since_iso": since.isoformat(),
                   "team": rng.choice(["support-staff", "frontline", "cx-team", "service-desk-users"]),
                   "until_iso": day.isoformat(), "meeting": rng.choice(["the ops review", "the monthly review", "the KB "
                                                                        "review", "the team leads' meeting"])}
-        export = {"source": f"{C.brand_short(pack)} Service Desk", "format": "issue export v2",
+        export = {"source": f"{RC.brand_short(pack)} Service Desk", "format": "issue export v2",
                   "project": {"key": key},
                   "filter": {"name": say(rng.choice(_FILTER_NAME), rng, fslots),
                              "query": rng.choice(_QUERY).format(**fslots)},
-                  "exported_at": _iso(C.at(pack, day, 18)), "exported_by": owner, "total": len(ordered),
+                  "exported_at": _iso(CK.at(pack, day, 18)), "exported_by": owner, "total": len(ordered),
                   "tickets": ordered}
         out.write_text(json.dumps(export, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 

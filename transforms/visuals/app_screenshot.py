@@ -14,15 +14,19 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
 from transforms import grammar as H_
-from transforms.common import (Content, section_of, card_titles, check_capacity, grouped, merge_cards, plan_content, protect,
-                               section_topic, spec_date)
+from transforms.clock import spec_date
+from transforms.common import Content, card_titles, check_capacity, grouped, merge_cards, plan_content, protect
+from transforms.haystack import record_slots
+from transforms.headings import section_of, section_topic
 from transforms.situations import view
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..plan import ArtifactSpec
 from ..registry import register
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, text_block
 from .web_screenshot import figure_text
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png,
-                      text_block)
+
 
 W, H_MIN = 750, 1334
 PAD = 32
@@ -66,7 +70,6 @@ class AppScreenshot(Transformer):
 
 def _noise_slots(ctx: RenderContext, rng: random.Random, cust, rec, first: str) -> dict[str, str]:
     """Slots for a screen's routine cards: the signed-in customer and one of their records."""
-    from transforms.haystack import record_slots  # noqa: PLC0415
     if cust is None or rec is None:
         return {"ref_short": "account", "Label": "Account", "Kind": "Account", "kind": "account",
                 "status": "up to date", "rdate_or_wday": "today", "cfirst": first, "contact": "your email address",

@@ -29,7 +29,6 @@ end, or a table row's label and its cells, come back on one line as a reader see
 from __future__ import annotations
 
 import datetime as dt
-import io
 import random
 import re
 from collections import Counter
@@ -41,14 +40,19 @@ from typing import Optional
 from facts.match import matches
 from facts.models import Fact, Slot, SlotType
 from facts.surface import fmt_num
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, check_capacity, font_file, plan_content
+from transforms.extract.ocr import ocr_layout
+from transforms.headings import condition_values, section_of
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, section_of, check_capacity, condition_values, fmt_date, font_file, plan_content, spec_date
-from ..realise import read
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
+from ..headings import fact_label
+from ..plan import ArtifactSpec
+from ..reading import read
 from ..registry import register
 from ..situations import view
-from ..writers import fact_label
-from ._canvas import brand_colors, save_png
+from .canvas import brand_colors, save_png
+
 
 DPI = 100
 PSMS = (4, 6)  # tesseract page segmentations each panel is read in (transforms.extract.ocr.ocr_layout)
@@ -196,7 +200,6 @@ class Chart(Transformer):
         save_png(_draw(spec, ctx, content, rng), out)
 
     def extract(self, path: Path, ctx: ExtractContext) -> Extraction:
-        from transforms.extract.ocr import ocr_layout  # noqa: PLC0415
 
         return Extraction(text=_zeros(ocr_layout(path, psms=PSMS)),
                           extractor="ocr-tesseract-panels-psm" + "+".join(map(str, PSMS)))
@@ -214,7 +217,7 @@ def _zeros(text: str) -> str:
 
 # --- drawing ---------------------------------------------------------------------------------
 def _fp(size: float, bold: bool = False):
-    from matplotlib.font_manager import FontProperties  # noqa: PLC0415
+    from matplotlib.font_manager import FontProperties  # noqa: PLC0415  (heavy; loaded on first use)
 
     return FontProperties(fname=font_file("sans", bold), size=size)
 
@@ -324,8 +327,8 @@ class _Board:
     """A matplotlib figure addressed in px from the top-left corner."""
 
     def __init__(self, height: int):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415
-        from matplotlib.figure import Figure as MplFigure  # noqa: PLC0415
+        from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: PLC0415  (heavy; loaded on first use)
+        from matplotlib.figure import Figure as MplFigure  # noqa: PLC0415  (heavy; loaded on first use)
 
         self.H = height
         self.fig = MplFigure(figsize=(W / DPI, height / DPI), dpi=DPI, facecolor=PAGE)
@@ -340,7 +343,7 @@ class _Board:
     def rect(self, x: float, y: float, w: float, h: float, fill: str, edge: str = "none", rounded: bool = False,
              z: float = -1) -> None:
         """A filled box; below the axes (zorder 0) unless `z` says otherwise."""
-        from matplotlib.patches import FancyBboxPatch  # noqa: PLC0415
+        from matplotlib.patches import FancyBboxPatch  # noqa: PLC0415  (heavy; loaded on first use)
 
         style = "round,pad=0,rounding_size=0.004" if rounded else "square,pad=0"
         self.fig.patches.append(FancyBboxPatch((x / W, 1 - (y + h) / self.H), w / W, h / self.H,
@@ -351,7 +354,7 @@ class _Board:
         self.rect(x, y, w, h, fill, "#d6dce6", rounded=True, z=-2)
 
     def hline(self, x0: float, x1: float, y: float, color: str) -> None:
-        from matplotlib.lines import Line2D  # noqa: PLC0415
+        from matplotlib.lines import Line2D  # noqa: PLC0415  (heavy; loaded on first use)
 
         self.fig.lines.append(Line2D([x0 / W, x1 / W], [1 - y / self.H] * 2, color=color, linewidth=1.0,
                                      transform=self.fig.transFigure))
@@ -361,7 +364,7 @@ class _Board:
         self.fig.text(x / W, 1 - y / self.H, s, fontproperties=_fp(size, bold), color=color, ha=ha, va=va)
 
     def image(self):
-        from PIL import Image  # noqa: PLC0415
+        from PIL import Image  # noqa: PLC0415  (heavy; loaded on first use)
 
         self.fig.canvas.draw()
         w, h = self.fig.canvas.get_width_height()
@@ -381,7 +384,7 @@ GAP = 28  # between rows of panels
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random):
-    import matplotlib  # noqa: PLC0415
+    import matplotlib  # noqa: PLC0415  (heavy; loaded on first use)
 
     with matplotlib.rc_context(_RC):
         return _draw_board(spec, ctx, content, rng)
@@ -483,7 +486,7 @@ def _draw_board(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: r
 def _fit(text: str, room_px: float, size: float, smallest: float) -> float:
     """The largest font size from `size` down to `smallest` points at which `text` (bold) fits
     in `room_px`."""
-    from PIL import ImageFont  # noqa: PLC0415
+    from PIL import ImageFont  # noqa: PLC0415  (heavy; loaded on first use)
 
     while size > smallest:
         if ImageFont.truetype(font_file("sans", True), int(size * DPI / 72)).getlength(text) <= room_px:

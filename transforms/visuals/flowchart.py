@@ -21,14 +21,17 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 from facts.models import FactKind
+from transforms.clock import spec_date
+from transforms.common import Content, check_capacity, doc_number, plan_content, protect
+from transforms.headings import section_of
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import Content, section_of, check_capacity, doc_number, plan_content, protect, spec_date
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import say
+from ..plan import ArtifactSpec
 from ..registry import register
 from ..situations import view
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png,
-                      text_block, wrap)
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block, wrap
+
 
 S = 2                      # supersampling factor
 W = 1400
@@ -340,6 +343,21 @@ def _change_notes(content: Content, ctx: RenderContext) -> list[str]:
     return out
 
 
+def _legend(d: "_TextLater", dark, tint) -> None:
+    """The legend in the top right corner: start / end, step, decision."""
+    lx, ly = W - 300, 30
+    d.rounded_rectangle((lx * S, ly * S, (W - 40) * S, (ly + 100) * S), radius=8 * S, outline=LINE, width=S)
+    d.rounded_rectangle(((lx + 14) * S, (ly + 14) * S, (lx + 54) * S, (ly + 34) * S), radius=10 * S, fill=tint,
+                        outline=dark, width=S)
+    d.text(((lx + 64) * S, (ly + 12) * S), "Start / end", font=_f(16), fill=MUTED)
+    d.rectangle(((lx + 14) * S, (ly + 42) * S, (lx + 54) * S, (ly + 60) * S), outline=dark, width=S)
+    d.text(((lx + 64) * S, (ly + 40) * S), "Step", font=_f(16), fill=MUTED)
+    dx, dy = lx + 34, ly + 80
+    d.polygon([(dx * S, (dy - 11) * S), ((dx + 20) * S, dy * S), (dx * S, (dy + 11) * S), ((dx - 20) * S, dy * S)],
+              outline=dark, width=S)
+    d.text(((lx + 64) * S, (ly + 68) * S), "Decision", font=_f(16), fill=MUTED)
+
+
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -388,17 +406,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     owner = w.person(rng, "manager")
     d.text((60 * S, 88 * S), f"{brand.short_name or brand.company}  |  {ref}  |  Owner: {owner}  |  Revised {date.isoformat()}",
            font=_f(18), fill=MUTED)
-    lx, ly = W - 300, 30
-    d.rounded_rectangle((lx * S, ly * S, (W - 40) * S, (ly + 100) * S), radius=8 * S, outline=LINE, width=S)
-    d.rounded_rectangle(((lx + 14) * S, (ly + 14) * S, (lx + 54) * S, (ly + 34) * S), radius=10 * S, fill=tint,
-                        outline=dark, width=S)
-    d.text(((lx + 64) * S, (ly + 12) * S), "Start / end", font=_f(16), fill=MUTED)
-    d.rectangle(((lx + 14) * S, (ly + 42) * S, (lx + 54) * S, (ly + 60) * S), outline=dark, width=S)
-    d.text(((lx + 64) * S, (ly + 40) * S), "Step", font=_f(16), fill=MUTED)
-    dx, dy = lx + 34, ly + 80
-    d.polygon([(dx * S, (dy - 11) * S), ((dx + 20) * S, dy * S), (dx * S, (dy + 11) * S), ((dx - 20) * S, dy * S)],
-              outline=dark, width=S)
-    d.text(((lx + 64) * S, (ly + 68) * S), "Decision", font=_f(16), fill=MUTED)
+    _legend(d, dark, tint)
 
     if notes:
         d.rounded_rectangle((60 * S, 142 * S, (W - 60) * S, (142 + note_h - 16) * S), radius=10 * S,

@@ -15,14 +15,18 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, Item, check_capacity, fmt_date, is_name, merge_lists, names_subject,
-                               plan_content, protect, section_topic, spec_date, topic_of)
+from transforms.clock import fmt_date, spec_date
+from transforms.common import Content, Item, check_capacity, is_name, merge_lists, plan_content, protect
+from transforms.headings import names_subject, section_of, section_topic, topic_of
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import say
-from ..smalltalk import spoken_topic
-from ..realise import read
+from ..plan import ArtifactSpec
+from ..reading import read
 from ..registry import register
-from ._canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
+from ..smalltalk import spoken_topic
+from .canvas import INK, MUTED, WHITE, brand_colors, font, ocr_text, save_png, text_block
+
 
 SW, SH, GAP = 1280, 720, 16
 PAD = 72
@@ -82,6 +86,56 @@ def _block_h(head: str, body: str, width: int) -> int:
             + 8 + text_block(None, 0, 0, body, font(24), None, width, 1.3) + 30)
 
 
+def _content_pages(spec: ArtifactSpec, ctx: RenderContext, items: list, facts: list,
+                   width: int) -> list[tuple[str, list[tuple[str, str]]]]:
+    """The content slides' titles and blocks: facts spread evenly, at most PER_SLIDE per
+    slide, within the slide height."""
+    pages: list[tuple[str, list[tuple[str, str]]]] = []
+    if spec.noise:
+        for title, bullets in _NOISE_SLIDES:
+            pages.append((title, [(b, "") for b in bullets]))
+    else:
+        room = SH - 170 - 80
+        # bullets without a head: the items of one list under their lead once (`merge_lists`)
+        heads = [_head(it) for it in items]
+        blocks = [([items[i] for i in idx], heads[idx[0]], protect(text, facts)) for idx, text in merge_lists(
+            [it.text for it in items], facts, ctx.pack.info.currency,
+            keys=[f"#{i}" if h else "" for i, h in enumerate(heads)])]
+        n_pages = -(-len(blocks) // PER_SLIDE)
+        base, extra = divmod(len(blocks), n_pages) if blocks else (0, 0)
+        i = 0
+        for p in range(n_pages):
+            chunk = blocks[i: i + base + (1 if p < extra else 0)]
+            i += len(chunk)
+            cur: list[tuple] = []
+            used = 0
+            for b in chunk:  # split further only if the statements are too long for one slide
+                h = _block_h(b[1], b[2], width)
+                if cur and used + h > room:
+                    pages.append(_page(cur))
+                    cur, used = [], 0
+                cur.append(b)
+                used += h
+            if cur:
+                pages.append(_page(cur))
+    return pages
+
+
+def _closing_slide(ctx: RenderContext, presenter: str, date: dt.date, dark, number: int,
+                   rng: random.Random) -> Image.Image:
+    """The closing slide: questions, the presenter's address and the next session's date."""
+    w = ctx.writer
+    s = Image.new("RGB", (SW, SH), WHITE)
+    d = ImageDraw.Draw(s)
+    d.rectangle((0, 0, SW, 16), fill=dark)
+    d.text((SW // 2, 290), "Questions?", font=font(64, True), fill=INK, anchor="mm")
+    d.text((SW // 2, 380), f"{presenter}  |  {w.email(presenter)}", font=font(24), fill=MUTED, anchor="mm")
+    nxt = date + dt.timedelta(days=rng.choice([7, 14, 28]))
+    d.text((SW // 2, 430), f"Next session: {fmt_date(nxt)}", font=font(22), fill=MUTED, anchor="mm")
+    _chrome(d, ctx, number, dark)
+    return s
+
+
 def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> list[Image.Image]:
     brand, w = ctx.pack.brand, ctx.writer
     dark, tint = brand_colors(brand.company)
@@ -135,34 +189,7 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
 
     # Content slides: facts spread evenly, at most PER_SLIDE per slide, within the slide height.
     width = SW - 2 * PAD - 40
-    pages: list[tuple[str, list[tuple[str, str]]]] = []
-    if spec.noise:
-        for title, bullets in _NOISE_SLIDES:
-            pages.append((title, [(b, "") for b in bullets]))
-    else:
-        room = SH - 170 - 80
-        # bullets without a head: the items of one list under their lead once (`merge_lists`)
-        heads = [_head(it) for it in items]
-        blocks = [([items[i] for i in idx], heads[idx[0]], protect(text, facts)) for idx, text in merge_lists(
-            [it.text for it in items], facts, ctx.pack.info.currency,
-            keys=[f"#{i}" if h else "" for i, h in enumerate(heads)])]
-        n_pages = -(-len(blocks) // PER_SLIDE)
-        base, extra = divmod(len(blocks), n_pages) if blocks else (0, 0)
-        i = 0
-        for p in range(n_pages):
-            chunk = blocks[i: i + base + (1 if p < extra else 0)]
-            i += len(chunk)
-            cur: list[tuple] = []
-            used = 0
-            for b in chunk:  # split further only if the statements are too long for one slide
-                h = _block_h(b[1], b[2], width)
-                if cur and used + h > room:
-                    pages.append(_page(cur))
-                    cur, used = [], 0
-                cur.append(b)
-                used += h
-            if cur:
-                pages.append(_page(cur))
+    pages = _content_pages(spec, ctx, items, facts, width)
     # a slide title on one line inside the slide: its second section is dropped when the two do
     # not fit, before slides of one title are numbered, so a shortened title is numbered too
     titles = [_fit_title(t) for t, _ in pages]
@@ -193,16 +220,7 @@ def _slides(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: rando
         _chrome(d, ctx, len(slides) + 1, dark)
         slides.append(s)
 
-    # Closing slide
-    s = Image.new("RGB", (SW, SH), WHITE)
-    d = ImageDraw.Draw(s)
-    d.rectangle((0, 0, SW, 16), fill=dark)
-    d.text((SW // 2, 290), "Questions?", font=font(64, True), fill=INK, anchor="mm")
-    d.text((SW // 2, 380), f"{presenter}  |  {w.email(presenter)}", font=font(24), fill=MUTED, anchor="mm")
-    nxt = date + dt.timedelta(days=rng.choice([7, 14, 28]))
-    d.text((SW // 2, 430), f"Next session: {fmt_date(nxt)}", font=font(22), fill=MUTED, anchor="mm")
-    _chrome(d, ctx, len(slides) + 1, dark)
-    slides.append(s)
+    slides.append(_closing_slide(ctx, presenter, date, dark, len(slides) + 1, rng))
     return slides
 
 

@@ -15,15 +15,20 @@ from pathlib import Path
 
 from PIL import Image, ImageDraw
 
-from ..base import ArtifactSpec, Extraction, ExtractContext, RenderContext, Transformer
-from transforms.common import (Content, section_of, card_titles, catalog_view, check_capacity, fmt_date, grouped, merge_cards, plan_content, protect,
-                               section_topic, slug, spec_date)
+from transforms.clock import fmt_date, spec_date
+from transforms.common import (Content, card_titles, catalog_view, check_capacity, grouped, merge_cards, plan_content,
+                               protect)
+from transforms.headings import section_of, section_topic
+from transforms.records import slug
+
+from ..base import ExtractContext, Extraction, RenderContext, Transformer
 from ..grammar import capitalise, say
-from ..realise import read
-from ..situations import view
+from ..plan import ArtifactSpec
+from ..reading import read
 from ..registry import register
-from ._canvas import (INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box,
-                      text_block)
+from ..situations import view
+from .canvas import INK, LINE, MUTED, WHITE, brand_colors, font, line_height, ocr_text, save_png, shadow_box, text_block
+
 
 W = 1280
 MARGIN = 64
@@ -175,8 +180,51 @@ def _card_body(ctx: RenderContext, it, rng: random.Random) -> str:
     realiser = getattr(ctx.writer, "realiser", None)
     if not (r.cell and it.current and it.value and realiser is not None):
         return it.text
-    what, whom = realiser._cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
+    what, whom = realiser.cell_parts(r, rng)  # each card its own measure and case: no two bodies alike
     return capitalise(rng.choice(_CELL_BODY).format(what=what, What=capitalise(what), whom=whom))
+
+
+def _nav_bar(d: ImageDraw.ImageDraw, brand, dark, rng: random.Random) -> None:
+    """The site's navigation bar: logo, name, links and a call-to-action button."""
+    d.rectangle((0, 0, W, 76), fill=WHITE)
+    d.line((0, 76, W, 76), fill=LINE, width=1)
+    d.rounded_rectangle((MARGIN, 18, MARGIN + 40, 58), radius=10, fill=dark)
+    ini = (brand.short_name or brand.company)[:1].upper()
+    d.text((MARGIN + 20, 38), ini, font=font(24, True), fill=WHITE, anchor="mm")
+    d.text((MARGIN + 54, 38), brand.short_name or brand.company, font=font(24, True), fill=INK, anchor="lm")
+    x = W - MARGIN - 150
+    btn = rng.choice(["Book now", "Sign in", "Get started"])
+    d.rounded_rectangle((x, 18, W - MARGIN, 58), radius=20, fill=dark)
+    d.text(((x + W - MARGIN) // 2, 38), btn, font=font(18, True), fill=WHITE, anchor="mm")
+    lx = x - 40
+    for link in reversed(_LINKS):
+        lx -= int(font(18).getlength(link))
+        d.text((lx, 38), link, font=font(18), fill=MUTED, anchor="lm")
+        lx -= 34
+
+
+def _footer(d: ImageDraw.ImageDraw, brand, date: dt.date, y: int, H: int) -> None:
+    """The page's footer from `y` down: copyright, contact and the legal links."""
+    d.rectangle((0, y, W, H), fill=(24, 30, 42))
+    d.text((MARGIN, y + 36), f"\u00a9 {date.year} {brand.company}", font=font(18, True), fill=(225, 230, 238))
+    contact = "  |  ".join(p for p in (brand.phone, f"support@{brand.email_domain}") if p)
+    d.text((MARGIN, y + 72), contact, font=font(16), fill=(170, 180, 195))
+    fx = W - MARGIN
+    for link in reversed(["Privacy", "Terms", "Accessibility", "Careers"]):  # legible to OCR too
+        fx -= int(font(17).getlength(link))
+        d.text((fx, y + 40), link, font=font(17), fill=(214, 220, 230))
+        fx -= 28
+
+
+def _rows(cards: list, per_row: int) -> list[list]:
+    """Cards side by side, `per_row` at most, a row never mixing two groups."""
+    rows: list[list] = []
+    for c in cards:
+        if rows and len(rows[-1]) < per_row and rows[-1][-1][0] == c[0]:
+            rows[-1].append(c)
+        else:
+            rows.append([c])
+    return rows
 
 
 def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.Random) -> Image.Image:
@@ -208,8 +256,8 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     f_label, f_value, f_body = font(26, True), font(40, True), font(22)
     # cards side by side, except under group headings (a product's terms read down one column;
     # OCR reads two columns' aligned titles as one line), on a page without facts and where a
-    # card has no title: OCR read such cards side by side from line to line across both columns
-    # ("Cash withdrawal at an Friendly support", "C2. Round Number Testing - C3. Amount vs ...")
+    # card has no title: OCR reads untitled cards side by side line by line across both
+    # columns, joining one card's words to the other's
     col_w = ((W - 2 * MARGIN - GUTTER) // 2 if len(cards) > 1 and not any(c[0] for c in cards) and not spec.noise
              and all(c[1] for c in cards) else W - 2 * MARGIN)
     inner = col_w - 56
@@ -222,12 +270,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
         return h + text_block(None, 0, 0, body, f_body, None, inner) + 30
 
     per_row = 2 if col_w < W - 2 * MARGIN else 1
-    rows: list[list] = []  # cards side by side, a row never mixing two groups
-    for c in cards:
-        if rows and len(rows[-1]) < per_row and rows[-1][-1][0] == c[0]:
-            rows[-1].append(c)
-        else:
-            rows.append([c])
+    rows = _rows(cards, per_row)
     heads = [r[0][0] if r[0][0] and (i == 0 or rows[i - 1][0][0] != r[0][0]) else "" for i, r in enumerate(rows)]
     row_h = [max(card_h(c) for c in r) + (48 if hd else 0) for r, hd in zip(rows, heads)]
     f_note = font(22)
@@ -246,22 +289,7 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     img = Image.new("RGB", (W, H), (247, 249, 252))
     d = ImageDraw.Draw(img)
 
-    # Nav bar
-    d.rectangle((0, 0, W, 76), fill=WHITE)
-    d.line((0, 76, W, 76), fill=LINE, width=1)
-    d.rounded_rectangle((MARGIN, 18, MARGIN + 40, 58), radius=10, fill=dark)
-    ini = (brand.short_name or brand.company)[:1].upper()
-    d.text((MARGIN + 20, 38), ini, font=font(24, True), fill=WHITE, anchor="mm")
-    d.text((MARGIN + 54, 38), brand.short_name or brand.company, font=font(24, True), fill=INK, anchor="lm")
-    x = W - MARGIN - 150
-    btn = rng.choice(["Book now", "Sign in", "Get started"])
-    d.rounded_rectangle((x, 18, W - MARGIN, 58), radius=20, fill=dark)
-    d.text(((x + W - MARGIN) // 2, 38), btn, font=font(18, True), fill=WHITE, anchor="mm")
-    lx = x - 40
-    for link in reversed(_LINKS):
-        lx -= int(font(18).getlength(link))
-        d.text((lx, 38), link, font=font(18), fill=MUTED, anchor="lm")
-        lx -= 34
+    _nav_bar(d, brand, dark, rng)
 
     # Hero
     y = 77
@@ -312,14 +340,5 @@ def _draw(spec: ArtifactSpec, ctx: RenderContext, content: Content, rng: random.
     text_block(d, MARGIN, y, fine, f_fine, MUTED, W - 2 * MARGIN)
     y += fine_h
 
-    # Footer
-    d.rectangle((0, y, W, H), fill=(24, 30, 42))
-    d.text((MARGIN, y + 36), f"\u00a9 {date.year} {brand.company}", font=font(18, True), fill=(225, 230, 238))
-    contact = "  |  ".join(p for p in (brand.phone, f"support@{brand.email_domain}") if p)
-    d.text((MARGIN, y + 72), contact, font=font(16), fill=(170, 180, 195))
-    fx = W - MARGIN
-    for link in reversed(["Privacy", "Terms", "Accessibility", "Careers"]):  # legible to OCR too
-        fx -= int(font(17).getlength(link))
-        d.text((fx, y + 40), link, font=font(17), fill=(214, 220, 230))
-        fx -= 28
+    _footer(d, brand, date, y, H)
     return img

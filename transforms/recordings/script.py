@@ -16,10 +16,11 @@ from typing import TYPE_CHECKING, Callable, Optional
 import numpy as np
 
 from facts.surface import spoken_form, surface_forms
+from transforms.base import Extraction
 from transforms.common import tidy
 from transforms.extract import audio as A
 
-from ._hear import Line as Utterance  # noqa: F401  (the kinds' name for a line)
+from .hear_back import Line as Utterance
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
@@ -104,8 +105,7 @@ def wav_extraction(path: Path, ctx: "ExtractContext") -> "Extraction":
 def wav_hearing(path: Path, ctx: "ExtractContext") -> tuple["Extraction", list[tuple[float, float, str]]]:
     """`wav_extraction` and its speech segments (start, end seconds, hypothesis; empty for
     the free transcription): what a recording hearing itself maps to its lines."""
-    from transforms.base import Extraction  # noqa: PLC0415
-    from transforms.extract.asr import (joined, load_pcm, phrases_in_dictionary,  # noqa: PLC0415
+    from transforms.extract.asr import (joined, load_pcm, phrases_in_dictionary,  # noqa: PLC0415  (heavy; loaded on first use)
                                         transcribe_free, transcribe_timed)
 
     if ctx.candidates and phrases_in_dictionary(list(ctx.candidates)):

@@ -43,15 +43,18 @@ import numpy as np
 from facts.errors import FactforgeError
 from facts.hashing import file_sha256
 from facts.models import SlotType, value_key
+from facts.surface import spoken_form
 from facts.values import find_values
-from transforms import hearing as H
-from transforms import registry
+from transforms import hearing as H, registry
 from transforms.base import ExtractContext, Extraction
 from transforms.extract import audio as A
+from transforms.extract.ocr import ocr_image
 
 if TYPE_CHECKING:  # pragma: no cover
     from facts.models import Fact
-    from transforms.base import ArtifactSpec, RenderContext
+    from transforms.base import RenderContext
+    from transforms.plan import ArtifactSpec
+
 
 MAX_ROUNDS = 12  # times a file is written and heard again after its first hearing
 
@@ -97,7 +100,6 @@ def restatement(line: "Line") -> str:
     """A short sentence saying again the values the line itself says ("That's at least three
     hours."), or "" when it says none of its facts' values (a restatement never adds a value
     the line did not say: a line that never says it still fails)."""
-    from facts.surface import spoken_form  # noqa: PLC0415
 
     said = []
     own = " ".join(line.first[0].lower().replace("-", " ").split())
@@ -166,7 +168,6 @@ class Hearing:
 
     def ocr(self, image) -> str:
         """OCR of a video frame, memoised by its pixels (a re-voiced line only moves screens)."""
-        from transforms.extract.ocr import ocr_image  # noqa: PLC0415
 
         key = image.tobytes()
         if key not in self._ocr:

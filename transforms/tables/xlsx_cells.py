@@ -12,6 +12,7 @@ from typing import Any, Optional
 
 from facts.models import Slot, SlotType
 
+
 HEADER_FILL = "1F3864"
 HEADER_FONT = "FFFFFF"
 _SYMBOL = {"USD": "$", "CAD": "$", "AUD": "$", "EUR": "€", "GBP": "£", "JPY": "¥"}
@@ -65,7 +66,7 @@ def typed_value(slot: Slot, statement: str = "") -> tuple[Any, str, str]:
 
 
 def style_header(ws, row: int, ncols: int) -> None:
-    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side  # noqa: PLC0415
+    from openpyxl.styles import Alignment, Border, Font, PatternFill, Side  # noqa: PLC0415  (heavy; loaded on first use)
 
     fill = PatternFill("solid", fgColor=HEADER_FILL)
     thin = Side(style="thin", color="BFBFBF")
@@ -80,8 +81,8 @@ def style_header(ws, row: int, ncols: int) -> None:
 def fit_columns(ws, widths: dict[int, int] | None = None, cap: int = 60) -> None:
     """Column widths from the longest value (capped); explicit widths win. Long text columns
     wrap."""
-    from openpyxl.styles import Alignment  # noqa: PLC0415
-    from openpyxl.utils import get_column_letter  # noqa: PLC0415
+    from openpyxl.styles import Alignment  # noqa: PLC0415  (heavy; loaded on first use)
+    from openpyxl.utils import get_column_letter  # noqa: PLC0415  (heavy; loaded on first use)
 
     longest: dict[int, int] = {}
     for row in ws.iter_rows():
@@ -114,7 +115,7 @@ def table(ws, header: list[str], rows: list[list[Any]], formats: dict[tuple[int,
     if freeze:
         ws.freeze_panes = ws.cell(row=start_row + 1, column=1)
     if autofilter and rows:
-        from openpyxl.utils import get_column_letter  # noqa: PLC0415
+        from openpyxl.utils import get_column_letter  # noqa: PLC0415  (heavy; loaded on first use)
         ws.auto_filter.ref = f"A{start_row}:{get_column_letter(len(header))}{start_row + len(rows)}"
 
 
@@ -123,7 +124,7 @@ def grid_sheet(ws, grid, heading: str, stamp: str) -> None:
     version line, then blocks (fees, rates, limits; a few products each) with attributes down
     the side and one column per product, typed money and percent cells (counts and durations
     as the policy wrote them, unit words included), footnotes below."""
-    from openpyxl.styles import Font  # noqa: PLC0415
+    from openpyxl.styles import Font  # noqa: PLC0415  (heavy; loaded on first use)
 
     ws.cell(row=1, column=1, value=heading).font = Font(bold=True, size=12)
     ws.cell(row=2, column=1, value=stamp)

@@ -10,6 +10,8 @@ from pathlib import Path
 from PIL import Image, ImageDraw, ImageFont
 
 from transforms.common import NBSP, font_file
+from transforms.extract.ocr import ocr_image, strip_marks
+
 
 INK = (28, 34, 46)
 MUTED = (88, 98, 115)
@@ -98,7 +100,6 @@ def ocr_text(path: Path, psm: int = 3, marks: bool = False) -> str:
     'O' before a unit is the digit zero. With `marks`, solid marks (bullet squares, bars) are
     painted out first (`strip_marks`): tesseract reads a square bullet as a letter ("a ATM
     withdrawals"), a reader does not."""
-    from transforms.extract.ocr import ocr_image, strip_marks  # noqa: PLC0415
 
     with Image.open(path) as im:
         text = ocr_image(strip_marks(im) if marks else im, psm=psm)
