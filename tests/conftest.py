@@ -14,6 +14,50 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 
 
+# --------------------------------------------------------------------------- scheduling
+#
+# Under xdist (`-n 2`), the default `--dist load` runs here as "long first, by module": every
+# test marked `slow` is a work unit of its own and the units of slow tests are handed out
+# first, so the two workers start with the long end-to-end tests and finish together; every
+# other test goes with the rest of its module as one unit (its module fixtures are set up once).
+# The workers name the slow tests to the controller (which collects nothing) in a file of the
+# run's temporary folder.
+
+
+def _slow_list(base: Path) -> Path:
+    return base / "slow-tests.txt"
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = [i for i in items if i.get_closest_marker("slow")]
+    if slow:
+        ids = {i.nodeid for i in slow}
+        items[:] = slow + [i for i in items if i.nodeid not in ids]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        path = _slow_list(config._tmp_path_factory.getbasetemp().parent)
+        tmp = path.with_name(f"{path.name}.{os.environ['PYTEST_XDIST_WORKER']}")
+        tmp.write_text("".join(f"{i.nodeid}\n" for i in slow))
+        tmp.replace(path)  # every worker writes the same list
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongFirst(LoadScopeScheduling):
+        _alone: set | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._alone is None:
+                path = _slow_list(config._tmp_path_factory.getbasetemp())
+                self._alone = set(path.read_text().splitlines()) if path.exists() else set()
+            return nodeid if nodeid in self._alone else nodeid.split("::", 1)[0]
+
+    config.option.loadscopereorder = False  # units in collection order: the slow tests first
+    return LongFirst(config, log)
+
+
 def tau2_data(*parts: str) -> Path:
     """A path in the optional tau2-bench data beside the checkout; the calling test is skipped,
     naming what is missing, when it is not there."""
