@@ -38,7 +38,9 @@ def _world(name: str, sim_suite):
     return w, w.api(), w.database(0), sim_suite(name, 0)
 
 
-CASES = [(d, dep) for d in ("_mock", "airline") for dep in sorted(builtin_deployments(get_pack(d).path))]
+# airline's cases draw on its held-out suite (generated once per run): slow
+CASES = [pytest.param(d, dep, marks=[pytest.mark.slow] if d == "airline" else [])
+         for d in ("_mock", "airline") for dep in sorted(builtin_deployments(get_pack(d).path))]
 
 
 @pytest.mark.parametrize("domain, dep_id", CASES)
