@@ -14,6 +14,50 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 
 
+# --------------------------------------------------------------------------- scheduling
+#
+# Under xdist (`-n 2`), the default `--dist load` runs here as "long first, by module": every
+# test marked `slow` is a work unit of its own and the units of slow tests are handed out
+# first, so the two workers start with the long end-to-end tests and finish together; every
+# other test goes with the rest of its module as one unit (its module fixtures are set up once).
+# The workers name the slow tests to the controller (which collects nothing) in a file of the
+# run's temporary folder.
+
+
+def _slow_list(base: Path) -> Path:
+    return base / "slow-tests.txt"
+
+
+def pytest_collection_modifyitems(config, items):
+    slow = [i for i in items if i.get_closest_marker("slow")]
+    if slow:
+        ids = {i.nodeid for i in slow}
+        items[:] = slow + [i for i in items if i.nodeid not in ids]
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        path = _slow_list(config._tmp_path_factory.getbasetemp().parent)
+        tmp = path.with_name(f"{path.name}.{os.environ['PYTEST_XDIST_WORKER']}")
+        tmp.write_text("".join(f"{i.nodeid}\n" for i in slow))
+        tmp.replace(path)  # every worker writes the same list
+
+
+def pytest_xdist_make_scheduler(config, log):
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class LongFirst(LoadScopeScheduling):
+        _alone: set | None = None
+
+        def _split_scope(self, nodeid: str) -> str:
+            if self._alone is None:
+                path = _slow_list(config._tmp_path_factory.getbasetemp())
+                self._alone = set(path.read_text().splitlines()) if path.exists() else set()
+            return nodeid if nodeid in self._alone else nodeid.split("::", 1)[0]
+
+    config.option.loadscopereorder = False  # units in collection order: the slow tests first
+    return LongFirst(config, log)
+
+
 def tau2_data(*parts: str) -> Path:
     """A path in the optional tau2-bench data beside the checkout; the calling test is skipped,
     naming what is missing, when it is not there."""
@@ -44,22 +88,96 @@ def _shared_dir(tmp_path_factory, name: str) -> Path:
     return shared
 
 
+# What a build, a pack or a simulation suite of this checkout is made from: the library's
+# packages (the domain folders among them). A shared result is keyed by their content.
+SOURCE_PACKAGES = ("facts", "domains", "transforms", "audits", "outputs", "pipeline")
+_KEYS: dict[tuple, str] = {}
+
+
+def content_key(*params, packages: tuple[str, ...] = SOURCE_PACKAGES) -> str:
+    """sha256 (16 hex digits) of every file of `packages` (path and bytes; caches left out)
+    and of `params`: the name under which a shared result of these inputs is kept."""
+    import hashlib
+    import json
+
+    k = (packages, json.dumps(params, sort_keys=True, default=str))
+    if k not in _KEYS:
+        h = hashlib.sha256(k[1].encode())
+        for pkg in packages:
+            for p in sorted((ROOT / pkg).rglob("*")):
+                if p.is_file() and "__pycache__" not in p.parts and p.suffix != ".pyc":
+                    h.update(p.relative_to(ROOT).as_posix().encode() + b"\0")
+                    h.update(hashlib.sha256(p.read_bytes()).digest())
+        _KEYS[k] = h.hexdigest()[:16]
+    return _KEYS[k]
+
+
+def shared_result(tmp_path_factory, name: str, key: str, make) -> Path:
+    """`<run's shared folder>/<name>/<key>`, filled by `make(folder)` once per test run: the
+    xdist workers share it (the first to take its lock makes it, the others wait and reuse
+    it). It lives in the run's temporary folder: nothing is carried from one run to the next.
+    A `make` that raised leaves nothing behind; the next test to ask makes it again (and fails
+    the same way)."""
+    import fcntl
+    import shutil
+
+    folder = _shared_dir(tmp_path_factory, name) / key
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder.parent / f"{key}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        done = folder.parent / f"{key}.done"
+        if not done.exists():
+            shutil.rmtree(folder)
+            folder.mkdir()
+            make(folder)
+            done.write_text("ok")
+    return folder
+
+
 @pytest.fixture(scope="session")
 def mock_task_pack(tmp_path_factory):
     """The `_mock` task pack (both of its tasks, seed 0), built once per test run: the xdist
     workers share it (the first to take the lock builds, the others wait and reuse it). Read
     it, never change it: a test that edits a pack takes `mock_task_pack_copy`."""
-    import fcntl
-
     from outputs.packs.build import BuildOptions, build_pack
 
-    shared = _shared_dir(tmp_path_factory, "mock-task-pack")
-    with open(shared / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not (shared / "built").exists():
-            build_pack(shared / "pack", ["_mock"], opts=BuildOptions(seed=0, workspace=shared / "ws"))
-            (shared / "built").write_text("ok")
-    return shared / "pack"
+    def make(d: Path) -> None:
+        build_pack(d / "pack", ["_mock"], opts=BuildOptions(seed=0, workspace=d / "ws"))
+
+    return shared_result(tmp_path_factory, "mock-task-pack", content_key("_mock", 0), make) / "pack"
+
+
+@pytest.fixture(scope="session")
+def suite_workspace(tmp_path_factory) -> Path:
+    """A workspace the run shares for simulation suites: its suite cache (`cache/suites/`,
+    keyed by the domain's files, the code, the world, the seed and the database) is filled
+    once per (world, seed) by `sim_suite`, and read by the guard of `test_shipped_tasks.py`."""
+    return _shared_dir(tmp_path_factory, "suites") / content_key(packages=("facts", "domains")) / "ws"
+
+
+@pytest.fixture(scope="session")
+def sim_suite(suite_workspace):
+    """`sim_suite(key, seed)`: the held-out simulations of a world (`World.test_suite(seed)`
+    on its seed database), generated once per test run and shared by the xdist workers through
+    the suite cache of `suite_workspace` (the first worker to take a (world, seed)'s lock
+    generates it, the others wait and read it)."""
+    import fcntl
+
+    from domains import get_pack
+    from outputs.packs.build import BuildOptions, DomainBuild
+
+    builds: dict = {}
+
+    def get(key: str, seed: int = 0):
+        name = key.partition("@")[0]
+        if name not in builds:
+            builds[name] = DomainBuild(get_pack(name), BuildOptions(seed=0, workspace=suite_workspace, workers=1))
+        suite_workspace.mkdir(parents=True, exist_ok=True)
+        with open(suite_workspace / f"{key}-{seed}.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            return builds[name].suite(key, seed)
+
+    return get
 
 
 @pytest.fixture(scope="module")
@@ -135,27 +253,47 @@ def render_ctx(mock_pack, hand_facts, tmp_path):
 @pytest.fixture(scope="session")
 def mock_full_build(tmp_path_factory):
     """`_mock` built once per test run with the full profile (all 19 kinds, audio and video
-    included) through the real CLI: (bundle dir, workspace cache dir). The xdist workers of one
-    run share it: the first to get the lock builds, the others wait and reuse it."""
-    import fcntl
-    import json
+    included) through the real CLI (a process pool on every core): (bundle dir, workspace
+    cache dir). The xdist workers of one run share it: the first to get the lock builds, the
+    others wait and reuse it."""
     import subprocess
     import sys
 
-    shared = _shared_dir(tmp_path_factory, "mock-full-build")
-    with open(shared / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        done = shared / "bundle.json"
-        if not done.exists():
-            r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--seed", "0",
-                                "--out", str(shared / "out"), "--workspace", str(shared / "ws")],
-                               capture_output=True, text=True, cwd=ROOT, timeout=1200,
-                               env={k: v for k, v in os.environ.items() if k != "FACTFORGE_AUDIT_DB"})
-            assert r.returncode == 0, r.stdout + r.stderr
-            (bundle,) = [p for p in (shared / "out" / "bundles" / "_mock").iterdir() if not p.name.startswith(".")]
-            done.write_text(json.dumps({"bundle": str(bundle)}))
-        bundle = Path(json.loads(done.read_text())["bundle"])
-    return bundle, shared / "ws" / "cache"
+    def make(d: Path) -> None:
+        r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--seed", "0",
+                            "--out", str(d / "out"), "--workspace", str(d / "ws")],
+                           capture_output=True, text=True, cwd=ROOT, timeout=1200,
+                           env={k: v for k, v in os.environ.items() if k != "FACTFORGE_AUDIT_DB"})
+        assert r.returncode == 0, r.stdout + r.stderr
+
+    d = shared_result(tmp_path_factory, "mock-full-build", content_key("_mock", 0, "full"), make)
+    (bundle,) = [p for p in (d / "out" / "bundles" / "_mock").iterdir() if not p.name.startswith(".")]
+    return bundle, d / "ws" / "cache"
+
+
+@pytest.fixture(scope="session")
+def mock_full_rebuild(tmp_path_factory):
+    """`_mock` built again, seed 0 and full profile, in a fresh workspace (nothing cached) by
+    one inline worker: what `tests/test_engines.py` compares with the pooled and the Dask
+    builds and `tests/test_pipeline.py` compares byte for byte with `mock_full_build`. Built
+    once per run, shared by the xdist workers: a dict of the `BuildResult`'s bundle (a path),
+    version, metadata and counts of rendered and extracted files."""
+    import json
+
+    def make(d: Path) -> None:
+        from pipeline.build import build_partition
+        from pipeline.resources import BuildSettings, Execution, Workspace
+
+        res = build_partition("_mock", Workspace(root=str(d / "ws")), BuildSettings(seed=0, profile="full"),
+                              execution=Execution(workers=1))
+        (d / "result.json").write_text(json.dumps({
+            "bundle": str(res.bundle), "version": res.version, "metadata": res.metadata,
+            "rendered": res.rendered, "extracted": res.extracted}, default=str))
+
+    d = shared_result(tmp_path_factory, "mock-full-rebuild", content_key("_mock", 0, "full", "one worker"), make)
+    out = json.loads((d / "result.json").read_text())
+    out["bundle"] = Path(out["bundle"])
+    return out
 
 
 @pytest.fixture(scope="module")

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -18,6 +20,7 @@ def cli(*args, env):
     return r.stdout
 
 
+@pytest.mark.slow
 def test_rejected_artifact_is_regenerated_and_requeued(tmp_path):
     ws = tmp_path / "ws"
     env = dict(os.environ, FACTFORGE_WORKSPACE=str(ws), FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"))

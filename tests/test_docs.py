@@ -85,6 +85,7 @@ def test_runnable_blocks_are_found():
             assert script.strip(), f"{name}:{line}: a runnable block without a '$ ' command"
 
 
+@pytest.mark.slow
 def test_every_runnable_block_runs(tmp_path, mock_task_ws_copy):
     """README.md and docs/ in order, one shared working directory and workspace: a guide may
     use the `_mock` bundle and pack that the README's walkthrough made. The workspace starts
@@ -171,8 +172,7 @@ def test_process_vocabulary_pattern_matches_what_it_must():
 
 
 def test_no_tracked_file_speaks_of_how_it_was_made():
-    if shutil.which("git") is None or not (ROOT / ".git").exists():
-        pytest.skip("not a git checkout")
+    assert shutil.which("git") and (ROOT / ".git").exists(), "the tests run in a git checkout (its tracked files)"
     hits = []
     for name, text in tracked_text_files():
         for n, line in enumerate(text.splitlines(), 1):

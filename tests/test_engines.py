@@ -19,17 +19,17 @@ def _build(tmp_path, name, execution):
     return build_partition("_mock", ws, BuildSettings(seed=0, profile="full"), execution=execution)
 
 
-def test_one_worker_two_workers_and_dask_build_the_same_bundle(tmp_path, mock_full_build):
+def test_one_worker_two_workers_and_dask_build_the_same_bundle(tmp_path, mock_full_build, mock_full_rebuild):
     pooled, _ = mock_full_build  # `factforge build --domain _mock --seed 0`: a process pool on every core
-    one = _build(tmp_path, "one", Execution(workers=1))
+    one = mock_full_rebuild      # the same build by one inline worker, in a fresh workspace
     with dask_cluster(3) as address:
         dask = _build(tmp_path, "dask", Execution(engine="dask", dask_address=address))
-    assert one.rendered == dask.rendered == one.extracted == dask.extracted > 20  # nothing cached
-    assert one.version == dask.version == pooled.name
-    assert one.metadata["content_hash"] == dask.metadata["content_hash"]
-    assert (one.bundle / "manifest.json").read_bytes() == (pooled / "manifest.json").read_bytes()
-    for res in (one, dask):
-        assert verify_bundle(res.bundle) == []
+    assert one["rendered"] == dask.rendered == one["extracted"] == dask.extracted > 20  # nothing cached
+    assert one["version"] == dask.version == pooled.name
+    assert one["metadata"]["content_hash"] == dask.metadata["content_hash"]
+    assert (one["bundle"] / "manifest.json").read_bytes() == (pooled / "manifest.json").read_bytes()
+    for bundle in (one["bundle"], dask.bundle):
+        assert verify_bundle(bundle) == []
     man = json.loads((dask.bundle / "manifest.json").read_text())
     assert {f["path"].rsplit(".", 1)[-1] for f in man["files"]} >= {"wav", "mp4", "png", "pdf", "eml"}
     # nothing left running: Dagster's compute-log capture once left a `tail -F` per step log behind

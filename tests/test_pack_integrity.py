@@ -39,10 +39,11 @@ TASK = "_mock-records-only"
 # --------------------------------------------------------------------------- the pack and its tampering
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory) -> Path:
+def built(tmp_path_factory, mock_task_ws_copy) -> Path:
+    """A pack of the one task, built through a warm workspace (the run's `_mock` renders)."""
     from outputs.packs.build import BuildOptions, build_pack
     out = tmp_path_factory.mktemp("integrity") / "pack"
-    path, _, _ = build_pack(out, ["_mock"], [TASK], opts=BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("ws")))
+    path, _, _ = build_pack(out, ["_mock"], [TASK], opts=BuildOptions(seed=0, workspace=mock_task_ws_copy))
     return path
 
 

@@ -22,16 +22,16 @@ PLAIN_TASK = "_mock-records-only"
 
 
 @pytest.fixture(scope="module")
-def ws(tmp_path_factory):
-    return tmp_path_factory.mktemp("ws")
+def ws(mock_task_ws_copy):
+    """This module's workspace: a copy of the one that built the run's `_mock` pack."""
+    return mock_task_ws_copy
 
 
 @pytest.fixture(scope="module")
-def built(ws, tmp_path_factory):
-    from outputs.packs.build import BuildOptions, build_pack
-    out = tmp_path_factory.mktemp("packs") / "pack"
-    path, index, results = build_pack(out, ["_mock"], opts=BuildOptions(seed=0, workspace=ws))
-    return path, index, results
+def built(mock_task_pack_copy):
+    """(path, index) of this module's copy of the run's `_mock` pack (seed 0, both tasks)."""
+    from outputs.packs.store import Pack
+    return mock_task_pack_copy, Pack(mock_task_pack_copy).index
 
 
 def _spec_text(name: str) -> str:
@@ -261,7 +261,7 @@ def test_in_speech_a_held_fee_is_not_present_beside_another_fee():
 
 def test_pack_builds_verifies_and_covers_the_levers(built):
     from outputs.packs.store import Pack, verify_pack
-    path, index, results = built
+    path, index = built
     assert [t.id for t in index.tasks] == [CLIENT_TASK, PLAIN_TASK]
     assert verify_pack(path) == []
     assert set(index.summary["levers_covered"]) >= {"client", "workspace", "models", "phrasing", "ids", "evidence"}
@@ -286,7 +286,7 @@ def test_every_sealed_gold_replays_to_its_expected_hash(built):
     from domains.variants import resolve
     from outputs.packs.spec import load_spec
     from outputs.packs.store import Pack
-    path, index, _ = built
+    path, index = built
     p = Pack(path)
     api = resolve("_mock").api()
     n = 0
@@ -304,7 +304,7 @@ def test_every_sealed_gold_replays_to_its_expected_hash(built):
 
 def test_held_fact_is_absent_and_contested_fact_has_two_versions(built):
     from outputs.packs.store import Pack
-    path, _, _ = built
+    path, _ = built
     p = Pack(path)
     ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
     held = ev["held"]["_mock.late-returns.ea475b5c32"]
@@ -326,7 +326,7 @@ def test_held_fact_is_absent_and_contested_fact_has_two_versions(built):
 
 def test_only_edited_and_added_files_differ_from_the_domain_evidence(built):
     from outputs.packs.store import Pack
-    path, _, _ = built
+    path, _ = built
     p = Pack(path)
     ev = p.json(CLIENT_TASK, "sealed", "evidence.json")
     client = {f.path: f.sha256 for f in p.manifest(CLIENT_TASK, "kit").files if f.path.startswith("evidence/")}
@@ -338,7 +338,7 @@ def test_only_edited_and_added_files_differ_from_the_domain_evidence(built):
 
 def test_tampered_kit_file_fails_verify_naming_it(built, tmp_path):
     from outputs.packs.store import Pack, object_path, verify_pack
-    path, _, _ = built
+    path, _ = built
     copy = tmp_path / "pack"
     shutil.copytree(path, copy)
     ref = next(f for f in Pack(copy).manifest(PLAIN_TASK, "kit").files if f.path == "api/openapi.json")
@@ -353,7 +353,7 @@ def test_tampered_kit_file_fails_verify_naming_it(built, tmp_path):
 
 def test_export_is_deterministic_and_parts_are_separate(built, tmp_path):
     from outputs.packs.store import Pack, export_task
-    path, _, _ = built
+    path, _ = built
     a = export_task(Pack(path), CLIENT_TASK, tmp_path / "a")
     b = export_task(Pack(path), CLIENT_TASK, tmp_path / "b")
     for part in ("kit", "sealed"):
@@ -367,7 +367,7 @@ def test_export_is_deterministic_and_parts_are_separate(built, tmp_path):
 
 def test_unchanged_rebuild_reuses_every_task_and_is_byte_identical(built, ws, tmp_path):
     from outputs.packs.build import BuildOptions, build_pack
-    path, index, _ = built
+    path, index = built
     copy = tmp_path / "pack"
     shutil.copytree(path, copy)
     before = (copy / "index.json").read_bytes()
@@ -504,7 +504,7 @@ def test_export_tau2_validates_against_tau2s_task_model(built, tmp_path):
     from outputs.packs.store import Pack
     from outputs.packs.tau2 import export_tau2
     from outputs.packs.tau2_schema import unknown_keys, validate_splits, validate_tasks
-    path, _, _ = built
+    path, _ = built
     folders = export_tau2(Pack(path), tmp_path)
     assert {f.name for f in folders} == {CLIENT_TASK, PLAIN_TASK}
     for folder in folders:
@@ -741,7 +741,7 @@ def _run_agent(kit: Path, workspace: Path, servers, monkeypatch, message: str):
 def test_seeded_agent_follows_the_contract_and_has_its_gaps(built, tmp_path, monkeypatch):
     from domains.variants import resolve
     from outputs.packs.store import Pack
-    path, _, _ = built
+    path, _ = built
     kit = Pack(path).materialize(CLIENT_TASK, "kit", tmp_path / "kit")
     db = json.loads((kit / "data" / "dev_db.json").read_text())
     cid = sorted(db["customers"])[0]
@@ -767,7 +767,7 @@ def test_agent_without_the_retry_gap_waits_and_retries(built, tmp_path, monkeypa
     from domains.variants import resolve
     from outputs.packs.store import Pack
     from outputs.packs.workspace import templates
-    path, _, _ = built
+    path, _ = built
     kit = Pack(path).materialize(CLIENT_TASK, "kit", tmp_path / "kit")
     ws = tmp_path / "fixed"
     ws.mkdir()

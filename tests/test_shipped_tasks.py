@@ -27,10 +27,20 @@ def opts(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("domain", BUILT_IN)
-def test_every_built_in_task_can_build(domain, opts):
+def test_every_built_in_task_can_build(domain, sim_suite, suite_workspace):
+    """The guard of every task spec of a built-in domain, on the run's shared suite cache: the
+    simulations its tasks draw from (each world's on the build seed and on each spec's test
+    seed) are generated once per run, whichever test needs them first."""
     from domains import get_pack
+    from outputs.packs.build import BuildOptions
     from outputs.packs.guard import check_domain
-    verdicts = check_domain(get_pack(domain), opts)
+    from outputs.packs.spec import load_domain_specs
+    pack = get_pack(domain)
+    opts = BuildOptions(seed=0, workspace=suite_workspace, workers=1)
+    for ls in load_domain_specs(pack, set()):
+        for seed in (opts.seed, ls.spec.ids.test_seed):
+            sim_suite(ls.spec.evidence.bundle, seed)
+    verdicts = check_domain(pack, opts)
     assert verdicts, f"{domain} ships no task"
     broken = {v.task_id: v.problems for v in verdicts if v.problems}
     assert not broken, broken

@@ -21,11 +21,13 @@ BUILT_IN = ["airline", "retail", "telecom", "banking"]
 MIN_TESTS = {"airline": 60, "retail": 60, "telecom": 60, "banking": 150}
 
 
-@pytest.fixture(scope="module", params=BUILT_IN)
-def built(request):
+# a built-in domain's suite takes from seconds (telecom) to minutes (banking) to generate and check
+@pytest.fixture(scope="module", params=[pytest.param(d, marks=pytest.mark.slow) for d in BUILT_IN])
+def built(request, sim_suite):
+    """(world, seed database, its held-out suite): the suite generated once per run (shared
+    with the guard's and the other tests' of the same world and seed)."""
     w = resolve(request.param)
-    db = w.database(0)
-    return w, db, w.test_suite(0, db=db)
+    return w, w.database(0), sim_suite(request.param, 0)
 
 
 def test_mock_suite_and_tau2_shape(mock_pack):
@@ -149,9 +151,9 @@ def test_what_the_scripted_user_answers_the_llm_user_knows(built):
             assert "cancel_reason" in topics, t.id
 
 
-def test_airline_fee_trap_charges_what_the_policy_says():
-    w = resolve("airline")
-    suite = w.test_suite(0)
+@pytest.mark.slow
+def test_airline_fee_trap_charges_what_the_policy_says(sim_suite):
+    suite = sim_suite("airline", 0)
     fee = next(t for t in suite.tests if t.factforge.scenario == "cancel-main-fee")
     args = fee.evaluation_criteria.actions[-1].arguments
     naive = fee.factforge.naive_actions[-1].arguments

@@ -460,7 +460,8 @@ def test_shipped_variants_are_full_rebrands(key):
     assert leaks == []
 
 
-def test_halcyon_suite_exercises_every_value_fact_of_the_variant():
+@pytest.mark.slow
+def test_halcyon_suite_exercises_every_value_fact_of_the_variant(sim_suite):
     """The rebrand's thin cells are topped up by the seed and its scarce rows held for the tests
     that need them, so every value fact (the Summit/Zenith change fee and bag allowance, the
     meal voucher...) has a test and the suite reaches the airline's quota."""
@@ -472,7 +473,7 @@ def test_halcyon_suite_exercises_every_value_fact_of_the_variant():
     _, cab_key, _, tier_key = rules.names(w.pack)
     cells = S.cell_rows(db["flights"], db["users"], db["reservations"], cab_key, tier_key, w.pack.info.now)
     assert min(len(ids) for ids in cells.values()) >= S.CELL_FLOOR
-    suite = w.test_suite(0, db=db)
+    suite = sim_suite("airline@halcyon", 0)  # on this seed database, generated once per run
     quota = w.base.code.test_quota
     assert suite.summary.uncovered_numeric_facts == []
     assert suite.summary.tests >= quota.min_tests and suite.summary.trap_share >= quota.min_trap_share
@@ -496,6 +497,7 @@ def test_the_airline_base_database_needs_no_planted_row():
 
 # --------------------------------------------------------------------------- end to end
 
+@pytest.mark.slow
 def test_cli_builds_the_mock_variant(tmp_path):
     ws, out = tmp_path / "ws", tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock@spokewell", "--out", str(out),
