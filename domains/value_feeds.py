@@ -160,6 +160,12 @@ def locate_link(link: str, texts: dict[Path, str]) -> Optional[tuple[Path, int, 
     return None
 
 
+def link_places(link: str, texts: dict[Path, str]) -> int:
+    """How many lines of the policy a placeholder link fits (a link is unambiguous at 1)."""
+    parts = link.split(PLACEHOLDER)
+    return sum(_match_parts(line, parts) is not None for t in texts.values() for line in t.splitlines())
+
+
 def _match_parts(line: str, parts: list[str]) -> Optional[tuple[int, int, tuple]]:
     """The first place in `line` where `parts` joined by values stand: (start, end of the last
     value, the last value)."""

@@ -102,12 +102,12 @@ VALUE_FACTS: dict[str, str] = {
     "price_adjust_days": "within … after the order",
     "price_adjust_days_canopy": "for … after the order",
     "price_adjust_min": "smaller than …",
-    "tier_spend_grove": "at least … of spending",
+    "tier_spend_grove": "Grove status needs at least …",
     "tier_spend_canopy": "Canopy status needs at least …",
     "points_per_dollar_sprout": "earn … point per dollar",
-    "points_per_dollar_grove": "earn … points per dollar",
+    "points_per_dollar_grove": "Grove members earn …",
     "points_per_dollar_canopy": "Canopy members earn …",
-    "birthday_credit_grove": "… Row Credit birthday",
+    "birthday_credit_grove": "Grove members get a … Row Credit birthday",
     "birthday_credit_canopy": "Canopy members get a … Row Credit birthday",
 }
 

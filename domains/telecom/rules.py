@@ -103,7 +103,7 @@ VALUE_FACTS: dict[str, str] = {
     "network_access_fee": "network access fee of … per billing cycle",
     "due_days": "A bill is due … after the bill date",
     "easypay_discount_per_line": "The EasyPay discount is … per line",
-    "easypay_discount_cap": "capped at … per account",
+    "easypay_discount_cap": "EasyPay discount is capped at …",
     "late_fee_grace_days": "still unpaid … after its due date",
     "late_fee_minimum": "The late fee is …",
     "late_fee_percent": "… of the unpaid bill",
