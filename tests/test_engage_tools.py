@@ -348,6 +348,29 @@ def test_a_task_without_a_client_refuses_owner_questions(mock_task_pack, tmp_pat
     assert [e["reason"] for e in svc.events] == ["no_client", "refused"] and u["live"]["runs"] == 0
 
 
+def _stop(proc: subprocess.Popen) -> None:
+    """SIGTERM, then 30 s to end; a process still there fails the test with what the kernel
+    says of it (state, blocked, ignored and pending signals, where it waits), then is killed."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+        return
+    except subprocess.TimeoutExpired:
+        pass
+    seen = []
+    for name in ("status", "wchan"):
+        try:
+            text = Path(f"/proc/{proc.pid}/{name}").read_text()
+        except OSError as e:
+            text = str(e)
+        seen += [line for line in text.splitlines()
+                 if name == "wchan" or line.split(":")[0] in ("Name", "State", "SigPnd", "ShdPnd", "SigBlk",
+                                                             "SigIgn", "SigCgt", "Threads")]
+    proc.kill()
+    proc.wait(timeout=30)
+    pytest.fail(f"the relay did not end on SIGTERM within 30 s: {'; '.join(seen)}")
+
+
 def test_mcp_over_streamable_http_through_the_relay(served, mock_task_pack):
     import anyio
     from mcp import ClientSession
@@ -367,8 +390,7 @@ def test_mcp_over_streamable_http_through_the_relay(served, mock_task_pack):
 
         names, answer = anyio.run(session)
     finally:
-        relay.terminate()
-        relay.wait(timeout=30)
+        _stop(relay)
     assert names == [t["name"] for t in svc.tools] and not answer.is_error
     assert svc.usage()["owner"]["held_elicited"] == _held(mock_task_pack)
     assert [(e["tool"], e["face"]) for e in svc.events] == [("ask_owner", "mcp-http")]

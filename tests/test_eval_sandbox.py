@@ -188,3 +188,27 @@ def test_kernel_cpu_limit_backs_up_the_evaluators_poll(run_dir, monkeypatch):
             h.step("spin")
     finally:
         h.close()
+
+
+def test_memory_counts_the_sandboxes_tmpfs_not_the_machines_tmp(tmp_path):
+    """A tree whose inner process still sees this machine's root (bwrap's child before it
+    switches to the sandbox's) holds none of the machine's `/tmp`: only a tmpfs of the
+    sandbox's own counts as its memory."""
+    import subprocess
+    import time
+
+    from outputs.evaluator.sandbox import TreeUsage
+
+    (tmp_path / "ballast").write_bytes(b"\1" * (8 << 20))   # the machine's /tmp holds something
+    proc = subprocess.Popen(["sh", "-c", "sleep 30; :"])
+    try:
+        deadline = time.monotonic() + 10
+        u = TreeUsage(proc.pid, True)
+        while u.processes < 2 and time.monotonic() < deadline:
+            time.sleep(0.05)
+            u = TreeUsage(proc.pid, True)
+        assert u.processes == 2
+        assert u.tmp == 0 and u.memory == u.rss < 64 << 20
+    finally:
+        proc.kill()
+        proc.wait()

@@ -252,10 +252,16 @@ def tree_cpu_seconds(root: int) -> float:
 
 
 def _tmpfs_used(pid: int) -> int:
-    """Bytes held by the sandbox's `/tmp` and `/dev/shm`, seen through a process of it."""
+    """Bytes held by the sandbox's `/tmp` and `/dev/shm`, seen through a process of it. A
+    folder on the same device as this machine's own is not the sandbox's: while bwrap sets the
+    sandbox up, its child still sees the machine's root, whose `/tmp` may hold gigabytes that
+    are no part of the developer's memory."""
     used = 0
     for d in ("tmp", "dev/shm"):
         try:
+            inside = os.stat(f"/proc/{pid}/root/{d}").st_dev
+            if inside == os.stat(f"/{d}").st_dev:
+                continue
             st = os.statvfs(f"/proc/{pid}/root/{d}")
         except OSError:
             continue
