@@ -134,14 +134,22 @@ def _surely_clean(db: Any, rx: re.Pattern, terms: list[Term]) -> bool:
         elif isinstance(o, list):
             stack.extend(o)
     text = "\0".join(strings)
-    if all(t.old.isascii() for t in terms):
-        # a term can match only where its text occurs, whatever the case: search for those alone
-        low = text.lower()
-        terms = [t for t in terms if t.old.lower() in low]
-        if not terms:
-            return True
-        rx = term_regex(terms)
-    return rx.search(text) is None
+    low = text.lower()
+    if len(low) != len(text) or not all(t.old.isascii() for t in terms):
+        return rx.search(text) is None
+    # a term's match starts where its text occurs (whatever the case for "ci"): try the term's
+    # pattern at those places alone (its lookbehind still sees the character before)
+    for t in terms:
+        hay, needle = (low, t.old.lower()) if t.mode == "ci" else (text, t.old)
+        at = hay.find(needle)
+        if at < 0:
+            continue
+        one = re.compile(t.pattern())
+        while at >= 0:
+            if one.match(text, at):
+                return False
+            at = hay.find(needle, at + 1)
+    return True
 
 
 def brand_leaks_in_tree(db: Any, terms: list[Term], limit: int = 50) -> list[str]:
