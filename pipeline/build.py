@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -73,6 +74,22 @@ def _check_key(key: str, domains_dirs: list[str]) -> None:
         raise FactforgeError(f"unknown domain {key!r}; available: {', '.join(A.domains_partitions.get_partition_keys())}")
 
 
+@contextmanager
+def _sigterm_kept() -> Iterator[None]:
+    """SIGTERM as it was before the run: Dagster's run sets it to whatever SIGINT does and leaves
+    it so. In a job started in the background, where SIGINT is ignored, SIGTERM would then be
+    ignored by this process and by every program it starts afterwards."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        yield
+    finally:
+        if before is not None:  # None: a handler not set from Python, which Python cannot restore
+            signal.signal(signal.SIGTERM, before)
+
+
 def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
                     writer: Optional[WriterResource] = None, execution: Optional[Execution] = None) -> BuildResult:
     """Build one partition (a domain or domain@variant) and return its bundle."""
@@ -85,13 +102,13 @@ def build_partition(key: str, workspace: Workspace, settings: BuildSettings,
     storage = str(Path(workspace.root) / "dagster_storage")
     writer = writer or WriterResource()
     if execution.engine == "dask":
-        with _dask_run(key, workspace, settings, writer, execution, storage) as result:
+        with _sigterm_kept(), _dask_run(key, workspace, settings, writer, execution, storage) as result:
             return _outcome(key, result)
     resources = {"settings": settings, "workspace": workspace, "writer": writer, "execution": execution,
                  "io_manager": dg.FilesystemIOManager(base_dir=storage)}
     # The instance is disposed in the thread that made it: its in-memory SQLite connections
     # must not be closed by the garbage collector in another thread (side-by-side builds).
-    with time_limit(settings.seed_timeout), dg.DagsterInstance.ephemeral() as instance:
+    with _sigterm_kept(), time_limit(settings.seed_timeout), dg.DagsterInstance.ephemeral() as instance:
         result = dg.materialize([*A.ALL_ASSETS, *A.ALL_CHECKS], selection=A.BUNDLE_ASSETS, partition_key=key,
                                 resources=resources, instance=instance, raise_on_error=False, run_config=_QUIET)
         return _outcome(key, result)

@@ -277,18 +277,22 @@ def mock_full_rebuild(tmp_path_factory):
     one inline worker: what `tests/test_engines.py` compares with the pooled and the Dask
     builds and `tests/test_pipeline.py` compares byte for byte with `mock_full_build`. Built
     once per run, shared by the xdist workers: a dict of the `BuildResult`'s bundle (a path),
-    version, metadata and counts of rendered and extracted files."""
+    version, metadata and counts of rendered and extracted files, and what SIGTERM did in this
+    process before and after the build."""
     import json
+    import signal
 
     def make(d: Path) -> None:
         from pipeline.build import build_partition
         from pipeline.resources import BuildSettings, Execution, Workspace
 
+        sigterm = signal.getsignal(signal.SIGTERM)
         res = build_partition("_mock", Workspace(root=str(d / "ws")), BuildSettings(seed=0, profile="full"),
                               execution=Execution(workers=1))
         (d / "result.json").write_text(json.dumps({
             "bundle": str(res.bundle), "version": res.version, "metadata": res.metadata,
-            "rendered": res.rendered, "extracted": res.extracted}, default=str))
+            "rendered": res.rendered, "extracted": res.extracted,
+            "sigterm": [repr(sigterm), repr(signal.getsignal(signal.SIGTERM))]}, default=str))
 
     d = shared_result(tmp_path_factory, "mock-full-rebuild", content_key("_mock", 0, "full", "one worker"), make)
     out = json.loads((d / "result.json").read_text())

@@ -78,6 +78,14 @@ def test_rebuild_same_seed_is_byte_identical(built, mock_full_rebuild):
 
 
 @pytest.mark.slow
+def test_an_in_process_build_leaves_sigterm_as_it_found_it(mock_full_rebuild):
+    """Dagster's run points SIGTERM at SIGINT's handler and leaves it there: in a background
+    job (SIGINT ignored) every program started after a build would ignore SIGTERM."""
+    before, after = mock_full_rebuild["sigterm"]
+    assert after == before
+
+
+@pytest.mark.slow
 def test_different_seed_gives_different_bundle(built, tmp_path):
     b = built
     out = tmp_path / "out"
