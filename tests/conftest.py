@@ -17,8 +17,9 @@ SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 # --------------------------------------------------------------------------- scheduling
 #
 # Under xdist (`-n 2`), the default `--dist load` runs here as "long first, by module": every
-# test marked `slow` is a work unit of its own and the units of slow tests are handed out
-# first, so the two workers start with the long end-to-end tests and finish together; every
+# test marked `slow` (more than about 1.5 s, or on the full `_mock` build) is a work unit of
+# its own and the units of slow tests are handed out first, so the two workers start with the
+# long tests and finish together; every
 # other test goes with the rest of its module as one unit (its module fixtures are set up once).
 # The workers name the slow tests to the controller (which collects nothing) in a file of the
 # run's temporary folder.
@@ -28,7 +29,14 @@ def _slow_list(base: Path) -> Path:
     return base / "slow-tests.txt"
 
 
+# A test on the full `_mock` build (every kind, audio and video) waits for that build: slow.
+_BUILD_FIXTURES = {"mock_full_build", "mock_full_rebuild"}
+
+
 def pytest_collection_modifyitems(config, items):
+    for i in items:
+        if _BUILD_FIXTURES & set(getattr(i, "fixturenames", ())) and not i.get_closest_marker("slow"):
+            i.add_marker(pytest.mark.slow)
     slow = [i for i in items if i.get_closest_marker("slow")]
     if slow:
         ids = {i.nodeid for i in slow}

@@ -33,6 +33,7 @@ def suite():
     return SuiteContext.from_world("_mock", 1)
 
 
+@pytest.mark.slow
 def test_in_process_reference_runs_score_as_the_sandboxed_evaluator(suite):
     """The gate's in-process runs give, test by test, the rewards `factforge eval` gives."""
     from outputs.evaluator.engine import EvalConfig, REFERENCE_AGENTS, run_eval
@@ -105,6 +106,7 @@ def test_learnable_selection_replaces_a_refused_test(suite):
     assert Gate(suite).why(by[rep["chosen"]]) is None and not ch.problems
 
 
+@pytest.mark.slow
 def test_pack_check_refuses_a_pinned_test_the_gate_refuses(tmp_path, monkeypatch):
     import shutil
 

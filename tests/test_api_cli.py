@@ -153,6 +153,7 @@ def test_server_and_simulator_import_no_dagster_and_no_media(pack):
     assert r.stdout.strip() == "[]"
 
 
+@pytest.mark.slow
 def test_pack_build_refuses_a_deployment_the_server_cannot_load(tmp_path):
     import shutil
 

@@ -38,6 +38,7 @@ _SETTINGS = settings(max_examples=12, deadline=None, derandomize=True, database=
                      suppress_health_check=list(HealthCheck))
 
 
+@pytest.mark.slow
 @SCHEMAS["_mock"].parametrize()
 @_SETTINGS
 def test_mock_contract(case, servers):

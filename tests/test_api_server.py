@@ -478,6 +478,7 @@ def test_deployment_errors_name_file_line_and_problem(tmp_path):
         assert new.split("=")[0].strip() in p.read_text().splitlines()[e.value.line - 1], (e.value, new)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domain", DOMAINS)
 def test_shipped_deployments_validate_and_sorts_match_the_clean_order(domain):
     w, api, db = _world(domain)

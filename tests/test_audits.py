@@ -66,6 +66,7 @@ def _extract(plan, fs, files, tmp_path):
     return extract_all(jobs_for(plan.artifacts, files, fs.by_id()), tmp_path / "cache").by_id
 
 
+@pytest.mark.slow
 def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts, tmp_path):
     fs, plan = _plan_for(hand_facts, ["visuals/web_screenshot"], mock_pack)
     ctx = RenderContext(pack=mock_pack, facts=fs.by_id(), writer=BuiltinWriter(mock_pack), db={})
@@ -88,6 +89,7 @@ def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts,
     assert victim.id in msg and spec.path in msg and "ocr-" in msg
 
 
+@pytest.mark.slow
 def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path):
     """Build _mock, replace one delivered chat in the render cache with a copy missing a fact,
     rebuild: the blocking recoverability check fails, naming the fact and the file."""

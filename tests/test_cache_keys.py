@@ -37,6 +37,7 @@ def _edited(tmp_path: Path, rel: str) -> Path:
     return root
 
 
+@pytest.mark.slow
 def test_code_fingerprint_follows_module_dependencies(tmp_path):
     mod = F.kind_module(CHAT)
     base = F.code_fingerprint(mod)
@@ -53,6 +54,7 @@ def test_code_fingerprint_follows_module_dependencies(tmp_path):
     assert {"transforms.writer_api", "transforms.common", "transforms.base"} <= set(F.module_closure(mod))
 
 
+@pytest.mark.slow
 def test_wording_code_is_in_every_render_key(tmp_path, mock_pack, hand_facts, monkeypatch):
     """The writer's module and what it imports (realiser, grammar) are in the render key of
     every kind, also one whose module never imports the writer (it reaches it through the

@@ -41,6 +41,7 @@ def _render(ctx, spec, out):
     return t.extract(out, ExtractContext()).text
 
 
+@pytest.mark.slow
 def test_catalog_table_and_labelled_bars_are_read_back(airline_ctx, tmp_path):
     """The change-fee catalog (8 cells, $0 to $99) and the extra-bag values (two fees and three
     limits, two panels of one section) on one dashboard: every fact is recovered from the OCR by
@@ -97,6 +98,7 @@ def test_renders_are_deterministic_and_seeded(airline_ctx, tmp_path):
     assert a.read_bytes() != c.read_bytes()
 
 
+@pytest.mark.slow
 def test_noise_dashboard_and_superseded_note(airline_ctx, tmp_path):
     """A routine dashboard carries no fact value; an earlier figure is a 'changed since' note
     above the panels, before the current figure."""
@@ -166,6 +168,7 @@ def test_planner_gives_charts_only_what_they_draw_and_only_with_images(profile):
     assert any(a.noise for a in charts)  # routine dashboards too
 
 
+@pytest.mark.slow
 def test_a_four_column_table_keeps_its_figures_apart(airline_ctx, tmp_path):
     """Four columns of six-figure amounts in the table card beside the bars: the tau2
     banking_knowledge full build (seed 0) failed recoverability on a chart whose cells read

@@ -161,6 +161,7 @@ def test_bad_values_are_usage_errors_in_one_format(argv, capsys, monkeypatch, tm
 
 # --------------------------------------------------------------------------- listings
 
+@pytest.mark.slow
 def test_listing_commands_print_parseable_json(pack):
     rows = json.loads(_cli("domains", "--test", "--json").stdout)
     assert {"_mock", "airline"} <= {r["name"] for r in rows}
@@ -171,6 +172,7 @@ def test_listing_commands_print_parseable_json(pack):
     assert all(t["domain"] == "_mock" and t["levers"]["ids"]["test"] > 0 for t in tasks)
 
 
+@pytest.mark.slow
 def test_piped_tables_keep_whole_ids(pack):
     r = _cli("pack", "list", str(pack), env={"COLUMNS": "40"})
     assert r.returncode == 0, r.stderr
@@ -181,6 +183,7 @@ def test_piped_tables_keep_whole_ids(pack):
     assert any("_mock" in ln and "Pedalwise Rentals" in ln for ln in r.stdout.splitlines()), r.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("args", [["facts", "banking"], ["facts", "banking", "--json"], ["domains", "--test"]])
 def test_a_reader_that_stops_early_is_no_failure(args):
     """`factforge facts banking | head -1`: the output is larger than the pipe holds."""
@@ -194,6 +197,7 @@ def test_a_reader_that_stops_early_is_no_failure(args):
 
 # --------------------------------------------------------------------------- runs
 
+@pytest.mark.slow
 def test_eval_that_scored_nothing_names_the_missing_key(pack, tmp_path):
     env = {k: v for k, v in _env().items() if not k.endswith(("_API_KEY", "_AUTH_TOKEN"))}
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(pack), "--task", "_mock-records-only",

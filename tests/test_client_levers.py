@@ -193,6 +193,7 @@ def test_the_kit_never_names_a_capability_and_the_sealed_part_records_it(domains
     assert result.reference["oracle"] == 1.0 and result.reference["null"] == 0.0
 
 
+@pytest.mark.slow
 def test_eval_scores_under_the_deployment_it_is_told_and_records_it(domains_env):
     from outputs.evaluator.engine import EvalConfig, run_eval
     path = domains_env[0]
@@ -225,6 +226,7 @@ def test_a_task_without_levers_records_no_scored_deployment(mock_task_pack):
                             isolation="process", capabilities=["start_rental"]))
 
 
+@pytest.mark.slow
 def test_the_eval_command_takes_enable_and_fixed(domains_env, tmp_path):
     path = domains_env[0]
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "eval", str(path), "--task", TASK, "--agent", "oracle",
@@ -296,6 +298,7 @@ def _steps(ask: bool) -> list[dict]:
     return steps + [{"tool": "submit"}]
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_an_engagement_scores_under_what_the_developer_got_switched_on_and_fixed(domains_env, tmp_path):
     from outputs.engage.run import EngageConfig, run_engagement
@@ -425,6 +428,7 @@ def test_a_bad_stakeholder_is_one_line_naming_the_spec(tmp_path, mock_task_ws_co
     assert not (tmp_path / "pack").exists()
 
 
+@pytest.mark.slow
 def test_a_stakeholders_fact_leaves_the_kit_and_the_kit_names_the_people(people_env):
     from outputs.packs.store import Pack
     path, _, result = people_env
@@ -500,6 +504,7 @@ def test_people_are_reproducible_byte_for_byte(people_env, tmp_path):
         assert (tmp_path / f"a-{role}.json").read_bytes() == (tmp_path / f"b-{role}.json").read_bytes()
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_an_engagement_addresses_people_by_role_and_records_each(people_env, tmp_path):
     from outputs.engage.run import EngageConfig, run_engagement
@@ -593,6 +598,7 @@ def test_a_caveat_tier_fact_is_answered_hedged_to_a_loose_question_and_an_exact_
     assert _owner("exact").reply(ASK_DISCOUNT).revealed == [DISCOUNT]
 
 
+@pytest.mark.slow
 def test_tiers_name_held_facts_and_reach_the_sealed_client(tmp_path, mock_task_ws_copy):
     from outputs.packs.spec import load_spec
     from outputs.packs.store import Pack
@@ -639,6 +645,7 @@ def test_a_person_who_says_another_persons_version_is_counted(people_env, tmp_pa
     assert svc.usage()["people"]["floor"]["cross_revealed"] == [DISCOUNT]       # finance's version, not theirs
 
 
+@pytest.mark.slow
 def test_a_habit_no_test_exercises_fails_the_build(tmp_path, mock_task_ws_copy):
     from outputs.packs.build import BuildFailed
     spec = PEOPLE_SPEC.replace('"_mock.explain-late-fee.3b4dfc2cd2", ', '"_mock.rent-2-bikes.635d0338d3", ')
@@ -646,6 +653,7 @@ def test_a_habit_no_test_exercises_fails_the_build(tmp_path, mock_task_ws_copy):
         _build(tmp_path, spec, mock_task_ws_copy, PEOPLE_TASK)
 
 
+@pytest.mark.slow
 def test_a_stakeholder_has_discovery_tiers_too(tmp_path, mock_task_ws_copy, monkeypatch):
     from outputs.client.simulator import ClientSimulator
     spec = PEOPLE_SPEC.replace('governs = ["Late returns"]\nturn_quota = 4',

@@ -216,6 +216,7 @@ def test_prompt_is_deterministic_and_groups_the_knowledge():
     assert "Larkspur Airways' customer-service rules" in a
 
 
+@pytest.mark.slow
 def test_llm_mode_runs_through_litellm_and_leaks_are_flagged():
     meal = "Passengers delayed 4 hours or more at the airport receive a meal voucher of $20 per passenger."
     bag = "An overweight bag in Lite or Main that weighs 51 to 70 lb costs an extra $100."

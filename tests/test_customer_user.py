@@ -75,6 +75,7 @@ def suite_ctx(request):
     return SuiteContext.from_world(request.param, 0)
 
 
+@pytest.mark.slow
 def test_a_careful_agent_is_never_cut_off_and_scores_like_the_oracle(suite_ctx):
     for test in suite_ctx.tests:
         agent, messages, end, comps = _careful_run(suite_ctx, test)
@@ -84,6 +85,7 @@ def test_a_careful_agent_is_never_cut_off_and_scores_like_the_oracle(suite_ctx):
         assert all(v.score == 1.0 for v in comps.values()), (test.id, {k: v.detail for k, v in comps.items()})
 
 
+@pytest.mark.slow
 def test_return_questions_get_the_customers_answers():
     ctx = SuiteContext.from_world("retail", 0)
     returns = [t for t in ctx.tests if any(a.name == "request_return" for a in t.evaluation_criteria.actions)]

@@ -148,6 +148,7 @@ def test_release_gives_the_lease_back(desk):
     assert missing.status_code == 404 and "no audit item 99999" in missing.text
 
 
+@pytest.mark.slow
 def test_every_kind_has_its_viewer_and_media_has_the_recogniser_transcript(desk):
     url, db, bundle, cache = desk
     c = reviewer(url, "gus")
@@ -491,6 +492,7 @@ def _stop(p: subprocess.Popen) -> None:
     assert "Traceback" not in p.stderr.read()
 
 
+@pytest.mark.slow
 def test_audit_serve_and_browse_commands(mock_full_build, tmp_path):
     bundle, cache = mock_full_build
     env = dict(os.environ, FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"), FACTFORGE_WORKSPACE=str(tmp_path))

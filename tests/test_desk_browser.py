@@ -49,6 +49,7 @@ def sign_in(page, url: str, name: str) -> None:
         page.press("#name", "Enter")
 
 
+@pytest.mark.slow
 def test_three_reviewers_one_rejects_consensus_on_the_dashboard(site):
     url, db, ctx, requests = site
     page = ctx.new_page()
@@ -190,6 +191,7 @@ def test_audio_and_video_load_with_a_duration(site):
     page.close()
 
 
+@pytest.mark.slow
 def test_image_zoom_and_sheet_tabs(site):
     url, db, ctx, _ = site
     with AuditQueue(db) as q:

@@ -9,6 +9,8 @@ import random
 import threading
 from collections import Counter
 
+import pytest
+
 from audits.desk.app import DeskConfig, create_app
 from audits.desk.server import ServerThread
 from audits.queue import REVIEWS_PER_ITEM, VERDICTS, AuditQueue, normalise_reviewer
@@ -18,6 +20,7 @@ from .desk_util import next_item, reviewer, submit
 SESSIONS = [f"Reviewer {i:02d}" for i in range(18)] + ["Dana", "DANA "]
 
 
+@pytest.mark.slow
 def test_twenty_concurrent_sessions_lose_and_double_nothing(tmp_path, mock_full_build):
     bundle, cache = mock_full_build
     db = tmp_path / "audit.sqlite"

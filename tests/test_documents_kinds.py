@@ -175,6 +175,7 @@ def test_capacity_and_unknown_fact_raise(render_ctx, hand_facts, tmp_path):
         registry.get("documents/kb_article").render(bad, render_ctx, tmp_path / "x.html")
 
 
+@pytest.mark.slow
 def test_pdf_manual_scales_to_hundreds_of_facts(mock_pack, tmp_path):
     from facts.models import Condition, Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
     from transforms.base import RenderContext
@@ -239,6 +240,7 @@ def banking_ctx(tmp_path_factory):
                                    workdir=tmp_path_factory.mktemp("banking"))
 
 
+@pytest.mark.slow
 def test_kb_filler_comes_from_the_domain(banking_ctx, tmp_path):
     """Related articles and page titles are drawn from the domain (its catalog products,
     sections, services, record statuses), not a fixed list: over a few dozen pages, no link
@@ -325,6 +327,7 @@ def test_kb_answers_figures_in_its_faq(hand_facts, render_ctx, tmp_path):
             assert located(f, faq) >= 0, (seed, f.statement)
 
 
+@pytest.mark.slow
 def test_memo_table_rows_are_checked_as_the_extractor_prints_them(tmp_path):
     """The docx extractor leaves an empty cell out, so a row whose figure stands alone at its
     end runs into the next row's label ("Purchases allowed per billing cycle | 4" above "Time

@@ -153,6 +153,7 @@ def _pack(tmp_path, name: str, files: dict[str, str]):
     return load_pack(d)
 
 
+@pytest.mark.slow
 def test_pack_code_contract(tmp_path):
     no_domain = _pack(tmp_path, "nodomain", {"domain.py": "def generate(pack, seed):\n    return {}\n"})
     with pytest.raises(FactforgeError, match="must define DOMAIN") as e:

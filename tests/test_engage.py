@@ -78,6 +78,7 @@ def without_timings(data):
 
 # --------------------------------------------------------------------------- set-up and the floor
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", ["_mock-records-only", "_mock-client-knows"])
 def test_starting_developer_scores_what_eval_gives_the_starting_workspace(pack, task, tmp_path):
     rec = engage(pack, task, "starting", tmp_path / "e", gateway_mock_response=GREETING)
@@ -125,6 +126,7 @@ def over_mcp(pack, tmp_path_factory):
     return spec, engage(pack, "_mock-client-knows", spec, tmp / "e"), tmp / "e"
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_scripted_developer_over_mcp_is_recorded_step_by_step(pack, over_mcp):
     spec, rec, out = over_mcp
@@ -153,6 +155,7 @@ def test_scripted_developer_over_mcp_is_recorded_step_by_step(pack, over_mcp):
     assert "held facts elicited</td><td>1 of 1" in html
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_the_same_script_through_ff_gives_the_same_record(pack, over_mcp, tmp_path):
     mcp = json.loads(json.dumps(over_mcp[1]))
@@ -181,6 +184,7 @@ def flaky_pack(tmp_path_factory):
     return path, str(tmp / "domains")
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_developer_sees_a_defect_of_the_dev_api_and_the_owner_confirms_its_report(flaky_pack, tmp_path):
     """The development API misbehaves like production (at the development exposure rate): the
@@ -238,6 +242,7 @@ open("/workspace/probe.json", "w").write(json.dumps(out))
 '''
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_hostile_developer_gets_nothing(pack, tmp_path, monkeypatch):
     monkeypatch.setenv("FACTFORGE_TEST_SECRET", "hunter2-secret")
@@ -262,6 +267,7 @@ def test_a_hostile_developer_gets_nothing(pack, tmp_path, monkeypatch):
     assert rec["contamination"]["clean"]
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_sealed_test_id_written_into_the_workspace_is_flagged(pack, tmp_path):
     from outputs.packs.store import Pack
@@ -285,6 +291,7 @@ def test_a_sealed_test_id_written_into_the_workspace_is_flagged(pack, tmp_path):
 
 # --------------------------------------------------------------------------- the time limit
 
+@pytest.mark.slow
 @needs_bwrap
 def test_the_time_limit_ends_a_developer_that_never_submits_and_it_is_still_scored(pack, tmp_path):
     agent = base64.b64encode(AGENT.encode()).decode()
@@ -342,6 +349,7 @@ def test_a_bad_developer_script_is_one_line(tmp_path, text, problem):
     assert problem in str(e.value) and "\n" not in str(e.value)
 
 
+@pytest.mark.slow
 def test_the_command_refuses_usage_mistakes_in_one_line(pack, tmp_path):
     (tmp_path / "full").mkdir()
     (tmp_path / "full" / "x").write_text("x")

@@ -183,6 +183,7 @@ def test_a_coding_agent_that_is_not_installed_or_has_no_key_is_refused_before_an
 
 # --------------------------------------------------------------------------- mini-swe-agent end to end
 
+@pytest.mark.slow
 @needs_bwrap
 @needs_mini
 def test_mini_swe_agent_takes_the_task_through_relay_and_proxy(mock_task_pack, tmp_path, canary_env):
@@ -275,6 +276,7 @@ open("/workspace/probe.json", "w").write(json.dumps(seen))
 '''
 
 
+@pytest.mark.slow
 @needs_bwrap
 def test_a_canary_key_is_nowhere_inside_the_boundary_nor_in_the_record(mock_task_pack, tmp_path, canary_env):
     """A probe developer dumps its environment, every process's environment and command line and

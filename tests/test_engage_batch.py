@@ -52,6 +52,7 @@ def runs(mock_task_pack, tmp_path_factory):
 
 # --------------------------------------------------------------------------- batches
 
+@pytest.mark.slow
 def test_a_batch_over_all_tasks_runs_each_engagement_into_its_folder(runs, mock_task_pack):
     tmp, floor, _ = runs
     run = tmp / "starting"
@@ -148,6 +149,7 @@ def test_the_command_line_forms_of_a_batch(mock_task_pack, tmp_path, capsys, mon
     assert code == 2 and "--dask-address needs --engine dask" in err
 
 
+@pytest.mark.slow
 def test_a_batch_on_a_local_dask_cluster_of_two_workers(runs, mock_task_pack, tmp_path):
     pytest.importorskip("distributed")
     outcome, lines = batch(mock_task_pack, "starting", tmp_path / "run", jobs=2, engine="dask")

@@ -113,6 +113,7 @@ def _comparable(events: list[dict]) -> list[dict]:
     return [{k: v for k, v in e.items() if k not in ("t", "seconds", "face")} for e in events]
 
 
+@pytest.mark.slow
 def test_mcp_session_through_the_relay_runs_every_tool(served, mock_task_pack):
     svc, sock = served
     names, results = _mcp(sock, [s[0] for s in STEPS])
@@ -139,6 +140,7 @@ def test_mcp_session_through_the_relay_runs_every_tool(served, mock_task_pack):
     assert svc.events[-1]["ok"] is False and svc.events[-1]["reason"] == "ended"
 
 
+@pytest.mark.slow
 def test_ff_gives_the_same_events_and_usage_as_mcp(mock_task_pack, workspace, tmp_path):
     runs = {}
     for face in ("mcp", "ff"):
@@ -167,6 +169,7 @@ def test_ff_gives_the_same_events_and_usage_as_mcp(mock_task_pack, workspace, tm
     assert runs["ff"][2][0] == runs["mcp"][2][0] and strip(runs["ff"][2][1]) == strip(runs["mcp"][2][1])
 
 
+@pytest.mark.slow
 def test_quotas_refuse_the_next_call_and_record_it(served):
     from outputs.engage.tools import ToolError
     svc, sock = served

@@ -251,6 +251,7 @@ def test_an_oversized_reply_fails_fast_in_linear_time(run_dir, message, evaluato
 
 # --------------------------------------------------------------------------- trials and the protocol
 
+@pytest.mark.slow
 def test_a_straggler_thread_never_reaches_the_next_trial(pack):
     r = _run(pack, AGENTS / "hostile_straggler.py", trials=3)
     tokens = []

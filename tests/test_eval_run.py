@@ -20,6 +20,7 @@ def _run(pack, agent, task=TASK, **kw):
     return run_eval(EvalConfig(pack=pack, task=task, agent=str(agent), **kw))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deployment", ["flaky-shop", "legacy-shop"])
 def test_reference_agents_under_every_mock_deployment(pack, deployment):
     oracle = _run(pack, "oracle", deployment=deployment, trials=2)
@@ -94,6 +95,7 @@ def test_unknown_agent_path_is_one_clear_error(pack, tmp_path):
         _run(pack, tmp_path / "empty")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("deployment", ["clean", "flaky-shop", "legacy-shop"])
 def test_whole_mock_suite_without_a_pack(deployment):
     """Every test of the _mock suite (the pool tasks draw from), no pack: the oracle passes
@@ -107,6 +109,7 @@ def test_whole_mock_suite_without_a_pack(deployment):
     assert res["oracle"].run.deployment == deployment
 
 
+@pytest.mark.slow
 def test_busy_agent_is_stopped_by_the_cpu_limit_and_scored_as_its_failure(pack):
     """A busy-looping agent passes the conversation's CPU budget long before the step's wall
     clock limit: the sandbox is stopped, the conversation scores 0 as the agent's error, and

@@ -115,6 +115,7 @@ def test_agent_failures_are_the_agents_and_the_sandbox_goes_on(run_dir, message,
         h.close()
 
 
+@pytest.mark.slow
 def test_agent_timeout_kills_the_sandbox_and_the_next_conversation_starts_fresh(run_dir):
     h = _host(run_dir, "misbehaving_agent", timeout=2.0)
     try:
@@ -153,6 +154,7 @@ def test_fresh_sandbox_per_conversation_keeps_trials_independent(run_dir, fresh,
         h.close()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("message", ["spin", "spin children"])
 def test_cpu_limit_stops_a_busy_agent_as_the_agents_failure(run_dir, message):
     """A busy loop (or two forked busy children while the agent waits for them, which no
@@ -176,6 +178,7 @@ def test_cpu_limit_stops_a_busy_agent_as_the_agents_failure(run_dir, message):
         h.close()
 
 
+@pytest.mark.slow
 def test_kernel_cpu_limit_backs_up_the_evaluators_poll(run_dir, monkeypatch):
     """With the evaluator's poll out of the way, the kernel's RLIMIT_CPU (inherited through
     bubblewrap) ends the busy agent with SIGXCPU: still the agent's failure."""

@@ -32,6 +32,7 @@ def _tests(pack, task):
 
 # --------------------------------------------------------------------------- reference agents
 
+@pytest.mark.slow
 @pytest.mark.parametrize("task", MOCK_TASKS)
 def test_oracle_one_every_other_reference_agent_zero_on_sealed_tests(pack, task):
     """The sealing gate seals only tests that doing the job passes: the naive agent and the
@@ -299,6 +300,7 @@ def test_llm_user_through_litellm_mock(pack):
 
 # --------------------------------------------------------------------------- command and imports
 
+@pytest.mark.slow
 def test_eval_command_writes_results_json(pack, tmp_path):
     from outputs.packs.spec import load_spec
     env = {"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin", "LITELLM_LOCAL_MODEL_COST_MAP": "True"}

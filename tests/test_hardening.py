@@ -237,6 +237,7 @@ def test_invalid_manifest_field_is_named_with_the_reason(bundle, edit, expect):
     assert "manifest.json" in line and expect in line, line
 
 
+@pytest.mark.slow
 def test_broken_json_and_oversized_values_are_one_line(bundle):
     (bundle / "manifest.json").write_text('{"files": [ {"path": "a"')
     assert "invalid JSON" in one_line_error(cli_verify(bundle))
@@ -250,6 +251,7 @@ def test_broken_json_and_oversized_values_are_one_line(bundle):
     assert "invalid JSON" in one_line_error(cli_verify(bundle))
 
 
+@pytest.mark.slow
 def test_verify_memory_does_not_grow_with_the_number_of_entries(tmp_path, monkeypatch):
     """Peak Python memory of verify on manifests of 24,000 and 96,000 entries (files absent:
     every entry is reported missing): the larger one may not need more than a little extra.
@@ -288,6 +290,7 @@ SYNTAX = "from domains.contract import DomainCode\n\nclass Code(DomainCode)\n   
 IMPORT_LOOP = seed_source("return {}", top="while True:\n    pass")
 
 
+@pytest.mark.slow
 def test_seed_with_an_infinite_loop_ends_with_a_clear_line(tmp_path):
     from domains import sandbox
     pack = load_pack(make_pack(tmp_path, "loopy", seed=LOOP))
@@ -299,6 +302,7 @@ def test_seed_with_an_infinite_loop_ends_with_a_clear_line(tmp_path):
     assert "--seed-timeout" in str(e.value)
 
 
+@pytest.mark.slow
 def test_seed_that_loops_while_importing_is_stopped_too(tmp_path, monkeypatch):
     monkeypatch.setenv("FACTFORGE_SEED_TIMEOUT", "2")
     pack = load_pack(make_pack(tmp_path, "loopy", seed=IMPORT_LOOP))
@@ -323,6 +327,7 @@ def test_seed_errors_name_the_line_and_the_exception(tmp_path, source, where, wh
     assert where in msg and what in msg and "\n" not in msg
 
 
+@pytest.mark.slow
 def test_seed_timeout_through_the_cli(tmp_path):
     dd = tmp_path / "dd"
     make_pack(dd, "loopy", seed=LOOP)
@@ -371,6 +376,7 @@ def test_listed_cli_probes_are_one_line(args, code, expect, tmp_path):
     assert "pydantic" not in line
 
 
+@pytest.mark.slow
 def test_non_utf8_domain_toml(tmp_path):
     dd = tmp_path / "dd"
     p = make_pack(dd, "latin")
@@ -472,6 +478,7 @@ def test_unexpected_errors_are_one_line_too(capsys, monkeypatch):
 
 # --------------------------------------------------------------------------- 5. silent acceptance
 
+@pytest.mark.slow
 def test_empty_policy_is_an_error(tmp_path):
     dd = tmp_path / "dd"
     make_pack(dd, "empty", policy="\n\n")
@@ -537,6 +544,7 @@ def test_duplicate_toml_key_in_last_line_gets_its_line(tmp_path):
     assert str(e.value) == "x.toml:4: invalid TOML: Cannot overwrite a value"
 
 
+@pytest.mark.slow
 def test_broken_pack_does_not_block_others(tmp_path):
     dd = tmp_path / "dd"
     make_pack(dd, "good")

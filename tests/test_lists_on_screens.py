@@ -7,6 +7,8 @@ from __future__ import annotations
 import random
 import re
 
+import pytest
+
 from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
 from transforms import registry
 from transforms.base import ExtractContext, RenderContext
@@ -87,6 +89,7 @@ def _shown(kind: str, facts, mock_pack, tmp_path, seed: int = 3, rendition: str 
     return t.extract(out, ExtractContext()).text
 
 
+@pytest.mark.slow
 def test_a_slide_and_an_app_screen_print_a_lists_lead_once(mock_pack, tmp_path):
     """The slide said "The following ... qualify for APY boosts:" above each pairing and the app
     printed "Before calling transfer_funds_..., the agent should" as a card title over the same

@@ -197,6 +197,7 @@ def hostile_kit(root: Path, canary: Path) -> None:
     repin(root)
 
 
+@pytest.mark.slow
 def test_kit_paths_leaving_the_kit_are_refused_by_verify_eval_and_export(site, tmp_path):
     pack, outside = site
     canary = tmp_path / "x"
@@ -463,6 +464,7 @@ def test_regilded_gold_with_a_stale_version_is_refused(site):
     assert "pack_version" in line
 
 
+@pytest.mark.slow
 def test_regilded_gold_fully_repinned_is_a_different_pack_version(built, site, tmp_path):
     """Sealed content is pinned by the index: re-pinned gold verifies as a consistent pack,
     but under another version, and `eval` prints and records the version it scored."""

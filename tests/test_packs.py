@@ -413,6 +413,7 @@ def _learnable(text: str) -> str:
     return text.replace("test_seed = 1\n", 'test_seed = 1\nselect = "learnable"\n', 1)
 
 
+@pytest.mark.slow
 def test_learnable_selection_replaces_a_pinned_id_and_records_it(built, ws, tmp_path, monkeypatch):
     """Under `select = "learnable"` the pinned ids are preferences: an id that no longer resolves
     is replaced by the stable rule, the counts stay, and the pack records the replacement."""
@@ -435,6 +436,7 @@ def test_learnable_selection_replaces_a_pinned_id_and_records_it(built, ws, tmp_
     assert again[0].replaced == r.replaced
 
 
+@pytest.mark.slow
 def test_learnable_selection_replaces_an_unlearnable_training_id(ws, tmp_path, monkeypatch):
     """A training scenario whose gold would settle a held fact is replaced, not shipped."""
     from domains import get_pack
@@ -459,6 +461,7 @@ def test_learnable_selection_fails_when_too_few_simulations_are_learnable(ws, tm
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow
 def test_training_scenario_that_would_settle_a_held_fact_fails_the_check(ws, tmp_path, monkeypatch):
     from domains import get_pack
     from outputs.packs.build import Builder, BuildFailed, BuildOptions
@@ -542,6 +545,7 @@ def test_suite_cache_gives_the_same_suite_and_recomputes_a_bad_entry(tmp_path):
     assert other.db_hash != first.db_hash and len(list(entry.parent.iterdir())) == 2
 
 
+@pytest.mark.slow
 def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
     import dagster as dg
     from pipeline import assets as A
@@ -567,6 +571,7 @@ def test_task_pack_asset_builds_the_domain_pack_with_its_checks(ws, tmp_path):
     assert {e.check_name for e in build_only.get_asset_check_evaluations()} >= {"all_facts_recoverable", "no_leaks"}
 
 
+@pytest.mark.slow
 def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypatch):
     from domains import get_pack
     from outputs.packs.build import Builder, BuildOptions

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from pipeline.progress import ProgressLog, ProgressView
 from transforms.pool import Tally
 
@@ -53,6 +55,7 @@ def test_no_progress_file_means_no_events(tmp_path):
     assert list(tmp_path.iterdir()) == []
 
 
+@pytest.mark.slow
 def test_missing_tools_are_reported_in_one_line_before_any_work(tmp_path):
     bare = tmp_path / "bin"
     bare.mkdir()

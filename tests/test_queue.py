@@ -336,6 +336,7 @@ def _review_worker(db: str, reviewer: str, barrier, out: str) -> None:
     Path(out).write_text(json.dumps({"done": done, "refused": refused}))
 
 
+@pytest.mark.slow
 def test_concurrent_reviewers_in_separate_processes(tmp_path, hand_facts, ids):
     n_items, reviewers = 40, ["ann", "bob", "cy", "dee", "eve"]
     bundle = make_bundle(tmp_path / "b", "v1", hand_facts,

@@ -101,6 +101,7 @@ def test_kinds_registered():
     assert (get("recordings/screen_recording").ext, get("recordings/screen_recording").modality) == (".mp4", "mp4")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", ["call_audio", "voicemail"])
 def test_wav_round_trip(kind, facts, ctx, candidates, tmp_path_factory):
     from transforms.registry import get
@@ -125,6 +126,7 @@ def test_wav_round_trip(kind, facts, ctx, candidates, tmp_path_factory):
     assert sum(_says(ex.text, a) for a in anchors) >= len(anchors) // 2
 
 
+@pytest.mark.slow
 def test_call_without_a_fact_does_not_yield_it(facts, ctx, candidates, tmp_path, tmp_path_factory):
     """Cut the discount fact out (and change the seed): its value must not be recognised."""
     from transforms.registry import get
@@ -140,6 +142,7 @@ def test_call_without_a_fact_does_not_yield_it(facts, ctx, candidates, tmp_path,
     assert not _says(text, "twenty percent"), text
 
 
+@pytest.mark.slow
 def test_screen_recording_round_trip(facts, ctx, candidates, tmp_path_factory):
     from transforms.extract.video import streams
     from transforms.registry import get
@@ -167,6 +170,7 @@ def test_screen_recording_round_trip(facts, ctx, candidates, tmp_path_factory):
     assert _says(frames, "late fee") and _says(frames, "discount")
 
 
+@pytest.mark.slow
 def test_noise_call_renders_and_unknown_fact_fails(facts, ctx, tmp_path):
     from transforms.registry import get
 
@@ -223,6 +227,7 @@ def _hearing_case(facts, ctx, voice, tmp_path, reword=True):
     return spec, hctx, hearing, lines, write
 
 
+@pytest.mark.slow
 def test_a_misheard_line_is_revoiced_and_the_extraction_filed(facts, ctx, tmp_path):
     """A statement said too fast for the recogniser (real espeak synthesis, real decoding)
     is heard wrong in the file; the recording re-voices that line (the writer's other
@@ -262,6 +267,7 @@ def test_a_misheard_line_is_revoiced_and_the_extraction_filed(facts, ctx, tmp_pa
     assert hctx2.notes == {"heard": False, "revoiced": 1}
 
 
+@pytest.mark.slow
 def test_a_fact_never_heard_fails_naming_file_and_fact(facts, ctx, tmp_path):
     """A real recoverability failure is not papered over: a statement line that never says
     the value (so no re-voicing can make it heard) fails the render, naming file and fact."""

@@ -43,6 +43,7 @@ CASES = [pytest.param(d, dep, marks=[pytest.mark.slow] if d == "airline" else []
          for d in ("_mock", "airline") for dep in sorted(builtin_deployments(get_pack(d).path))]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("domain, dep_id", CASES)
 @pytest.mark.parametrize("knows_deployment", [True, False], ids=["oracle", "blind"])
 def test_gold_calls_through_every_deployment_give_clean_answers_and_the_expected_db(domain, dep_id, knows_deployment,

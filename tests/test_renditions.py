@@ -42,6 +42,7 @@ def _ctx(pack) -> RenderContext:
     return RenderContext(pack=pack, facts=fs.by_id(), writer=BuiltinWriter(pack))
 
 
+@pytest.mark.slow
 def test_every_authoritative_rendition_is_recovered_by_the_matcher(packs):
     rephrased = 0
     for name, pack in packs.items():

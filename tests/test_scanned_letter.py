@@ -34,6 +34,7 @@ def _spec(facts, seed=4, distractors=(), noise=False, date="2026-04-14"):
                         distractors=list(distractors), noise=noise)
 
 
+@pytest.mark.slow
 def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline_ctx, tmp_path):
     """TripGuard's rules in a letter with the customer's wrong price quoted: no text layer, one
     greyscale image per page; from the OCR every fact is recovered, the wrong figure is
@@ -76,6 +77,7 @@ def test_letter_is_an_image_only_pdf_whose_facts_ocr_recovers(airline_ctx, tmp_p
     assert "RECEIVED" in ex.text  # the stamp is read too, and left where it is
 
 
+@pytest.mark.slow
 def test_the_scan_is_skewed_and_the_reader_straightens_it(airline_ctx, tmp_path):
     from transforms.extract.scan import deskew, rasterise, skew_angle
 
@@ -106,6 +108,7 @@ def test_renders_are_deterministic_and_seeded(airline_ctx, tmp_path):
     assert a.read_bytes() != c.read_bytes()
 
 
+@pytest.mark.slow
 def test_routine_letter_carries_no_figure(airline_ctx, tmp_path):
     pack, fs, ctx = airline_ctx
     t = registry.get(KIND)
@@ -131,6 +134,7 @@ def test_planner_uses_scans_only_with_images(profile):
         assert all(len(a.fact_ids) <= registry.get(KIND).max_facts for a in letters)
 
 
+@pytest.mark.slow
 def test_the_stamp_covers_no_printed_text_even_under_a_long_letterhead(airline_ctx, tmp_path):
     """The real tau2 retail import failed its text+image build (seed 0): the "RECEIVED" stamp
     sat on the end of a long letterhead line ("letters@tau2-retail.example") and OCR read the

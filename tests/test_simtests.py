@@ -89,6 +89,7 @@ def test_seal_refuses_tests_a_null_or_naive_agent_passes():
     assert t.factforge.expected_db_hash != h0 == t.factforge.naive_db_hash and not t.naive_passes
 
 
+@pytest.mark.slow
 def test_suites_meet_their_quotas(built):
     w, db, suite = built
     s = suite.summary
@@ -102,6 +103,7 @@ def test_suites_meet_their_quotas(built):
     assert all(v == [] for v in problems.values()), problems
 
 
+@pytest.mark.slow
 def test_tests_fail_the_null_agent_and_replay_on_fresh_copies(built):
     w, db, suite = built
     api = w.api()

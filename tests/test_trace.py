@@ -52,6 +52,7 @@ def test_proxies_are_read_only_and_hide_nothing_from_plain_reads():
     assert tdb["t"] == {"a": {"x": 1}} and "a" in tdb["t"] and len(tdb["l"]) == 2
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", sorted(registry.kinds()))
 def test_every_kind_renders_the_same_bytes_through_the_proxies(kind, render_ctx, hand_facts, tmp_path):
     """A render that read the database or the facts behind the proxies' back (C code reading a

@@ -139,6 +139,7 @@ def test_slide_deck_packs_three_facts_per_slide(render_ctx, hand_facts, tmp_path
         assert im.height == 4 * 720 + 3 * 16
 
 
+@pytest.mark.slow
 def test_slide_bullet_marks_are_not_read_as_letters(render_ctx, hand_facts, tmp_path):
     """A square bullet is painted out before OCR: tesseract read it as a letter ('a ATM
     withdrawals', banking slide 14), which the a/an lint then flagged. Every bullet line of the
@@ -315,6 +316,7 @@ def test_web_page_of_list_items_prints_the_lead_once(mock_pack, tmp_path):
     assert [f.statement for f in facts if not match_fact(f, idx).recovered] == []
 
 
+@pytest.mark.slow
 def test_a_zero_count_card_is_drawn_in_a_word_and_read_back(tmp_path):
     """Tesseract read a card's bold "0 deposits" as "O deposits" (banking text+image+audio,
     seed 0, web_screenshot-0002 failed the recoverability gate): a count of zero is drawn as a

@@ -27,6 +27,7 @@ def test_voiced_keeps_values_and_departs_from_policy(mock_pack, hand_facts):
         assert v != f.statement
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["airline", "retail"])
 def test_voiced_never_shares_a_six_word_run_on_a_real_domain(name):
     """Every fact the realiser can voice is voiced with no 6-word run of its statement and
@@ -91,6 +92,7 @@ def test_llm_writer_rejects_asides_in_a_controlled_document(mock_pack, hand_fact
     assert out != draft and w2.fallbacks == 1 and "as far as i know" not in out.lower()
 
 
+@pytest.mark.slow
 def test_build_with_llm_writer_switched_on(tmp_path):
     from domains import get_pack
     from pipeline.build import build_partition
