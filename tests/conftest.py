@@ -14,19 +14,22 @@ ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 
 
-# --------------------------------------------------------------------------- scheduling
+# --------------------------------------------------------------------------- lanes and scheduling
+#
+# Two markers. `slow`: a test that takes more than about 1.5 s, or runs on the full `_mock`
+# build; the fast lane (`-m "not slow"`) leaves it out. `end_to_end`: a long end-to-end test
+# (a build, a guard over a built-in domain's tasks), slow too.
 #
 # Under xdist (`-n 2`), the default `--dist load` runs here as "long first, by module": every
-# test marked `slow` (more than about 1.5 s, or on the full `_mock` build) is a work unit of
-# its own and the units of slow tests are handed out first, so the two workers start with the
-# long tests and finish together; every
-# other test goes with the rest of its module as one unit (its module fixtures are set up once).
-# The workers name the slow tests to the controller (which collects nothing) in a file of the
-# run's temporary folder.
+# `end_to_end` test is a work unit of its own and those units are handed out first, so the two
+# workers start with the long tests and finish together; every other test goes with the rest
+# of its module as one unit (its module fixtures are set up once). The workers name the
+# end-to-end tests to the controller (which collects nothing) in a file of the run's temporary
+# folder.
 
 
-def _slow_list(base: Path) -> Path:
-    return base / "slow-tests.txt"
+def _end_to_end_list(base: Path) -> Path:
+    return base / "end-to-end-tests.txt"
 
 
 # A test on the full `_mock` build (every kind, audio and video) waits for that build: slow.
@@ -35,16 +38,17 @@ _BUILD_FIXTURES = {"mock_full_build", "mock_full_rebuild"}
 
 def pytest_collection_modifyitems(config, items):
     for i in items:
-        if _BUILD_FIXTURES & set(getattr(i, "fixturenames", ())) and not i.get_closest_marker("slow"):
+        on_build = bool(_BUILD_FIXTURES & set(getattr(i, "fixturenames", ())))
+        if (on_build or i.get_closest_marker("end_to_end")) and not i.get_closest_marker("slow"):
             i.add_marker(pytest.mark.slow)
-    slow = [i for i in items if i.get_closest_marker("slow")]
-    if slow:
-        ids = {i.nodeid for i in slow}
-        items[:] = slow + [i for i in items if i.nodeid not in ids]
+    long = [i for i in items if i.get_closest_marker("end_to_end")]
+    if long:
+        ids = {i.nodeid for i in long}
+        items[:] = long + [i for i in items if i.nodeid not in ids]
     if os.environ.get("PYTEST_XDIST_WORKER"):
-        path = _slow_list(config._tmp_path_factory.getbasetemp().parent)
+        path = _end_to_end_list(config._tmp_path_factory.getbasetemp().parent)
         tmp = path.with_name(f"{path.name}.{os.environ['PYTEST_XDIST_WORKER']}")
-        tmp.write_text("".join(f"{i.nodeid}\n" for i in slow))
+        tmp.write_text("".join(f"{i.nodeid}\n" for i in long))
         tmp.replace(path)  # every worker writes the same list
 
 
@@ -58,11 +62,11 @@ def pytest_xdist_make_scheduler(config, log):
 
         def _split_scope(self, nodeid: str) -> str:
             if self._alone is None:
-                path = _slow_list(config._tmp_path_factory.getbasetemp())
+                path = _end_to_end_list(config._tmp_path_factory.getbasetemp())
                 self._alone = set(path.read_text().splitlines()) if path.exists() else set()
             return nodeid if nodeid in self._alone else nodeid.split("::", 1)[0]
 
-    config.option.loadscopereorder = False  # units in collection order: the slow tests first
+    config.option.loadscopereorder = False  # units in collection order: the end-to-end tests first
     return LongFirst(config, log)
 
 

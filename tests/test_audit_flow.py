@@ -20,7 +20,7 @@ def cli(*args, env):
     return r.stdout
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_rejected_artifact_is_regenerated_and_requeued(tmp_path):
     ws = tmp_path / "ws"
     env = dict(os.environ, FACTFORGE_WORKSPACE=str(ws), FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"))

@@ -222,7 +222,7 @@ def test_admin_token_guards_admin_pages_and_the_browser(desk):
     assert a.get("/admin").status_code == 200 and a.get("/bundles").status_code == 200
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_rejection_rebuild_and_requeue_show_on_the_dashboard(tmp_path):
     """Text-only _mock: three reviewers reject one artifact in the browser pages; the dashboard
     says it waits for a build; the next build regenerates it (dashboard: rebuilt, not queued);

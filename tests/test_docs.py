@@ -85,7 +85,7 @@ def test_runnable_blocks_are_found():
             assert script.strip(), f"{name}:{line}: a runnable block without a '$ ' command"
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_every_runnable_block_runs(tmp_path, mock_task_ws_copy):
     """README.md and docs/ in order, one shared working directory and workspace: a guide may
     use the `_mock` bundle and pack that the README's walkthrough made. The workspace starts

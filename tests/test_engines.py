@@ -11,7 +11,7 @@ from outputs.bundle import verify_bundle
 from pipeline.build import build_partition, dask_cluster
 from pipeline.resources import BuildSettings, Execution, Workspace
 
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.end_to_end
 
 
 def _build(tmp_path, name, execution):

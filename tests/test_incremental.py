@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-pytestmark = pytest.mark.slow
+pytestmark = pytest.mark.end_to_end
 
 
 def _build(domains: Path, ws: Path, out: Path) -> tuple[int, int, Path]:

@@ -599,7 +599,7 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     assert [t.id for t in index.tasks] == [CLIENT_TASK]
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(ws, tmp_path, monkeypatch):
     """Full modality profile: screenshots are read by OCR and call audio by speech recognition,
     and the held fact is proven absent from those readings too."""

@@ -65,7 +65,7 @@ def test_verify_detects_one_changed_byte(built, tmp_path):
     assert "missing: " + victim in r.stderr and "extra: extra.txt" in r.stderr
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_rebuild_same_seed_is_byte_identical(built, mock_full_rebuild):
     b = built
     # the same seed again in a fresh workspace: nothing cached, everything rendered again (the
@@ -77,7 +77,7 @@ def test_rebuild_same_seed_is_byte_identical(built, mock_full_rebuild):
         assert (b / f["path"]).read_bytes() == (b2 / f["path"]).read_bytes(), f["path"]
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_an_in_process_build_leaves_sigterm_as_it_found_it(mock_full_rebuild):
     """Dagster's run points SIGTERM at SIGINT's handler and leaves it there: in a background
     job (SIGINT ignored) every program started after a build would ignore SIGTERM."""
@@ -85,7 +85,7 @@ def test_an_in_process_build_leaves_sigterm_as_it_found_it(mock_full_rebuild):
     assert after == before
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_different_seed_gives_different_bundle(built, tmp_path):
     b = built
     out = tmp_path / "out"

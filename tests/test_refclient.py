@@ -39,7 +39,7 @@ def _world(name: str, sim_suite):
 
 
 # airline's cases draw on its held-out suite (generated once per run): slow
-CASES = [pytest.param(d, dep, marks=[pytest.mark.slow] if d == "airline" else [])
+CASES = [pytest.param(d, dep, marks=[pytest.mark.end_to_end] if d == "airline" else [])
          for d in ("_mock", "airline") for dep in sorted(builtin_deployments(get_pack(d).path))]
 
 

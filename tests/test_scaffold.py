@@ -173,7 +173,7 @@ def test_cli_new_domain(tmp_path):
     assert re.search(r"\d+ facts, 0 unparsed lines", r.stdout)
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_scaffolded_domain_builds_and_verifies(tmp_path):
     from transforms.registry import kinds
     assert kinds(), "no artifact kinds registered (transforms families are empty)"

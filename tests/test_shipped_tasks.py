@@ -25,7 +25,7 @@ def opts(tmp_path_factory):
     return BuildOptions(seed=0, workspace=tmp_path_factory.mktemp("guard-ws"), workers=1)
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 @pytest.mark.parametrize("domain", BUILT_IN)
 def test_every_built_in_task_can_build(domain, sim_suite, suite_workspace):
     """The guard of every task spec of a built-in domain, on the run's shared suite cache: the

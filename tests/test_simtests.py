@@ -22,7 +22,7 @@ MIN_TESTS = {"airline": 60, "retail": 60, "telecom": 60, "banking": 150}
 
 
 # a built-in domain's suite takes from seconds (telecom) to minutes (banking) to generate and check
-@pytest.fixture(scope="module", params=[pytest.param(d, marks=pytest.mark.slow) for d in BUILT_IN])
+@pytest.fixture(scope="module", params=[pytest.param(d, marks=pytest.mark.end_to_end) for d in BUILT_IN])
 def built(request, sim_suite):
     """(world, seed database, its held-out suite): the suite generated once per run (shared
     with the guard's and the other tests' of the same world and seed)."""
@@ -153,7 +153,7 @@ def test_what_the_scripted_user_answers_the_llm_user_knows(built):
             assert "cancel_reason" in topics, t.id
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_airline_fee_trap_charges_what_the_policy_says(sim_suite):
     suite = sim_suite("airline", 0)
     fee = next(t for t in suite.tests if t.factforge.scenario == "cancel-main-fee")

@@ -460,7 +460,7 @@ def test_shipped_variants_are_full_rebrands(key):
     assert leaks == []
 
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_halcyon_suite_exercises_every_value_fact_of_the_variant(sim_suite):
     """The rebrand's thin cells are topped up by the seed and its scarce rows held for the tests
     that need them, so every value fact (the Summit/Zenith change fee and bag allowance, the
@@ -497,7 +497,7 @@ def test_the_airline_base_database_needs_no_planted_row():
 
 # --------------------------------------------------------------------------- end to end
 
-@pytest.mark.slow
+@pytest.mark.end_to_end
 def test_cli_builds_the_mock_variant(tmp_path):
     ws, out = tmp_path / "ws", tmp_path / "out"
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock@spokewell", "--out", str(out),
