@@ -367,7 +367,7 @@ def test_a_manual_conditions_table_never_copies_a_whole_statement_into_its_rule_
     that voices it. The cell now names the rule by its section."""
     from facts.models import Condition, Fact, FactKind, SourceSpan
     from transforms.common import Item
-    from transforms.documents.pdf_manual import _rule_rows
+    from transforms.documents.manual_layout import _rule_rows
 
     st = ("An order can only be cancelled if its status is 'pending', and you should check its "
           "status before taking the action.")

@@ -331,9 +331,9 @@ def test_a_manual_introduces_two_sections_of_one_name_once(mock_pack, tmp_path, 
     printed "This section covers Line Suspension." above both (the lint `duplicated_bullet`,
     a renamed import at seed 1). An intro is said once a document (here the manual has one
     intro to choose from, so both sections draw it)."""
-    from transforms.documents import pdf_manual
+    from transforms.documents import manual_layout
 
-    monkeypatch.setattr(pdf_manual, "_INTROS", ["This section covers {sec}."])
+    monkeypatch.setattr(manual_layout, "_INTROS", ["This section covers {sec}."])
     facts = [_fact("The user is not going to have cellular service if the line is suspended.", 95,
                    section=("Common service issues", "Line Suspension")),
              _fact("A suspended line is resumed only after every overdue bill is paid.", 96,

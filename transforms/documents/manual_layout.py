@@ -35,14 +35,142 @@ from ..base import RenderContext
 from ..clock import fmt_date, spec_date
 from ..common import Content, Item, doc_number, font_file, is_name, protect, route_rows, shown_slot
 from ..grammar import say
-from ..headings import heading_path, names_subject, section_of
+from ..headings import condition_values, heading_path, names_subject, section_of
 from ..plan import ArtifactSpec
 
-# The manual's wording lists and its content helpers (`_tree`, `_schedule_row`, `_rule_rows`)
-# live with the transformer; they are read through its module when used, so a list replaced
-# there is the one laid out.
-from . import pdf_manual as manual
 
+# --------------------------------------------------------------------------- wording and content
+
+_TITLES = ["{sec} Standard Operating Procedure", "{sec} Policy Manual", "{company} {sec} Handbook",
+           "{sec} Procedures and Controls", "Operations Manual: {sec}"]
+_NOISE_TITLES = ["Workplace Conduct Guidelines", "Records Management Procedure", "Office Safety Handbook",
+                 "Information Security Awareness Standard", "Travel and Expenses Procedure"]
+# Front matter: the same parts every controlled manual has, worded from this manual's own
+# topic, sections, owner and approver (so two manuals of one company do not repeat each other).
+_PURPOSE = [
+    "{This document|This manual|This procedure} {sets out|describes|records} {the rules and procedures|how} <company> "
+    "staff {apply|follow|use} {when handling|for} <topic>{, from <sec_a> to <sec_b>|, including <sec_a>|}.",
+    "The purpose of this {manual|document} is to give {everyone at <company>|<company> teams|staff in every channel} "
+    "one {consistent|shared|current} reference for <topic>{, in particular <sec_a>|}.",
+    "{This procedure|This manual} documents how <company> handles <topic>{, covering <sec_a> and <sec_b>|}, so that "
+    "customers {receive|get} the same answer whichever channel they use.",
+]
+_SCOPE = [
+    "It applies to {all|every} {customer-facing employee, contractor and partner|employee, contractor and partner "
+    "who deals with customers} {acting on behalf of <company>|working on these cases}.",
+    "{It|The manual} covers {every channel|all channels}: {phone, chat, email and in-person service|calls, chat, "
+    "email and the service desks}.",
+    "{Staff|Everyone who handles these cases} {must read|reads} {it|this manual} during onboarding and {after every "
+    "revision|again whenever <owner> publishes a new version}.",
+    "Where {it|this manual} and an older guide {disagree|differ}, {this manual|the manual} {prevails|"
+    "wins}{; report the conflict to <owner>|}.",
+]
+_RESPONSIBILITIES = [
+    ("Policy owner", "<owner> {maintains|keeps} this {manual|document}{ up to date|}, {approves|signs off} "
+                     "{changes|amendments} to <topic> and {runs|leads} the {annual|yearly} review due <review>."),
+    ("Approver", "<approver> {approves|signs off} each {version|release} before it {is published|takes effect} "
+                 "and {decides|rules on} exceptions {the owner refers|referred by <owner_first>}."),
+    ("Team leads", "{Make sure|Check that} their teams {work|answer} from the current version{ of <doc_id>|} and "
+                   "{escalate|refer} exceptions {on <sec_a>|} to <owner_first>."),
+    ("Front-line staff", "{Apply|Follow} the {rules|clauses} {as written|as published} and {record|note} any "
+                         "exception{ on <sec_b>|} in the customer file."),
+    ("Quality assurance", "{Sample|Review} <qa_sample> interactions {each month|monthly}{ on <topic>|} and "
+                          "{report|send} deviations to <owner_first>."),
+]
+_TERMS = [
+    ("Exception", "{Any|A} decision on <topic> that departs from a clause of this manual; it needs written "
+                  "approval from {a team lead|<approver_first> or a team lead} {before the customer is told|first}."),
+    ("Customer file", "The record of every interaction with a customer, kept in the <short> service system"
+                      "{, where staff note the clause applied| with the clause number applied|}."),
+]
+_INTROS = ["This section covers {sec}.", "The following rules apply to {sec}.",
+           "Staff apply the clauses below when handling {sec}.", "Rules for {sec} are set out below.",
+           "This section describes how we handle {sec}."]
+_NOTES = ["Questions about this section go to {email}.",
+          "Exceptions not covered here must be escalated to a team lead before anything is promised "
+          "to the customer.",
+          "Record the outcome in the customer file, including the clause number applied.",
+          "If the system shows a different figure, stop and contact {email} before proceeding."]
+_NOISE_SECTIONS = [
+    ("General principles", ["Treat colleagues and customers with courtesy and respect.",
+                            "Raise concerns early and through the proper channel.",
+                            "Keep shared areas tidy and leave meeting rooms as you found them."]),
+    ("Records and documentation", ["Store working files in the team folder, not on personal devices.",
+                                   "Name documents consistently so that others can find them.",
+                                   "Dispose of paper records in the secure bins provided."]),
+    ("Reporting concerns", ["Report incidents to your line manager as soon as practicable.",
+                            "Reports can also be made anonymously through the ethics line.",
+                            "Retaliation against anyone raising a concern in good faith is not tolerated."]),
+    ("Training", ["Complete the assigned e-learning modules during onboarding.",
+                  "Refresher training is scheduled by the learning team each year.",
+                  "Team leads track completion and follow up on overdue modules."]),
+]
+_REVISION_NOTES = ["Initial release.", "Formatting and numbering updated.", "Annual review; no material changes.",
+                   "Clarified escalation contacts.", "Aligned wording with the customer terms.",
+                   "Added examples and cross-references."]
+_NOW = ["Replaced in version {v}: now {value}.", "Version {v} sets it at {value}.", "Current figure since {v}: {value}.",
+        "Now {value} (version {v})."]
+
+
+def _schedule_row(it: Item) -> bool:
+    """Catalog cells (a value per product and attribute, current or as they stood in an older
+    version, no rumour to correct) go in a schedule grid (`transforms.catalog`) instead of a
+    clause paragraph, whatever their rendition: a schedule's cell is a label and a figure, not
+    anybody's sentence, so a manual never spells its catalog out one sentence per cell; a cell
+    given by a schedule code stays a clause."""
+    return (it.current or it.role == "stale") and not it.rumours and bool(it.value) and K.is_cell(it.fact)
+
+
+def _applies(it: Item, names: bool = True) -> str:
+    conds = [c for c in it.fact.conditions if c.attribute != "attribute"]
+    values = condition_values(it.fact)  # as the statement writes them
+    return "; ".join(f"{c.attribute}: {v}" if names else v for c, v in zip(conds, values))
+
+
+def _rule_rows(conditioned: list[tuple[int, Item]]) -> list[tuple[str, str, str, str]]:
+    """(applies to, rule, value, clause) rows of the conditions table: the rule without the
+    condition the first column names. Rows of one rule stand together (in the order the
+    rules first come) and the rule is written once for them, as a merged cell would be,
+    not repeated line after line; the case a row applies to likewise, within a rule.
+    A rule whose only label is its whole statement (no short label names it) is named by
+    its section: the clause the row points to states it, and a table cell that copied the
+    statement would put the policy's words beside a voiced clause."""
+    rows = []
+    for i, it in conditioned:
+        rule = it.label
+        if rule.strip().rstrip(".") == it.fact.statement.strip().rstrip("."):
+            rule = section_of(it.fact, "Rule")
+        shown = ", ".join(condition_values(it.fact))
+        if shown and rule.endswith(f" ({shown})"):
+            rule = rule[:-len(shown) - 3]
+        rows.append((_applies(it), rule, it.value or "see clause", str(i)))
+    first = {}
+    for r in rows:
+        first.setdefault(r[1], len(first))
+    rows.sort(key=lambda r: first[r[1]])  # stable: clause order within a rule
+    out, last, last_applies = [], None, None
+    for applies, rule, value, i in rows:
+        same_rule = rule == last
+        shown_applies = "" if applies and same_rule and applies == last_applies else applies
+        out.append((shown_applies or ("-" if not applies else ""), "" if same_rule else rule, value, i))
+        last, last_applies = rule, applies
+    return out
+
+
+def _tree(items: list[Item]) -> "OrderedDict":
+    root: OrderedDict = OrderedDict()
+    for it in items:
+        path = heading_path(it.fact) or ["General"]
+        if len(path) > 3:
+            path = path[:2] + [" / ".join(path[2:])]
+        node = root
+        for name in path:
+            node = node.setdefault(name, OrderedDict())
+        node.setdefault(None, []).append(it)
+    return root
+
+
+# --------------------------------------------------------------------------- layout
 
 _FONTS = {"FFSans": ("sans", False), "FFSans-Bold": ("sans", True),
           "FFSans-Oblique": ("sans-oblique", False), "FFSans-BoldOblique": ("sans-oblique", True)}
@@ -165,9 +293,9 @@ class Manual:
         if spec.title:
             title = spec.title
         elif spec.noise:
-            title = rng.choice(manual._NOISE_TITLES)
+            title = rng.choice(_NOISE_TITLES)
         else:
-            title = rng.choice(manual._TITLES).format(sec=topic, company=brand.short_name or brand.company)
+            title = rng.choice(_TITLES).format(sec=topic, company=brand.short_name or brand.company)
         doc_id = doc_number(ctx, rng, "SOP" if rng.random() < 0.6 else "POL")
         major, minor = rng.randint(2, 6), rng.randint(0, 3)
         if spec.series:  # versions of one document share its number; a later version has a higher one
@@ -305,12 +433,12 @@ class Manual:
         S, rng, fm, story, P = self.S, self.rng, self.fm, self.story, self.P
         self.n += 1
         story.append(self.heading(f"{self.n} Purpose and scope", 0))
-        story.append(P(say(rng.choice(manual._PURPOSE), rng, fm)))
-        story.append(P(" ".join(say(t, rng, fm) for t in rng.sample(manual._SCOPE, 2))))
+        story.append(P(say(rng.choice(_PURPOSE), rng, fm)))
+        story.append(P(" ".join(say(t, rng, fm) for t in rng.sample(_SCOPE, 2))))
         self.n += 1
         story.append(self.heading(f"{self.n} Roles and responsibilities", 0))
         rows = [[Paragraph("Role", S["cellhead"]), Paragraph("Responsibility", S["cellhead"])]]
-        rows += [[P(r, "cell"), P(say(d, rng, fm), "cell")] for r, d in manual._RESPONSIBILITIES]
+        rows += [[P(r, "cell"), P(say(d, rng, fm), "cell")] for r, d in _RESPONSIBILITIES]
         story += [self.table(rows, [1.6 * inch, self.doc.width - 1.6 * inch]), Spacer(1, 6)]
         # a term is a name ("Customer file"), never a clause up to its " is " ("Common reasons
         # include: Roaming Issues (When User is Abroad)": its wrapped lines would print twice)
@@ -321,7 +449,7 @@ class Manual:
                 if is_name(term):
                     defined[term] = d.fact.statement
         terms = list(defined.items())[:6]
-        terms += [(t, say(d, rng, fm)) for t, d in manual._TERMS]
+        terms += [(t, say(d, rng, fm)) for t, d in _TERMS]
         self.n += 1
         story.append(self.heading(f"{self.n} Definitions", 0))
         rows = [[Paragraph("Term", S["cellhead"]), Paragraph("Meaning", S["cellhead"])]]
@@ -336,8 +464,8 @@ class Manual:
         if self.spec.noise:
             self._noise_sections(email)
             return
-        notes = rng.sample(manual._NOTES, len(manual._NOTES))
-        for name, child in manual._tree(self.items).items():
+        notes = rng.sample(_NOTES, len(_NOTES))
+        for name, child in _tree(self.items).items():
             self.n += 1
             story.append(self.heading(f"{self.n} {name}", 0))
             self._emit(child, str(self.n), 0, [name])
@@ -349,8 +477,8 @@ class Manual:
 
     def _noise_sections(self, email: str) -> None:
         rng, story = self.rng, self.story
-        noise_notes = rng.sample(manual._NOTES, len(manual._NOTES))
-        for name, paras in manual._NOISE_SECTIONS:
+        noise_notes = rng.sample(_NOTES, len(_NOTES))
+        for name, paras in _NOISE_SECTIONS:
             self.n += 1
             story.append(self.heading(f"{self.n} {name}", 0))
             for i, para in enumerate(paras, 1):
@@ -376,12 +504,12 @@ class Manual:
         "applies to" table of its conditioned clauses."""
         S, story, w = self.S, self.story, self.w
         if names_subject(path[-1]):  # never "This section covers general."
-            intro = self.rng.choice(manual._INTROS).format(sec=w.lower_first(path[-1]))
+            intro = self.rng.choice(_INTROS).format(sec=w.lower_first(path[-1]))
             if intro not in self._intros:  # two sections of one name ("Line Suspension" in two
                 self._intros.add(intro)    # policy documents) are introduced once
                 story.append(self.P(intro))
-        clauses = [it for it in leaf_items if not manual._schedule_row(it)]
-        rows_in = [it for it in leaf_items if manual._schedule_row(it)]
+        clauses = [it for it in leaf_items if not _schedule_row(it)]
+        rows_in = [it for it in leaf_items if _schedule_row(it)]
         for i, it in enumerate(clauses, 1):
             block = []
             for h in it.rumours:
@@ -399,7 +527,7 @@ class Manual:
         if conditioned:
             P = self.P
             rows = [[Paragraph(h, S["cellhead"]) for h in ("Applies to", "Rule", "Value", "Clause")]]
-            for applies, rule, value, i in manual._rule_rows(conditioned):
+            for applies, rule, value, i in _rule_rows(conditioned):
                 rows.append([P(applies, "cell"), P(rule, "cell"), P(value, "cell"), P(f"{num}.{i}", "cell")])
             story.extend([Spacer(1, 2), self.table(rows, [1.7 * inch, self.doc.width - 3.9 * inch, 1.4 * inch,
                                                           0.8 * inch]), Spacer(1, 6)])
@@ -468,8 +596,8 @@ class Manual:
         rng, w, date, major, minor, P = self.rng, self.w, self.date, self.major, self.minor, self.P
         entries: list[tuple[dt.date, str, str, bool]] = []  # (date, author, change, a superseded value)
         start = date - dt.timedelta(days=rng.randint(700, 1400))
-        entries.append((start, w.person(rng, "manager"), manual._REVISION_NOTES[0], False))
-        for k, note in enumerate(rng.sample(manual._REVISION_NOTES[1:], rng.randint(1, 3))):
+        entries.append((start, w.person(rng, "manager"), _REVISION_NOTES[0], False))
+        for k, note in enumerate(rng.sample(_REVISION_NOTES[1:], rng.randint(1, 3))):
             d = start + dt.timedelta(days=(k + 1) * rng.randint(120, 200))
             if d < date:
                 entries.append((d, w.person(rng, "agent"), note, False))
@@ -483,7 +611,7 @@ class Manual:
                     d = date - dt.timedelta(days=1)
                 # the current value, worded differently entry by entry (one phrase down a column of
                 # changes reads as a template)
-                now = " " + manual._NOW[sum(1 for e in entries if e[3]) % len(manual._NOW)].format(
+                now = " " + _NOW[sum(1 for e in entries if e[3]) % len(_NOW)].format(
                     v=f"{major}.{minor}", value=it.value) if it.value else ""
                 entries.append((d, w.person(rng, "manager"), h.text + now, True))
         for h in self.content.orphans:
