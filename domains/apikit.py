@@ -428,10 +428,24 @@ class DomainApi:
 
     def __init__(self, catalog: Catalog, ctx: ApiContext):
         self.catalog, self.ctx = catalog, ctx
+        self._fingerprint: Optional[str] = None
 
     @property
     def domain(self) -> str:
         return self.catalog.domain
+
+    @property
+    def fingerprint(self) -> str:
+        """What the operations' results depend on besides the database: the domain, the world
+        clock, the brand (id prefixes, product and staff names) and the values, as a hash. Two
+        APIs with one fingerprint leave the same database after the same calls."""
+        if self._fingerprint is None:
+            brand = getattr(self.ctx.pack, "brand", None)
+            self._fingerprint = content_hash([
+                self.catalog.domain, str(getattr(getattr(self.ctx.pack, "info", None), "now", None)),
+                brand.model_dump(mode="json") if isinstance(brand, BaseModel) else None,
+                {k: self.ctx.values[k] for k in sorted(self.ctx.values)}])
+        return self._fingerprint
 
     def operations(self) -> list[Operation]:
         return self.catalog.operations()

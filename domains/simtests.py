@@ -310,7 +310,9 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
     core = {"slug": sc.slug, "gold": sc.gold, "naive": sc.naive, "reason": sc.reason, "opening": sc.opening,
             "known": sc.known, "instructions": sc.instructions, "communicate": sc.communicate}
     tid = f"{domain}.{_slug(sc.slug)}.{content_hash(core)[:10]}"
-    gold_db = _copy(ctx.db)
+    # a replay is deterministic: no calls leave the seed database (`initial`), and naive
+    # actions that are the gold's leave the gold's database; neither is copied nor hashed again
+    gold_db = _copy(ctx.db) if sc.gold else ctx.db
     for i, out in enumerate(ctx.api.replay(gold_db, [Call(name=n, arguments=a) for n, a in sc.gold])):
         if not out.ok:
             raise FactforgeError(f"{where}: gold action {i} ({out.name}) failed: {out.error.code}: "
@@ -318,15 +320,20 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
     problems = check(gold_db)
     if problems:
         raise FactforgeError(f"{where}: the gold outcome breaks the domain check: {problems[:3]}")
-    expected = db_hash(gold_db)
+    expected = db_hash(gold_db) if sc.gold else initial
     if expected == initial and not sc.communicate:
         raise FactforgeError(f"{where}: a do-nothing agent would pass (no write and nothing to communicate)")
-    naive_db = _copy(ctx.db)
-    for i, out in enumerate(ctx.api.replay(naive_db, [Call(name=n, arguments=a) for n, a in sc.naive])):
-        if not out.ok:
-            raise FactforgeError(f"{where}: naive action {i} ({out.name}) failed: {out.error.code}: "
-                                 f"{out.error.message}")
-    naive = db_hash(naive_db)
+    if sc.naive == sc.gold:
+        naive = expected
+    elif not sc.naive:
+        naive = initial
+    else:
+        naive_db = _copy(ctx.db)
+        for i, out in enumerate(ctx.api.replay(naive_db, [Call(name=n, arguments=a) for n, a in sc.naive])):
+            if not out.ok:
+                raise FactforgeError(f"{where}: naive action {i} ({out.name}) failed: {out.error.code}: "
+                                     f"{out.error.message}")
+        naive = db_hash(naive_db)
     if sc.trap != "none" and naive == expected and not sc.communicate:
         raise FactforgeError(f"{where}: a policy trap that the naive agent passes")
 

@@ -22,7 +22,7 @@ def _build(tmp_path, name, execution):
 def test_one_worker_two_workers_and_dask_build_the_same_bundle(tmp_path, mock_full_build, mock_full_rebuild):
     pooled, _ = mock_full_build  # `factforge build --domain _mock --seed 0`: a process pool on every core
     one = mock_full_rebuild      # the same build by one inline worker, in a fresh workspace
-    with dask_cluster(3) as address:
+    with dask_cluster(2) as address:
         dask = _build(tmp_path, "dask", Execution(engine="dask", dask_address=address))
     assert one["rendered"] == dask.rendered == one["extracted"] == dask.extracted > 20  # nothing cached
     assert one["version"] == dask.version == pooled.name

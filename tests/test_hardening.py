@@ -253,7 +253,7 @@ def test_broken_json_and_oversized_values_are_one_line(bundle):
 
 @pytest.mark.slow
 def test_verify_memory_does_not_grow_with_the_number_of_entries(tmp_path, monkeypatch):
-    """Peak Python memory of verify on manifests of 24,000 and 96,000 entries (files absent:
+    """Peak Python memory of verify on manifests of 12,000 and 48,000 entries (files absent:
     every entry is reported missing): the larger one may not need more than a little extra.
     Both manifests are larger than the reader's buffers (a 6,000-entry manifest is not: its
     peak is about 1 MB lower while the buffers fill, then memory stays flat)."""
@@ -263,7 +263,7 @@ def test_verify_memory_does_not_grow_with_the_number_of_entries(tmp_path, monkey
     monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
     from bench_verify import write_big_manifest  # the benchmark's manifest writer
     peaks = []
-    for n in (24000, 96000):
+    for n in (12000, 48000):
         b = tmp_path / f"b{n}"
         write_big_manifest(b, n)
         count = [0]

@@ -363,15 +363,13 @@ def converse(host, user, max_steps: int) -> tuple[list[Message], str, Optional[s
 def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Message], backend) -> dict[str, Component]:
     agent_msgs = [m.content for m in messages if m.role == "assistant"]
     calls = backend.committed()
-    final_db, failed = rewards.replay_db(ctx.api, ctx.db, calls)
     out: dict[str, Component] = {}
     basis = list(test.evaluation_criteria.reward_basis)
     if cfg.judge and test.evaluation_criteria.nl_assertions and "NL_ASSERTION" not in basis:
         basis.append("NL_ASSERTION")
     for b in basis:
         if b == "DB":
-            out[b] = rewards.score_db(test, final_db, failed, ctx.seed_hash if not calls else
-                                      rewards.final_hash(ctx.seed_hash, ctx.api.catalog.domain, calls, final_db))
+            out[b] = rewards.score_db(test, *rewards.replay_outcome(ctx.api, ctx.db, ctx.seed_hash, calls))
         elif b == "COMMUNICATE":
             out[b] = rewards.score_communicate(
                 test, agent_msgs, heard=[m.content for m in messages if m.role == "user"],
@@ -379,7 +377,7 @@ def grade(test: SimTest, ctx: TaskContext, cfg: EvalConfig, messages: list[Messa
         elif b == "ACTION":
             out[b] = rewards.score_actions(test, backend.log)
         elif b == "ENV_ASSERTION":
-            out[b] = rewards.score_env(ctx.check(final_db))
+            out[b] = rewards.score_env(ctx.check(rewards.replay_db(ctx.api, ctx.db, calls)[0]))
         elif b == "NL_ASSERTION":
             out[b] = rewards.score_nl(test, [m.model_dump() for m in messages], cfg.judge,
                                       mock_response=cfg.judge_mock_response)

@@ -154,25 +154,29 @@ def replay_db(api: DomainApi, seed_db: dict, calls: list[Call]) -> tuple[dict, l
     return db, failed
 
 
-_FINAL_HASHES: dict[tuple, str] = {}
+_REPLAYED: dict[tuple, tuple[str, tuple[str, ...]]] = {}
 
 
-def final_hash(seed_hash: str, domain: str, calls: list[Call], final_db: dict) -> str:
-    """The hash of `final_db`, the database `calls` leave on the seed database `seed_hash`:
-    a pure function of the three, remembered (the reference agents make the same calls on
-    every rules set of a domain, and hashing a large database costs more than replaying)."""
-    key = (seed_hash, domain, json.dumps([[c.name, c.arguments] for c in calls], sort_keys=True, default=str))
-    got = _FINAL_HASHES.get(key)
+def replay_outcome(api: DomainApi, seed_db: dict, seed_hash: str, calls: list[Call]) -> tuple[str, list[str]]:
+    """(hash of the database `calls` leave on `seed_db`, failed replays by name): a pure
+    function of the seed database (`seed_hash` is its hash), the API's fingerprint and the
+    calls, remembered. The reference agents make the same calls on every rules set of a
+    domain, and copying and hashing a large database costs more than replaying: a call list
+    seen before is neither replayed nor hashed again."""
+    if not calls:
+        return seed_hash, []
+    key = (seed_hash, api.fingerprint, json.dumps([[c.name, c.arguments] for c in calls], sort_keys=True, default=str))
+    got = _REPLAYED.get(key)
     if got is None:
-        if len(_FINAL_HASHES) >= 65536:
-            _FINAL_HASHES.clear()
-        got = _FINAL_HASHES[key] = db_hash(final_db)
-    return got
+        if len(_REPLAYED) >= 65536:
+            _REPLAYED.clear()
+        final_db, failed = replay_db(api, seed_db, calls)
+        got = _REPLAYED[key] = (db_hash(final_db), tuple(failed))
+    return got[0], list(got[1])
 
 
-def score_db(test: SimTest, final_db: dict, failed: list[str], got: Optional[str] = None) -> Component:
-    """`got`: the final database's hash when the caller knows it (no call replayed)."""
-    got = got or db_hash(final_db)
+def score_db(test: SimTest, got: str, failed: list[str]) -> Component:
+    """`got`: the hash of the database the conversation's writes left (`replay_outcome`)."""
     want = test.factforge.expected_db_hash
     return Component(name="DB", score=float(got == want),
                      detail={"hash": got, "expected": want, "failed_replays": failed})
