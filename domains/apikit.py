@@ -47,7 +47,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.json_schema import models_json_schema
 
 from facts.hashing import content_hash
@@ -123,6 +123,29 @@ class Result(BaseModel):
     """Base of result models: a projection of a database record (fields the model does not
     name are left out; the published schema is closed)."""
     model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
+
+
+def projection(row: type[BaseModel], fields: Optional[str] = None, /, *, title: Optional[str] = None,
+               **types: Any) -> type[Result]:
+    """A result model that shows records of `row`, a database model of the pack's `model.py`:
+    the fields named in `fields` (space-separated, in this order; all of the row's when None),
+    each typed as in `row` unless `types` gives its type in the API, or its (type, default),
+    which a field the row lacks needs. A field keeps the row's default; one that may be null
+    and has none defaults to None. The model is named like `row` unless `title` names it."""
+    spec: dict[str, Any] = {}
+    for name in fields.split() if fields is not None else list(row.model_fields):
+        src, t = row.model_fields.get(name), types.pop(name, None)
+        if isinstance(t, tuple):
+            spec[name] = t
+        elif src is None:
+            raise TypeError(f"{row.__name__} has no field {name!r}: give its (type, default)")
+        else:
+            t = src.annotation if t is None else t
+            nullable = type(None) in typing.get_args(t)
+            spec[name] = (t, src.default if not src.is_required() else None if nullable else ...)
+    if types:
+        raise TypeError(f"types given for fields not shown: {', '.join(sorted(types))}")
+    return create_model(title or row.__name__, __base__=Result, **spec)
 
 
 def _cents(x: float) -> float:

@@ -16,12 +16,14 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
+from domains import records
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, code_id, conflict, invalid,
-                            money, next_id, not_found, row)
+                            money, next_id, not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
 from domains.records import find_by_email, record_handoff
 from domains.seedkit import add_months
 
+from . import model
 from .rules import arrival_at, departure_at
 
 CATALOG = Catalog("airline", title="Larkspur Airways Reservations API",
@@ -35,94 +37,25 @@ Desk = Literal["human_agent", "duty_manager", "baggage_services"]
 
 # ------------------------------------------------------------------------------ results
 
-class Address(Result):
-    line1: str
-    line2: str
-    city: str
-    state: str
-    zip: str
-    country: str
-
-
-class Membership(Result):
-    program: str
-    tier: str
-    qualifying_miles: int
-
-
-class PaymentMethod(Result):
-    id: str
-    type: Literal["credit_card", "gift_card", "travel_certificate"]
-    brand: Optional[str] = None
-    last_four: Optional[str] = None
-    expires: Optional[str] = None
-    balance: Optional[float] = None
-    amount: Optional[float] = None
-    status: Optional[str] = None
-    issued_at: Optional[dt.datetime] = None
-    expires_on: Optional[dt.date] = None
-
-
-class Person(Result):
-    first_name: str
-    last_name: str
-    date_of_birth: dt.date
-
-
-class User(Result):
-    user_id: str
-    name: str
-    email: str
-    phone: str
-    date_of_birth: dt.date
-    address: Address
-    home_airport: str
-    membership: Membership
-    payment_methods: list[PaymentMethod]
-    saved_passengers: list[Person]
-    reservations: list[str]
-
-
-class UserRef(Result):
-    user_id: str
-    name: str
-
-
-class Leg(Result):
-    flight_number: str
-    date: dt.date
-    origin: str
-    destination: str
-    price: float
-
-
-class Cancellation(Result):
-    cancelled_at: dt.datetime
-    reason: str
-    refund_amount: float
-
-
-class Reservation(Result):
-    reservation_id: str
-    user_id: str
-    origin: str
-    destination: str
-    trip_type: Literal["one_way", "round_trip"]
-    cabin: str
-    created_at: dt.datetime
-    status: str
-    flights: list[Leg]
-    passengers: list[Person]
-    total_bags: int
-    free_bags: int
-    paid_bags: int
-    bag_fee: float
-    insurance: bool
-    insurance_fee: float
-    fare_total: float
-    changes: list[dict[str, Any]]
-    payment_history: list[Payment]
-    cancellation: Optional[Cancellation] = None
+Address = projection(records.Address)
+Membership = projection(model.Membership)
+PaymentMethod = projection(model.PaymentMethod, "id type brand last_four expires balance amount status issued_at "
+                                                "expires_on",
+                           status=Optional[str], issued_at=Optional[dt.datetime], expires_on=Optional[dt.date])
+Person = projection(model.Person, date_of_birth=dt.date)
+User = projection(model.User, "user_id name email phone date_of_birth address home_airport membership payment_methods "
+                              "saved_passengers reservations",
+                  date_of_birth=dt.date, address=Address, membership=Membership, payment_methods=list[PaymentMethod],
+                  saved_passengers=list[Person])
+UserRef = projection(model.User, "user_id name", title="UserRef")
+Leg = projection(model.Leg, "flight_number date origin destination price", date=dt.date)
+Cancellation = projection(model.Cancellation, "cancelled_at reason refund_amount", cancelled_at=dt.datetime, reason=str)
+Reservation = projection(model.Reservation, "reservation_id user_id origin destination trip_type cabin created_at "
+                                            "status flights passengers total_bags free_bags paid_bags bag_fee "
+                                            "insurance insurance_fee fare_total changes payment_history cancellation",
+                         created_at=dt.datetime, status=str, flights=list[Leg], passengers=list[Person],
+                         changes=list[dict[str, Any]], payment_history=list[Payment],
+                         cancellation=Optional[Cancellation])
 
 
 class ReservationSummary(Result):
@@ -186,22 +119,8 @@ class Certificate(Result):
     approved_by: Optional[str] = None
 
 
-class Voucher(Result):
-    id: str
-    reservation_id: str
-    kind: Literal["meal", "hotel"]
-    amount: float
-    flight_number: str
-    date: dt.date
-    issued_at: dt.datetime
-
-
-class Handoff(Result):
-    id: str
-    user_id: str
-    desk: str
-    reservation_id: Optional[str] = None
-    at: dt.datetime
+Voucher = projection(model.Voucher, date=dt.date, issued_at=dt.datetime)
+Handoff = projection(model.Handoff, desk=str, at=dt.datetime)
 
 
 # ------------------------------------------------------------------------------ helpers

@@ -17,12 +17,14 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid,
-                            next_id, not_found, row)
+from domains import records
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid, next_id,
+                            not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
 from domains.records import find_by_email, record_handoff
 from domains.seedkit import add_months, cents
 
+from . import model
 from .rules import price_on
 
 CATALOG = Catalog("retail", title="Juniper Row Orders API",
@@ -37,99 +39,25 @@ ReturnReason = Literal["no longer needed", "changed my mind", "did not fit the s
 
 # ------------------------------------------------------------------------------ results
 
-class Address(Result):
-    line1: str
-    line2: str = ""
-    city: str
-    state: str
-    zip: str
-    country: str = "US"
-
-
-class Loyalty(Result):
-    program: str
-    tier: str
-    spend_last_12_months: float
-    points_balance: int
-
-
-class PaymentMethod(Result):
-    id: str
-    type: Literal["card", "paypal", "gift_card", "store_credit"]
-    brand: Optional[str] = None
-    last_four: Optional[str] = None
-    email: Optional[str] = None
-    balance: Optional[float] = None
-    expires_on: Optional[dt.date] = None
-
-
-class Customer(Result):
-    customer_id: str
-    name: str
-    email: str
-    phone: str
-    birthday: dt.date
-    default_address: Address
-    loyalty: Loyalty
-    payment_methods: list[PaymentMethod]
-    orders: list[str]
-
-
-class CustomerRef(Result):
-    customer_id: str
-    name: str
-
-
-class Line(Result):
-    item_id: str
-    product_id: str
-    name: str
-    category: str
-    options: dict[str, str]
-    price: float
-    final_sale: bool
-
-
-class Fulfillment(Result):
-    carrier: str
-    tracking_number: str
-    shipped_at: dt.datetime
-    delivered_at: Optional[dt.datetime] = None
-
-
-class ReturnRequest(Result):
-    return_id: str
-    requested_at: dt.datetime
-    line_indexes: list[int]
-    reason: str
-    condition: str
-    refund_to: str
-    restocking_fee: float
-    label_fee: float
-    refund_amount: float
-    bonus: float
-    status: str
-
-
-class Order(Result):
-    order_id: str
-    customer_id: str
-    placed_at: dt.datetime
-    status: str
-    shipping_method: str
-    shipping_address: Address
-    items: list[Line]
-    subtotal: float
-    shipping_fee: float
-    oversized_fee: float
-    total: float
-    points_earned: int
-    fulfillment: Optional[Fulfillment] = None
-    modifications: list[dict[str, Any]]
-    returns: list[ReturnRequest]
-    exchanges: list[dict[str, Any]]
-    price_adjustments: list[dict[str, Any]]
-    payment_history: list[Payment]
+Address = projection(records.Address, line2=(str, ""), country=(str, "US"))
+Loyalty = projection(model.Loyalty, "program tier spend_last_12_months points_balance")
+PaymentMethod = projection(model.PaymentMethod, "id type brand last_four email balance expires_on",
+                           expires_on=Optional[dt.date])
+Customer = projection(model.Customer, birthday=dt.date, default_address=Address, loyalty=Loyalty,
+                      payment_methods=list[PaymentMethod])
+CustomerRef = projection(model.Customer, "customer_id name", title="CustomerRef")
+Line = projection(model.Line, "item_id product_id name category options price final_sale")
+Fulfillment = projection(model.Fulfillment, shipped_at=dt.datetime, delivered_at=Optional[dt.datetime])
+ReturnRequest = projection(model.Return, "return_id requested_at line_indexes reason condition refund_to "
+                                         "restocking_fee label_fee refund_amount bonus status",
+                           title="ReturnRequest", requested_at=dt.datetime, condition=str, refund_to=str, status=str)
+Order = projection(model.Order, "order_id customer_id placed_at status shipping_method shipping_address items "
+                                "subtotal shipping_fee oversized_fee total points_earned fulfillment modifications "
+                                "returns exchanges price_adjustments payment_history",
+                   placed_at=dt.datetime, status=str, shipping_method=str, shipping_address=Address, items=list[Line],
+                   fulfillment=Optional[Fulfillment], modifications=list[dict[str, Any]],
+                   returns=list[ReturnRequest], exchanges=list[dict[str, Any]],
+                   price_adjustments=list[dict[str, Any]], payment_history=list[Payment])
 
 
 class OrderSummary(Result):
@@ -144,31 +72,15 @@ class OrderList(Result):
     orders: list[OrderSummary]
 
 
-class Variant(Result):
-    item_id: str
-    options: dict[str, str]
-    price: float
-    available: bool
-
-
-class Product(Result):
-    product_id: str
-    name: str
-    category: str
-    final_sale: bool
-    variants: list[Variant]
+Variant = projection(model.Variant, "item_id options price available")
+Product = projection(model.Product, "product_id name category final_sale variants", variants=list[Variant])
 
 
 class ProductList(Result):
     products: list[Product]
 
 
-class Handoff(Result):
-    id: str
-    customer_id: str
-    desk: str
-    order_id: Optional[str] = None
-    at: dt.datetime
+Handoff = projection(model.Handoff, desk=str, at=dt.datetime)
 
 
 # ------------------------------------------------------------------------------ helpers

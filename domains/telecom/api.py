@@ -16,9 +16,11 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, row
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, projection,
+                            row)
 from domains.seedkit import money
 
+from . import model
 from .rules import REGIONS, cycle_start, next_cycle, timeline
 
 CATALOG = Catalog("telecom", title="Kestrel Mobile Care API",
@@ -29,133 +31,32 @@ Region = Literal["canada_mexico", "caribbean", "europe", "asia_pacific", "latin_
 Desk = Literal["human_agent", "billing_manager", "tier2"]
 
 
-class Autopay(Result):
-    enabled: bool
-    method: str
-
-
-class Customer(Result):
-    id: str
-    name: str
-    email: str
-    zip: str
-    date_of_birth: dt.date
-    credit_class: str
-    plan: str
-    plan_name: str
-    cycle_day: int
-    opened_on: dt.date
-    paperless: bool
-    autopay: Autopay
-    status: str
-    plan_changes: list[dict[str, Any]] = []
-
-
-class Sim(Result):
-    iccid: str
-    type: str
-    wrong_pin_attempts: int
-    status: str
-
-
-class Line(Result):
-    id: str
-    customer_id: str
-    number: str
-    plan: str
-    user: str
-    activated_on: dt.date
-    status: str
-    sim: Sim
-    device_id: str
-    parental_controls: Optional[bool] = None
+Autopay = projection(model.Autopay)
+Customer = projection(model.Customer, autopay=Autopay, status=str, plan_changes=list[dict[str, Any]])
+Sim = projection(model.Sim, type=str, status=str)
+Line = projection(model.Line, "id customer_id number plan user activated_on status sim device_id parental_controls",
+                  status=str, sim=Sim)
 
 
 class LineList(Result):
     lines: list[Line]
 
 
-class BillItem(Result):
-    type: str
-    amount: float
-    line_id: Optional[str] = None
-    for_bill_id: Optional[str] = None
-
-
-class Bill(Result):
-    id: str
-    customer_id: str
-    bill_date: dt.date
-    due_date: dt.date
-    paid_date: Optional[dt.date] = None
-    items: list[BillItem]
-    total: float
-    status: str
+BillItem = projection(model.BillItem, "type amount line_id for_bill_id", type=str)
+Bill = projection(model.Bill, items=list[BillItem], status=str)
 
 
 class BillList(Result):
     bills: list[Bill]
 
 
-class Device(Result):
-    id: str
-    line_id: str
-    model: str
-    imei: str
-    price: float
-    purchased_on: dt.date
-    financed: bool
-    monthly_installment: float
-    installments_billed: int
-    balance_remaining: float
-    protection: bool
-    unlocked: bool
-
-
-class Usage(Result):
-    line_id: str
-    cycle_start: dt.date
-    data_used_gb: float
-    hotspot_used_gb: float
-    allowance_gb: float
-    top_up_gb: float
-    throttled: bool
-
-
-class Ticket(Result):
-    id: str
-    line_id: str
-    issue: str
-    opened_on: dt.date
-    attempts: list[dict[str, Any]]
-    status: str
-    tier: int
-
-
-class PaymentRecord(Result):
-    id: str
-    bill_id: str
-    date: dt.date
-    amount: float
-    method: str
-    fee: float
-
-
-class TopUp(Result):
-    id: str
-    line_id: str
-    size_gb: int
-    date: dt.date
-    price: float
-
-
-class RoamingPass(Result):
-    id: str
-    line_id: str
-    region: str
-    date: dt.date
-    price: float
-    included: bool
+Device = projection(model.Device, "id line_id model imei price purchased_on financed monthly_installment "
+                                  "installments_billed balance_remaining protection unlocked")
+Usage = projection(model.Usage)
+Ticket = projection(model.Ticket, attempts=list[dict[str, Any]], status=str)
+PaymentRecord = projection(model.Payment, "id bill_id date amount method fee", title="PaymentRecord", method=str)
+TopUp = projection(model.TopUp, "id line_id size_gb date price")
+RoamingPass = projection(model.RoamingPass, "id line_id region date price included")
 
 
 class Record(Result):
