@@ -21,6 +21,7 @@ from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, projection,
                             row)
+from domains.records import record_handoff
 from domains.seedkit import add_business_days, add_months, month_end
 
 from . import model
@@ -526,7 +527,4 @@ def transfer_to_human(ctx: ApiContext, db: dict, a: HandoffArgs) -> Record:
     """Refer the customer to another desk: a banker, the branch manager, legal services, the
     fraud team, the hardship team or the Customer Advocacy Office."""
     row(db, "customers", a.customer_id, "customer")
-    hs = db.setdefault("handoffs", {})
-    hid = next_id(hs, "HO", 1)
-    hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}
-    return hs[hid]
+    return record_handoff(ctx, db, dated=True, customer_id=a.customer_id, desk=a.desk)

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, projection,
                             row)
+from domains.records import record_handoff
 from domains.seedkit import money
 
 from . import model
@@ -426,8 +427,5 @@ class TransferArgs(Args):
 def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Record:
     """Hand the customer to a human agent, a billing manager or Tier 2 support."""
     row(db, "customers", a.customer_id, "customer")
-    hs = db.setdefault("handoffs", {})
-    hid = next_id(hs, "HO", 1)
-    hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}
-    return hs[hid]
+    return record_handoff(ctx, db, dated=True, customer_id=a.customer_id, desk=a.desk)
 
