@@ -299,6 +299,17 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
+def _replayed(ctx: ScenarioContext, calls: list, what: str) -> dict:
+    """A fresh copy of the seed database after `calls`; a call that fails raises, naming
+    `what` actions and the call."""
+    db = _copy(ctx.db)
+    for i, out in enumerate(ctx.api.replay(db, [Call(name=n, arguments=a) for n, a in calls])):
+        if not out.ok:
+            raise FactforgeError(f"{what} action {i} ({out.name}) failed: {out.error.code}: {out.error.message} "
+                                 f"{out.error.details}")
+    return db
+
+
 def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -> SimTest:
     """Replay a draft's gold and naive actions on fresh copies of the seed database and
     build the sealed test. Raises FactforgeError naming the scenario on any problem."""
@@ -310,22 +321,14 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
     core = {"slug": sc.slug, "gold": sc.gold, "naive": sc.naive, "reason": sc.reason, "opening": sc.opening,
             "known": sc.known, "instructions": sc.instructions, "communicate": sc.communicate}
     tid = f"{domain}.{_slug(sc.slug)}.{content_hash(core)[:10]}"
-    gold_db = _copy(ctx.db)
-    for i, out in enumerate(ctx.api.replay(gold_db, [Call(name=n, arguments=a) for n, a in sc.gold])):
-        if not out.ok:
-            raise FactforgeError(f"{where}: gold action {i} ({out.name}) failed: {out.error.code}: "
-                                 f"{out.error.message} {out.error.details}")
+    gold_db = _replayed(ctx, sc.gold, f"{where}: gold")
     problems = check(gold_db)
     if problems:
         raise FactforgeError(f"{where}: the gold outcome breaks the domain check: {problems[:3]}")
     expected = db_hash(gold_db)
     if expected == initial and not sc.communicate:
         raise FactforgeError(f"{where}: a do-nothing agent would pass (no write and nothing to communicate)")
-    naive_db = _copy(ctx.db)
-    for i, out in enumerate(ctx.api.replay(naive_db, [Call(name=n, arguments=a) for n, a in sc.naive])):
-        if not out.ok:
-            raise FactforgeError(f"{where}: naive action {i} ({out.name}) failed: {out.error.code}: "
-                                 f"{out.error.message}")
+    naive_db = _replayed(ctx, sc.naive, f"{where}: naive")
     naive = db_hash(naive_db)
     if sc.trap != "none" and naive == expected and not sc.communicate:
         raise FactforgeError(f"{where}: a policy trap that the naive agent passes")
