@@ -212,6 +212,11 @@ def row(db: dict, table: str, key: str, what: str) -> dict:
     return r
 
 
+def owned(db: dict, table: str, owner: str, key: str = "customer_id") -> list[dict]:
+    """The records of `table` whose `key` is `owner`, in the order of their keys."""
+    return [r for _, r in sorted(db[table].items()) if r[key] == owner]
+
+
 def next_id(existing: Iterable[str], prefix: str, start: int, digits: int = 0) -> str:
     """`prefix` + (largest number used after `prefix` + 1), at least `start`; zero-padded to
     `digits`. Deterministic in the database's content."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from typing import Literal, Optional
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, projection, row
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, owned, projection,
+                            row)
 from domains.records import record_handoff
 
 from . import model
@@ -44,7 +45,7 @@ def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
 def list_customer_rentals(ctx: ApiContext, db: dict, a: CustomerArgs) -> RentalList:
     """The customer's rentals, oldest first."""
     row(db, "customers", a.customer_id, "customer")
-    return {"rentals": [r for _, r in sorted(db["rentals"].items()) if r["customer_id"] == a.customer_id]}
+    return {"rentals": owned(db, "rentals", a.customer_id)}
 
 
 @CATALOG.read("/rentals/{rental_id}", resource="rental_id")

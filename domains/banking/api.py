@@ -19,8 +19,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, projection,
-                            row)
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
+                            projection, row)
 from domains.records import record_handoff
 from domains.seedkit import add_business_days, add_months, month_end
 
@@ -157,7 +157,7 @@ def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerR
 def list_accounts(ctx: ApiContext, db: dict, a: CustomerArgs) -> AccountList:
     """The customer's accounts of every kind."""
     row(db, "customers", a.customer_id, "customer")
-    return {"accounts": [x for _, x in sorted(db["accounts"].items()) if x["customer_id"] == a.customer_id]}
+    return {"accounts": owned(db, "accounts", a.customer_id)}
 
 
 @CATALOG.read("/accounts/{account_id}", resource="account_id", tags=("accounts",))
@@ -189,7 +189,7 @@ def list_statements(ctx: ApiContext, db: dict, a: AccountArgs) -> StatementList:
 def list_cards(ctx: ApiContext, db: dict, a: CustomerArgs) -> CardList:
     """The customer's debit and credit cards, any status."""
     row(db, "customers", a.customer_id, "customer")
-    return {"cards": [c for _, c in sorted(db["cards"].items()) if c["customer_id"] == a.customer_id]}
+    return {"cards": owned(db, "cards", a.customer_id)}
 
 
 @CATALOG.read("/disputes/{id}", resource="id", tags=("disputes",))

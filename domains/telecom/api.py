@@ -16,8 +16,8 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, projection,
-                            row)
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
+                            projection, row)
 from domains.records import record_handoff
 from domains.seedkit import money
 
@@ -66,10 +66,6 @@ class Record(Result):
 
 # ------------------------------------------------------------------------------ helpers
 
-def _lines_of(db: dict, cid: str) -> list[dict]:
-    return [ln for _, ln in sorted(db["lines"].items()) if ln["customer_id"] == cid]
-
-
 def _refresh_status(ctx: ApiContext, db: dict, cid: str) -> None:
     """Account and line status after a payment, under the billing system's overdue rules."""
     bills = [b for b in db["bills"].values() if b["customer_id"] == cid]
@@ -78,7 +74,7 @@ def _refresh_status(ctx: ApiContext, db: dict, cid: str) -> None:
     if c["status"] == tl["status"]:
         return
     c["status"] = tl["status"]
-    for ln in _lines_of(db, cid):
+    for ln in owned(db, "lines", cid):
         ln["status"] = tl["status"]
         ln["status_history"].append({"date": ctx.today.isoformat(), "status": tl["status"],
                                      "reason": "overdue balance paid" if tl["status"] == "active" else "non-payment"})
@@ -144,7 +140,7 @@ def find_line_by_number(ctx: ApiContext, db: dict, a: PhoneArgs) -> Line:
 def list_lines(ctx: ApiContext, db: dict, a: CustomerArgs) -> LineList:
     """The account's lines."""
     row(db, "customers", a.customer_id, "customer")
-    return {"lines": _lines_of(db, a.customer_id)}
+    return {"lines": owned(db, "lines", a.customer_id)}
 
 
 @CATALOG.read("/lines/{line_id}", resource="line_id", tags=("accounts",))
@@ -233,7 +229,7 @@ def change_plan(ctx: ApiContext, db: dict, a: PlanArgs) -> Customer:
     c.setdefault("plan_changes", []).append(ch)
     if up:
         c["plan"], c["plan_name"] = a.new_plan, ctx.pack.brand.products.get(f"{a.new_plan} plan", a.new_plan)
-        for ln in _lines_of(db, c["id"]):
+        for ln in owned(db, "lines", c["id"]):
             ln["plan"] = a.new_plan
             _refresh_usage(ctx, db, ln["id"])
     return c
