@@ -19,6 +19,7 @@ class Drafter:
     def __init__(self, ctx: ScenarioContext):
         self.ctx, self.db, self.v, self.F = ctx, ctx.db, ctx.values, ctx.facts
         self.now: dt.datetime = ctx.pack.info.now
+        self.today: dt.date = self.now.date()
         self.used: set[str] = set()
         self.n = 0
 
@@ -33,7 +34,7 @@ class Drafter:
     def answers(self, c: dict, rec: Optional[dict] = None) -> list:
         raise NotImplementedError
 
-    def base(self, slug: str, trap: str, c: dict, rec: Optional[dict], **kw: Any) -> Scenario:
+    def base(self, slug: str, trap: str, c: dict, rec: Optional[dict] = None, **kw: Any) -> Scenario:
         """A draft for customer `c` about record `rec` (or none), with the customer's known
         facts and answers unless `kw` gives them."""
         kw.setdefault("known", self.known(c, rec))
