@@ -1,10 +1,11 @@
 """Records a domain API shares beyond `domains.apikit.row`: finding a customer by email,
 recording a hand-off to staff (the `handoffs` table), and the postal address and dated
-hand-off a database model uses."""
+hand-off a database model uses; for a pack's check, the records that name one that does
+not exist."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import Any, Container, Iterable
 
 from .apikit import ApiContext, next_id, not_found
 from .contract import Row
@@ -45,3 +46,10 @@ def record_handoff(ctx: ApiContext, db: dict, dated: bool = False, **fields: Any
     h = {"id": hid, **fields, **({"date": ctx.today.isoformat()} if dated else {"at": ctx.ts()})}
     handoffs[hid] = h
     return h
+
+
+def unknown_refs(items: Iterable[tuple[str, dict]], what: str, field: str, known: Container[str],
+                 named: str) -> list[str]:
+    """A check's problem for each (id, record) of `items` whose `field` is not in `known`:
+    "<what> <id>: unknown <named> <value>"."""
+    return [f"{what} {rid}: unknown {named} {r[field]}" for rid, r in items if r[field] not in known]

@@ -6,6 +6,8 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
+from domains.records import unknown_refs
+
 from .billing import by_customer, expected_bills, pass_charges
 from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycle, prorated_upgrade, rounded,
                     suspended_on, ticket_status, today_of, values_with)
@@ -55,18 +57,11 @@ def _references(db: dict) -> list[str]:
         if (sim["wrong_pin_attempts"] >= 3) != (sim["status"] == "pin_locked"):
             problems.append(f"line {lid}: SIM status {sim['status']} with {sim['wrong_pin_attempts']} "
                             "wrong PIN entries")
-    for kind, table, key in (("device", devices, "line_id"), ("top-up", topups, "line_id"),
-                             ("roaming pass", passes, "line_id"), ("usage", db["usage"], "line_id"),
-                             ("ticket", db["tickets"], "line_id")):
-        for rid, r in table.items():
-            if r[key] not in lines:
-                problems.append(f"{kind} {rid}: unknown line {r[key]}")
-    for bid, b in bills.items():
-        if b["customer_id"] not in cust:
-            problems.append(f"bill {bid}: unknown customer {b['customer_id']}")
-    for pid, p in payments.items():
-        if p["bill_id"] not in bills:
-            problems.append(f"payment {pid}: unknown bill {p['bill_id']}")
+    for kind, table in (("device", devices), ("top-up", topups), ("roaming pass", passes), ("usage", db["usage"]),
+                        ("ticket", db["tickets"])):
+        problems += unknown_refs(table.items(), kind, "line_id", lines, "line")
+    problems += unknown_refs(bills.items(), "bill", "customer_id", cust, "customer")
+    problems += unknown_refs(payments.items(), "payment", "bill_id", bills, "bill")
     for cid, c in cust.items():
         if c["plan"] not in PLANS:
             problems.append(f"customer {cid}: unknown plan {c['plan']}")
@@ -335,8 +330,7 @@ def _payment_arrangements(db: dict, V: dict) -> list[str]:
 
 
 def _handoffs(db: dict) -> list[str]:
-    return [f"handoff {hid}: unknown customer {h['customer_id']}"
-            for hid, h in db.get("handoffs", {}).items() if h["customer_id"] not in db["customers"]]
+    return unknown_refs(db.get("handoffs", {}).items(), "handoff", "customer_id", db["customers"], "customer")
 
 
 def _tickets(db: dict, V: dict) -> list[str]:
