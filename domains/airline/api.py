@@ -129,11 +129,12 @@ LEDGER = Ledger("reservations", "reservation_id", "user_id", money, prefix="PY",
                 prefix_entity="payment", used_up=("travel_certificate",))
 
 
-def _open_res(db: dict, rid: str) -> dict:
+def _open_res(db: dict, rid: str) -> tuple[dict, dict]:
+    """A reservation that is not cancelled, and its user."""
     r = row(db, "reservations", rid, "reservation")
     if r["cancellation"] is not None:
         raise conflict(f"reservation {rid} is cancelled", reservation_id=rid)
-    return r
+    return r, db["users"][r["user_id"]]
 
 
 def _instance(db: dict, fn: str, date: str) -> tuple[dict, dict]:
@@ -374,9 +375,8 @@ def cancel_reservation(ctx: ApiContext, db: dict, a: CancelArgs) -> Reservation:
     """Cancel a whole reservation, refunding the given amounts to the given payment methods
     (methods that paid for it). A refund to a travel certificate is reissued as a new
     certificate."""
-    r = _open_res(db, a.reservation_id)
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.check_refunds(r, a.refunds)
-    u = db["users"][r["user_id"]]
     amount = money(sum(x.amount for x in a.refunds))
     r["cancellation"] = {"cancelled_at": ctx.ts(), "reason": a.reason, "refund_amount": amount}
     for x in a.refunds:
@@ -402,13 +402,9 @@ def change_flights(ctx: ApiContext, db: dict, a: ChangeFlightsArgs) -> Reservati
     flight records; a same-day change and a rebooking keep the fares paid. The change fee
     plus a positive fare difference are charged to `payment_method_id`; a negative fare
     difference goes back as `refunds`."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     owed = money(a.change_fee + max(0.0, a.fare_difference))
-    if owed > 0:
-        if a.payment_method_id is None:
-            raise invalid(f"{owed} is due: payment_method_id is required")
-        LEDGER.method(u, a.payment_method_id)
+    LEDGER.payer(u, a.payment_method_id, owed)
     LEDGER.check_refunds(r, a.refunds)
     if a.fare_difference < 0 and abs(sum(x.amount for x in a.refunds) + a.fare_difference) > 0.005:
         raise invalid("refunds must add up to the negative fare difference")
@@ -450,13 +446,9 @@ class AddBagsArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/bags", resource="reservation_id", tags=("bags",))
 def add_bags(ctx: ApiContext, db: dict, a: AddBagsArgs) -> Reservation:
     """Add checked bags to a reservation, charging the given bag fee and overweight fee."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     owed = money(a.bag_fee + a.overweight_fee)
-    if owed > 0:
-        if a.payment_method_id is None:
-            raise invalid(f"{owed} is due: payment_method_id is required")
-        LEDGER.method(u, a.payment_method_id)
+    LEDGER.payer(u, a.payment_method_id, owed)
     if a.overweight_bags > a.bags:
         raise invalid("more overweight bags than bags added")
     r["total_bags"] += a.bags
@@ -486,7 +478,7 @@ def _chars_changed(a: str, b: str) -> int:
                tags=("passengers",))
 def correct_passenger_name(ctx: ApiContext, db: dict, a: NameArgs) -> Reservation:
     """Correct a passenger's first and last name on a reservation (no charge)."""
-    r = _open_res(db, a.reservation_id)
+    r, _ = _open_res(db, a.reservation_id)
     if a.passenger_index >= len(r["passengers"]):
         raise not_found("passenger", a.passenger_index, reservation_id=a.reservation_id)
     p = r["passengers"][a.passenger_index]
@@ -509,8 +501,7 @@ class AddPassengerArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/passengers", resource="reservation_id", tags=("passengers",))
 def add_passenger(ctx: ApiContext, db: dict, a: AddPassengerArgs) -> Reservation:
     """Add a passenger to an existing reservation, charging the given fare."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.method(u, a.payment_method_id)
     r["passengers"].append(a.passenger.model_dump(mode="json"))
     r["changes"].append({"type": "add_passenger", "at": ctx.ts(), "fare": money(a.fare)})
@@ -528,8 +519,7 @@ class InsuranceArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/insurance", resource="reservation_id", tags=("reservations",))
 def add_insurance(ctx: ApiContext, db: dict, a: InsuranceArgs) -> Reservation:
     """Add TripGuard to an existing reservation, charging the given premium."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.method(u, a.payment_method_id)
     if r["insurance"]:
         raise conflict("the reservation already has TripGuard")

@@ -129,10 +129,7 @@ def _settle(ctx, db, c, o, amount: float, purpose: str, method_id: Optional[str]
 
 
 def _validate_settlement(c: dict, o: dict, amount: float, method_id: Optional[str], refunds: list[MethodAmount]) -> None:
-    if amount > 0:
-        if method_id is None:
-            raise invalid(f"{cents(amount)} is due: payment_method_id is required")
-        LEDGER.method(c, method_id)
+    LEDGER.payer(c, method_id, amount)
     LEDGER.check_refunds(o, refunds)
     if amount < 0 and abs(sum(r.amount for r in refunds) + amount) > 0.005:
         raise invalid(f"refunds must add up to {cents(-amount)}")
