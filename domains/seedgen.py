@@ -21,6 +21,9 @@ def price_scale_of(price_scale: float) -> float:
 class SeedGen:
     """What a seed generator starts from. The world clock must carry a UTC offset."""
 
+    #: whether a random id may have a 0 right after its prefix
+    id_leading_zero: bool = True
+
     def __init__(self, pack, seed: int, v: dict, price_scale: float = 1.0):
         self.pack, self.v, self.seed = pack, v, seed
         self.rng = random.Random(f"{pack.name}:{seed}")
@@ -36,6 +39,16 @@ class SeedGen:
     def prefix(self, entity: str, default: str) -> str:
         """The brand's id prefix of `entity`, else `default`."""
         return self.pre.get(entity, default)
+
+    def new_id(self, entity: str, default: str, digits: int, chars: str = "0123456789") -> str:
+        """A new id, unique in the database: the brand's prefix of `entity` (else `default`)
+        and `digits` random characters of `chars`."""
+        pre = self.prefix(entity, default)
+        while True:
+            i = pre + "".join(self.rng.choice(chars) for _ in range(digits))
+            if i not in self._ids and (self.id_leading_zero or i[len(pre)] != "0"):
+                self._ids.add(i)
+                return i
 
     def ts(self, t: dt.datetime) -> str:
         """A timestamp in the world clock's offset, to the second."""
