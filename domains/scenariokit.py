@@ -15,6 +15,9 @@ class Drafter:
 
     personas: Sequence[str] = ()
     customer_key: str = "customer_id"
+    #: the read operation that looks a record up, and the record's id field (its argument)
+    lookup_op: str = ""
+    record_key: str = ""
 
     def __init__(self, ctx: ScenarioContext):
         self.ctx, self.db, self.v, self.F = ctx, ctx.db, ctx.values, ctx.facts
@@ -27,6 +30,10 @@ class Drafter:
         """The next persona, in turn."""
         self.n += 1
         return self.personas[self.n % len(self.personas)]
+
+    def lookup(self, rec: dict) -> tuple[str, dict[str, Any]]:
+        """The call that looks record `rec` up."""
+        return self.lookup_op, {self.record_key: rec[self.record_key]}
 
     def known(self, c: dict, rec: Optional[dict] = None) -> list[str]:
         raise NotImplementedError

@@ -43,7 +43,7 @@ def _allowances(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
             facts.append(F.value(fk))
             vals.append(fk)
         card = A.card(u)
-        gold = [("get_reservation", {"reservation_id": r["reservation_id"]}), ("get_user", {"user_id": u["user_id"]}),
+        gold = [A.lookup(r), ("get_user", {"user_id": u["user_id"]}),
                 ("add_bags", {"reservation_id": r["reservation_id"], "bags": add, "bag_fee": fee,
                               **({"payment_method_id": card} if fee else {})})]
         naive = [("add_bags", {"reservation_id": r["reservation_id"], "bags": add, "bag_fee": 0})]
@@ -76,7 +76,7 @@ def _limits(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to add {add} checked bags to {prem['reservation_id']}.",
                           instructions=["Pay any fee with your credit card."],
                           opening=f"Please add {add} checked bags to {prem['reservation_id']}.",
-                          gold=[("get_reservation", {"reservation_id": prem["reservation_id"]}),
+                          gold=[A.lookup(prem),
                                 ("add_bags", {"reservation_id": prem["reservation_id"], "bags": add, "bag_fee": fee,
                                               "payment_method_id": A.card(u)})],
                           naive=[("add_bags", {"reservation_id": prem["reservation_id"], "bags": add, "bag_fee": 0})],
@@ -92,7 +92,7 @@ def _limits(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           purpose="A passenger may check at most 5 bags in total.",
                           reason=f"You are moving and want {want} more checked bags on {r['reservation_id']}.",
                           opening=f"I need to add {want} checked bags to {r['reservation_id']}, I'm moving house.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("add_bags", {"reservation_id": r["reservation_id"], "bags": want, "bag_fee": 0})],
                           communicate=[str(int(v["max_bags_per_passenger"]))],
                           facts=[F.value("max_bags_per_passenger")], value_keys=["max_bags_per_passenger"]))
@@ -108,7 +108,7 @@ def _limits(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           known=A.known(u, heavy) + ["The bag weighs 60 lb and measures 58 linear inches."],
                           instructions=["Pay with your credit card."],
                           opening=f"Can I add a checked bag to {heavy['reservation_id']}? It's about 60 pounds.",
-                          gold=[("get_reservation", {"reservation_id": heavy["reservation_id"]}),
+                          gold=[A.lookup(heavy),
                                 ("add_bags", {"reservation_id": heavy["reservation_id"], "bags": 1,
                                               "overweight_bags": 1, "bag_fee": 0,
                                               "overweight_fee": v["overweight_fee"],
@@ -127,7 +127,7 @@ def _limits(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to add one 65 lb checked bag to {prem['reservation_id']}.",
                           known=A.known(u, prem) + ["The bag weighs 65 lb and measures 60 linear inches."],
                           opening=f"Please add one checked bag to {prem['reservation_id']}, it weighs 65 pounds.",
-                          gold=[("get_reservation", {"reservation_id": prem["reservation_id"]}),
+                          gold=[A.lookup(prem),
                                 ("add_bags", {"reservation_id": prem["reservation_id"], "bags": 1, "bag_fee": 0})],
                           naive=[("add_bags", {"reservation_id": prem["reservation_id"], "bags": 1, "bag_fee": 0})],
                           facts=[F.find("in Premier may weigh at most 70 lb")]))
@@ -143,7 +143,7 @@ def _limits(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to check a crate that {what} on {r['reservation_id']}.",
                           known=A.known(u, r) + [f"The crate {what}."],
                           opening=f"I want to check a crate on {r['reservation_id']}; it {what}.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("add_bags", {"reservation_id": r["reservation_id"], "bags": 1, "bag_fee": 0})],
                           communicate=[say], facts=[F.find(fact)]))
     return out

@@ -27,6 +27,7 @@ class Air(Drafter):
 
     personas = PERSONAS
     customer_key = "user_id"
+    lookup_op, record_key = "get_reservation", "reservation_id"
 
     def __init__(self, ctx: ScenarioContext):
         super().__init__(ctx)

@@ -15,7 +15,7 @@ def _cancel(A: Air, slug: str, trap: str, r: dict, reason: str, *, purpose: str,
     u = A.user(r)
     due, _ = A.refund_due(r, reason)
     full = A.full_amount(r)
-    gold = [("get_reservation", {"reservation_id": r["reservation_id"]}),
+    gold = [A.lookup(r),
             ("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
                                     "refunds": A.refunds(r, due)})]
     naive = [("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
@@ -73,7 +73,7 @@ def _inside_window(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                               reason=f"You booked {r['reservation_id']} this morning and want to cancel it for a refund.",
                               instructions=["You only want to cancel if you get a refund; otherwise keep the trip."],
                               opening=f"I booked {r['reservation_id']} just a few hours ago, please cancel it and refund me.",
-                              gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                              gold=[A.lookup(r)],
                               naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                              "reason": "change_of_plans",
                                                              "refunds": A.refunds(r, A.full_amount(r))})],
@@ -148,7 +148,7 @@ def _after_window(A: Air, late: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to cancel {r['reservation_id']} and get a refund.",
                           instructions=["You only cancel if you get money back; otherwise keep the reservation."],
                           opening=f"Please cancel {r['reservation_id']} and refund my card.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],
@@ -169,7 +169,7 @@ def _after_departure(A: Air) -> list[Optional[Scenario]]:
                           purpose="A reservation whose first flight has departed cannot be cancelled.",
                           reason=f"You flew out on {r['reservation_id']} and want to cancel the return for a refund.",
                           opening=f"I'd like to cancel the return part of {r['reservation_id']} and get a refund.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],

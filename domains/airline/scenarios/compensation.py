@@ -62,7 +62,7 @@ def _qualifying(A: Air, dis: list, thr: float) -> tuple[list[Optional[Scenario]]
                           instructions=["Ask for $200 in cash first; accept what the agent offers under the policy."],
                           opening=f"My flight {leg['flight_number']} on {leg['date']} {what}. "
                                   "I want $200 back for that.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
                                 ("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
                                                        "amount": amount, "kind": "compensation", "disruption": kind,
@@ -94,7 +94,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
                                  "for everyone on the booking.",
                           opening=f"Flight {leg['flight_number']} on {leg['date']} was a disaster for all of us on "
                                   f"{r['reservation_id']}. What compensation do we get?",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("transfer_to_human", {"user_id": u["user_id"], "desk": "duty_manager",
                                                        "reservation_id": r["reservation_id"],
                                                        "summary": f"Compensation of {amount_text(amount)} for "
@@ -123,7 +123,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
                                      "want to know what the whole group would get and whether you would get it at once.",
                               opening=f"If Larkspur cancels our flight on {big['reservation_id']}, what compensation would "
                                       "all of us get, and can you issue it straight away?",
-                              gold=[("get_reservation", {"reservation_id": big["reservation_id"]})], naive=[],
+                              gold=[A.lookup(big)], naive=[],
                               communicate=[amount_text(amount), "duty manager"],
                               facts=[F.value("manager_approval_above")], value_keys=["manager_approval_above"]))
     return out

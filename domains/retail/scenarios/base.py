@@ -24,6 +24,7 @@ class Shop(Drafter):
     """Lookups shared by the builders."""
 
     personas = PERSONAS
+    lookup_op, record_key = "get_order", "order_id"
 
     def __init__(self, ctx: ScenarioContext):
         super().__init__(ctx)

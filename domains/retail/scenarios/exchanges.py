@@ -53,7 +53,7 @@ def _exchanges(R: Shop) -> list[Optional[Scenario]]:
                               reason=f"You want to exchange the {it['name']} from {o['order_id']} for {opts}.",
                               instructions=["Pay any difference with your card or PayPal."],
                               opening=f"I'd like to exchange the {it['name']} from order {o['order_id']} for the {opts} one.",
-                              gold=[("get_order", {"order_id": o["order_id"]}),
+                              gold=[R.lookup(o),
                                     ("get_product", {"product_id": it["product_id"]}), ("exchange_item", args)],
                               naive=[("exchange_item", {"order_id": o["order_id"], "line_index": i, "new_item_id": alt,
                                                         "price_difference": 0, "replacement_shipping_fee": 0})],
@@ -72,7 +72,7 @@ def _exchanges(R: Shop) -> list[Optional[Scenario]]:
                           reason=f"You already exchanged the {it['name']} on {o['order_id']} and want to exchange it again.",
                           opening=f"The {it['name']} I got in exchange on {o['order_id']} isn't right either, can I "
                                   "exchange it again?",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("exchange_item", {"order_id": o["order_id"], "line_index": e["line_index"],
                                                     "new_item_id": e["old_item_id"], "price_difference": 0,
                                                     "replacement_shipping_fee": 0})],
@@ -117,7 +117,7 @@ def _adjustments(R: Shop, cands: list) -> list[Optional[Scenario]]:
                                  f"{amount_text(it['price'] - drop)}; you want the {amount_text(drop)} difference back.",
                           opening=f"The {it['name']} from order {o['order_id']} dropped in price by {amount_text(drop)}. "
                                   "Can I get the difference?",
-                          gold=[("get_order", {"order_id": o["order_id"]}), ("issue_price_adjustment", args)],
+                          gold=[R.lookup(o), ("issue_price_adjustment", args)],
                           naive=[("issue_price_adjustment", args)],
                           facts=[F.value("price_adjust_days_canopy" if tier == "canopy" else "price_adjust_days"),
                                  F.find("Price adjustments are paid as Row Credit"), F.value("row_credit_months")],
@@ -138,7 +138,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                                  f"{amount_text(drop)} back.",
                           opening=f"The {it['name']} from order {o['order_id']} is {amount_text(drop)} cheaper now, "
                                   "please refund the difference.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
                           communicate=[str(int(v["price_adjust_days"]))],
                           facts=[F.value("price_adjust_days"), F.value("price_adjust_days_canopy")],
@@ -151,7 +151,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           purpose="Price drops smaller than $1 are not adjusted.",
                           reason=f"The {it['name']} on {o['order_id']} is {amount_text(drop)} cheaper now.",
                           opening=f"The {it['name']} on {o['order_id']} went down {amount_text(drop)}, I want it back.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
                           communicate=[amount_text(v["price_adjust_min"])], facts=[F.value("price_adjust_min")],
                           value_keys=["price_adjust_min"]))
@@ -165,7 +165,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           reason=f"You already got a price adjustment on the {it['name']} from {o['order_id']} and "
                                  "think it dropped again.",
                           opening=f"The {it['name']} on {o['order_id']} got cheaper again, I want another adjustment.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": a["line_index"],
                                                              "amount": 5})],
                           communicate=["one"], facts=[F.find("Each item can get only one price adjustment")]))
@@ -177,7 +177,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           purpose="Final sale items get no price adjustment.",
                           reason=f"The {it['name']} on {o['order_id']} is cheaper now.",
                           opening=f"The {it['name']} I bought on {o['order_id']} is on sale now, can I get the difference?",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
                           communicate=["final sale"], facts=[F.find("Final sale items don't get price adjustments")]))
     return out

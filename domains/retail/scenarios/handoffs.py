@@ -22,7 +22,7 @@ def handoffs(R: Shop) -> list[Optional[Scenario]]:
                       purpose="Warranty claims on products bought more than 90 days ago go to Product Care.",
                       reason=f"The {it['name']} from order {old['order_id']} stopped working and you want a refund.",
                       opening=f"The {it['name']} I bought on order {old['order_id']} broke. I want my money back.",
-                      gold=[("get_order", {"order_id": old["order_id"]}),
+                      gold=[R.lookup(old),
                             ("transfer_to_human", {"customer_id": c["customer_id"], "desk": "product_care",
                                                    "order_id": old["order_id"], "summary": "Warranty claim."})],
                       naive=[("request_return", {"order_id": old["order_id"], "line_indexes": [0],

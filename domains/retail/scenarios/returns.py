@@ -32,7 +32,7 @@ def _return(R: Shop, slug: str, o: dict, lines: list[int], *, condition: str = "
                                 "You want the refund as Row Credit." if to_credit else
                                 "You want the refund to your original payment method."],
                   opening=f"Hi, I'd like to return the {names} from order {o['order_id']}.",
-                  gold=[("get_order", {"order_id": o["order_id"]}), ("request_return", args)],
+                  gold=[R.lookup(o), ("request_return", args)],
                   naive=[("request_return", naive)], communicate=say, facts=facts, value_keys=keys,
                   answers=R.answers(c, o) + _return_answers(reason, condition, len(items), to_credit),
                   pushback="Do I really have to pay those fees?")
@@ -93,7 +93,7 @@ def _windows(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           purpose="A return outside the category's return window is refused.",
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"I'd like to send back the {it['name']} from order {o['order_id']}, it's unused.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
                                                      "reason": "changed my mind", "condition": "unused",
                                                      "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
@@ -167,7 +167,7 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           purpose="Items marked final sale cannot be returned or exchanged.",
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"Can I return the {it['name']} from order {o['order_id']}?",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
                                                      "reason": "changed my mind", "condition": "unused",
                                                      "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
@@ -184,7 +184,7 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You already returned things from order {full['order_id']} twice and now want to "
                                  f"return the {it['name']} too.",
                           opening=f"One more return on order {full['order_id']}: the {it['name']}.",
-                          gold=[("get_order", {"order_id": full["order_id"]})],
+                          gold=[R.lookup(full)],
                           naive=[("request_return", {"order_id": full["order_id"], "line_indexes": [i],
                                                      "reason": "changed my mind", "condition": "unused",
                                                      "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
