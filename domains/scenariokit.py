@@ -15,7 +15,9 @@ class Drafter:
 
     personas: Sequence[str] = ()
     customer_key: str = "customer_id"
-    #: the read operation that looks a record up, and the record's id field (its argument)
+    #: the table of the customers, the read operation that looks a record up and the record's
+    #: id field (its argument)
+    owner_table: str = "customers"
     lookup_op: str = ""
     record_key: str = ""
 
@@ -30,6 +32,16 @@ class Drafter:
         """The next persona, in turn."""
         self.n += 1
         return self.personas[self.n % len(self.personas)]
+
+    def owner(self, rec: dict) -> dict:
+        """The customer record `rec` belongs to."""
+        return self.db[self.owner_table][rec[self.customer_key]]
+
+    def take(self, rec: dict) -> dict:
+        """Mark record `rec` used by a test, so that other tests draw on other records; its
+        customer."""
+        self.used.add(rec[self.record_key])
+        return self.owner(rec)
 
     def lookup(self, rec: dict) -> tuple[str, dict[str, Any]]:
         """The call that looks record `rec` up."""

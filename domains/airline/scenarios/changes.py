@@ -35,7 +35,7 @@ def _fee_cells(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     v, F, out = A.v, A.F, []
     combos: set[tuple[str, str]] = set()
     for r in opens:
-        u = A.user(r)
+        u = A.owner(r)
         tier, cabin = A.tier(u), A.cabin(r)
         if cabin == "lite" or (cabin, tier) in combos or A.card(u) is None:
             continue
@@ -86,8 +86,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     lite = next((r for r in opens if A.cabin(r) == "lite" and r["reservation_id"] not in A.used
                  and _shift(A, r, 1)), None)
     if lite is not None:
-        A.used.add(lite["reservation_id"])
-        u = A.user(lite)
+        u = A.take(lite)
         new = _shift(A, lite, 1)
         out.append(A.base("change-lite-refused", "refuse", u, lite,
                           purpose="Flights on a Lite reservation cannot be changed.",
@@ -103,8 +102,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     soon = [r for r in A.open_reservations(0) if r["reservation_id"] not in A.used and A.cabin(r) != "lite"
             and A.dep(r["flights"][0]) - A.now < dt.timedelta(minutes=v["change_cutoff_minutes"])]
     for r in soon[:1]:
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         new = _shift(A, r, 1)
         if new is None:
             continue
@@ -122,8 +120,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     route = next((r for r in opens if r["reservation_id"] not in A.used and A.cabin(r) == "main"
                   and r["trip_type"] == "one_way" and len(r["flights"]) == 1), None)
     if route is not None:
-        A.used.add(route["reservation_id"])
-        u = A.user(route)
+        u = A.take(route)
         leg = route["flights"][0]
         alt = next((f for _, f in sorted(A.db["flights"].items()) if f["origin"] == leg["origin"]
                     and f["destination"] != leg["destination"] and leg["date"] in f["dates"]
@@ -162,8 +159,7 @@ def _same_day(A: Air) -> list[Optional[Scenario]]:
         if alts:
             sd.append((r, alts[0]))
     for r, g in sd[:3]:
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         tier = A.tier(u)
         npax = len(r["passengers"])
         fee = 0 if tier in ("navigator", "pinnacle") else money(v["same_day_fee"] * npax)

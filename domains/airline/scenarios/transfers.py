@@ -14,7 +14,7 @@ def transfers(A: Air) -> list[Optional[Scenario]]:
     done = [r for _, r in sorted(A.db["reservations"].items()) if r["status"] == "completed"]
     if done:
         r = done[0]
-        u = A.user(r)
+        u = A.owner(r)
         out.append(A.base("lost-bag-claim", "transfer", u, r,
                           purpose="Lost-baggage claims go to Baggage Services; agents do not settle them.",
                           reason=f"Your checked bag from {r['reservation_id']} never arrived and you want $500 for it.",

@@ -31,9 +31,6 @@ class Shop(Drafter):
         self.tier_name, self.tier_key = tier_names(ctx.pack)
         self.variants = {iid: var for p in self.db["products"].values() for iid, var in p["variants"].items()}
 
-    def cust(self, o: dict) -> dict:
-        return self.db["customers"][o["customer_id"]]
-
     def tier(self, c: dict) -> str:
         return self.tier_key[c["loyalty"]["tier"]]
 

@@ -15,7 +15,7 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
 
     def cancel(slug, trap, o, *, purpose, facts, reason="ordered by mistake", say=(), keys=(), naive_reason=None,
                **kw):
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "reason": reason, "refunds": R.refunds(o, o["total"])}
         return R.base(slug, trap, c, o, purpose=purpose,
                       reason=kw.pop("user_reason", f"You want to cancel order {o['order_id']}."),
@@ -39,7 +39,7 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
                           purpose="A processed order placed less than 12 hours ago can still be cancelled.",
                           facts=[F.value("processed_cancel_hours")], keys=["processed_cancel_hours"]))
     for o in old[:2]:
-        c = R.cust(o)
+        c = R.owner(o)
         out.append(cancel("cancel-processed-too-late", "refuse", o,
                           purpose="A processed order placed 12 hours ago or more cannot be cancelled.",
                           facts=[F.value("processed_cancel_hours")], keys=["processed_cancel_hours"],
@@ -56,7 +56,7 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
     pend = R.orders("pending")
     if len(pend) > 2:
         o = pend[2]
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "reason": "found a better price", "refunds": R.refunds(o, o["total"])}
         out.append(R.base("cancel-needs-reason", "missing_info", c, o,
                           purpose="Cancelling needs one of the accepted reasons: the agent asks for it.",

@@ -24,7 +24,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
     for slug, o in (("address-pending", pend[0] if pend else None), ("address-processed", proc[0] if proc else None)):
         if o is None:
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], **addr}
         out.append(R.base(slug, "none", c, o,
                           purpose="A pending or processed order can get a new US street address.",
@@ -41,7 +41,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
         o = pend[1] if len(pend) > 1 else (pend[0] if pend else None)
         if o is None:
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "line1": line1, "line2": "", "city": "Honolulu" if state == "HI" else "Madison",
                 "state": state, "zip": "96816" if state == "HI" else "53703"}
         out.append(R.base(slug, "refuse", c, o,
@@ -54,7 +54,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
     shipped = R.orders("shipped")
     if shipped:
         o = shipped[1] if len(shipped) > 1 else shipped[0]
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], **addr}
         out.append(R.base("address-shipped-refused", "refuse", c, o,
                           purpose="A shipped order cannot be changed.",
@@ -74,7 +74,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
     made = 0
     for o in pend:
         changes = sum(m["type"] == "item_change" for m in o["modifications"])
-        c = R.cust(o)
+        c = R.owner(o)
         placed = parse_ts(o["placed_at"]).date()
         for i, it in enumerate(o["items"]):
             prod = R.db["products"][it["product_id"]]
@@ -127,7 +127,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
             break
     o = pend[0] if pend else None
     if o is not None:
-        c = R.cust(o)
+        c = R.owner(o)
         it = o["items"][0]
         other = next(var for iid, var in sorted(R.variants.items()) if var["product_id"] != it["product_id"]
                      and var["available"])
@@ -150,7 +150,7 @@ def _payments(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
     F, out = R.F, []
     for o in pend:
         net = [x for x in net_paid(o) if x[2] > 0]
-        c = R.cust(o)
+        c = R.owner(o)
         if len(net) != 1 or any(m["type"] == "payment_change" for m in o["modifications"]):
             continue
         gift = next((k for k in sorted(c["payment_methods"]) if c["payment_methods"][k]["type"] == "gift_card"

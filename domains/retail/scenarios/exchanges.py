@@ -26,7 +26,7 @@ def _exchanges(R: Shop) -> list[Optional[Scenario]]:
     for o in R.orders("delivered"):
         if made >= 2 or o["order_id"] in R.used:
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         d = R.delivered(o).date()
         for i, it in enumerate(o["items"]):
             if i in R.taken(o) or it["final_sale"]:
@@ -65,7 +65,7 @@ def _exchanges(R: Shop) -> list[Optional[Scenario]]:
     twice = next(((o, e) for o in R.orders("delivered") for e in o["exchanges"]), None)
     if twice is not None:
         o, e = twice
-        c = R.cust(o)
+        c = R.owner(o)
         it = o["items"][e["line_index"]]
         out.append(R.base("second-exchange-refused", "refuse", c, o,
                           purpose="Each item can be exchanged only once.",
@@ -87,7 +87,7 @@ def _price_drops(R: Shop) -> list[tuple[dict, int, dict, float, int, str]]:
     for _, o in sorted(R.db["orders"].items()):
         if o["status"] == "cancelled":
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         placed = parse_ts(o["placed_at"]).date()
         done = {a["line_index"] for a in o["price_adjustments"]}
         for i, it in enumerate(o["items"]):
@@ -109,7 +109,7 @@ def _adjustments(R: Shop, cands: list) -> list[Optional[Scenario]]:
             if seen_canopy:
                 continue
             seen_canopy = True
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "line_index": i, "amount": drop}
         out.append(R.base("price-adjustment", "none", c, o,
                           purpose="A price drop within the adjustment window is paid back as Row Credit.",
@@ -131,7 +131,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
     late = [x for x in cands if not x[2]["final_sale"] and x[3] >= v["price_adjust_min"] and x[5] != "canopy"
             and x[4] > v["price_adjust_days"]]
     for o, i, it, drop, age, tier in late[:1]:
-        c = R.cust(o)
+        c = R.owner(o)
         out.append(R.base("price-adjustment-too-late", "refuse", c, o,
                           purpose="A price adjustment is possible only within 14 days after the order (30 for Canopy).",
                           reason=f"The {it['name']} from {o['order_id']} ({age} days ago) is cheaper now; you want the "
@@ -146,7 +146,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
     small = next((x for x in cands if x[3] < v["price_adjust_min"]), None)
     if small is not None:
         o, i, it, drop, age, tier = small
-        c = R.cust(o)
+        c = R.owner(o)
         out.append(R.base("price-adjustment-too-small", "refuse", c, o,
                           purpose="Price drops smaller than $1 are not adjusted.",
                           reason=f"The {it['name']} on {o['order_id']} is {amount_text(drop)} cheaper now.",
@@ -158,7 +158,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
     again = next(((o, a) for _, o in sorted(R.db["orders"].items()) for a in o["price_adjustments"]), None)
     if again is not None:
         o, a = again
-        c = R.cust(o)
+        c = R.owner(o)
         it = o["items"][a["line_index"]]
         out.append(R.base("second-price-adjustment-refused", "refuse", c, o,
                           purpose="Each item can get only one price adjustment.",
@@ -172,7 +172,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
     fs = next((x for x in cands if x[2]["final_sale"]), None)
     if fs is not None:
         o, i, it, drop, age, tier = fs
-        c = R.cust(o)
+        c = R.owner(o)
         out.append(R.base("price-adjustment-final-sale", "refuse", c, o,
                           purpose="Final sale items get no price adjustment.",
                           reason=f"The {it['name']} on {o['order_id']} is cheaper now.",

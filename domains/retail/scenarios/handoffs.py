@@ -16,7 +16,7 @@ def handoffs(R: Shop) -> list[Optional[Scenario]]:
     old = next((o for o in R.orders("delivered") if today - parse_ts(o["placed_at"]).date() > dt.timedelta(days=90)), None)
     if old is None:
         old = R.orders("delivered")[0]
-    c = R.cust(old)
+    c = R.owner(old)
     it = old["items"][0]
     out.append(R.base("warranty-to-product-care", "transfer", c, old,
                       purpose="Warranty claims on products bought more than 90 days ago go to Product Care.",

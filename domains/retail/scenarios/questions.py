@@ -79,7 +79,7 @@ def questions(R: Shop) -> list[Optional[Scenario]]:
     delivered = R.orders("delivered")
     old = next((o for o in delivered if (R.now.date() - R.delivered(o).date()).days > 10), None)
     if old is not None:
-        c = R.cust(old)
+        c = R.owner(old)
         out.append(R.base("missing-package-too-late", "refuse", c, old,
                           purpose="A package marked delivered but not received must be reported within 10 days.",
                           reason=f"Order {old['order_id']} shows delivered, but you never received it.",
@@ -101,7 +101,7 @@ def questions(R: Shop) -> list[Optional[Scenario]]:
                  ["zip", "3"], [F.find("After 3 failed verification attempts"),
                                 F.find("full name and the zip code of their default address")]))
     friend = next(o for o in delivered if o["customer_id"] != custs[21]["customer_id"])
-    fc = R.cust(friend)
+    fc = R.owner(friend)
     c = custs[21]
     out.append(R.base("friends-order-refused", "refuse", c, None,
                       purpose="One customer per conversation; never share another customer's order details.",
