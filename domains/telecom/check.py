@@ -173,10 +173,15 @@ def _payments(db: dict, V: dict) -> list[str]:
     return problems
 
 
+def _line_cycle(db: dict, rec: dict) -> tuple[str, dt.date]:
+    """(line, start of its billing cycle) of a record dated on a line: a top-up, a pass."""
+    c = db["customers"][db["lines"][rec["line_id"]]["customer_id"]]
+    return rec["line_id"], cycle_start(date_of(rec["date"]), c["cycle_day"])
+
+
 def _top_ups(db: dict, V: dict) -> list[str]:
     """Price per size, per-cycle purchase limits and spending cap."""
     problems: list[str] = []
-    cust, lines = db["customers"], db["lines"]
     per_cycle: dict[tuple, list] = defaultdict(list)
     for tid, t in db["top_ups"].items():
         if t["size_gb"] not in TOPUP_SIZES:
@@ -184,8 +189,7 @@ def _top_ups(db: dict, V: dict) -> list[str]:
             continue
         if abs(t["price"] - V[f"topup_price_{t['size_gb']}gb"]) > 0.005:
             problems.append(f"top-up {tid}: price {t['price']} differs from the {t['size_gb']} GB top-up price")
-        c = cust[lines[t["line_id"]]["customer_id"]]
-        per_cycle[(t["line_id"], cycle_start(date_of(t["date"]), c["cycle_day"]))].append(t)
+        per_cycle[_line_cycle(db, t)].append(t)
     for (lid, cyc), ts in per_cycle.items():
         if sum(t["price"] for t in ts) > V["topup_cap_per_cycle"] + 0.005:
             problems.append(f"line {lid}: top-ups in the cycle from {cyc} exceed the spending cap")
@@ -198,20 +202,18 @@ def _top_ups(db: dict, V: dict) -> list[str]:
 def _roaming_passes(db: dict, charges: dict, V: dict) -> list[str]:
     """Region prices, included passes, minimum line age, paid pass limit."""
     problems: list[str] = []
-    cust, lines = db["customers"], db["lines"]
     paid_per_cycle: dict[tuple, int] = defaultdict(int)
     for pid, p in db["roaming_passes"].items():
         if p["region"] not in REGIONS:
             problems.append(f"roaming pass {pid}: unknown region {p['region']}")
             continue
-        ln = lines[p["line_id"]]
+        ln = db["lines"][p["line_id"]]
         if abs(p["price"] - charges[pid]) > 0.005:
             problems.append(f"roaming pass {pid}: price {p['price']} != {charges[pid]}")
         if (date_of(p["date"]) - date_of(ln["activated_on"])).days < V["roaming_min_active_days"]:
             problems.append(f"roaming pass {pid}: line active for fewer than {V['roaming_min_active_days']} days")
         if charges[pid] > 0:
-            c = cust[ln["customer_id"]]
-            paid_per_cycle[(p["line_id"], cycle_start(date_of(p["date"]), c["cycle_day"]))] += 1
+            paid_per_cycle[_line_cycle(db, p)] += 1
     for (lid, cyc), n in paid_per_cycle.items():
         if n > V["roaming_max_paid_passes"]:
             problems.append(f"line {lid}: {n} paid day passes in the cycle from {cyc}")
