@@ -100,6 +100,14 @@ def _variant(db: dict, iid: str) -> dict:
     return var
 
 
+def _order_line(db: dict, oid: str, index: int) -> tuple[dict, dict, dict]:
+    """An order, its line `index` and its customer; a line the order lacks is not found."""
+    o = row(db, "orders", oid, "order")
+    if index >= len(o["items"]):
+        raise not_found("order line", index, order_id=oid)
+    return o, o["items"][index], db["customers"][o["customer_id"]]
+
+
 def _product_view(p: dict) -> dict:
     return {**p, "variants": [p["variants"][k] for k in sorted(p["variants"])]}
 
@@ -330,14 +338,10 @@ def modify_order_item(ctx: ApiContext, db: dict, a: ItemChangeArgs) -> Order:
     """Swap one line of an order for another catalogue item at its price on the order date;
     the given price and shipping differences are charged to `payment_method_id` or refunded
     as `refunds`."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
+    o, old, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, a.new_item_id)
-    c = db["customers"][o["customer_id"]]
     amount = cents(a.price_difference + a.shipping_difference)
     _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
-    old = o["items"][a.line_index]
     new = _line(db, var, dt.datetime.fromisoformat(o["placed_at"]).date())
     o["items"][a.line_index] = new
     old_sub = o["subtotal"]
@@ -431,14 +435,10 @@ class ExchangeArgs(Args):
 def exchange_item(ctx: ApiContext, db: dict, a: ExchangeArgs) -> Order:
     """Exchange a delivered line for another catalogue item (at today's price), settling the
     given price difference and replacement shipping charge."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
+    o, it, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, a.new_item_id)
-    c = db["customers"][o["customer_id"]]
     amount = cents(a.price_difference + a.replacement_shipping_fee)
     _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
-    it = o["items"][a.line_index]
     o["exchanges"].append({"line_index": a.line_index, "at": ctx.ts(), "old_item_id": it["item_id"],
                            "new_item_id": var["item_id"], "new_price": price_on(var, ctx.today),
                            "price_difference": cents(a.price_difference), "replacement_shipping": "standard",
@@ -456,11 +456,7 @@ class PriceAdjustArgs(Args):
 @CATALOG.write("/orders/{order_id}/price-adjustments", resource="order_id", tags=("refunds",))
 def issue_price_adjustment(ctx: ApiContext, db: dict, a: PriceAdjustArgs) -> Order:
     """Pay back a price drop on one line as Row Credit of the given amount."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
-    c = db["customers"][o["customer_id"]]
-    it = o["items"][a.line_index]
+    o, it, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, it["item_id"])
     k = next_id([m for x in db["customers"].values() for m in x["payment_methods"]], ctx.prefix("store_credit", "RC"),
                 9000001)
