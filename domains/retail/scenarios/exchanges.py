@@ -98,6 +98,11 @@ def _price_drops(R: Shop) -> list[tuple[dict, int, dict, float, int, str]]:
     return cands
 
 
+def _adjustment(o: dict, i: int, amount: float) -> tuple:
+    """The call that pays back `amount` of a price drop on line `i` of order `o`."""
+    return "issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": amount}
+
+
 def _adjustments(R: Shop, cands: list) -> list[Optional[Scenario]]:
     """A price drop within the adjustment window, paid as Row Credit (one Canopy member at most)."""
     v, F, out = R.v, R.F, []
@@ -110,15 +115,14 @@ def _adjustments(R: Shop, cands: list) -> list[Optional[Scenario]]:
                 continue
             seen_canopy = True
         c = R.owner(o)
-        args = {"order_id": o["order_id"], "line_index": i, "amount": drop}
+        adjust = _adjustment(o, i, drop)
         out.append(R.base("price-adjustment", "none", c, o,
                           purpose="A price drop within the adjustment window is paid back as Row Credit.",
                           reason=f"The {it['name']} you bought on {o['order_id']} {age} days ago is now "
                                  f"{amount_text(it['price'] - drop)}; you want the {amount_text(drop)} difference back.",
                           opening=f"The {it['name']} from order {o['order_id']} dropped in price by {amount_text(drop)}. "
                                   "Can I get the difference?",
-                          gold=[R.lookup(o), ("issue_price_adjustment", args)],
-                          naive=[("issue_price_adjustment", args)],
+                          gold=[R.lookup(o), adjust], naive=[adjust],
                           facts=[F.value("price_adjust_days_canopy" if tier == "canopy" else "price_adjust_days"),
                                  F.find("Price adjustments are paid as Row Credit"), F.value("row_credit_months")],
                           value_keys=["price_adjust_days"]))
@@ -139,7 +143,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           opening=f"The {it['name']} from order {o['order_id']} is {amount_text(drop)} cheaper now, "
                                   "please refund the difference.",
                           gold=[R.lookup(o)],
-                          naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
+                          naive=[_adjustment(o, i, drop)],
                           communicate=[str(int(v["price_adjust_days"]))],
                           facts=[F.value("price_adjust_days"), F.value("price_adjust_days_canopy")],
                           value_keys=["price_adjust_days"]))
@@ -152,7 +156,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           reason=f"The {it['name']} on {o['order_id']} is {amount_text(drop)} cheaper now.",
                           opening=f"The {it['name']} on {o['order_id']} went down {amount_text(drop)}, I want it back.",
                           gold=[R.lookup(o)],
-                          naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
+                          naive=[_adjustment(o, i, drop)],
                           communicate=[amount_text(v["price_adjust_min"])], facts=[F.value("price_adjust_min")],
                           value_keys=["price_adjust_min"]))
     again = next(((o, a) for _, o in sorted(R.db["orders"].items()) for a in o["price_adjustments"]), None)
@@ -166,8 +170,7 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                                  "think it dropped again.",
                           opening=f"The {it['name']} on {o['order_id']} got cheaper again, I want another adjustment.",
                           gold=[R.lookup(o)],
-                          naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": a["line_index"],
-                                                             "amount": 5})],
+                          naive=[_adjustment(o, a["line_index"], 5)],
                           communicate=["one"], facts=[F.find("Each item can get only one price adjustment")]))
     fs = next((x for x in cands if x[2]["final_sale"]), None)
     if fs is not None:
@@ -178,6 +181,6 @@ def _adjustments_refused(R: Shop, cands: list) -> list[Optional[Scenario]]:
                           reason=f"The {it['name']} on {o['order_id']} is cheaper now.",
                           opening=f"The {it['name']} I bought on {o['order_id']} is on sale now, can I get the difference?",
                           gold=[R.lookup(o)],
-                          naive=[("issue_price_adjustment", {"order_id": o["order_id"], "line_index": i, "amount": drop})],
+                          naive=[_adjustment(o, i, drop)],
                           communicate=["final sale"], facts=[F.find("Final sale items don't get price adjustments")]))
     return out

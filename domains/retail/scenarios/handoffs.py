@@ -25,10 +25,7 @@ def handoffs(R: Shop) -> list[Optional[Scenario]]:
                       gold=[R.lookup(old),
                             ("transfer_to_human", {"customer_id": c["customer_id"], "desk": "product_care",
                                                    "order_id": old["order_id"], "summary": "Warranty claim."})],
-                      naive=[("request_return", {"order_id": old["order_id"], "line_indexes": [0],
-                                                 "reason": "defective", "condition": "defective",
-                                                 "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                 "refund_amount": it["price"], "bonus": 0})],
+                      naive=[R.full_return(old, 0, "defective", "defective")],
                       communicate=["Product Care"], facts=[F.find("more than 90 days ago go to the Product Care")]))
     custs = sorted(R.db["customers"].values(), key=lambda x: x["customer_id"])
     c = custs[5]

@@ -94,10 +94,7 @@ def _windows(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"I'd like to send back the {it['name']} from order {o['order_id']}, it's unused.",
                           gold=[R.lookup(o)],
-                          naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          naive=[R.full_return(o, i)],
                           communicate=[str(days)], facts=[F.value(f"return_window_days_{it['category_key']}")],
                           value_keys=[f"return_window_days_{it['category_key']}"],
                           pushback="It's only a little late, can't you accept it?"))
@@ -168,10 +165,7 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"Can I return the {it['name']} from order {o['order_id']}?",
                           gold=[R.lookup(o)],
-                          naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          naive=[R.full_return(o, i)],
                           communicate=["final sale"], facts=[F.find("Items marked final sale can't be returned")]))
     full = next((o for o in delivered if len(o["returns"]) >= v["max_return_requests"]
                  and [i for i in range(len(o["items"])) if i not in R.taken(o)]), None)
@@ -185,10 +179,7 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                                  f"return the {it['name']} too.",
                           opening=f"One more return on order {full['order_id']}: the {it['name']}.",
                           gold=[R.lookup(full)],
-                          naive=[("request_return", {"order_id": full["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          naive=[R.full_return(full, i)],
                           communicate=[str(int(v["max_return_requests"]))], facts=[F.value("max_return_requests")],
                           value_keys=["max_return_requests"]))
     return out
