@@ -1,4 +1,5 @@
-"""Records a domain API shares beyond `domains.apikit.row`: finding a customer by email,
+"""Records a domain API shares beyond `domains.apikit.row`: the arguments naming a customer
+(by id, by email), finding a customer by email,
 recording a hand-off to staff (the `handoffs` table), and the postal address and dated
 hand-off a database model uses; for a pack's check, the records that name one that does
 not exist."""
@@ -7,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any, Container, Iterable
 
-from .apikit import ApiContext, next_id, not_found
+from .apikit import ApiContext, Args, next_id, not_found
 from .contract import Row
 
 
@@ -27,6 +28,14 @@ class Handoff(Row):
     customer_id: str
     desk: str
     date: dt.date
+
+
+class CustomerArgs(Args):
+    customer_id: str
+
+
+class EmailArgs(Args):
+    email: str
 
 
 def find_by_email(db: dict, table: str, email: str, what: str) -> tuple[str, dict]:

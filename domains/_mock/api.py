@@ -7,7 +7,7 @@ from typing import Literal, Optional
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, owned, projection,
                             row)
-from domains.records import record_handoff
+from domains.records import CustomerArgs, record_handoff
 
 from . import model
 
@@ -25,10 +25,6 @@ class RentalList(Result):
 
 
 Handoff = projection(model.Handoff)
-
-
-class CustomerArgs(Args):
-    customer_id: str
 
 
 class RentalArgs(Args):

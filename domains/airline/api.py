@@ -20,7 +20,7 @@ from domains import records
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, code_id, conflict, invalid,
                             money, next_id, not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
-from domains.records import find_by_email, record_handoff
+from domains.records import EmailArgs, find_by_email, record_handoff
 from domains.seedkit import add_months
 
 from . import model
@@ -198,10 +198,6 @@ def _status(db: dict, ctx: ApiContext, res: dict) -> None:
 
 class UserArgs(Args):
     user_id: str
-
-
-class EmailArgs(Args):
-    email: str
 
 
 class ReservationArgs(Args):

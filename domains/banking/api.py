@@ -21,7 +21,7 @@ from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
                             projection, row)
-from domains.records import record_handoff
+from domains.records import CustomerArgs, EmailArgs, record_handoff
 from domains.seedkit import add_business_days, add_months, month_end
 
 from . import model
@@ -110,14 +110,6 @@ def _refresh_premier(db: dict, cid: str, today: dt.date) -> None:
 
 
 # ------------------------------------------------------------------------------ reads
-
-class CustomerArgs(Args):
-    customer_id: str
-
-
-class EmailArgs(Args):
-    email: str
-
 
 class AccountArgs(Args):
     account_id: str

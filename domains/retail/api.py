@@ -21,7 +21,7 @@ from domains import records
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid, next_id,
                             not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
-from domains.records import find_by_email, record_handoff
+from domains.records import CustomerArgs, EmailArgs, find_by_email, record_handoff
 from domains.seedkit import add_months, cents
 
 from . import model
@@ -156,14 +156,6 @@ def _tier_key(ctx: ApiContext, c: dict) -> str:
 
 
 # ------------------------------------------------------------------------------ reads
-
-class CustomerArgs(Args):
-    customer_id: str
-
-
-class EmailArgs(Args):
-    email: str
-
 
 class NameZipArgs(Args):
     name: str

@@ -18,7 +18,7 @@ from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
                             projection, row)
-from domains.records import record_handoff
+from domains.records import CustomerArgs, record_handoff
 from domains.seedkit import money
 
 from . import model
@@ -95,10 +95,6 @@ def _refresh_usage(ctx: ApiContext, db: dict, line_id: str) -> None:
 
 
 # ------------------------------------------------------------------------------ reads
-
-class CustomerArgs(Args):
-    customer_id: str
-
 
 class PhoneArgs(Args):
     number: str
