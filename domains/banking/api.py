@@ -21,7 +21,7 @@ from pydantic import Field
 
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
                             projection, row)
-from domains.records import CustomerArgs, EmailArgs, record_handoff
+from domains.records import CustomerArgs, EmailArgs, find_by_email, record_handoff
 from domains.seedkit import add_business_days, add_months, month_end
 
 from . import model
@@ -138,10 +138,7 @@ def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
 @CATALOG.read("/customers/by-email", tags=("customers",))
 def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerRef:
     """Find the customer with this email address."""
-    for cid, c in sorted(db["customers"].items()):
-        if c["email"].casefold() == a.email.strip().casefold():
-            return c
-    raise not_found("customer with email", a.email)
+    return find_by_email(db, "customers", a.email, "customer")[1]
 
 
 @CATALOG.read("/customers/{customer_id}/accounts", resource="customer_id", collection="accounts",
