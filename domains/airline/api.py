@@ -138,9 +138,7 @@ def _open_res(db: dict, rid: str) -> tuple[dict, dict]:
 
 
 def _instance(db: dict, fn: str, date: str) -> tuple[dict, dict]:
-    f = db["flights"].get(fn)
-    if f is None:
-        raise not_found("flight", fn)
+    f = row(db, "flights", fn, "flight")
     inst = f["dates"].get(date)
     if inst is None:
         raise not_found("flight date", f"{fn} {date}", flight_number=fn)

@@ -213,9 +213,7 @@ def get_order(ctx: ApiContext, db: dict, a: OrderArgs) -> Order:
 @CATALOG.read("/products/{product_id}", resource="product_id", tags=("catalogue",))
 def get_product(ctx: ApiContext, db: dict, a: ProductArgs) -> Product:
     """A product with its variants, current prices and availability."""
-    p = db["products"].get(a.product_id)
-    if p is None:
-        raise not_found("product", a.product_id)
+    p = row(db, "products", a.product_id, "product")
     return _product_view(p)
 
 
