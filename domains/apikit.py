@@ -52,6 +52,8 @@ from pydantic.json_schema import models_json_schema
 
 from facts.hashing import content_hash
 
+from .seedkit import iso
+
 API_SCHEMA_VERSION = "1.0"
 OPENAPI_VERSION = "3.1.0"
 
@@ -173,12 +175,6 @@ SignedMoney = Annotated[float, Field(json_schema_extra={"format": "money"}), Aft
 """An amount that may be negative (ledger entries, differences)."""
 
 
-def money(x: float) -> float | int:
-    """Round to cents; whole amounts become ints (stable JSON in the database)."""
-    r = round(float(x) + 0.0, 2)
-    return int(r) if r.is_integer() else r
-
-
 @dataclass
 class ApiContext:
     """What an operation may read besides the database: the pack (brand, id prefixes), the
@@ -197,8 +193,7 @@ class ApiContext:
 
     def ts(self, t: Optional[dt.datetime] = None) -> str:
         """An ISO timestamp in the pack's clock offset, to the second."""
-        t = self.now if t is None else t
-        return t.astimezone(self.now.tzinfo).replace(microsecond=0).isoformat()
+        return iso(self.now if t is None else t, self.now.tzinfo)
 
     def prefix(self, entity: str, default: str) -> str:
         return self.pack.brand.id_prefixes.get(entity, default)

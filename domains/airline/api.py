@@ -18,10 +18,10 @@ from pydantic import Field
 
 from domains import records
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, code_id, conflict, invalid,
-                            money, next_id, not_found, projection, row)
+                            next_id, not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
 from domains.records import EmailArgs, find_by_email, record_handoff
-from domains.seedkit import add_months
+from domains.seedkit import add_months, money
 
 from . import model
 from .rules import arrival_at, departure_at
