@@ -10,11 +10,10 @@ import datetime as dt
 from collections import defaultdict
 
 from domains.records import unknown_refs
-from domains.seedkit import add_business_days, add_months, age_on, month_end
+from domains.seedkit import add_business_days, add_months, age_on, date_of, month_end
 
 from .ledger import long_negative_run, replay_card, replay_deposit
-from .rules import (BY_CODE, DERIVED, HOLIDAYS, PRODUCTS, WINDOW_START, ProductTerms, date_of, is_premier, rounded,
-                    values_with)
+from .rules import BY_CODE, DERIVED, HOLIDAYS, PRODUCTS, WINDOW_START, ProductTerms, is_premier, rounded, values_with
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:

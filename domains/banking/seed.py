@@ -16,12 +16,12 @@ import datetime as dt
 import random
 from collections import defaultdict
 
-from domains.seedkit import add_months
+from domains.seedkit import add_months, date_of
 
 from .events import issue_card, make_disputes, make_replacements, make_transfers, weighted
 from .ledger import long_negative_run, replay_card, replay_deposit
-from .rules import (CODES, PREMIER_CHECKING, WINDOW_START, ProductTerms, date_of, is_premier, next_business_day,
-                    rounded, values_with)
+from .rules import (CODES, PREMIER_CHECKING, WINDOW_START, ProductTerms, is_premier, next_business_day, rounded,
+                    values_with)
 
 CHECKING_PRODUCTS = [("Essential Checking", 5), ("Everyday Checking", 7), ("Premier Checking", 4),
                      ("Private Client Checking", 1), ("Interest Checking", 2), ("Digital Checking", 1),

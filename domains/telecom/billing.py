@@ -8,7 +8,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from .rules import cycle_start, date_of, first_bill_after, plan_on, rounded, timeline
+from domains.seedkit import date_of
+
+from .rules import cycle_start, first_bill_after, plan_on, rounded, timeline
 
 
 def pass_charges(passes: list[dict], lines_by_id: dict, customers: dict, V: dict) -> dict[str, float]:

@@ -7,10 +7,11 @@ import datetime as dt
 from collections import defaultdict
 
 from domains.records import unknown_refs
+from domains.seedkit import date_of
 
 from .billing import by_customer, expected_bills, pass_charges
-from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycle, prorated_upgrade, rounded,
-                    suspended_on, ticket_status, today_of, values_with)
+from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, next_cycle, prorated_upgrade, rounded, suspended_on,
+                    ticket_status, today_of, values_with)
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:

@@ -13,9 +13,11 @@ import datetime as dt
 import random
 from collections import defaultdict
 
+from domains.seedkit import date_of
+
 from .billing import by_customer, expected_bills, pass_charges
-from .rules import (CREDIT_CLASSES, ISSUES, PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycle, rounded,
-                    suspended_on, ticket_status, timeline, today_of, values_with)
+from .rules import (CREDIT_CLASSES, ISSUES, PLANS, REGIONS, TOPUP_SIZES, cycle_start, next_cycle, rounded, suspended_on,
+                    ticket_status, timeline, today_of, values_with)
 
 DEVICE_MODELS = [("Nimbus 8", 699), ("Nimbus 8 Pro", 999), ("Pebble A5", 299), ("Orion X2", 849),
                  ("Lumo Flip 2", 129), ("Pebble A7", 399), ("Orion X2 Ultra", 1199), ("Vela Mini", 549)]
