@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+from collections import defaultdict
 
 from facts.errors import FactforgeError
 
@@ -35,10 +36,16 @@ class SeedGen:
         self.today = self.now.date()
         self.price_scale = price_scale
         self._ids: set[str] = set()
+        self._serials: dict[str, int] = defaultdict(int)
 
     def prefix(self, entity: str, default: str) -> str:
         """The brand's id prefix of `entity`, else `default`."""
         return self.pre.get(entity, default)
+
+    def serial(self, entity: str, base: int) -> str:
+        """The next numbered id of `entity`: the brand's prefix of it and `base` + 1, + 2, ..."""
+        self._serials[entity] += 1
+        return f"{self.pre[entity]}{base + self._serials[entity]}"
 
     def new_id(self, entity: str, default: str, digits: int, chars: str = "0123456789") -> str:
         """A new id, unique in the database: the brand's prefix of `entity` (else `default`)
