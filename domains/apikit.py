@@ -47,10 +47,12 @@ import typing
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Callable, Iterable, Literal, Mapping, Optional
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.json_schema import models_json_schema
 
 from facts.hashing import content_hash
+
+from .seedkit import iso
 
 API_SCHEMA_VERSION = "1.0"
 OPENAPI_VERSION = "3.1.0"
@@ -125,6 +127,29 @@ class Result(BaseModel):
     model_config = ConfigDict(extra="ignore", json_schema_extra={"additionalProperties": False})
 
 
+def projection(row: type[BaseModel], fields: Optional[str] = None, /, *, title: Optional[str] = None,
+               **types: Any) -> type[Result]:
+    """A result model that shows records of `row`, a database model of the pack's `model.py`:
+    the fields named in `fields` (space-separated, in this order; all of the row's when None),
+    each typed as in `row` unless `types` gives its type in the API, or its (type, default),
+    which a field the row lacks needs. A field keeps the row's default; one that may be null
+    and has none defaults to None. The model is named like `row` unless `title` names it."""
+    spec: dict[str, Any] = {}
+    for name in fields.split() if fields is not None else list(row.model_fields):
+        src, t = row.model_fields.get(name), types.pop(name, None)
+        if isinstance(t, tuple):
+            spec[name] = t
+        elif src is None:
+            raise TypeError(f"{row.__name__} has no field {name!r}: give its (type, default)")
+        else:
+            t = src.annotation if t is None else t
+            nullable = type(None) in typing.get_args(t)
+            spec[name] = (t, src.default if not src.is_required() else None if nullable else ...)
+    if types:
+        raise TypeError(f"types given for fields not shown: {', '.join(sorted(types))}")
+    return create_model(title or row.__name__, __base__=Result, **spec)
+
+
 def _cents(x: float) -> float:
     if abs(round(x, 2) - x) > 1e-9:
         raise ValueError("an amount has at most 2 decimals")
@@ -150,12 +175,6 @@ SignedMoney = Annotated[float, Field(json_schema_extra={"format": "money"}), Aft
 """An amount that may be negative (ledger entries, differences)."""
 
 
-def money(x: float) -> float | int:
-    """Round to cents; whole amounts become ints (stable JSON in the database)."""
-    r = round(float(x) + 0.0, 2)
-    return int(r) if r.is_integer() else r
-
-
 @dataclass
 class ApiContext:
     """What an operation may read besides the database: the pack (brand, id prefixes), the
@@ -174,8 +193,7 @@ class ApiContext:
 
     def ts(self, t: Optional[dt.datetime] = None) -> str:
         """An ISO timestamp in the pack's clock offset, to the second."""
-        t = self.now if t is None else t
-        return t.astimezone(self.now.tzinfo).replace(microsecond=0).isoformat()
+        return iso(self.now if t is None else t, self.now.tzinfo)
 
     def prefix(self, entity: str, default: str) -> str:
         return self.pack.brand.id_prefixes.get(entity, default)
@@ -187,6 +205,11 @@ def row(db: dict, table: str, key: str, what: str) -> dict:
     if r is None:
         raise not_found(what, key)
     return r
+
+
+def owned(db: dict, table: str, owner: str, key: str = "customer_id") -> list[dict]:
+    """The records of `table` whose `key` is `owner`, in the order of their keys."""
+    return [r for _, r in sorted(db[table].items()) if r[key] == owner]
 
 
 def next_id(existing: Iterable[str], prefix: str, start: int, digits: int = 0) -> str:

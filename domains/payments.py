@@ -76,6 +76,13 @@ class Ledger:
             raise not_found("payment method", mid, **{self.owner_key: owner[self.owner_key]})
         return pm
 
+    def payer(self, owner: dict, mid: Optional[str], owed: float) -> None:
+        """When something is owed, `mid` is required and must be one of the owner's methods."""
+        if owed > 0:
+            if mid is None:
+                raise invalid(f"{self.rounding(owed)} is due: payment_method_id is required")
+            self.method(owner, mid)
+
     def owner_view(self, owner: dict) -> dict:
         """The owner as the API shows it: stored payment methods as a list, by id."""
         return {**owner, "payment_methods": [owner["payment_methods"][k] for k in sorted(owner["payment_methods"])]}

@@ -1,11 +1,14 @@
-"""Records a domain API shares beyond `domains.apikit.row`: finding a customer by email,
-recording a hand-off to staff (the `handoffs` table), and the postal address a database
-model uses."""
+"""Records a domain API shares beyond `domains.apikit.row`: the arguments naming a customer
+(by id, by email), finding a customer by email,
+recording a hand-off to staff (the `handoffs` table), and the postal address and dated
+hand-off a database model uses; for a pack's check, the records that name one that does
+not exist."""
 from __future__ import annotations
 
-from typing import Any
+import datetime as dt
+from typing import Any, Container, Iterable
 
-from .apikit import ApiContext, next_id, not_found
+from .apikit import ApiContext, Args, next_id, not_found
 from .contract import Row
 
 
@@ -19,6 +22,22 @@ class Address(Row):
     country: str
 
 
+# A hand-off to a desk, on a day (`record_handoff(..., dated=True)`), in the database (`model.py`).
+class Handoff(Row):
+    id: str
+    customer_id: str
+    desk: str
+    date: dt.date
+
+
+class CustomerArgs(Args):
+    customer_id: str
+
+
+class EmailArgs(Args):
+    email: str
+
+
 def find_by_email(db: dict, table: str, email: str, what: str) -> tuple[str, dict]:
     """(key, record) of the first record of `table`, by key, whose email is `email` (case and
     surrounding spaces ignored), or the API's not-found error naming `what`."""
@@ -28,10 +47,18 @@ def find_by_email(db: dict, table: str, email: str, what: str) -> tuple[str, dic
     raise not_found(f"{what} with email", email)
 
 
-def record_handoff(ctx: ApiContext, db: dict, **fields: Any) -> dict:
-    """Record a hand-off to staff in the `handoffs` table: id HO<n>, `fields`, the time."""
+def record_handoff(ctx: ApiContext, db: dict, dated: bool = False, **fields: Any) -> dict:
+    """Record a hand-off to staff in the `handoffs` table: id HO<n>, `fields`, and the time
+    (`at`), or the day (`date`) when `dated`."""
     handoffs = db.setdefault("handoffs", {})
     hid = next_id(handoffs, "HO", 1)
-    h = {"id": hid, **fields, "at": ctx.ts()}
+    h = {"id": hid, **fields, **({"date": ctx.today.isoformat()} if dated else {"at": ctx.ts()})}
     handoffs[hid] = h
     return h
+
+
+def unknown_refs(items: Iterable[tuple[str, dict]], what: str, field: str, known: Container[str],
+                 named: str) -> list[str]:
+    """A check's problem for each (id, record) of `items` whose `field` is not in `known`:
+    "<what> <id>: unknown <named> <value>"."""
+    return [f"{what} {rid}: unknown {named} {r[field]}" for rid, r in items if r[field] not in known]

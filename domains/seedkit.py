@@ -58,6 +58,11 @@ def parse_ts(ts: str) -> dt.datetime:
     return dt.datetime.fromisoformat(ts)
 
 
+def date_of(s: str) -> dt.date:
+    """The date of an ISO date string."""
+    return dt.date.fromisoformat(s)
+
+
 def iso(t: dt.datetime, tz: dt.tzinfo) -> str:
     """A timestamp in `tz`, to the second."""
     return t.astimezone(tz).replace(microsecond=0).isoformat()

@@ -299,6 +299,19 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
 
+def _replayed(ctx: ScenarioContext, calls: list, what: str) -> dict:
+    """A fresh copy of the seed database after `calls` (no calls: the seed database itself,
+    to be read only); a call that fails raises, naming `what` actions and the call."""
+    if not calls:
+        return ctx.db
+    db = _copy(ctx.db)
+    for i, out in enumerate(ctx.api.replay(db, [Call(name=n, arguments=a) for n, a in calls])):
+        if not out.ok:
+            raise FactforgeError(f"{what} action {i} ({out.name}) failed: {out.error.code}: {out.error.message} "
+                                 f"{out.error.details}")
+    return db
+
+
 def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -> SimTest:
     """Replay a draft's gold and naive actions on fresh copies of the seed database and
     build the sealed test. Raises FactforgeError naming the scenario on any problem."""
@@ -312,11 +325,7 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
     tid = f"{domain}.{_slug(sc.slug)}.{content_hash(core)[:10]}"
     # a replay is deterministic: no calls leave the seed database (`initial`), and naive
     # actions that are the gold's leave the gold's database; neither is copied nor hashed again
-    gold_db = _copy(ctx.db) if sc.gold else ctx.db
-    for i, out in enumerate(ctx.api.replay(gold_db, [Call(name=n, arguments=a) for n, a in sc.gold])):
-        if not out.ok:
-            raise FactforgeError(f"{where}: gold action {i} ({out.name}) failed: {out.error.code}: "
-                                 f"{out.error.message} {out.error.details}")
+    gold_db = _replayed(ctx, sc.gold, f"{where}: gold")
     problems = check(gold_db)
     if problems:
         raise FactforgeError(f"{where}: the gold outcome breaks the domain check: {problems[:3]}")
@@ -325,15 +334,8 @@ def seal(sc: Scenario, ctx: ScenarioContext, check, initial: str, domain: str) -
         raise FactforgeError(f"{where}: a do-nothing agent would pass (no write and nothing to communicate)")
     if sc.naive == sc.gold:
         naive = expected
-    elif not sc.naive:
-        naive = initial
     else:
-        naive_db = _copy(ctx.db)
-        for i, out in enumerate(ctx.api.replay(naive_db, [Call(name=n, arguments=a) for n, a in sc.naive])):
-            if not out.ok:
-                raise FactforgeError(f"{where}: naive action {i} ({out.name}) failed: {out.error.code}: "
-                                     f"{out.error.message}")
-        naive = db_hash(naive_db)
+        naive = db_hash(_replayed(ctx, sc.naive, f"{where}: naive")) if sc.naive else initial
     if sc.trap != "none" and naive == expected and not sc.communicate:
         raise FactforgeError(f"{where}: a policy trap that the naive agent passes")
 

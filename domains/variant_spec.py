@@ -38,6 +38,7 @@ from .pack import Brand, DomainPack, PackFile
 from .readers import toml_entry_line, yaml_entry_line
 from .renaming import Renamer, Term, brand_leaks_in_tree, distinctive, renamed_anchors, sorted_terms, term_regex
 from .safe_expr import expr_names, safe_eval, tidy_number
+from .seedkit import money
 from .value_feeds import (Substitution, ValueFeed, numeric_slots, resolve_value_facts, restyle_slot, slot_in_unit,
                           slot_number, slot_spans)
 
@@ -527,8 +528,7 @@ def scale_prices(db: Any, factor: float, fields: list[str]) -> Any:
     def num(v: Any) -> Any:
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return scale(v, True)
-        r = round(float(v) * factor + 0.0, 2)
-        return int(r) if r.is_integer() else r
+        return money(float(v) * factor)
 
     def scale(obj: Any, inside: bool) -> Any:
         if isinstance(obj, dict):

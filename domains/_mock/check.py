@@ -1,6 +1,8 @@
 """Every way a _mock database breaks the policy."""
 from __future__ import annotations
 
+from domains.records import unknown_refs
+
 from .rules import late_fee, values_with
 
 
@@ -26,7 +28,5 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             problems.append(f"rental {r['id']}: waived {waived}, more than the late fee")
         if waived > v["max_waiver"] and r.get("waiver_approved_by") not in pack.brand.managers:
             problems.append(f"rental {r['id']}: waiver of {waived} above {v['max_waiver']} without a manager")
-    for h in db.get("handoffs", {}).values():
-        if h["customer_id"] not in db["customers"]:
-            problems.append(f"handoff {h['id']}: unknown customer {h['customer_id']}")
-    return problems
+    return problems + unknown_refs(db.get("handoffs", {}).items(), "handoff", "customer_id", db["customers"],
+                                   "customer")

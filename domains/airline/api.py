@@ -16,12 +16,14 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
+from domains import records
 from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, code_id, conflict, invalid,
-                            money, next_id, not_found, row)
+                            next_id, not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
-from domains.records import find_by_email, record_handoff
-from domains.seedkit import add_months
+from domains.records import EmailArgs, find_by_email, record_handoff
+from domains.seedkit import add_months, money
 
+from . import model
 from .rules import arrival_at, departure_at
 
 CATALOG = Catalog("airline", title="Larkspur Airways Reservations API",
@@ -35,94 +37,25 @@ Desk = Literal["human_agent", "duty_manager", "baggage_services"]
 
 # ------------------------------------------------------------------------------ results
 
-class Address(Result):
-    line1: str
-    line2: str
-    city: str
-    state: str
-    zip: str
-    country: str
-
-
-class Membership(Result):
-    program: str
-    tier: str
-    qualifying_miles: int
-
-
-class PaymentMethod(Result):
-    id: str
-    type: Literal["credit_card", "gift_card", "travel_certificate"]
-    brand: Optional[str] = None
-    last_four: Optional[str] = None
-    expires: Optional[str] = None
-    balance: Optional[float] = None
-    amount: Optional[float] = None
-    status: Optional[str] = None
-    issued_at: Optional[dt.datetime] = None
-    expires_on: Optional[dt.date] = None
-
-
-class Person(Result):
-    first_name: str
-    last_name: str
-    date_of_birth: dt.date
-
-
-class User(Result):
-    user_id: str
-    name: str
-    email: str
-    phone: str
-    date_of_birth: dt.date
-    address: Address
-    home_airport: str
-    membership: Membership
-    payment_methods: list[PaymentMethod]
-    saved_passengers: list[Person]
-    reservations: list[str]
-
-
-class UserRef(Result):
-    user_id: str
-    name: str
-
-
-class Leg(Result):
-    flight_number: str
-    date: dt.date
-    origin: str
-    destination: str
-    price: float
-
-
-class Cancellation(Result):
-    cancelled_at: dt.datetime
-    reason: str
-    refund_amount: float
-
-
-class Reservation(Result):
-    reservation_id: str
-    user_id: str
-    origin: str
-    destination: str
-    trip_type: Literal["one_way", "round_trip"]
-    cabin: str
-    created_at: dt.datetime
-    status: str
-    flights: list[Leg]
-    passengers: list[Person]
-    total_bags: int
-    free_bags: int
-    paid_bags: int
-    bag_fee: float
-    insurance: bool
-    insurance_fee: float
-    fare_total: float
-    changes: list[dict[str, Any]]
-    payment_history: list[Payment]
-    cancellation: Optional[Cancellation] = None
+Address = projection(records.Address)
+Membership = projection(model.Membership)
+PaymentMethod = projection(model.PaymentMethod, "id type brand last_four expires balance amount status issued_at "
+                                                "expires_on",
+                           status=Optional[str], issued_at=Optional[dt.datetime], expires_on=Optional[dt.date])
+Person = projection(model.Person, date_of_birth=dt.date)
+User = projection(model.User, "user_id name email phone date_of_birth address home_airport membership payment_methods "
+                              "saved_passengers reservations",
+                  date_of_birth=dt.date, address=Address, membership=Membership, payment_methods=list[PaymentMethod],
+                  saved_passengers=list[Person])
+UserRef = projection(model.User, "user_id name", title="UserRef")
+Leg = projection(model.Leg, "flight_number date origin destination price", date=dt.date)
+Cancellation = projection(model.Cancellation, "cancelled_at reason refund_amount", cancelled_at=dt.datetime, reason=str)
+Reservation = projection(model.Reservation, "reservation_id user_id origin destination trip_type cabin created_at "
+                                            "status flights passengers total_bags free_bags paid_bags bag_fee "
+                                            "insurance insurance_fee fare_total changes payment_history cancellation",
+                         created_at=dt.datetime, status=str, flights=list[Leg], passengers=list[Person],
+                         changes=list[dict[str, Any]], payment_history=list[Payment],
+                         cancellation=Optional[Cancellation])
 
 
 class ReservationSummary(Result):
@@ -186,22 +119,8 @@ class Certificate(Result):
     approved_by: Optional[str] = None
 
 
-class Voucher(Result):
-    id: str
-    reservation_id: str
-    kind: Literal["meal", "hotel"]
-    amount: float
-    flight_number: str
-    date: dt.date
-    issued_at: dt.datetime
-
-
-class Handoff(Result):
-    id: str
-    user_id: str
-    desk: str
-    reservation_id: Optional[str] = None
-    at: dt.datetime
+Voucher = projection(model.Voucher, date=dt.date, issued_at=dt.datetime)
+Handoff = projection(model.Handoff, desk=str, at=dt.datetime)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -210,17 +129,16 @@ LEDGER = Ledger("reservations", "reservation_id", "user_id", money, prefix="PY",
                 prefix_entity="payment", used_up=("travel_certificate",))
 
 
-def _open_res(db: dict, rid: str) -> dict:
+def _open_res(db: dict, rid: str) -> tuple[dict, dict]:
+    """A reservation that is not cancelled, and its user."""
     r = row(db, "reservations", rid, "reservation")
     if r["cancellation"] is not None:
         raise conflict(f"reservation {rid} is cancelled", reservation_id=rid)
-    return r
+    return r, db["users"][r["user_id"]]
 
 
 def _instance(db: dict, fn: str, date: str) -> tuple[dict, dict]:
-    f = db["flights"].get(fn)
-    if f is None:
-        raise not_found("flight", fn)
+    f = row(db, "flights", fn, "flight")
     inst = f["dates"].get(date)
     if inst is None:
         raise not_found("flight date", f"{fn} {date}", flight_number=fn)
@@ -278,10 +196,6 @@ def _status(db: dict, ctx: ApiContext, res: dict) -> None:
 
 class UserArgs(Args):
     user_id: str
-
-
-class EmailArgs(Args):
-    email: str
 
 
 class ReservationArgs(Args):
@@ -455,9 +369,8 @@ def cancel_reservation(ctx: ApiContext, db: dict, a: CancelArgs) -> Reservation:
     """Cancel a whole reservation, refunding the given amounts to the given payment methods
     (methods that paid for it). A refund to a travel certificate is reissued as a new
     certificate."""
-    r = _open_res(db, a.reservation_id)
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.check_refunds(r, a.refunds)
-    u = db["users"][r["user_id"]]
     amount = money(sum(x.amount for x in a.refunds))
     r["cancellation"] = {"cancelled_at": ctx.ts(), "reason": a.reason, "refund_amount": amount}
     for x in a.refunds:
@@ -483,13 +396,9 @@ def change_flights(ctx: ApiContext, db: dict, a: ChangeFlightsArgs) -> Reservati
     flight records; a same-day change and a rebooking keep the fares paid. The change fee
     plus a positive fare difference are charged to `payment_method_id`; a negative fare
     difference goes back as `refunds`."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     owed = money(a.change_fee + max(0.0, a.fare_difference))
-    if owed > 0:
-        if a.payment_method_id is None:
-            raise invalid(f"{owed} is due: payment_method_id is required")
-        LEDGER.method(u, a.payment_method_id)
+    LEDGER.payer(u, a.payment_method_id, owed)
     LEDGER.check_refunds(r, a.refunds)
     if a.fare_difference < 0 and abs(sum(x.amount for x in a.refunds) + a.fare_difference) > 0.005:
         raise invalid("refunds must add up to the negative fare difference")
@@ -531,13 +440,9 @@ class AddBagsArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/bags", resource="reservation_id", tags=("bags",))
 def add_bags(ctx: ApiContext, db: dict, a: AddBagsArgs) -> Reservation:
     """Add checked bags to a reservation, charging the given bag fee and overweight fee."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     owed = money(a.bag_fee + a.overweight_fee)
-    if owed > 0:
-        if a.payment_method_id is None:
-            raise invalid(f"{owed} is due: payment_method_id is required")
-        LEDGER.method(u, a.payment_method_id)
+    LEDGER.payer(u, a.payment_method_id, owed)
     if a.overweight_bags > a.bags:
         raise invalid("more overweight bags than bags added")
     r["total_bags"] += a.bags
@@ -567,7 +472,7 @@ def _chars_changed(a: str, b: str) -> int:
                tags=("passengers",))
 def correct_passenger_name(ctx: ApiContext, db: dict, a: NameArgs) -> Reservation:
     """Correct a passenger's first and last name on a reservation (no charge)."""
-    r = _open_res(db, a.reservation_id)
+    r, _ = _open_res(db, a.reservation_id)
     if a.passenger_index >= len(r["passengers"]):
         raise not_found("passenger", a.passenger_index, reservation_id=a.reservation_id)
     p = r["passengers"][a.passenger_index]
@@ -590,8 +495,7 @@ class AddPassengerArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/passengers", resource="reservation_id", tags=("passengers",))
 def add_passenger(ctx: ApiContext, db: dict, a: AddPassengerArgs) -> Reservation:
     """Add a passenger to an existing reservation, charging the given fare."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.method(u, a.payment_method_id)
     r["passengers"].append(a.passenger.model_dump(mode="json"))
     r["changes"].append({"type": "add_passenger", "at": ctx.ts(), "fare": money(a.fare)})
@@ -609,8 +513,7 @@ class InsuranceArgs(Args):
 @CATALOG.write("/reservations/{reservation_id}/insurance", resource="reservation_id", tags=("reservations",))
 def add_insurance(ctx: ApiContext, db: dict, a: InsuranceArgs) -> Reservation:
     """Add TripGuard to an existing reservation, charging the given premium."""
-    r = _open_res(db, a.reservation_id)
-    u = db["users"][r["user_id"]]
+    r, u = _open_res(db, a.reservation_id)
     LEDGER.method(u, a.payment_method_id)
     if r["insurance"]:
         raise conflict("the reservation already has TripGuard")

@@ -205,13 +205,7 @@ def change_fee(v: dict, cabin: str, tier: str) -> float:
 
 
 def tier_for_miles(v: dict, miles: int) -> str:
-    if miles >= v["tier_miles_pinnacle"]:
-        return "pinnacle"
-    if miles >= v["tier_miles_navigator"]:
-        return "navigator"
-    if miles >= v["tier_miles_voyager"]:
-        return "voyager"
-    return "wayfarer"
+    return next((t for t in ("pinnacle", "navigator", "voyager") if miles >= v[f"tier_miles_{t}"]), "wayfarer")
 
 
 def compensation_per_passenger(v: dict, tier: str, cabin: str, kind: str) -> float:

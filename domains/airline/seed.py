@@ -73,14 +73,6 @@ class _Gen(SeedGen):
         self.reservations: dict[str, dict] = {}
         self._pay_seq = 0
 
-    def new_id(self, entity: str, default: str, digits: int = 6, alpha: bool = False) -> str:
-        chars = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789" if alpha else "0123456789"
-        while True:
-            i = self.prefix(entity, default) + "".join(self.rng.choice(chars) for _ in range(digits))
-            if i not in self._ids:
-                self._ids.add(i)
-                return i
-
     def pay_id(self) -> str:
         self._pay_seq += 1
         return f"{self.prefix('payment', 'PY')}{100000 + self._pay_seq}"
@@ -339,7 +331,7 @@ class _Gen(SeedGen):
         plan = self.payment_plan(user, total, created)
         if plan is None:
             return False
-        rid = self.new_id("reservation", "LK", 5, alpha=True)
+        rid = self.new_id("reservation", "LK", 5, chars="ABCDEFGHJKLMNPQRSTUVWXYZ23456789")
         res = {"reservation_id": rid, "user_id": uid, "origin": o, "destination": d, "trip_type": trip,
                "cabin": self.cab[cabin], "created_at": self.ts(created), "status": "confirmed",
                "flights": [{"flight_number": fn, "date": day, "origin": self.flights[fn]["origin"],

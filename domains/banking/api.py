@@ -19,9 +19,12 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, row
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
+                            projection, row)
+from domains.records import CustomerArgs, EmailArgs, find_by_email, record_handoff
 from domains.seedkit import add_business_days, add_months, month_end
 
+from . import model
 from .rules import CODES, HOLIDAYS, PRODUCTS, ProductTerms, is_premier
 
 CATALOG = Catalog("banking", title="Merrowgate Bank Staff API",
@@ -32,131 +35,46 @@ FEE_KINDS = ("overdraft_fee", "atm_fee", "excess_withdrawal_fee", "monthly_fee",
              "late_fee", "annual_fee", "transfer_fee", "card_fee", "stop_payment_fee")
 
 
-class Customer(Result):
-    id: str
-    name: str
-    date_of_birth: dt.date
-    email: str
-    phone: str
-    state: str
-    credit_score: int
-    customer_since: Optional[dt.date] = None
-    premier_client: bool
-
-
-class CustomerRef(Result):
-    id: str
-    name: str
-
-
-class Account(Result):
-    id: str
-    customer_id: str
-    family: str
-    product: str
-    opened_on: dt.date
-    status: str
-    balance: float
-    overdraft_opt_in: Optional[bool] = None
-    credit_limit: Optional[float] = None
-    principal: Optional[float] = None
-    apy: Optional[float] = None
-    term_months: Optional[int] = None
-    maturity_date: Optional[dt.date] = None
-    authorized_users: list[dict[str, Any]] = []
+Customer = projection(model.Customer)
+CustomerRef = projection(model.Customer, "id name", title="CustomerRef")
+Account = projection(model.Account, "id customer_id family product opened_on status balance overdraft_opt_in "
+                                    "credit_limit principal apy term_months maturity_date authorized_users",
+                     family=str, authorized_users=list[dict[str, Any]])
 
 
 class AccountList(Result):
     accounts: list[Account]
 
 
-class Transaction(Result):
-    id: str
-    account_id: str
-    date: dt.date
-    seq: int
-    kind: str
-    amount: float
-    description: str
-    status: str
-    balance_after: Optional[float] = None
-    related_id: Optional[str] = None
-    channel: Optional[str] = None
+Transaction = projection(model.Transaction, "id account_id date seq kind amount description status balance_after "
+                                            "related_id channel", status=str)
 
 
 class TransactionList(Result):
     transactions: list[Transaction]
 
 
-class Statement(Result):
-    id: str
-    account_id: str
-    period_start: dt.date
-    period_end: dt.date
-    opening_balance: float
-    closing_balance: float
-    monthly_fee: Optional[float] = None
-    interest: Optional[float] = None
-    minimum_payment: Optional[float] = None
-    due_date: Optional[dt.date] = None
+Statement = projection(model.Statement, "id account_id period_start period_end opening_balance closing_balance "
+                                        "monthly_fee interest minimum_payment due_date", interest=Optional[float])
 
 
 class StatementList(Result):
     statements: list[Statement]
 
 
-class Card(Result):
-    id: str
-    account_id: str
-    customer_id: str
-    kind: str
-    last4: str
-    issued_on: dt.date
-    expires: str
-    status: str
-    activated_on: Optional[dt.date] = None
+Card = projection(model.Card, "id account_id customer_id kind last4 issued_on expires status activated_on", status=str)
 
 
 class CardList(Result):
     cards: list[Card]
 
 
-class Transfer(Result):
-    id: str
-    customer_id: str
-    type: str
-    from_account_id: str
-    to_account_id: Optional[str] = None
-    payee: Optional[str] = None
-    amount: float
-    fee: float
-    date: dt.date
-    status: str
-
-
-class Dispute(Result):
-    id: str
-    account_id: str
-    transaction_id: str
-    type: str
-    amount: float
-    reported_on: dt.date
-    documents_due_by: dt.date
-    provisional_credit_due_by: dt.date
-    investigation_due_by: dt.date
-    status: str
-    outcome: Optional[str] = None
-
-
-class Replacement(Result):
-    id: str
-    card_id: str
-    new_card_id: str
-    ordered_on: dt.date
-    delivery: str
-    due_by: dt.date
-    expedited_fee: float
-    replacement_fee: float
+Transfer = projection(model.Transfer, "id customer_id type from_account_id to_account_id payee amount fee date status")
+Dispute = projection(model.Dispute, "id account_id transaction_id type amount reported_on documents_due_by "
+                                    "provisional_credit_due_by investigation_due_by status outcome",
+                     status=str, outcome=Optional[str])
+Replacement = projection(model.CardReplacement, "id card_id new_card_id ordered_on delivery due_by expedited_fee "
+                                                "replacement_fee", title="Replacement", delivery=str)
 
 
 class Record(Result):
@@ -193,14 +111,6 @@ def _refresh_premier(db: dict, cid: str, today: dt.date) -> None:
 
 # ------------------------------------------------------------------------------ reads
 
-class CustomerArgs(Args):
-    customer_id: str
-
-
-class EmailArgs(Args):
-    email: str
-
-
 class AccountArgs(Args):
     account_id: str
 
@@ -228,10 +138,7 @@ def get_customer(ctx: ApiContext, db: dict, a: CustomerArgs) -> Customer:
 @CATALOG.read("/customers/by-email", tags=("customers",))
 def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerRef:
     """Find the customer with this email address."""
-    for cid, c in sorted(db["customers"].items()):
-        if c["email"].casefold() == a.email.strip().casefold():
-            return c
-    raise not_found("customer with email", a.email)
+    return find_by_email(db, "customers", a.email, "customer")[1]
 
 
 @CATALOG.read("/customers/{customer_id}/accounts", resource="customer_id", collection="accounts",
@@ -239,7 +146,7 @@ def find_customer_by_email(ctx: ApiContext, db: dict, a: EmailArgs) -> CustomerR
 def list_accounts(ctx: ApiContext, db: dict, a: CustomerArgs) -> AccountList:
     """The customer's accounts of every kind."""
     row(db, "customers", a.customer_id, "customer")
-    return {"accounts": [x for _, x in sorted(db["accounts"].items()) if x["customer_id"] == a.customer_id]}
+    return {"accounts": owned(db, "accounts", a.customer_id)}
 
 
 @CATALOG.read("/accounts/{account_id}", resource="account_id", tags=("accounts",))
@@ -271,7 +178,7 @@ def list_statements(ctx: ApiContext, db: dict, a: AccountArgs) -> StatementList:
 def list_cards(ctx: ApiContext, db: dict, a: CustomerArgs) -> CardList:
     """The customer's debit and credit cards, any status."""
     row(db, "customers", a.customer_id, "customer")
-    return {"cards": [c for _, c in sorted(db["cards"].items()) if c["customer_id"] == a.customer_id]}
+    return {"cards": owned(db, "cards", a.customer_id)}
 
 
 @CATALOG.read("/disputes/{id}", resource="id", tags=("disputes",))
@@ -609,7 +516,4 @@ def transfer_to_human(ctx: ApiContext, db: dict, a: HandoffArgs) -> Record:
     """Refer the customer to another desk: a banker, the branch manager, legal services, the
     fraud team, the hardship team or the Customer Advocacy Office."""
     row(db, "customers", a.customer_id, "customer")
-    hs = db.setdefault("handoffs", {})
-    hid = next_id(hs, "HO", 1)
-    hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}
-    return hs[hid]
+    return record_handoff(ctx, db, dated=True, customer_id=a.customer_id, desk=a.desk)

@@ -9,11 +9,11 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from domains.seedkit import add_business_days, add_months, age_on, month_end
+from domains.records import unknown_refs
+from domains.seedkit import add_business_days, add_months, age_on, date_of, month_end
 
 from .ledger import long_negative_run, replay_card, replay_deposit
-from .rules import (BY_CODE, DERIVED, HOLIDAYS, PRODUCTS, WINDOW_START, ProductTerms, date_of, is_premier, rounded,
-                    values_with)
+from .rules import BY_CODE, DERIVED, HOLIDAYS, PRODUCTS, WINDOW_START, ProductTerms, is_premier, rounded, values_with
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
@@ -48,12 +48,8 @@ def _references(db: dict) -> list[str]:
     """Records that name an account, customer or transaction that does not exist."""
     P: list[str] = []
     cust, accts, cards, txns = db["customers"], db["accounts"], db["cards"], db["transactions"]
-    for aid, a in accts.items():
-        if a["customer_id"] not in cust:
-            P.append(f"account {aid}: unknown customer {a['customer_id']}")
-    for cid, c in cards.items():
-        if c["account_id"] not in accts:
-            P.append(f"card {cid}: unknown account {c['account_id']}")
+    P += unknown_refs(accts.items(), "account", "customer_id", cust, "customer")
+    P += unknown_refs(cards.items(), "card", "account_id", accts, "account")
     for tid, t in txns.items():
         if t["account_id"] not in accts:
             P.append(f"transaction {tid}: unknown account {t['account_id']}")
@@ -467,12 +463,7 @@ def _stop_payments(db: dict, cat: ProductTerms) -> list[str]:
 
 
 def _handoffs(db: dict) -> list[str]:
-    P: list[str] = []
-    cust = db["customers"]
-    for hid, h in sorted(db.get("handoffs", {}).items()):
-        if h["customer_id"] not in cust:
-            P.append(f"handoff {hid}: unknown customer {h['customer_id']}")
-    return P
+    return unknown_refs(sorted(db.get("handoffs", {}).items()), "handoff", "customer_id", db["customers"], "customer")
 
 
 def _active_cards(db: dict, cat: ProductTerms) -> list[str]:

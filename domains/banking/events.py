@@ -10,9 +10,9 @@ import datetime as dt
 import random
 from collections import defaultdict
 
-from domains.seedkit import add_business_days, add_months, is_business_day, month_end
+from domains.seedkit import add_business_days, add_months, date_of, is_business_day, month_end
 
-from .rules import CODES, HOLIDAYS, WINDOW_START, date_of, is_premier, next_business_day, rounded
+from .rules import CODES, HOLIDAYS, WINDOW_START, is_premier, next_business_day, rounded
 
 DISPUTE_TYPES_DEBIT = ["Unauthorized debit card transaction", "Duplicate charge", "Merchandise not received",
                        "Incorrect transaction amount"]

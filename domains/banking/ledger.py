@@ -13,9 +13,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from domains.seedkit import add_months, month_end
+from domains.seedkit import add_months, date_of, month_end
 
-from .rules import DEBIT_KINDS, WINDOW_START, ProductTerms, date_of, days_between, rounded
+from .rules import DEBIT_KINDS, WINDOW_START, ProductTerms, days_between, rounded
 
 # ------------------------------------------------------------------------ deposit replay
 

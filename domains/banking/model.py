@@ -9,6 +9,7 @@ import datetime as dt
 from typing import Literal, Optional
 
 from domains.contract import Row
+from domains.records import Handoff
 
 Family = Literal["checking", "savings", "cd", "credit_card"]
 
@@ -198,13 +199,6 @@ class StopPayment(Row):
     fee_txn_id: Optional[str]
     placed_on: dt.date
     expires_on: dt.date
-
-
-class Handoff(Row):
-    id: str
-    customer_id: str
-    desk: str
-    date: dt.date
 
 
 class Database(Row):

@@ -12,6 +12,7 @@ import importlib.util
 from pathlib import Path
 
 from domains import seedkit
+from domains.seedkit import date_of
 from domains.value_feeds import PLACEHOLDER
 from facts.values import find_values
 
@@ -153,11 +154,6 @@ class ProductTerms:
     def __call__(self, family: str, product: str, attr: str):
         key = _CELL_KEYS.get((family, product, attr))
         return self.V[key] if key is not None else PRODUCTS[family][product][attr]
-
-
-def date_of(s: str) -> dt.date:
-    """The date of an ISO date string."""
-    return dt.date.fromisoformat(s)
 
 
 def rounded(x: float) -> float:

@@ -8,8 +8,9 @@ servicing, stop payments, and questions on the manual's rules.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Optional
+from typing import Optional
 
+from domains.scenariokit import Drafter
 from domains.seedkit import add_business_days, add_months, age_on, money, month_end
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
@@ -25,16 +26,13 @@ OUTGOING = ["Standard outgoing ACH transfer", "Next-day outgoing ACH transfer", 
 PAYEES = ["Northfield Property Mgmt", "Riverside Tutoring", "Elena Petrova", "Granite State Roofing", "M. Okonjo"]
 
 
-class Bank:
-    def __init__(self, ctx: ScenarioContext):
-        self.ctx, self.db, self.v, self.F = ctx, ctx.db, ctx.values, ctx.facts
-        self.cat = ProductTerms(ctx.values)
-        self.today: dt.date = ctx.pack.info.now.date()
-        self.n = 0
+class Bank(Drafter):
+    personas = PERSONAS
+    customer_key = "id"
 
-    def persona(self) -> str:
-        self.n += 1
-        return PERSONAS[self.n % len(PERSONAS)]
+    def __init__(self, ctx: ScenarioContext):
+        super().__init__(ctx)
+        self.cat = ProductTerms(ctx.values)
 
     def customers(self) -> list[dict]:
         return [c for _, c in sorted(self.db["customers"].items())]
@@ -54,17 +52,15 @@ class Bank:
         header = next(h for k, h, _ in FAMILIES[family].columns if k == col)
         return self.F.find(f"{product} — {header}:", product)
 
-    def answers(self, c: dict) -> list:
+    def known(self, c: dict, rec: Optional[dict] = None) -> list[str]:
+        return [f"You are {c['name']}.", f"Your customer number is {c['id']}.",
+                f"Your date of birth is {c['date_of_birth']}."]
+
+    def answers(self, c: dict, rec: Optional[dict] = None) -> list:
         """Identity: the customer number, the one-time passcode just received, the date of birth."""
         return [answer("customer", ["customer number", "customer id"], f"It's {c['id']}."),
                 answer("passcode", ["passcode", "code"], "The code I just received is 731904."),
                 answer("birth", ["date of birth", "birthday"], f"{c['date_of_birth']}.")]
-
-    def base(self, slug: str, trap: str, c: dict, **kw: Any) -> Scenario:
-        kw.setdefault("known", [f"You are {c['name']}.", f"Your customer number is {c['id']}.",
-                                f"Your date of birth is {c['date_of_birth']}."])
-        kw.setdefault("answers", self.answers(c))
-        return Scenario(slug=slug, trap=trap, customer_id=c["id"], persona=self.persona(), **kw)
 
 
 def scenarios(ctx: ScenarioContext) -> list[Scenario]:

@@ -16,12 +16,13 @@ import datetime as dt
 import random
 from collections import defaultdict
 
-from domains.seedkit import add_months
+from domains.seedgen import SeedGen
+from domains.seedkit import add_months, date_of
 
 from .events import issue_card, make_disputes, make_replacements, make_transfers, weighted
 from .ledger import long_negative_run, replay_card, replay_deposit
-from .rules import (CODES, PREMIER_CHECKING, WINDOW_START, ProductTerms, date_of, is_premier, next_business_day,
-                    rounded, values_with)
+from .rules import (CODES, PREMIER_CHECKING, WINDOW_START, ProductTerms, is_premier, next_business_day, rounded,
+                    values_with)
 
 CHECKING_PRODUCTS = [("Essential Checking", 5), ("Everyday Checking", 7), ("Premier Checking", 4),
                      ("Private Client Checking", 1), ("Interest Checking", 2), ("Digital Checking", 1),
@@ -47,28 +48,20 @@ DESCRIPTIONS = {"overdraft_fee": "Overdraft fee", "atm_fee": "Out-of-network ATM
 STATES = ["NY", "NJ", "CT", "MA", "PA", "VT", "ME", "RI"]
 
 
-class _Seed:
-    """One generation under way: the values and catalog terms, the random stream, the clock,
-    the records written so far, each account's base items and each customer's and card
-    account's spending profile."""
+class _Seed(SeedGen):
+    """One generation under way (`SeedGen`: the values, the random stream, the clock, the id
+    counters), the catalog terms, the records written so far, each account's base items and
+    each customer's and card account's spending profile."""
 
     def __init__(self, pack, seed: int, values: dict | None):
-        self.pack = pack
-        self.V = values_with(values)
-        self.cat = ProductTerms(self.V)
-        self.rng = random.Random(f"{pack.name}:{seed}")
-        self.today = pack.info.now.date()
-        self.counters: dict[str, int] = defaultdict(int)
+        super().__init__(pack, seed, values_with(values))
+        self.cat = ProductTerms(self.v)
         self.customers: dict[str, dict] = {}
         self.accounts: dict[str, dict] = {}
         self.cards: dict[str, dict] = {}
         self.base: dict[str, list] = defaultdict(list)   # account id -> base items
         self.seq = 0
         self.profiles: dict[str, str] = {}
-
-    def nid(self, kind: str, base: int) -> str:
-        self.counters[kind] += 1
-        return f"{self.pack.brand.id_prefixes[kind]}{base + self.counters[kind]}"
 
     def item(self, acct_id: str, day: dt.date, kind: str, amount: float, desc: str, **kw) -> dict:
         """A base item of an account's ledger (`key` names it until transactions get ids)."""
@@ -93,15 +86,15 @@ def generate(pack, seed: int, values: dict | None = None) -> dict:
             _savings_items(s, a)
         elif a["family"] == "credit_card":
             _card_purchases(s, a)
-    transfers = make_transfers(s.rng, s.accounts, s.customers, s.cat, s.V, s.today, s.item, s.nid)
-    replacements = make_replacements(s.rng, s.accounts, s.cards, s.customers, s.cat, s.today, s.item, s.nid)
-    disputes = make_disputes(s.rng, s.accounts, s.base, s.cat, s.today, s.item, s.nid)
+    transfers = make_transfers(s.rng, s.accounts, s.customers, s.cat, s.v, s.today, s.item, s.serial)
+    replacements = make_replacements(s.rng, s.accounts, s.cards, s.customers, s.cat, s.today, s.item, s.serial)
+    disputes = make_disputes(s.rng, s.accounts, s.base, s.cat, s.today, s.item, s.serial)
     ledgers, statements = _replay(s)
     txns = _transactions(s, ledgers, transfers, replacements, disputes)
     stmts: dict[str, dict] = {}
     for aid in sorted(statements):
         for st in statements[aid]:
-            sid = s.nid("statement", 500000)
+            sid = s.serial("statement", 500000)
             stmts[sid] = {"id": sid, **st}
     for aid, a in s.accounts.items():
         led = [t for t in ledgers.get(aid, []) if t["balance_after"] is not None]
@@ -120,7 +113,7 @@ def generate(pack, seed: int, values: dict | None = None) -> dict:
 def _customer(s: _Seed, name: str) -> None:
     """A customer with a checking account and maybe savings, a certificate and a credit card."""
     rng, cat, today = s.rng, s.cat, s.today
-    cid = s.nid("customer", 100000)
+    cid = s.serial("customer", 100000)
     product = weighted(rng, CHECKING_PRODUCTS)
     if product == "Campus Checking":
         age = rng.randint(19, 23)
@@ -151,7 +144,7 @@ def _customer(s: _Seed, name: str) -> None:
     start_bal = {"comfortable": max(waiver, 1000) * rng.uniform(1.3, 3.0),
                  "near_waiver": max(waiver, 400) * rng.uniform(0.85, 1.25),
                  "tight": rng.uniform(40, 400)}[profile]
-    chk = open_account(s.accounts, s.nid("account", 4000000), cid, "checking", product, opened, rounded(start_bal))
+    chk = open_account(s.accounts, s.serial("account", 4000000), cid, "checking", product, opened, rounded(start_bal))
     chk["overdraft_opt_in"] = profile == "tight" and rng.random() < 0.7 or rng.random() < 0.2
     s.customers[cid]["customer_since"] = opened.isoformat()
     if rng.random() < 0.65:
@@ -169,7 +162,7 @@ def _savings(s: _Seed, cid: str, dob: dt.date, chk_opened: dt.date, in_window: b
     so = max(min(so, s.today - dt.timedelta(days=20)), add_months(dob, 12 * cat("savings", sp, "min_age")))
     sw = cat("savings", sp, "waiver_balance")
     sb = rng.choice([sw * rng.uniform(1.1, 4), sw * rng.uniform(0.5, 0.95), sw * rng.uniform(0.9, 1.3)])
-    open_account(s.accounts, s.nid("account", 4000000), cid, "savings", sp, so,
+    open_account(s.accounts, s.serial("account", 4000000), cid, "savings", sp, so,
                  rounded(max(sb, cat("savings", sp, "opening_deposit") + 50)))
 
 
@@ -182,7 +175,7 @@ def _certificate(s: _Seed, cid: str, chk_opened: dt.date) -> None:
     has_chk = chk_opened <= co
     principal = rounded(rng.choice([1000, 2500, 5000, 10000, 15000, 25000, 50000]) * rng.choice([1, 1, 1.2, 1.5]))
     principal = max(principal, cat("cd", cp, "opening_deposit"))
-    acct = open_account(s.accounts, s.nid("account", 4000000), cid, "cd", cp, co, principal)
+    acct = open_account(s.accounts, s.serial("account", 4000000), cid, "cd", cp, co, principal)
     acct.update({"principal": principal, "term_months": term,
                  "relationship_apy": has_chk,
                  "apy": cat("cd", cp, "rel_apy") if has_chk else cat("cd", cp, "apy"),
@@ -201,7 +194,7 @@ def _credit_card(s: _Seed, cid: str, dob: dt.date) -> None:
         WINDOW_START - dt.timedelta(days=rng.randint(60, 2500))
     co = max(co, add_months(dob, 12 * 18))
     limit = max(cat("credit_card", cp, "min_limit"), rng.choice([2000, 3500, 5000, 8000, 12000, 20000]))
-    acct = open_account(s.accounts, s.nid("account", 4000000), cid, "credit_card", cp, co,
+    acct = open_account(s.accounts, s.serial("account", 4000000), cid, "credit_card", cp, co,
                         rounded(rng.uniform(0, limit * 0.25)) if co < WINDOW_START else 0.0)
     acct["credit_limit"] = float(limit)
     acct["autopay"] = rng.choice(["statement_balance", "none", "none", "minimum"])
@@ -233,7 +226,7 @@ def _issue_cards(s: _Seed) -> None:
                     "Standard credit card")
         else:
             continue
-        issue_card(s.cards, s.nid("card", 7000000), a, kind, date_of(a["opened_on"]), s.rng, s.cat)
+        issue_card(s.cards, s.serial("card", 7000000), a, kind, date_of(a["opened_on"]), s.rng, s.cat)
 
 
 # --------------------------------------------------------------------------- base items
@@ -332,7 +325,7 @@ def _card_purchases(s: _Seed, a: dict) -> None:
 def _replay(s: _Seed) -> tuple[dict[str, list], dict[str, list]]:
     """Ledgers and statements: deposit accounts (with a top-up deposit if an account would
     stay overdrawn for more than 30 days), then credit cards with their payment behaviour."""
-    cat, V, today = s.cat, s.V, s.today
+    cat, V, today = s.cat, s.v, s.today
     ledgers: dict[str, list] = {}
     statements: dict[str, list] = {}
     for aid, a in sorted(s.accounts.items()):
@@ -390,7 +383,7 @@ def _transactions(s: _Seed, ledgers: dict[str, list], transfers: dict, replaceme
         pos = 0
         for it in ledgers[aid]:
             pos += 1
-            tid = s.nid("transaction", 90000000)
+            tid = s.serial("transaction", 90000000)
             if "key" in it:
                 key_to_id[it["key"]] = tid
             it["_id"], it["_pos"] = tid, pos

@@ -17,12 +17,14 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid,
-                            next_id, not_found, row)
+from domains import records
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, SignedMoney, conflict, invalid, next_id,
+                            not_found, projection, row)
 from domains.payments import Ledger, MethodAmount, Payment
-from domains.records import find_by_email, record_handoff
+from domains.records import CustomerArgs, EmailArgs, find_by_email, record_handoff
 from domains.seedkit import add_months, cents
 
+from . import model
 from .rules import price_on
 
 CATALOG = Catalog("retail", title="Juniper Row Orders API",
@@ -37,99 +39,25 @@ ReturnReason = Literal["no longer needed", "changed my mind", "did not fit the s
 
 # ------------------------------------------------------------------------------ results
 
-class Address(Result):
-    line1: str
-    line2: str = ""
-    city: str
-    state: str
-    zip: str
-    country: str = "US"
-
-
-class Loyalty(Result):
-    program: str
-    tier: str
-    spend_last_12_months: float
-    points_balance: int
-
-
-class PaymentMethod(Result):
-    id: str
-    type: Literal["card", "paypal", "gift_card", "store_credit"]
-    brand: Optional[str] = None
-    last_four: Optional[str] = None
-    email: Optional[str] = None
-    balance: Optional[float] = None
-    expires_on: Optional[dt.date] = None
-
-
-class Customer(Result):
-    customer_id: str
-    name: str
-    email: str
-    phone: str
-    birthday: dt.date
-    default_address: Address
-    loyalty: Loyalty
-    payment_methods: list[PaymentMethod]
-    orders: list[str]
-
-
-class CustomerRef(Result):
-    customer_id: str
-    name: str
-
-
-class Line(Result):
-    item_id: str
-    product_id: str
-    name: str
-    category: str
-    options: dict[str, str]
-    price: float
-    final_sale: bool
-
-
-class Fulfillment(Result):
-    carrier: str
-    tracking_number: str
-    shipped_at: dt.datetime
-    delivered_at: Optional[dt.datetime] = None
-
-
-class ReturnRequest(Result):
-    return_id: str
-    requested_at: dt.datetime
-    line_indexes: list[int]
-    reason: str
-    condition: str
-    refund_to: str
-    restocking_fee: float
-    label_fee: float
-    refund_amount: float
-    bonus: float
-    status: str
-
-
-class Order(Result):
-    order_id: str
-    customer_id: str
-    placed_at: dt.datetime
-    status: str
-    shipping_method: str
-    shipping_address: Address
-    items: list[Line]
-    subtotal: float
-    shipping_fee: float
-    oversized_fee: float
-    total: float
-    points_earned: int
-    fulfillment: Optional[Fulfillment] = None
-    modifications: list[dict[str, Any]]
-    returns: list[ReturnRequest]
-    exchanges: list[dict[str, Any]]
-    price_adjustments: list[dict[str, Any]]
-    payment_history: list[Payment]
+Address = projection(records.Address, line2=(str, ""), country=(str, "US"))
+Loyalty = projection(model.Loyalty, "program tier spend_last_12_months points_balance")
+PaymentMethod = projection(model.PaymentMethod, "id type brand last_four email balance expires_on",
+                           expires_on=Optional[dt.date])
+Customer = projection(model.Customer, birthday=dt.date, default_address=Address, loyalty=Loyalty,
+                      payment_methods=list[PaymentMethod])
+CustomerRef = projection(model.Customer, "customer_id name", title="CustomerRef")
+Line = projection(model.Line, "item_id product_id name category options price final_sale")
+Fulfillment = projection(model.Fulfillment, shipped_at=dt.datetime, delivered_at=Optional[dt.datetime])
+ReturnRequest = projection(model.Return, "return_id requested_at line_indexes reason condition refund_to "
+                                         "restocking_fee label_fee refund_amount bonus status",
+                           title="ReturnRequest", requested_at=dt.datetime, condition=str, refund_to=str, status=str)
+Order = projection(model.Order, "order_id customer_id placed_at status shipping_method shipping_address items "
+                                "subtotal shipping_fee oversized_fee total points_earned fulfillment modifications "
+                                "returns exchanges price_adjustments payment_history",
+                   placed_at=dt.datetime, status=str, shipping_method=str, shipping_address=Address, items=list[Line],
+                   fulfillment=Optional[Fulfillment], modifications=list[dict[str, Any]],
+                   returns=list[ReturnRequest], exchanges=list[dict[str, Any]],
+                   price_adjustments=list[dict[str, Any]], payment_history=list[Payment])
 
 
 class OrderSummary(Result):
@@ -144,31 +72,15 @@ class OrderList(Result):
     orders: list[OrderSummary]
 
 
-class Variant(Result):
-    item_id: str
-    options: dict[str, str]
-    price: float
-    available: bool
-
-
-class Product(Result):
-    product_id: str
-    name: str
-    category: str
-    final_sale: bool
-    variants: list[Variant]
+Variant = projection(model.Variant, "item_id options price available")
+Product = projection(model.Product, "product_id name category final_sale variants", variants=list[Variant])
 
 
 class ProductList(Result):
     products: list[Product]
 
 
-class Handoff(Result):
-    id: str
-    customer_id: str
-    desk: str
-    order_id: Optional[str] = None
-    at: dt.datetime
+Handoff = projection(model.Handoff, desk=str, at=dt.datetime)
 
 
 # ------------------------------------------------------------------------------ helpers
@@ -186,6 +98,14 @@ def _variant(db: dict, iid: str) -> dict:
     if var is None:
         raise not_found("item", iid)
     return var
+
+
+def _order_line(db: dict, oid: str, index: int) -> tuple[dict, dict, dict]:
+    """An order, its line `index` and its customer; a line the order lacks is not found."""
+    o = row(db, "orders", oid, "order")
+    if index >= len(o["items"]):
+        raise not_found("order line", index, order_id=oid)
+    return o, o["items"][index], db["customers"][o["customer_id"]]
 
 
 def _product_view(p: dict) -> dict:
@@ -217,10 +137,7 @@ def _settle(ctx, db, c, o, amount: float, purpose: str, method_id: Optional[str]
 
 
 def _validate_settlement(c: dict, o: dict, amount: float, method_id: Optional[str], refunds: list[MethodAmount]) -> None:
-    if amount > 0:
-        if method_id is None:
-            raise invalid(f"{cents(amount)} is due: payment_method_id is required")
-        LEDGER.method(c, method_id)
+    LEDGER.payer(c, method_id, amount)
     LEDGER.check_refunds(o, refunds)
     if amount < 0 and abs(sum(r.amount for r in refunds) + amount) > 0.005:
         raise invalid(f"refunds must add up to {cents(-amount)}")
@@ -239,14 +156,6 @@ def _tier_key(ctx: ApiContext, c: dict) -> str:
 
 
 # ------------------------------------------------------------------------------ reads
-
-class CustomerArgs(Args):
-    customer_id: str
-
-
-class EmailArgs(Args):
-    email: str
-
 
 class NameZipArgs(Args):
     name: str
@@ -304,9 +213,7 @@ def get_order(ctx: ApiContext, db: dict, a: OrderArgs) -> Order:
 @CATALOG.read("/products/{product_id}", resource="product_id", tags=("catalogue",))
 def get_product(ctx: ApiContext, db: dict, a: ProductArgs) -> Product:
     """A product with its variants, current prices and availability."""
-    p = db["products"].get(a.product_id)
-    if p is None:
-        raise not_found("product", a.product_id)
+    p = row(db, "products", a.product_id, "product")
     return _product_view(p)
 
 
@@ -421,14 +328,10 @@ def modify_order_item(ctx: ApiContext, db: dict, a: ItemChangeArgs) -> Order:
     """Swap one line of an order for another catalogue item at its price on the order date;
     the given price and shipping differences are charged to `payment_method_id` or refunded
     as `refunds`."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
+    o, old, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, a.new_item_id)
-    c = db["customers"][o["customer_id"]]
     amount = cents(a.price_difference + a.shipping_difference)
     _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
-    old = o["items"][a.line_index]
     new = _line(db, var, dt.datetime.fromisoformat(o["placed_at"]).date())
     o["items"][a.line_index] = new
     old_sub = o["subtotal"]
@@ -522,14 +425,10 @@ class ExchangeArgs(Args):
 def exchange_item(ctx: ApiContext, db: dict, a: ExchangeArgs) -> Order:
     """Exchange a delivered line for another catalogue item (at today's price), settling the
     given price difference and replacement shipping charge."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
+    o, it, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, a.new_item_id)
-    c = db["customers"][o["customer_id"]]
     amount = cents(a.price_difference + a.replacement_shipping_fee)
     _validate_settlement(c, o, amount, a.payment_method_id, a.refunds)
-    it = o["items"][a.line_index]
     o["exchanges"].append({"line_index": a.line_index, "at": ctx.ts(), "old_item_id": it["item_id"],
                            "new_item_id": var["item_id"], "new_price": price_on(var, ctx.today),
                            "price_difference": cents(a.price_difference), "replacement_shipping": "standard",
@@ -547,11 +446,7 @@ class PriceAdjustArgs(Args):
 @CATALOG.write("/orders/{order_id}/price-adjustments", resource="order_id", tags=("refunds",))
 def issue_price_adjustment(ctx: ApiContext, db: dict, a: PriceAdjustArgs) -> Order:
     """Pay back a price drop on one line as Row Credit of the given amount."""
-    o = row(db, "orders", a.order_id, "order")
-    if a.line_index >= len(o["items"]):
-        raise not_found("order line", a.line_index, order_id=a.order_id)
-    c = db["customers"][o["customer_id"]]
-    it = o["items"][a.line_index]
+    o, it, c = _order_line(db, a.order_id, a.line_index)
     var = _variant(db, it["item_id"])
     k = next_id([m for x in db["customers"].values() for m in x["payment_methods"]], ctx.prefix("store_credit", "RC"),
                 9000001)

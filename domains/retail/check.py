@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
+from domains.records import unknown_refs
 from domains.seedkit import add_months, business_days_between, cents, parse_ts
 
 from .rules import (CANCEL_REASONS, CATEGORIES, CONTIGUOUS_STATES, ORDER_STATUSES, RETURN_REASONS, net_paid, price_on,
@@ -40,9 +41,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
             if oid not in orders or orders[oid]["customer_id"] != cid:
                 P(f"customer {cid}: order {oid} missing or owned by someone else")
         _check_wallet(v, c, tier, orders, P)
-    for hid, h in sorted(db.get("handoffs", {}).items()):
-        if h["customer_id"] not in customers:
-            P(f"handoff {hid}: unknown customer {h['customer_id']}")
+    for problem in unknown_refs(sorted(db.get("handoffs", {}).items()), "handoff", "customer_id", customers,
+                                "customer"):
+        P(problem)
     for oid, o in sorted(orders.items()):
         c = customers.get(o["customer_id"])
         if c is None:

@@ -148,11 +148,7 @@ def tier_names(pack) -> tuple[dict[str, str], dict[str, str]]:
 
 
 def tier_for_spend(v: dict, spend: float) -> str:
-    if spend >= v["tier_spend_canopy"]:
-        return "canopy"
-    if spend >= v["tier_spend_grove"]:
-        return "grove"
-    return "sprout"
+    return next((t for t in ("canopy", "grove") if spend >= v[f"tier_spend_{t}"]), "sprout")
 
 
 def shipping_fee(v: dict, tier: str, method: str, subtotal: float) -> float:

@@ -66,6 +66,8 @@ _MAIL = ["mailbox.example", "inbox.example", "postbox.example"]
 # ---------------------------------------------------------------- generation
 
 class _Gen(SeedGen):
+    id_leading_zero = False
+
     def __init__(self, pack, seed: int, v: dict, price_scale: float):
         super().__init__(pack, seed, v, price_scale)
         self.tier_name, self.tier_key = tier_names(pack)
@@ -75,13 +77,6 @@ class _Gen(SeedGen):
         self.variants: dict[str, dict] = {}
         self._pay = 0
         self._ret = 0
-
-    def new_id(self, entity: str, default: str, digits: int) -> str:
-        while True:
-            i = self.prefix(entity, default) + "".join(self.rng.choice("0123456789") for _ in range(digits))
-            if i not in self._ids and not i[len(self.prefix(entity, default))] == "0":
-                self._ids.add(i)
-                return i
 
     def pay_id(self) -> str:
         self._pay += 1

@@ -16,9 +16,12 @@ from typing import Any, Literal, Optional
 
 from pydantic import Field
 
-from domains.apikit import ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, row
+from domains.apikit import (ApiContext, Args, Catalog, Money, Result, conflict, invalid, next_id, not_found, owned,
+                            projection, row)
+from domains.records import CustomerArgs, record_handoff
 from domains.seedkit import money
 
+from . import model
 from .rules import REGIONS, cycle_start, next_cycle, timeline
 
 CATALOG = Catalog("telecom", title="Kestrel Mobile Care API",
@@ -29,133 +32,32 @@ Region = Literal["canada_mexico", "caribbean", "europe", "asia_pacific", "latin_
 Desk = Literal["human_agent", "billing_manager", "tier2"]
 
 
-class Autopay(Result):
-    enabled: bool
-    method: str
-
-
-class Customer(Result):
-    id: str
-    name: str
-    email: str
-    zip: str
-    date_of_birth: dt.date
-    credit_class: str
-    plan: str
-    plan_name: str
-    cycle_day: int
-    opened_on: dt.date
-    paperless: bool
-    autopay: Autopay
-    status: str
-    plan_changes: list[dict[str, Any]] = []
-
-
-class Sim(Result):
-    iccid: str
-    type: str
-    wrong_pin_attempts: int
-    status: str
-
-
-class Line(Result):
-    id: str
-    customer_id: str
-    number: str
-    plan: str
-    user: str
-    activated_on: dt.date
-    status: str
-    sim: Sim
-    device_id: str
-    parental_controls: Optional[bool] = None
+Autopay = projection(model.Autopay)
+Customer = projection(model.Customer, autopay=Autopay, status=str, plan_changes=list[dict[str, Any]])
+Sim = projection(model.Sim, type=str, status=str)
+Line = projection(model.Line, "id customer_id number plan user activated_on status sim device_id parental_controls",
+                  status=str, sim=Sim)
 
 
 class LineList(Result):
     lines: list[Line]
 
 
-class BillItem(Result):
-    type: str
-    amount: float
-    line_id: Optional[str] = None
-    for_bill_id: Optional[str] = None
-
-
-class Bill(Result):
-    id: str
-    customer_id: str
-    bill_date: dt.date
-    due_date: dt.date
-    paid_date: Optional[dt.date] = None
-    items: list[BillItem]
-    total: float
-    status: str
+BillItem = projection(model.BillItem, "type amount line_id for_bill_id", type=str)
+Bill = projection(model.Bill, items=list[BillItem], status=str)
 
 
 class BillList(Result):
     bills: list[Bill]
 
 
-class Device(Result):
-    id: str
-    line_id: str
-    model: str
-    imei: str
-    price: float
-    purchased_on: dt.date
-    financed: bool
-    monthly_installment: float
-    installments_billed: int
-    balance_remaining: float
-    protection: bool
-    unlocked: bool
-
-
-class Usage(Result):
-    line_id: str
-    cycle_start: dt.date
-    data_used_gb: float
-    hotspot_used_gb: float
-    allowance_gb: float
-    top_up_gb: float
-    throttled: bool
-
-
-class Ticket(Result):
-    id: str
-    line_id: str
-    issue: str
-    opened_on: dt.date
-    attempts: list[dict[str, Any]]
-    status: str
-    tier: int
-
-
-class PaymentRecord(Result):
-    id: str
-    bill_id: str
-    date: dt.date
-    amount: float
-    method: str
-    fee: float
-
-
-class TopUp(Result):
-    id: str
-    line_id: str
-    size_gb: int
-    date: dt.date
-    price: float
-
-
-class RoamingPass(Result):
-    id: str
-    line_id: str
-    region: str
-    date: dt.date
-    price: float
-    included: bool
+Device = projection(model.Device, "id line_id model imei price purchased_on financed monthly_installment "
+                                  "installments_billed balance_remaining protection unlocked")
+Usage = projection(model.Usage)
+Ticket = projection(model.Ticket, attempts=list[dict[str, Any]], status=str)
+PaymentRecord = projection(model.Payment, "id bill_id date amount method fee", title="PaymentRecord", method=str)
+TopUp = projection(model.TopUp, "id line_id size_gb date price")
+RoamingPass = projection(model.RoamingPass, "id line_id region date price included")
 
 
 class Record(Result):
@@ -163,10 +65,6 @@ class Record(Result):
 
 
 # ------------------------------------------------------------------------------ helpers
-
-def _lines_of(db: dict, cid: str) -> list[dict]:
-    return [ln for _, ln in sorted(db["lines"].items()) if ln["customer_id"] == cid]
-
 
 def _refresh_status(ctx: ApiContext, db: dict, cid: str) -> None:
     """Account and line status after a payment, under the billing system's overdue rules."""
@@ -176,7 +74,7 @@ def _refresh_status(ctx: ApiContext, db: dict, cid: str) -> None:
     if c["status"] == tl["status"]:
         return
     c["status"] = tl["status"]
-    for ln in _lines_of(db, cid):
+    for ln in owned(db, "lines", cid):
         ln["status"] = tl["status"]
         ln["status_history"].append({"date": ctx.today.isoformat(), "status": tl["status"],
                                      "reason": "overdue balance paid" if tl["status"] == "active" else "non-payment"})
@@ -197,10 +95,6 @@ def _refresh_usage(ctx: ApiContext, db: dict, line_id: str) -> None:
 
 
 # ------------------------------------------------------------------------------ reads
-
-class CustomerArgs(Args):
-    customer_id: str
-
 
 class PhoneArgs(Args):
     number: str
@@ -242,7 +136,7 @@ def find_line_by_number(ctx: ApiContext, db: dict, a: PhoneArgs) -> Line:
 def list_lines(ctx: ApiContext, db: dict, a: CustomerArgs) -> LineList:
     """The account's lines."""
     row(db, "customers", a.customer_id, "customer")
-    return {"lines": _lines_of(db, a.customer_id)}
+    return {"lines": owned(db, "lines", a.customer_id)}
 
 
 @CATALOG.read("/lines/{line_id}", resource="line_id", tags=("accounts",))
@@ -331,7 +225,7 @@ def change_plan(ctx: ApiContext, db: dict, a: PlanArgs) -> Customer:
     c.setdefault("plan_changes", []).append(ch)
     if up:
         c["plan"], c["plan_name"] = a.new_plan, ctx.pack.brand.products.get(f"{a.new_plan} plan", a.new_plan)
-        for ln in _lines_of(db, c["id"]):
+        for ln in owned(db, "lines", c["id"]):
             ln["plan"] = a.new_plan
             _refresh_usage(ctx, db, ln["id"])
     return c
@@ -525,8 +419,5 @@ class TransferArgs(Args):
 def transfer_to_human(ctx: ApiContext, db: dict, a: TransferArgs) -> Record:
     """Hand the customer to a human agent, a billing manager or Tier 2 support."""
     row(db, "customers", a.customer_id, "customer")
-    hs = db.setdefault("handoffs", {})
-    hid = next_id(hs, "HO", 1)
-    hs[hid] = {"id": hid, "customer_id": a.customer_id, "desk": a.desk, "date": ctx.today.isoformat()}
-    return hs[hid]
+    return record_handoff(ctx, db, dated=True, customer_id=a.customer_id, desk=a.desk)
 

@@ -8,7 +8,9 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
-from .rules import cycle_start, date_of, first_bill_after, plan_on, rounded, timeline
+from domains.seedkit import date_of
+
+from .rules import cycle_start, first_bill_after, plan_on, rounded, timeline
 
 
 def pass_charges(passes: list[dict], lines_by_id: dict, customers: dict, V: dict) -> dict[str, float]:
@@ -116,24 +118,13 @@ def expected_bills(cust: dict, lines: list[dict], devices: list[dict], bills: li
 
 def by_customer(customers, lines, devices, bills, topups, passes) -> dict:
     """Customer id -> its lines, devices, bills, top-ups and roaming passes."""
-    g = {cid: {"lines": [], "devices": [], "bills": [], "topups": [], "passes": []} for cid in customers}
-    for ln in lines.values():
-        if ln["customer_id"] in g:
-            g[ln["customer_id"]]["lines"].append(ln)
-    for dv in devices.values():
-        ln = lines.get(dv["line_id"])
-        if ln and ln["customer_id"] in g:
-            g[ln["customer_id"]]["devices"].append(dv)
-    for b in bills.values():
-        if b["customer_id"] in g:
-            g[b["customer_id"]]["bills"].append(b)
-    for t in topups.values():
-        ln = lines.get(t["line_id"])
-        if ln and ln["customer_id"] in g:
-            g[ln["customer_id"]]["topups"].append(t)
-    for p in passes.values():
-        ln = lines.get(p["line_id"])
-        if ln and ln["customer_id"] in g:
-            g[ln["customer_id"]]["passes"].append(p)
+    tables = {"lines": lines, "devices": devices, "bills": bills, "topups": topups, "passes": passes}
+    g = {cid: {k: [] for k in tables} for cid in customers}
+    for k, table in tables.items():
+        for r in table.values():
+            # a device, top-up or pass belongs to the customer of its line
+            cid = r["customer_id"] if "customer_id" in r else lines.get(r["line_id"], {}).get("customer_id")
+            if cid in g:
+                g[cid][k].append(r)
     return g
 

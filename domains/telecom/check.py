@@ -6,9 +6,12 @@ from __future__ import annotations
 import datetime as dt
 from collections import defaultdict
 
+from domains.records import unknown_refs
+from domains.seedkit import date_of
+
 from .billing import by_customer, expected_bills, pass_charges
-from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycle, prorated_upgrade, rounded,
-                    suspended_on, ticket_status, today_of, values_with)
+from .rules import (PLANS, REGIONS, TOPUP_SIZES, cycle_start, next_cycle, prorated_upgrade, rounded, suspended_on,
+                    ticket_status, today_of, values_with)
 
 
 def check(pack, db: dict, values: dict | None = None) -> list[str]:
@@ -55,18 +58,11 @@ def _references(db: dict) -> list[str]:
         if (sim["wrong_pin_attempts"] >= 3) != (sim["status"] == "pin_locked"):
             problems.append(f"line {lid}: SIM status {sim['status']} with {sim['wrong_pin_attempts']} "
                             "wrong PIN entries")
-    for kind, table, key in (("device", devices, "line_id"), ("top-up", topups, "line_id"),
-                             ("roaming pass", passes, "line_id"), ("usage", db["usage"], "line_id"),
-                             ("ticket", db["tickets"], "line_id")):
-        for rid, r in table.items():
-            if r[key] not in lines:
-                problems.append(f"{kind} {rid}: unknown line {r[key]}")
-    for bid, b in bills.items():
-        if b["customer_id"] not in cust:
-            problems.append(f"bill {bid}: unknown customer {b['customer_id']}")
-    for pid, p in payments.items():
-        if p["bill_id"] not in bills:
-            problems.append(f"payment {pid}: unknown bill {p['bill_id']}")
+    for kind, table in (("device", devices), ("top-up", topups), ("roaming pass", passes), ("usage", db["usage"]),
+                        ("ticket", db["tickets"])):
+        problems += unknown_refs(table.items(), kind, "line_id", lines, "line")
+    problems += unknown_refs(bills.items(), "bill", "customer_id", cust, "customer")
+    problems += unknown_refs(payments.items(), "payment", "bill_id", bills, "bill")
     for cid, c in cust.items():
         if c["plan"] not in PLANS:
             problems.append(f"customer {cid}: unknown plan {c['plan']}")
@@ -178,10 +174,15 @@ def _payments(db: dict, V: dict) -> list[str]:
     return problems
 
 
+def _line_cycle(db: dict, rec: dict) -> tuple[str, dt.date]:
+    """(line, start of its billing cycle) of a record dated on a line: a top-up, a pass."""
+    c = db["customers"][db["lines"][rec["line_id"]]["customer_id"]]
+    return rec["line_id"], cycle_start(date_of(rec["date"]), c["cycle_day"])
+
+
 def _top_ups(db: dict, V: dict) -> list[str]:
     """Price per size, per-cycle purchase limits and spending cap."""
     problems: list[str] = []
-    cust, lines = db["customers"], db["lines"]
     per_cycle: dict[tuple, list] = defaultdict(list)
     for tid, t in db["top_ups"].items():
         if t["size_gb"] not in TOPUP_SIZES:
@@ -189,8 +190,7 @@ def _top_ups(db: dict, V: dict) -> list[str]:
             continue
         if abs(t["price"] - V[f"topup_price_{t['size_gb']}gb"]) > 0.005:
             problems.append(f"top-up {tid}: price {t['price']} differs from the {t['size_gb']} GB top-up price")
-        c = cust[lines[t["line_id"]]["customer_id"]]
-        per_cycle[(t["line_id"], cycle_start(date_of(t["date"]), c["cycle_day"]))].append(t)
+        per_cycle[_line_cycle(db, t)].append(t)
     for (lid, cyc), ts in per_cycle.items():
         if sum(t["price"] for t in ts) > V["topup_cap_per_cycle"] + 0.005:
             problems.append(f"line {lid}: top-ups in the cycle from {cyc} exceed the spending cap")
@@ -203,20 +203,18 @@ def _top_ups(db: dict, V: dict) -> list[str]:
 def _roaming_passes(db: dict, charges: dict, V: dict) -> list[str]:
     """Region prices, included passes, minimum line age, paid pass limit."""
     problems: list[str] = []
-    cust, lines = db["customers"], db["lines"]
     paid_per_cycle: dict[tuple, int] = defaultdict(int)
     for pid, p in db["roaming_passes"].items():
         if p["region"] not in REGIONS:
             problems.append(f"roaming pass {pid}: unknown region {p['region']}")
             continue
-        ln = lines[p["line_id"]]
+        ln = db["lines"][p["line_id"]]
         if abs(p["price"] - charges[pid]) > 0.005:
             problems.append(f"roaming pass {pid}: price {p['price']} != {charges[pid]}")
         if (date_of(p["date"]) - date_of(ln["activated_on"])).days < V["roaming_min_active_days"]:
             problems.append(f"roaming pass {pid}: line active for fewer than {V['roaming_min_active_days']} days")
         if charges[pid] > 0:
-            c = cust[ln["customer_id"]]
-            paid_per_cycle[(p["line_id"], cycle_start(date_of(p["date"]), c["cycle_day"]))] += 1
+            paid_per_cycle[_line_cycle(db, p)] += 1
     for (lid, cyc), n in paid_per_cycle.items():
         if n > V["roaming_max_paid_passes"]:
             problems.append(f"line {lid}: {n} paid day passes in the cycle from {cyc}")
@@ -335,8 +333,7 @@ def _payment_arrangements(db: dict, V: dict) -> list[str]:
 
 
 def _handoffs(db: dict) -> list[str]:
-    return [f"handoff {hid}: unknown customer {h['customer_id']}"
-            for hid, h in db.get("handoffs", {}).items() if h["customer_id"] not in db["customers"]]
+    return unknown_refs(db.get("handoffs", {}).items(), "handoff", "customer_id", db["customers"], "customer")
 
 
 def _tickets(db: dict, V: dict) -> list[str]:

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Literal, Optional
 
 from domains.contract import Row
+from domains.records import Handoff
 
 Status = Literal["active", "suspended", "cancelled"]
 
@@ -202,13 +203,6 @@ class PaymentArrangement(Row):
     bill_ids: list[str]
     created_on: dt.date
     installments: list[Installment]
-
-
-class Handoff(Row):
-    id: str
-    customer_id: str
-    desk: str
-    date: dt.date
 
 
 class Database(Row):

@@ -10,6 +10,7 @@ import calendar
 import datetime as dt
 
 from domains import seedkit
+from domains.seedkit import date_of
 
 PLANS = ["starter", "standard", "plus", "premium", "top"]
 REGIONS = {
@@ -153,11 +154,6 @@ def values_with(values: dict | None) -> dict[str, float | int]:
 
 
 # ---------------------------------------------------------------------------------- dates
-
-def date_of(s: str) -> dt.date:
-    """The date of an ISO date string."""
-    return dt.date.fromisoformat(s)
-
 
 def cycle_date(year: int, month: int, day: int) -> dt.date:
     """The cycle day `day` of a month (its last day when the month is shorter)."""

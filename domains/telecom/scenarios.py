@@ -6,9 +6,10 @@ arrangements, troubleshooting tickets; and questions on the handbook's other num
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Optional
+from typing import Optional
 
 from domains.apikit import next_id
+from domains.scenariokit import Drafter
 from domains.seedkit import money
 from domains.simtests import Scenario, ScenarioContext, amount_text, answer
 
@@ -21,12 +22,9 @@ PLAN_ROW = {"starter": "Hatch", "standard": "Perch", "plus": "Glide", "premium":
 TOPUP_ROW = {1: "Tailwind Breeze", 3: "Tailwind Gust", 5: "Tailwind Gale", 10: "Tailwind Storm"}
 
 
-class Tel:
-    def __init__(self, ctx: ScenarioContext):
-        self.ctx, self.db, self.v, self.F = ctx, ctx.db, ctx.values, ctx.facts
-        self.today: dt.date = ctx.pack.info.now.date()
-        self.n = 0
-        self.used: set[str] = set()
+class Tel(Drafter):
+    personas = PERSONAS
+    customer_key = "id"
 
     def cust(self, cid: str) -> dict:
         return self.db["customers"][cid]
@@ -40,21 +38,14 @@ class Tel:
     def cycle(self, c: dict) -> str:
         return cycle_start(self.today, c["cycle_day"]).isoformat()
 
-    def persona(self) -> str:
-        self.n += 1
-        return PERSONAS[self.n % len(PERSONAS)]
+    def known(self, c: dict, rec: Optional[dict] = None) -> list[str]:
+        return [f"You are {c['name']}.", f"Your account number is {c['id']}.", f"Your zip code is {c['zip']}."]
 
-    def answers(self, c: dict) -> list:
+    def answers(self, c: dict, rec: Optional[dict] = None) -> list:
         """Identity: the account number, the zip code, the one-time code just received."""
         return [answer("account", ["account number", "account id"], f"It's {c['id']}."),
                 answer("zip", ["zip"], f"My zip code is {c['zip']}."),
                 answer("verify", ["pin", "one-time code", "code"], "I just got the code: 482913.")]
-
-    def base(self, slug: str, trap: str, c: dict, **kw: Any) -> Scenario:
-        kw.setdefault("known", [f"You are {c['name']}.", f"Your account number is {c['id']}.",
-                                f"Your zip code is {c['zip']}."])
-        kw.setdefault("answers", self.answers(c))
-        return Scenario(slug=slug, trap=trap, customer_id=c["id"], persona=self.persona(), **kw)
 
     def row(self, table: dict, key, col: str) -> str:
         return self.F.find(f"{table[key]} — {col}")

@@ -10,12 +10,14 @@ primitive records.
 from __future__ import annotations
 
 import datetime as dt
-import random
 from collections import defaultdict
 
+from domains.seedgen import SeedGen
+from domains.seedkit import date_of
+
 from .billing import by_customer, expected_bills, pass_charges
-from .rules import (CREDIT_CLASSES, ISSUES, PLANS, REGIONS, TOPUP_SIZES, cycle_start, date_of, next_cycle, rounded,
-                    suspended_on, ticket_status, timeline, today_of, values_with)
+from .rules import (CREDIT_CLASSES, ISSUES, PLANS, REGIONS, TOPUP_SIZES, cycle_start, next_cycle, rounded, suspended_on,
+                    ticket_status, timeline, values_with)
 
 DEVICE_MODELS = [("Nimbus 8", 699), ("Nimbus 8 Pro", 999), ("Pebble A5", 299), ("Orion X2", 849),
                  ("Lumo Flip 2", 129), ("Pebble A7", 399), ("Orion X2 Ultra", 1199), ("Vela Mini", 549)]
@@ -28,21 +30,13 @@ EMAIL_DOMAINS = ["mailbox.example", "inbox.example", "post.example"]
 TABLES = ["customers", "lines", "devices", "bills", "payments", "top_ups", "roaming_passes", "usage", "tickets"]
 
 
-class _Seed:
-    """One generation under way: the values, the random stream, the clock, the tables
-    written so far and the id counters."""
+class _Seed(SeedGen):
+    """One generation under way (`SeedGen`: the values, the random stream, the clock, the id
+    counters) and the tables written so far."""
 
     def __init__(self, pack, seed: int, values: dict | None):
-        self.pack = pack
-        self.V = values_with(values)
-        self.rng = random.Random(f"{pack.name}:{seed}")
-        self.today = today_of(pack)
+        super().__init__(pack, seed, values_with(values))
         self.db: dict[str, dict[str, dict]] = {t: {} for t in TABLES}
-        self.counters: dict[str, int] = defaultdict(int)
-
-    def nid(self, kind: str, base: int) -> str:
-        self.counters[kind] += 1
-        return f"{self.pack.brand.id_prefixes[kind]}{base + self.counters[kind]}"
 
 
 def generate(pack, seed: int, values: dict | None = None) -> dict:
@@ -80,8 +74,8 @@ def _account(s: _Seed, name: str, profile: str, numbers: list[str]) -> None:
 def _customer(s: _Seed, name: str) -> tuple[dict, int, list[dt.date]]:
     """The customer record, its number of lines and its bill dates: the last 5 cycle days up
     to today (the account opened before them)."""
-    rng, V, today = s.rng, s.V, s.today
-    cid = s.nid("customer", 10000)
+    rng, V, today = s.rng, s.v, s.today
+    cid = s.serial("customer", 10000)
     plan = rng.choice(PLANS)
     n_lines = rng.randint(1, min(V[f"max_lines_{plan}"], 5))
     cycle_day = rng.choice([1, 8, 15, 22])
@@ -113,7 +107,7 @@ def _lines(s: _Seed, c: dict, n_lines: int, bd: list[dt.date], profile: str, num
     last = c["name"].split(" ", 1)[1]
     out = []
     for li in range(n_lines):
-        lid = s.nid("line", 50000)
+        lid = s.serial("line", 50000)
         act = opened if li == 0 else opened + dt.timedelta(days=rng.randint(0, (bd[0] - opened).days))
         if li == n_lines - 1 and n_lines > 1 and profile == "good" and rng.random() < 0.4:
             act = today - dt.timedelta(days=rng.randint(5, 40))
@@ -133,14 +127,14 @@ def _lines(s: _Seed, c: dict, n_lines: int, bd: list[dt.date], profile: str, num
 
 def _devices(s: _Seed, c: dict, cust_lines: list[dict]) -> None:
     """One device per line; financed devices obey the per-line and per-account limits."""
-    rng, V = s.rng, s.V
+    rng, V = s.rng, s.v
     financed_count = 0
     for ln in cust_lines:
         model, price = rng.choice(DEVICE_MODELS)
         financed = rng.random() < 0.6 and financed_count < V["max_financed_per_account"]
         financed_count += financed
         bought = date_of(ln["activated_on"])
-        did = s.nid("device", 70000)
+        did = s.serial("device", 70000)
         down = rounded(price * V[f"down_payment_pct_{c['credit_class']}"] / 100) if financed else price
         fin_amt = rounded(price - down) if financed else 0.0
         monthly = rounded(fin_amt / V["installment_months"]) if financed else 0.0
@@ -159,7 +153,7 @@ def _devices(s: _Seed, c: dict, cust_lines: list[dict]) -> None:
 
 def _paid_dates(s: _Seed, bd: list[dt.date], due: list[dt.date], autopay: bool, profile: str) -> list:
     """When each bill was paid (None: unpaid), per the customer's payment profile."""
-    rng, V, today = s.rng, s.V, s.today
+    rng, V, today = s.rng, s.v, s.today
     paid: list[dt.date | None] = []
     for b, du in zip(bd, due):
         p = du if autopay else du - dt.timedelta(days=rng.randint(0, min(12, V["due_days"])))
@@ -196,7 +190,7 @@ def _paid_dates(s: _Seed, bd: list[dt.date], due: list[dt.date], autopay: bool, 
 def _bills(s: _Seed, c: dict, cust_lines: list[dict], bd: list[dt.date], profile: str) -> dict:
     """The account's bills (dates only: items come later), none after a cancellation, and
     the installments its devices had billed before them. Returns the account's timeline."""
-    V, today = s.V, s.today
+    V, today = s.v, s.today
     due = [b + dt.timedelta(days=V["due_days"]) for b in bd]
     paid = _paid_dates(s, bd, due, c["autopay"]["enabled"], profile)
     cust_bills = []
@@ -207,7 +201,7 @@ def _bills(s: _Seed, c: dict, cust_lines: list[dict], bd: list[dt.date], profile
     if tl["cancelled_on"] is not None:  # no bills are issued after cancellation
         cust_bills = [b for b in cust_bills if date_of(b["bill_date"]) <= tl["cancelled_on"]]
     for b in cust_bills:
-        b["id"] = s.nid("bill", 200000)
+        b["id"] = s.serial("bill", 200000)
         s.db["bills"][b["id"]] = b
     # Installments billed before the bills kept here (one per month since purchase).
     for dv in (s.db["devices"][ln["device_id"]] for ln in cust_lines):
@@ -241,7 +235,7 @@ def _statuses(c: dict, cust_lines: list[dict], tl: dict) -> None:
 def _line_top_ups(s: _Seed, ln: dict, bd: list[dt.date], cycle_day: int, tl: dict) -> None:
     """Top-ups in the last three cycles, within the per-cycle limits, never while the
     account is suspended."""
-    rng, V, today = s.rng, s.V, s.today
+    rng, V, today = s.rng, s.v, s.today
     act = date_of(ln["activated_on"])
     for cyc_start in bd[-3:]:
         if rng.random() < 0.35:
@@ -257,7 +251,7 @@ def _line_top_ups(s: _Seed, ln: dict, bd: list[dt.date], cycle_day: int, tl: dic
                     continue
                 count[size] += 1
                 spent += price
-                tid = s.nid("top_up", 300000)
+                tid = s.serial("top_up", 300000)
                 s.db["top_ups"][tid] = {"id": tid, "line_id": ln["id"], "size_gb": size, "date": day.isoformat(),
                                         "price": float(price), "bill_id": None}
 
@@ -265,7 +259,7 @@ def _line_top_ups(s: _Seed, ln: dict, bd: list[dt.date], cycle_day: int, tl: dic
 def _line_roaming(s: _Seed, ln: dict, bd: list[dt.date], tl: dict) -> None:
     """A trip of a few days with a pass a day (priced once every pass is known), on a line
     active long enough and not suspended."""
-    rng, V, today = s.rng, s.V, s.today
+    rng, V, today = s.rng, s.v, s.today
     act = date_of(ln["activated_on"])
     if rng.random() < 0.3:
         region = rng.choice(sorted(REGIONS))
@@ -274,7 +268,7 @@ def _line_roaming(s: _Seed, ln: dict, bd: list[dt.date], tl: dict) -> None:
             day = start + dt.timedelta(days=k)
             if (day > today or (day - act).days < V["roaming_min_active_days"] or suspended_on(day, tl)):
                 continue
-            pid = s.nid("roaming_pass", 400000)
+            pid = s.serial("roaming_pass", 400000)
             s.db["roaming_passes"][pid] = {"id": pid, "line_id": ln["id"], "region": region,
                                            "region_name": REGIONS[region], "date": day.isoformat(), "price": 0.0,
                                            "included": False, "bill_id": None}
@@ -285,7 +279,7 @@ def _line_roaming(s: _Seed, ln: dict, bd: list[dt.date], tl: dict) -> None:
 def _bill_items_and_payments(s: _Seed) -> None:
     """Roaming pass prices (they need every pass of a line in a cycle), then each bill's
     items, total and status, the installments billed, and a payment for each paid bill."""
-    db, V = s.db, s.V
+    db, V = s.db, s.v
     customers, devices, bills, topups, passes = (db["customers"], db["devices"], db["bills"], db["top_ups"],
                                                  db["roaming_passes"])
     charges = pass_charges(list(passes.values()), db["lines"], customers, V)
@@ -317,15 +311,15 @@ def _payment(s: _Seed, cust: dict, b: dict) -> None:
         method = "autopay"
     else:
         method = s.rng.choice(["app", "app", "online", "agent_phone"])
-    pid = s.nid("payment", 600000)
-    fee = float(s.V["agent_payment_fee"]) if method == "agent_phone" else 0.0
+    pid = s.serial("payment", 600000)
+    fee = float(s.v["agent_payment_fee"]) if method == "agent_phone" else 0.0
     s.db["payments"][pid] = {"id": pid, "bill_id": b["id"], "customer_id": cust["id"], "date": b["paid_date"],
                              "amount": b["total"], "method": method, "fee": fee}
 
 
 def _device_balances(s: _Seed) -> None:
     """Whether each device is unlocked and what is left to pay on it."""
-    V = s.V
+    V = s.v
     for dv in s.db["devices"].values():
         line = s.db["lines"][dv["line_id"]]
         paid_off = (not dv["financed"]) or dv["installments_billed"] >= V["installment_months"]
@@ -336,7 +330,7 @@ def _device_balances(s: _Seed) -> None:
 
 def _usage(s: _Seed) -> None:
     """Current-cycle usage: some lines ran out of high-speed data (and maybe topped up)."""
-    rng, V = s.rng, s.V
+    rng, V = s.rng, s.v
     for lid, ln in sorted(s.db["lines"].items()):
         cust = s.db["customers"][ln["customer_id"]]
         cyc = cycle_start(s.today, cust["cycle_day"])
@@ -353,7 +347,7 @@ def _usage(s: _Seed) -> None:
 
 def _tickets(s: _Seed) -> None:
     """Troubleshooting on active lines; escalation per the attempt thresholds."""
-    rng, V = s.rng, s.V
+    rng, V = s.rng, s.v
     agents = list(s.pack.brand.agents)
     active = sorted(lid for lid, ln in s.db["lines"].items() if ln["status"] == "active")
     for lid in rng.sample(active, min(14, len(active))):
@@ -369,6 +363,6 @@ def _tickets(s: _Seed) -> None:
                 break
         if len(attempts) < limit and rng.random() < 0.7:
             attempts[-1]["result"] = "resolved"
-        tid = s.nid("ticket", 800000)
+        tid = s.serial("ticket", 800000)
         s.db["tickets"][tid] = {"id": tid, "line_id": lid, "issue": issue, "opened_on": opened.isoformat(),
                                 "attempts": attempts, **ticket_status(attempts, limit)}

@@ -26,7 +26,8 @@ class Air(Drafter):
     """Lookups shared by the builders."""
 
     personas = PERSONAS
-    customer_key = "user_id"
+    customer_key, owner_table = "user_id", "users"
+    lookup_op, record_key = "get_reservation", "reservation_id"
 
     def __init__(self, ctx: ScenarioContext):
         super().__init__(ctx)
@@ -35,9 +36,6 @@ class Air(Drafter):
         self.held: set[str] = set()
 
     # ---- records ---------------------------------------------------------------------
-    def user(self, r: dict) -> dict:
-        return self.db["users"][r["user_id"]]
-
     def tier(self, u: dict) -> str:
         return self.tier_key[u["membership"]["tier"]]
 
@@ -69,8 +67,8 @@ class Air(Drafter):
         """Hold the rows of the cells and the long delays that have no rows to spare."""
         cells: dict[tuple[str, str], list[str]] = {}
         for r in self.open_reservations(4):
-            if self.card(self.user(r)) is not None:
-                cells.setdefault((self.tier(self.user(r)), self.cabin(r)), []).append(r["reservation_id"])
+            if self.card(self.owner(r)) is not None:
+                cells.setdefault((self.tier(self.owner(r)), self.cabin(r)), []).append(r["reservation_id"])
         for (_, cabin), ids in cells.items():
             if len(ids) <= (1 if cabin == "lite" else 2):
                 self.held.update(ids)
@@ -119,7 +117,7 @@ class Air(Drafter):
 
     def refund_due(self, r: dict, reason: str) -> tuple[float, str]:
         tmp = dict(r, cancellation={"cancelled_at": self.now.isoformat(), "reason": reason})
-        return refund_due(self.v, tmp, self.tier(self.user(r)), self.cabin(r), self.dep(r["flights"][0]))
+        return refund_due(self.v, tmp, self.tier(self.owner(r)), self.cabin(r), self.dep(r["flights"][0]))
 
     def full_amount(self, r: dict) -> float:
         return money(sum(a for _, _, a in self.net_methods(r)))
@@ -132,7 +130,7 @@ def disrupted(A: Air) -> list[tuple[dict, dict, dict, str]]:
     for _, r in sorted(A.db["reservations"].items()):
         if r["cancellation"] is not None and r["cancellation"]["reason"] != "flight_cancelled_by_airline":
             continue
-        u = A.user(r)
+        u = A.owner(r)
         comped = {(pm["origin"].get("flight_number"), pm["origin"].get("date")) for pm in u["payment_methods"].values()
                   if pm["type"] == "travel_certificate" and pm["origin"].get("reservation_id") == r["reservation_id"]}
         legs = r["flights"] + [o for c in r["changes"] if c["type"] == "rebooking" for o in c["old_flights"]]

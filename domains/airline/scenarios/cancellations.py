@@ -12,10 +12,10 @@ from .base import Air
 
 def _cancel(A: Air, slug: str, trap: str, r: dict, reason: str, *, purpose: str, facts: list[str],
             user_reason: str, values: list[str], say_amount: bool = True, **kw) -> Scenario:
-    u = A.user(r)
+    u = A.owner(r)
     due, _ = A.refund_due(r, reason)
     full = A.full_amount(r)
-    gold = [("get_reservation", {"reservation_id": r["reservation_id"]}),
+    gold = [A.lookup(r),
             ("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
                                     "refunds": A.refunds(r, due)})]
     naive = [("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
@@ -66,14 +66,14 @@ def _inside_window(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
         A.used.add(r["reservation_id"])
         cab = A.cabin(r)
         if cab == "lite":
-            u = A.user(r)
+            u = A.owner(r)
             out.append(A.base("cancel-lite-inside-week", "refuse", u, r,
                               purpose="Booked hours ago but flying within a week: no risk-free refund, and Lite is "
                                       "not refundable, so the customer keeps the trip.",
                               reason=f"You booked {r['reservation_id']} this morning and want to cancel it for a refund.",
                               instructions=["You only want to cancel if you get a refund; otherwise keep the trip."],
                               opening=f"I booked {r['reservation_id']} just a few hours ago, please cancel it and refund me.",
-                              gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                              gold=[A.lookup(r)],
                               naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                              "reason": "change_of_plans",
                                                              "refunds": A.refunds(r, A.full_amount(r))})],
@@ -95,7 +95,7 @@ def _inside_window(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
 def _after_window(A: Air, late: list[dict]) -> list[Optional[Scenario]]:
     """After the risk-free window: the cancellation fee by cabin and tier, TripGuard, Lite."""
     v, F, out = A.v, A.F, []
-    main_fee = [r for r in late if A.cabin(r) == "main" and A.tier(A.user(r)) in ("wayfarer", "voyager")]
+    main_fee = [r for r in late if A.cabin(r) == "main" and A.tier(A.owner(r)) in ("wayfarer", "voyager")]
     for r in main_fee[:3]:
         out.append(_cancel(A, "cancel-main-fee", "fee", A.pick([r]) or r, "change_of_plans",
                            purpose="Cancel a Main reservation after the risk-free window: fares minus the "
@@ -104,7 +104,7 @@ def _after_window(A: Air, late: list[dict]) -> list[Optional[Scenario]]:
                                   F.value("card_refund_max_business_days")],
                            user_reason=f"You can no longer travel on {r['reservation_id']}.",
                            values=["cancel_fee_main"]))
-    main_free = [r for r in late if A.cabin(r) == "main" and A.tier(A.user(r)) in ("navigator", "pinnacle")
+    main_free = [r for r in late if A.cabin(r) == "main" and A.tier(A.owner(r)) in ("navigator", "pinnacle")
                  and not r["bag_fee"] and not r["insurance"] and not r["changes"]]
     for r in main_free[:2]:
         A.used.add(r["reservation_id"])
@@ -141,14 +141,13 @@ def _after_window(A: Air, late: list[dict]) -> list[Optional[Scenario]]:
                            values=["insurance_per_passenger"]))
     lite_late = [r for r in late if A.cabin(r) == "lite" and r["reservation_id"] not in A.used]
     for r in lite_late[:2]:
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         out.append(A.base("cancel-lite-refused", "refuse", u, r,
                           purpose="A Lite fare after the risk-free window is not refundable; the customer keeps it.",
                           reason=f"You want to cancel {r['reservation_id']} and get a refund.",
                           instructions=["You only cancel if you get money back; otherwise keep the reservation."],
                           opening=f"Please cancel {r['reservation_id']} and refund my card.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],
@@ -164,12 +163,12 @@ def _after_departure(A: Air) -> list[Optional[Scenario]]:
     departed = A.spare([r for _, r in sorted(A.db["reservations"].items()) if r["cancellation"] is None
                         and r["trip_type"] == "round_trip" and A.dep(r["flights"][0]) < A.now < A.dep(r["flights"][-1])])
     for r in departed[:1]:
-        u = A.user(r)
+        u = A.owner(r)
         out.append(A.base("cancel-after-departure", "refuse", u, r,
                           purpose="A reservation whose first flight has departed cannot be cancelled.",
                           reason=f"You flew out on {r['reservation_id']} and want to cancel the return for a refund.",
                           opening=f"I'd like to cancel the return part of {r['reservation_id']} and get a refund.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
                                                          "reason": "change_of_plans",
                                                          "refunds": A.refunds(r, A.full_amount(r))})],

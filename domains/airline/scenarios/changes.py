@@ -35,7 +35,7 @@ def _fee_cells(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     v, F, out = A.v, A.F, []
     combos: set[tuple[str, str]] = set()
     for r in opens:
-        u = A.user(r)
+        u = A.owner(r)
         tier, cabin = A.tier(u), A.cabin(r)
         if cabin == "lite" or (cabin, tier) in combos or A.card(u) is None:
             continue
@@ -65,7 +65,7 @@ def _fee_cells(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           instructions=["Keep the same flight numbers, just one day later.",
                                         "Pay anything due with your credit card."],
                           opening=f"Can you move reservation {r['reservation_id']} to the same flights one day later?",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 *[("search_flights", {"origin": x["origin"], "destination": x["destination"],
                                                       "date": nx["date"]}) for x, nx in zip(r["flights"], new)],
                                 ("change_flights", gold_args)],
@@ -86,14 +86,13 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     lite = next((r for r in opens if A.cabin(r) == "lite" and r["reservation_id"] not in A.used
                  and _shift(A, r, 1)), None)
     if lite is not None:
-        A.used.add(lite["reservation_id"])
-        u = A.user(lite)
+        u = A.take(lite)
         new = _shift(A, lite, 1)
         out.append(A.base("change-lite-refused", "refuse", u, lite,
                           purpose="Flights on a Lite reservation cannot be changed.",
                           reason=f"You want to move {lite['reservation_id']} one day later.",
                           opening=f"I need to fly a day later on {lite['reservation_id']}, can you change it?",
-                          gold=[("get_reservation", {"reservation_id": lite["reservation_id"]})],
+                          gold=[A.lookup(lite)],
                           naive=[("change_flights", {"reservation_id": lite["reservation_id"],
                                                      "change_type": "flight_change",
                                                      "flights": [{"flight_number": x["flight_number"], "date": x["date"]}
@@ -103,8 +102,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     soon = [r for r in A.open_reservations(0) if r["reservation_id"] not in A.used and A.cabin(r) != "lite"
             and A.dep(r["flights"][0]) - A.now < dt.timedelta(minutes=v["change_cutoff_minutes"])]
     for r in soon[:1]:
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         new = _shift(A, r, 1)
         if new is None:
             continue
@@ -112,7 +110,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                           purpose="A flight change must be done at least 60 minutes before departure.",
                           reason=f"You are running late for {r['reservation_id']} and want tomorrow's flight instead.",
                           opening=f"I'm stuck in traffic, can you move {r['reservation_id']} to tomorrow?",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]})],
+                          gold=[A.lookup(r)],
                           naive=[("change_flights", {"reservation_id": r["reservation_id"], "change_type": "flight_change",
                                                      "flights": [{"flight_number": x["flight_number"], "date": x["date"]}
                                                                  for x in new],
@@ -122,8 +120,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
     route = next((r for r in opens if r["reservation_id"] not in A.used and A.cabin(r) == "main"
                   and r["trip_type"] == "one_way" and len(r["flights"]) == 1), None)
     if route is not None:
-        A.used.add(route["reservation_id"])
-        u = A.user(route)
+        u = A.take(route)
         leg = route["flights"][0]
         alt = next((f for _, f in sorted(A.db["flights"].items()) if f["origin"] == leg["origin"]
                     and f["destination"] != leg["destination"] and leg["date"] in f["dates"]
@@ -134,7 +131,7 @@ def _refused(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                               reason=f"You want {route['reservation_id']} to go to {alt['destination_city']} instead.",
                               opening=f"Could you switch {route['reservation_id']} so I fly to {alt['destination_city']} "
                                       "instead, same day?",
-                              gold=[("get_reservation", {"reservation_id": route["reservation_id"]})],
+                              gold=[A.lookup(route)],
                               naive=[("change_flights", {"reservation_id": route["reservation_id"],
                                                          "change_type": "flight_change",
                                                          "flights": [{"flight_number": alt["flight_number"],
@@ -162,8 +159,7 @@ def _same_day(A: Air) -> list[Optional[Scenario]]:
         if alts:
             sd.append((r, alts[0]))
     for r, g in sd[:3]:
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         tier = A.tier(u)
         npax = len(r["passengers"])
         fee = 0 if tier in ("navigator", "pinnacle") else money(v["same_day_fee"] * npax)
@@ -180,7 +176,7 @@ def _same_day(A: Air) -> list[Optional[Scenario]]:
                                  f"{r['flights'][0]['flight_number']}.",
                           instructions=["Pay any fee with your credit card."],
                           opening=f"Can I switch {r['reservation_id']} to flight {g['flight_number']} today?",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("search_flights", {"origin": g["origin"], "destination": g["destination"], "date": today}),
                                 ("change_flights", args)],
                           naive=[("change_flights", {**args, "change_fee": 0})],

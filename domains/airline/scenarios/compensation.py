@@ -34,7 +34,7 @@ def _qualifying(A: Air, dis: list, thr: float) -> tuple[list[Optional[Scenario]]
                   and i["cause"] not in bad]
     seen: set[tuple[str, str]] = set()
     for r, leg, inst, kind in qualifying:
-        u = A.user(r)
+        u = A.owner(r)
         tier, cabin = A.tier(u), A.cabin(r)
         npax = len(r["passengers"])
         amount = money(compensation_per_passenger(v, tier, cabin, kind) * npax)
@@ -62,7 +62,7 @@ def _qualifying(A: Air, dis: list, thr: float) -> tuple[list[Optional[Scenario]]
                           instructions=["Ask for $200 in cash first; accept what the agent offers under the policy."],
                           opening=f"My flight {leg['flight_number']} on {leg['date']} {what}. "
                                   "I want $200 back for that.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
                                 ("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
                                                        "amount": amount, "kind": "compensation", "disruption": kind,
@@ -81,7 +81,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
     for r, leg, inst, kind in dis:
         if (kind == "delay" and inst["delay_minutes"] < thr) or inst["cause"] in bad:
             continue
-        u = A.user(r)
+        u = A.owner(r)
         amount = money(compensation_per_passenger(v, A.tier(u), A.cabin(r), kind) * len(r["passengers"]))
         prior = _prior(u, r)
         if prior + amount <= v["manager_approval_above"] or r["reservation_id"] in A.used:
@@ -94,7 +94,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
                                  "for everyone on the booking.",
                           opening=f"Flight {leg['flight_number']} on {leg['date']} was a disaster for all of us on "
                                   f"{r['reservation_id']}. What compensation do we get?",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("transfer_to_human", {"user_id": u["user_id"], "desk": "duty_manager",
                                                        "reservation_id": r["reservation_id"],
                                                        "summary": f"Compensation of {amount_text(amount)} for "
@@ -109,11 +109,10 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
         break
     if not any(sc.slug == "compensation-needs-manager" for sc in out):
         big = next((r for r in A.open_reservations(24) if r["reservation_id"] not in A.used
-                    and compensation_per_passenger(v, A.tier(A.user(r)), A.cabin(r), "cancellation")
+                    and compensation_per_passenger(v, A.tier(A.owner(r)), A.cabin(r), "cancellation")
                     * len(r["passengers"]) > v["manager_approval_above"]), None)
         if big is not None:
-            A.used.add(big["reservation_id"])
-            u = A.user(big)
+            u = A.take(big)
             amount = money(compensation_per_passenger(v, A.tier(u), A.cabin(big), "cancellation")
                            * len(big["passengers"]))
             out.append(A.base("manager-approval-question", "none", u, big,
@@ -123,7 +122,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
                                      "want to know what the whole group would get and whether you would get it at once.",
                               opening=f"If Larkspur cancels our flight on {big['reservation_id']}, what compensation would "
                                       "all of us get, and can you issue it straight away?",
-                              gold=[("get_reservation", {"reservation_id": big["reservation_id"]})], naive=[],
+                              gold=[A.lookup(big)], naive=[],
                               communicate=[amount_text(amount), "duty manager"],
                               facts=[F.value("manager_approval_above")], value_keys=["manager_approval_above"]))
     return out
@@ -139,8 +138,7 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
         if cand is None:
             continue
         r, leg, inst = cand
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         what = "weather" if inst["cause"] == "weather" else "air traffic control"
         out.append(A.base(slug, "refuse", u, r,
                           purpose="Delays caused by weather or air traffic control are not compensated.",
@@ -157,8 +155,7 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
                   and i["cause"] not in bad and r["reservation_id"] not in A.used), None)
     if short is not None:
         r, leg, inst = short
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         out.append(A.base("short-delay-refused", "refuse", u, r,
                           purpose="A delay under 3 hours does not qualify for compensation.",
                           reason=f"Flight {leg['flight_number']} on {leg['date']} was {inst['delay_minutes']} minutes late.",
@@ -174,8 +171,7 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
                and r["reservation_id"] not in A.used), None)
     if gw is not None:
         r, leg, inst = gw
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         out.append(A.base("goodwill-capped", "none", u, r,
                           purpose="Without a qualifying disruption a goodwill gesture is capped per reservation.",
                           reason=f"Flight {leg['flight_number']} on {leg['date']} was {inst['delay_minutes']} minutes late "
@@ -200,8 +196,7 @@ def _vouchers(A: Air, dis: list) -> list[Optional[Scenario]]:
                  and r["reservation_id"] not in A.used), None)
     if meal is not None:
         r, leg, inst = meal
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         amount = money(v["meal_voucher"] * len(r["passengers"]))
         out.append(A.base("meal-voucher", "none", u, r,
                           purpose="Passengers delayed 4 hours or more get a meal voucher per passenger.",
@@ -222,8 +217,7 @@ def _vouchers(A: Air, dis: list) -> list[Optional[Scenario]]:
     hotel = next(((r, leg, i) for r, leg, i, k in dis if k == "cancellation" and r["reservation_id"] not in A.used), None)
     if hotel is not None:
         r, leg, inst = hotel
-        A.used.add(r["reservation_id"])
-        u = A.user(r)
+        u = A.take(r)
         out.append(A.base("hotel-voucher-capped", "none", u, r,
                           purpose="A Larkspur cancellation that forces an overnight stay: a hotel room up to the cap.",
                           reason=f"Flight {leg['flight_number']} on {leg['date']} was cancelled and you had to stay "

@@ -14,13 +14,13 @@ def transfers(A: Air) -> list[Optional[Scenario]]:
     done = [r for _, r in sorted(A.db["reservations"].items()) if r["status"] == "completed"]
     if done:
         r = done[0]
-        u = A.user(r)
+        u = A.owner(r)
         out.append(A.base("lost-bag-claim", "transfer", u, r,
                           purpose="Lost-baggage claims go to Baggage Services; agents do not settle them.",
                           reason=f"Your checked bag from {r['reservation_id']} never arrived and you want $500 for it.",
                           opening=f"My suitcase from reservation {r['reservation_id']} never showed up. I want the $500 "
                                   "TripGuard pays for lost bags.",
-                          gold=[("get_reservation", {"reservation_id": r["reservation_id"]}),
+                          gold=[A.lookup(r),
                                 ("transfer_to_human", {"user_id": u["user_id"], "desk": "baggage_services",
                                                        "reservation_id": r["reservation_id"],
                                                        "summary": "Lost checked bag claim."})],

@@ -75,6 +75,12 @@ class Family:
             raise ValueError(f"{self.key}: {name}: missing {missing}")
         self.rows.append((name, values))
 
+    def add_rows(self, rows: list[tuple]) -> None:
+        """Rows of (name, a value per column in the columns' order)."""
+        keys = [k for k, _, _ in self.columns]
+        for name, *vals in rows:
+            self.add(name, dict(zip(keys, vals)))
+
     def markdown(self) -> str:
         head = "| " + " | ".join([self.label] + [h for _, h, _ in self.columns]) + " |"
         sep = "| " + " | ".join(["---"] * (len(self.columns) + 1)) + " |"
@@ -88,6 +94,13 @@ def tiered(base: dict, tier: int, **over) -> dict:
     out = {k: v[tier] if isinstance(v, (list, tuple)) else v for k, v in base.items()}
     out.update(over)
     return out
+
+
+def card_terms(v: dict) -> dict:
+    """A card's values: without an intro period, the intro APR is the purchase APR."""
+    if v["intro_months"] == 0:
+        v["intro_apr"] = v["apr"]
+    return v
 
 
 # ---------------------------------------------------------------------------- checking
@@ -315,10 +328,7 @@ def credit_cards() -> Family:
     }
 
     def add(name, tier, **over):
-        v = tiered(base, tier, **over)
-        if v["intro_months"] == 0:
-            v["intro_apr"] = v["apr"]
-        f.add(name, v)
+        f.add(name, card_terms(tiered(base, tier, **over)))
 
     add("Keystone Classic Card", 0, base_rewards=1, bonus_rewards=1, min_score=640, min_limit=500)
     add("Keystone Cash Rewards Card", 1)
@@ -468,10 +478,7 @@ def business_cards() -> Family:
                                           "free_cards": 250, "min_revenue": 10000000, "fx_fee": 1}),
     ]
     for name, tier, over in rows:
-        v = tiered(base, tier, **over)
-        if v["intro_months"] == 0:
-            v["intro_apr"] = v["apr"]
-        f.add(name, v)
+        f.add(name, card_terms(tiered(base, tier, **over)))
     return f
 
 
@@ -513,9 +520,7 @@ def personal_loans() -> Family:
         ("Overdraft Line of Credit", 500, 5000, 12, 12, 18.00, 18.00, 0, 25, 10, 640, 15000, 0),
         ("Vehicle Repair Loan", 500, 15000, 6, 48, 10.99, 24.99, 1, 29, 15, 620, 18000, 0.25),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 
@@ -552,9 +557,7 @@ def auto_loans() -> Family:
         ("Recreational Vehicle Loan", 180, 7.49, 15000, 300000, 90, 12, 80000, 150, 35, 700, 0.25),
         ("Boat Loan", 180, 7.79, 15000, 250000, 90, 15, 1500, 150, 35, 700, 0.25),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 
@@ -596,9 +599,7 @@ def home_loans() -> Family:
         ("Home Equity Installment Loan", 120, 120, 7.490, 7.59, 15, 680, 500000, 0, 450, 30, 5, 43),
         ("Home Equity Extended Loan", 240, 240, 7.740, 7.83, 15, 680, 500000, 0, 450, 30, 5, 43),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 
@@ -636,9 +637,7 @@ def transfers() -> Family:
         ("Online bill payment", 0, 0, 10000, 15000, 50000, 100000, "5 business days", 0),
         ("Mobile check deposit", 0, 0, 5000, 10000, 25000, 50000, "2 business days", 30),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 
@@ -668,9 +667,7 @@ def disputes() -> Family:
         ("Forged or altered check", 30, 10, 60, 15, 0, 10),
         ("Credit card billing error", 60, 10, 90, 15, 0, 5),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 
@@ -700,9 +697,7 @@ def card_servicing() -> Family:
         ("Business credit card", 7, 2, 25, 0, 250, 48, 3),
         ("Health savings debit card", 7, 3, 20, 5, 2, 36, 3),
     ]
-    keys = [k for k, _, _ in f.columns]
-    for name, *vals in rows:
-        f.add(name, dict(zip(keys, vals)))
+    f.add_rows(rows)
     return f
 
 

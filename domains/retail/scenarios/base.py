@@ -24,14 +24,12 @@ class Shop(Drafter):
     """Lookups shared by the builders."""
 
     personas = PERSONAS
+    lookup_op, record_key = "get_order", "order_id"
 
     def __init__(self, ctx: ScenarioContext):
         super().__init__(ctx)
         self.tier_name, self.tier_key = tier_names(ctx.pack)
         self.variants = {iid: var for p in self.db["products"].values() for iid, var in p["variants"].items()}
-
-    def cust(self, o: dict) -> dict:
-        return self.db["customers"][o["customer_id"]]
 
     def tier(self, c: dict) -> str:
         return self.tier_key[c["loyalty"]["tier"]]
@@ -52,6 +50,12 @@ class Shop(Drafter):
 
     def refunds(self, o: dict, amount: float) -> list[dict]:
         return [{"method_id": m, "amount": a} for m, _, a in route_refund(amount, net_paid(o)) if a > 0]
+
+    def full_return(self, o: dict, i: int, reason: str = "changed my mind", condition: str = "unused") -> tuple:
+        """The call that returns line `i` of order `o` for its full price, without fees."""
+        return ("request_return", {"order_id": o["order_id"], "line_indexes": [i], "reason": reason,
+                                   "condition": condition, "refund_to": "original", "restocking_fee": 0,
+                                   "label_fee": 0, "refund_amount": o["items"][i]["price"], "bonus": 0})
 
     def known(self, c: dict, o: Optional[dict] = None) -> list[str]:
         out = [f"You are {c['name']}.", f"Your email address is {c['email']}.",

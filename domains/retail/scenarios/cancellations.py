@@ -15,13 +15,13 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
 
     def cancel(slug, trap, o, *, purpose, facts, reason="ordered by mistake", say=(), keys=(), naive_reason=None,
                **kw):
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "reason": reason, "refunds": R.refunds(o, o["total"])}
         return R.base(slug, trap, c, o, purpose=purpose,
                       reason=kw.pop("user_reason", f"You want to cancel order {o['order_id']}."),
                       opening=kw.pop("opening", f"Please cancel my order {o['order_id']}, I {reason}."
                                      if reason != "no longer needed" else f"Please cancel order {o['order_id']}."),
-                      gold=kw.pop("gold", [("get_order", {"order_id": o["order_id"]}), ("cancel_order", args)]),
+                      gold=kw.pop("gold", [R.lookup(o), ("cancel_order", args)]),
                       naive=[("cancel_order", {**args, "reason": naive_reason or reason})],
                       communicate=list(say), facts=facts, value_keys=list(keys), **kw)
 
@@ -39,11 +39,11 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
                           purpose="A processed order placed less than 12 hours ago can still be cancelled.",
                           facts=[F.value("processed_cancel_hours")], keys=["processed_cancel_hours"]))
     for o in old[:2]:
-        c = R.cust(o)
+        c = R.owner(o)
         out.append(cancel("cancel-processed-too-late", "refuse", o,
                           purpose="A processed order placed 12 hours ago or more cannot be cancelled.",
                           facts=[F.value("processed_cancel_hours")], keys=["processed_cancel_hours"],
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           say=[str(int(v["processed_cancel_hours"]))],
                           pushback="But it hasn't even shipped yet!"))
         del c
@@ -52,11 +52,11 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
         out.append(cancel("cancel-shipped-refused", "refuse", o,
                           purpose="A shipped order cannot be cancelled; it can be returned once delivered.",
                           facts=[F.find("A shipped order can't be cancelled or changed")],
-                          gold=[("get_order", {"order_id": o["order_id"]})], say=["delivered"]))
+                          gold=[R.lookup(o)], say=["delivered"]))
     pend = R.orders("pending")
     if len(pend) > 2:
         o = pend[2]
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "reason": "found a better price", "refunds": R.refunds(o, o["total"])}
         out.append(R.base("cancel-needs-reason", "missing_info", c, o,
                           purpose="Cancelling needs one of the accepted reasons: the agent asks for it.",
@@ -65,7 +65,7 @@ def cancellations(R: Shop) -> list[Optional[Scenario]]:
                           opening=f"Cancel order {o['order_id']}, please.",
                           answers=R.answers(c, o) + [answer("reason", ["reason", "why"],
                                                             "I found a better price somewhere else.")],
-                          gold=[("get_order", {"order_id": o["order_id"]}), ("cancel_order", args)],
+                          gold=[R.lookup(o), ("cancel_order", args)],
                           naive=[("cancel_order", {**args, "reason": "no longer needed"})],
                           facts=[F.find("must give one of these reasons")]))
     return out

@@ -24,7 +24,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
     for slug, o in (("address-pending", pend[0] if pend else None), ("address-processed", proc[0] if proc else None)):
         if o is None:
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], **addr}
         out.append(R.base(slug, "none", c, o,
                           purpose="A pending or processed order can get a new US street address.",
@@ -32,7 +32,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
                                  f"{addr['city']}, {addr['state']} {addr['zip']}.",
                           opening=f"Can you ship order {o['order_id']} to my new address, {addr['line1']}, "
                                   f"{addr['city']}, {addr['state']} {addr['zip']}?",
-                          gold=[("get_order", {"order_id": o["order_id"]}), ("modify_shipping_address", args)],
+                          gold=[R.lookup(o), ("modify_shipping_address", args)],
                           naive=[("modify_shipping_address", args)],
                           facts=[F.find("can still get a new shipping address")]))
     for slug, line1, state, say, fact in (
@@ -41,7 +41,7 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
         o = pend[1] if len(pend) > 1 else (pend[0] if pend else None)
         if o is None:
             continue
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], "line1": line1, "line2": "", "city": "Honolulu" if state == "HI" else "Madison",
                 "state": state, "zip": "96816" if state == "HI" else "53703"}
         out.append(R.base(slug, "refuse", c, o,
@@ -49,18 +49,18 @@ def _addresses(R: Shop, pend: list[dict], proc: list[dict]) -> list[Optional[Sce
                           reason=f"You want order {o['order_id']} sent to {line1}, {args['city']}, {state}.",
                           opening=f"Please change the address on {o['order_id']} to {line1}, {args['city']}, {state} "
                                   f"{args['zip']}.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("modify_shipping_address", args)], communicate=[say], facts=[F.find(fact)]))
     shipped = R.orders("shipped")
     if shipped:
         o = shipped[1] if len(shipped) > 1 else shipped[0]
-        c = R.cust(o)
+        c = R.owner(o)
         args = {"order_id": o["order_id"], **addr}
         out.append(R.base("address-shipped-refused", "refuse", c, o,
                           purpose="A shipped order cannot be changed.",
                           reason=f"You want order {o['order_id']} redirected to {addr['line1']}, {addr['city']}.",
                           opening=f"Order {o['order_id']} should go to {addr['line1']}, {addr['city']} instead.",
-                          gold=[("get_order", {"order_id": o["order_id"]})], naive=[("modify_shipping_address", args)],
+                          gold=[R.lookup(o)], naive=[("modify_shipping_address", args)],
                           communicate=[o["fulfillment"]["tracking_number"]],
                           facts=[F.find("A shipped order can't be cancelled or changed"),
                                  F.find("email the tracking number as soon as an order ships")]))
@@ -74,7 +74,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
     made = 0
     for o in pend:
         changes = sum(m["type"] == "item_change" for m in o["modifications"])
-        c = R.cust(o)
+        c = R.owner(o)
         placed = parse_ts(o["placed_at"]).date()
         for i, it in enumerate(o["items"]):
             prod = R.db["products"][it["product_id"]]
@@ -87,7 +87,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
                                   purpose="Items in a pending order can be changed at most 2 times.",
                                   reason=f"You want to swap the {it['name']} on {o['order_id']} for another option.",
                                   opening=f"Can I switch the {it['name']} on {o['order_id']} to a different option?",
-                                  gold=[("get_order", {"order_id": o["order_id"]})],
+                                  gold=[R.lookup(o)],
                                   naive=[("modify_order_item", {"order_id": o["order_id"], "line_index": i,
                                                                 "new_item_id": alt, "price_difference": 0,
                                                                 "shipping_difference": 0})],
@@ -112,7 +112,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
                               reason=f"You want the {it['name']} on {o['order_id']} in {opts} instead.",
                               instructions=["Pay any difference with your card or PayPal."],
                               opening=f"Can I change the {it['name']} on order {o['order_id']} to {opts}?",
-                              gold=[("get_order", {"order_id": o["order_id"]}),
+                              gold=[R.lookup(o),
                                     ("get_product", {"product_id": it["product_id"]}), ("modify_order_item", args)],
                               naive=[("modify_order_item", {"order_id": o["order_id"], "line_index": i,
                                                             "new_item_id": alt, "price_difference": 0,
@@ -127,7 +127,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
             break
     o = pend[0] if pend else None
     if o is not None:
-        c = R.cust(o)
+        c = R.owner(o)
         it = o["items"][0]
         other = next(var for iid, var in sorted(R.variants.items()) if var["product_id"] != it["product_id"]
                      and var["available"])
@@ -137,7 +137,7 @@ def _items(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
                                  f"{R.db['products'][other['product_id']]['name']}.",
                           opening=f"Instead of the {it['name']} on {o['order_id']}, I'd like a "
                                   f"{R.db['products'][other['product_id']]['name']}.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
+                          gold=[R.lookup(o)],
                           naive=[("modify_order_item", {"order_id": o["order_id"], "line_index": 0,
                                                         "new_item_id": other["item_id"], "price_difference": 0,
                                                         "shipping_difference": 0})],
@@ -150,7 +150,7 @@ def _payments(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
     F, out = R.F, []
     for o in pend:
         net = [x for x in net_paid(o) if x[2] > 0]
-        c = R.cust(o)
+        c = R.owner(o)
         if len(net) != 1 or any(m["type"] == "payment_change" for m in o["modifications"]):
             continue
         gift = next((k for k in sorted(c["payment_methods"]) if c["payment_methods"][k]["type"] == "gift_card"
@@ -162,7 +162,7 @@ def _payments(R: Shop, pend: list[dict]) -> list[Optional[Scenario]]:
                               purpose="A gift card can take over an order's payment only if it covers the whole total.",
                               reason=f"You want to pay order {o['order_id']} with your gift card instead.",
                               opening=f"Can you move the payment for {o['order_id']} to my gift card?",
-                              gold=[("get_order", {"order_id": o["order_id"]}),
+                              gold=[R.lookup(o),
                                     ("get_customer", {"customer_id": c["customer_id"]})],
                               naive=[("change_payment_method", {"order_id": o["order_id"], "new_method_id": gift})],
                               communicate=[amount_text(c["payment_methods"][gift]["balance"])],

@@ -16,19 +16,16 @@ def handoffs(R: Shop) -> list[Optional[Scenario]]:
     old = next((o for o in R.orders("delivered") if today - parse_ts(o["placed_at"]).date() > dt.timedelta(days=90)), None)
     if old is None:
         old = R.orders("delivered")[0]
-    c = R.cust(old)
+    c = R.owner(old)
     it = old["items"][0]
     out.append(R.base("warranty-to-product-care", "transfer", c, old,
                       purpose="Warranty claims on products bought more than 90 days ago go to Product Care.",
                       reason=f"The {it['name']} from order {old['order_id']} stopped working and you want a refund.",
                       opening=f"The {it['name']} I bought on order {old['order_id']} broke. I want my money back.",
-                      gold=[("get_order", {"order_id": old["order_id"]}),
+                      gold=[R.lookup(old),
                             ("transfer_to_human", {"customer_id": c["customer_id"], "desk": "product_care",
                                                    "order_id": old["order_id"], "summary": "Warranty claim."})],
-                      naive=[("request_return", {"order_id": old["order_id"], "line_indexes": [0],
-                                                 "reason": "defective", "condition": "defective",
-                                                 "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                 "refund_amount": it["price"], "bonus": 0})],
+                      naive=[R.full_return(old, 0, "defective", "defective")],
                       communicate=["Product Care"], facts=[F.find("more than 90 days ago go to the Product Care")]))
     custs = sorted(R.db["customers"].values(), key=lambda x: x["customer_id"])
     c = custs[5]

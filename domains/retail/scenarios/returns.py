@@ -14,7 +14,7 @@ from .base import Shop
 def _return(R: Shop, slug: str, o: dict, lines: list[int], *, condition: str = "unused", to_credit: bool = False,
             purpose: str, facts: list[str], keys: list[str], trap: Optional[str] = None,
             reason: str = "changed my mind") -> Scenario:
-    c = R.cust(o)
+    c = R.owner(o)
     items = [o["items"][i] for i in lines]
     amt = return_amounts(R.v, items, R.tier(c), condition != "unused", to_credit)
     names = " and ".join(it["name"] for it in items)
@@ -32,7 +32,7 @@ def _return(R: Shop, slug: str, o: dict, lines: list[int], *, condition: str = "
                                 "You want the refund as Row Credit." if to_credit else
                                 "You want the refund to your original payment method."],
                   opening=f"Hi, I'd like to return the {names} from order {o['order_id']}.",
-                  gold=[("get_order", {"order_id": o["order_id"]}), ("request_return", args)],
+                  gold=[R.lookup(o), ("request_return", args)],
                   naive=[("request_return", naive)], communicate=say, facts=facts, value_keys=keys,
                   answers=R.answers(c, o) + _return_answers(reason, condition, len(items), to_credit),
                   pushback="Do I really have to pay those fees?")
@@ -57,7 +57,7 @@ def returns(R: Shop) -> list[Optional[Scenario]]:
 
 def _open_lines(R: Shop, o: dict, tier_ok=lambda t: True) -> list[int]:
     """The lines of a delivered order that may still be returned (window, final sale, requests)."""
-    c = R.cust(o)
+    c = R.owner(o)
     if len(o["returns"]) >= R.v["max_return_requests"] or not tier_ok(R.tier(c)):
         return []
     d = R.delivered(o).date()
@@ -84,20 +84,17 @@ def _windows(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                            keys=[f"return_window_days_{cat}", f"restocking_pct_{cat}", f"label_fee_{cat}"]))
     # outside the window
     late = [(o, i) for o in delivered for i, it in enumerate(o["items"]) if i not in R.taken(o) and not it["final_sale"]
-            and R.tier(R.cust(o)) != "canopy"
+            and R.tier(R.owner(o)) != "canopy"
             and today > R.delivered(o).date() + dt.timedelta(days=return_window_days(v, it["category_key"], "sprout"))]
     for o, i in late[:2]:
-        c, it = R.cust(o), o["items"][i]
+        c, it = R.owner(o), o["items"][i]
         days = return_window_days(v, it["category_key"], R.tier(c))
         out.append(R.base("return-too-late", "refuse", c, o,
                           purpose="A return outside the category's return window is refused.",
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"I'd like to send back the {it['name']} from order {o['order_id']}, it's unused.",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
-                          naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          gold=[R.lookup(o)],
+                          naive=[R.full_return(o, i)],
                           communicate=[str(days)], facts=[F.value(f"return_window_days_{it['category_key']}")],
                           value_keys=[f"return_window_days_{it['category_key']}"],
                           pushback="It's only a little late, can't you accept it?"))
@@ -118,7 +115,7 @@ def _credit_damage_and_several(R: Shop, delivered: list[dict]) -> list[Optional[
                            facts=[F.value("row_credit_bonus_pct"), F.value(f"restocking_pct_{cat}")],
                            keys=["row_credit_bonus_pct"], trap="fee"))
     # Canopy: extra days and no label fee
-    canopy = [(o, i) for o in delivered if R.tier(R.cust(o)) == "canopy" and o["order_id"] not in R.used
+    canopy = [(o, i) for o in delivered if R.tier(R.owner(o)) == "canopy" and o["order_id"] not in R.used
               for i in _open_lines(R, o) if today > R.delivered(o).date() + dt.timedelta(
                   days=return_window_days(v, o["items"][i]["category_key"], "sprout"))]
     for o, i in canopy[:1]:
@@ -137,7 +134,7 @@ def _credit_damage_and_several(R: Shop, delivered: list[dict]) -> list[Optional[
                            purpose="An item reported damaged within 7 days of delivery: no restocking or label fee.",
                            facts=[F.value("damage_report_days"), F.find("carry no restocking fee and no return label fee")],
                            keys=["damage_report_days"]))
-    multi = next((o for o in delivered if o["order_id"] not in R.used and R.tier(R.cust(o)) != "canopy"
+    multi = next((o for o in delivered if o["order_id"] not in R.used and R.tier(R.owner(o)) != "canopy"
                   and len({o["items"][i]["category_key"] for i in _open_lines(R, o)}) >= 2), None)
     if multi is not None:
         R.used.add(multi["order_id"])
@@ -162,21 +159,18 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                   and i not in R.taken(o)), None)
     if final is not None:
         o, i = final
-        c, it = R.cust(o), o["items"][i]
+        c, it = R.owner(o), o["items"][i]
         out.append(R.base("return-final-sale", "refuse", c, o,
                           purpose="Items marked final sale cannot be returned or exchanged.",
                           reason=f"You want to return the {it['name']} from order {o['order_id']}.",
                           opening=f"Can I return the {it['name']} from order {o['order_id']}?",
-                          gold=[("get_order", {"order_id": o["order_id"]})],
-                          naive=[("request_return", {"order_id": o["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          gold=[R.lookup(o)],
+                          naive=[R.full_return(o, i)],
                           communicate=["final sale"], facts=[F.find("Items marked final sale can't be returned")]))
     full = next((o for o in delivered if len(o["returns"]) >= v["max_return_requests"]
                  and [i for i in range(len(o["items"])) if i not in R.taken(o)]), None)
     if full is not None:
-        c = R.cust(full)
+        c = R.owner(full)
         i = next(i for i in range(len(full["items"])) if i not in R.taken(full))
         it = full["items"][i]
         out.append(R.base("third-return-refused", "refuse", c, full,
@@ -184,11 +178,8 @@ def _refused(R: Shop, delivered: list[dict]) -> list[Optional[Scenario]]:
                           reason=f"You already returned things from order {full['order_id']} twice and now want to "
                                  f"return the {it['name']} too.",
                           opening=f"One more return on order {full['order_id']}: the {it['name']}.",
-                          gold=[("get_order", {"order_id": full["order_id"]})],
-                          naive=[("request_return", {"order_id": full["order_id"], "line_indexes": [i],
-                                                     "reason": "changed my mind", "condition": "unused",
-                                                     "refund_to": "original", "restocking_fee": 0, "label_fee": 0,
-                                                     "refund_amount": it["price"], "bonus": 0})],
+                          gold=[R.lookup(full)],
+                          naive=[R.full_return(full, i)],
                           communicate=[str(int(v["max_return_requests"]))], facts=[F.value("max_return_requests")],
                           value_keys=["max_return_requests"]))
     return out
