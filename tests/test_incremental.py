@@ -20,7 +20,7 @@ pytestmark = pytest.mark.end_to_end
 def _build(domains: Path, ws: Path, out: Path) -> tuple[int, int, Path]:
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "-d", "_mock", "--domains-dir", str(domains),
-                        "--workspace", str(ws), "--out", str(out), "--seed", "2"],
+                        "--workspace", str(ws), "--out", str(out), "--seed", "0"],
                        capture_output=True, text=True, cwd=str(ROOT), env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     m = re.search(r"built _mock: (\S+)\s+\((\d+) files, (\d+) rendered and (\d+) extracted", r.stdout)
@@ -34,14 +34,19 @@ def _mentions(plan: dict, fact_id: str) -> set[str]:
             if fact_id in [m["fact_id"] for m in a["facts"]] or fact_id in [d["fact_id"] for d in a["distractors"]]}
 
 
-def test_one_value_edit_rebuilds_only_the_files_that_mention_it(tmp_path):
+def test_one_value_edit_rebuilds_only_the_files_that_mention_it(tmp_path, mock_full_build):
+    """From a copy of the workspace of the run's `_mock` build (seed 0, full profile): the
+    same domain from another folder renders and extracts nothing; after the edit, only what
+    mentions the edited fact."""
     domains = tmp_path / "domains"
     pack = domains / "_mock"
     shutil.copytree(ROOT / "domains" / "_mock", pack, ignore=shutil.ignore_patterns("__pycache__"))
+    first, cache = mock_full_build
     ws, out = tmp_path / "ws", tmp_path / "out"
+    shutil.copytree(cache.parent, ws, symlinks=True)
     rendered, extracted, b1 = _build(domains, ws, out)
     plan1 = json.loads((b1 / "plan.json").read_text())
-    assert rendered == extracted == len(plan1["artifacts"])
+    assert b1.name == first.name and rendered == extracted == 0
 
     for f in (pack / "policy.md", pack / "seed.py"):
         text = f.read_text(encoding="utf-8")
