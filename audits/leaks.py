@@ -40,8 +40,9 @@ from typing import Any, Optional
 from domains.renaming import Term, sorted_terms, term_regex
 from facts.match import WINDOW, TextIndex, normalise_text
 from facts.models import Fact, FactSet, Slot, SlotType
-from transforms import registry, writers
+from transforms import registry
 from transforms.base import Extraction
+from transforms.phrasebook import FIRST, LAST
 from transforms.plan import ArtifactSpec, FactMention
 from transforms.render import Rendered
 from transforms.writers import HEDGE_MARKERS
@@ -104,8 +105,7 @@ def _context(low: str, s: int, e: int) -> tuple[int, int]:
 def generic_people(world: Any) -> set[str]:
     """Full names the writer can invent on its own (its first x last name pools): a base
     person who happens to have such a name cannot be told from an invented one."""
-    first = set(getattr(writers, "_FIRST", ()))
-    last = set(getattr(writers, "_LAST", ()))
+    first, last = set(FIRST), set(LAST)
     out = set()
     for t in world.spec.terms:
         parts = t.old.split()
@@ -174,7 +174,7 @@ def alternatives(world: Any, db: Optional[dict] = None) -> list[str]:
     b = world.pack.brand
     out = [b.company, b.short_name, b.tagline, *b.products.values(), *b.agents, *b.managers, *b.customers]
     out += [t.new for t in world.spec.terms if t.new]
-    out += [f"{f} {last}" for f in getattr(writers, "_FIRST", ()) for last in getattr(writers, "_LAST", ())]
+    out += [f"{first} {last}" for first in FIRST for last in LAST]
     out += _db_names(db)
     return sorted({w.lower() for w in out if w})
 

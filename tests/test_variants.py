@@ -195,6 +195,20 @@ def test_a_variants_tests_name_the_variants_own_fact_ids(mock_pack):
     assert not suite.summary.uncovered_numeric_facts
 
 
+def test_a_base_person_the_writer_could_invent_is_not_watched_and_invented_names_are_heard():
+    """A base agent whose full name is one the writer invents from its own name pools
+    (airline's Amara Lindqvist) cannot be told from an invented person: the leak scan leaves
+    that name out, and the strict hearing of a recording knows every invented name."""
+    from audits.leaks import alternatives, generic_people
+    from transforms.phrasebook import FIRST, LAST
+
+    halcyon = resolve("airline@halcyon")
+    assert generic_people(halcyon) == {"Amara Lindqvist"}
+    assert generic_people(resolve("_mock@spokewell")) == set()
+    alts = alternatives(halcyon)
+    assert f"{FIRST[0]} {LAST[-1]}".lower() in alts and len(FIRST) * len(LAST) <= len(alts)
+
+
 def test_brand_scan_fast_path_never_misses_a_leak():
     """The whole-tree pre-check answers "clean" only when the walk would find nothing: a term
     behind an escaped newline, in a key, in another case, or beside JSON's escapes is still found."""
