@@ -25,7 +25,9 @@ Measures:
 - **shallow reader**: the share of facts whose statement occurs verbatim in some file, the
   share with any run of six words of the statement verbatim in some file, and the share of
   value facts found by a topic word (a content word of the fact's section heading) and the
-  value on one line of some file.
+  value on one line of some file; and the share of value facts a lexical retrieval reader
+  answers right (`audits.readers`: BM25 over sentence windows, the value of the best window),
+  over the delivered files and over the policy text alone.
 
 Tokens are lower-cased words, numbers and amounts. "Verbatim" and "6-word run" read runs the
 way the lints do (`audits.language.phrases`, one definition of a run for the project): line
@@ -54,10 +56,11 @@ from transforms.planner import EvidencePlan
 from transforms.writers import HEDGE_MARKERS
 
 from . import language as L
+from . import readers
 from .parallel import map_files
 from .readings import text_index
 
-REPORT_SCHEMA_VERSION = "1.0"
+REPORT_SCHEMA_VERSION = "1.1"
 RUN = 6
 CONVERSATIONAL_KINDS = {"recordings/call_audio", "recordings/voicemail"}
 VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
@@ -122,12 +125,13 @@ def _dist(values: list[float]) -> dict:
 def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
                       files: Optional[dict[str, Path]] = None, currency: str = "USD",
                       brand_terms: Iterable[str] = (), pool=None, scratch: Optional[Path] = None,
-                      values_cache: Optional[Path] = None) -> dict:
+                      values_cache: Optional[Path] = None, policy_texts: Iterable[str] = ()) -> dict:
     """`extractions`: artifact id -> text read from the delivered file; `files`: artifact id ->
     the delivered file (for shapes read from the file's structure: team-chat threads, meeting
     cue times); `brand_terms`: the company's and products' names (not topic words). Each file
     is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
-    depend on it. `values_cache`: where the values of each text are kept (`audits.readings`)."""
+    depend on it. `values_cache`: where the values of each text are kept (`audits.readings`);
+    `policy_texts`: the policy files' text, which the shallow reader also reads alone."""
     files = files or {}
     brand = frozenset(w for t in brand_terms for w in content_words(t))
     facts = factset.facts
@@ -168,6 +172,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     route_ids = {r.fact_id for r in routes}
     single_file_none = [f.id for f in value_facts if not recovered_in.get(f.id)]
 
+    bundle_answers = {a.fact_id: a for a in readers.read(readers.Index(texts[a.id] for a in specs), facts, currency)}
+    policy_answers = readers.read(readers.Index(policy_texts), facts, currency)
+
     n_facts = max(len(facts), 1)
     n_value = max(len(value_facts), 1)
     files_per_fact_plan = [len(named_in.get(f.id, ())) for f in facts]
@@ -194,6 +201,8 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
         "statement_verbatim_share": round(len(verbatim) / n_facts, 4),
         "six_word_run_share": round(len(run6) / n_facts, 4),
         "topic_word_and_value_on_one_line_share": round(len(topic_hits) / n_value, 4),
+        "shallow_reader_accuracy": readers.accuracy(list(bundle_answers.values())),
+        "shallow_reader_policy_accuracy": readers.accuracy(policy_answers),
         "email_thread_messages": _dist(email_len),
         "team_chat_threads": _dist([c[0] for c in chats]),
         "team_chat_messages": _dist([c[1] for c in chats]),
@@ -206,7 +215,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
             "facts": {f.id: {"files_named": len(named_in.get(f.id, ())),
                              "files_recovered": len(recovered_in.get(f.id, ())),
                              "verbatim": f.id in verbatim, "six_word_run": f.id in run6,
-                             "topic_value_line": f.id in topic_hits, "route": f.id in route_ids}
+                             "topic_value_line": f.id in topic_hits, "route": f.id in route_ids,
+                             **({"shallow_answer": bundle_answers[f.id].answer,
+                                 "shallow_correct": bundle_answers[f.id].correct} if f.id in bundle_answers else {})}
                       for f in facts}}
 
 
@@ -492,6 +503,8 @@ SUMMARY_ROWS: list[tuple[str, str]] = [
     ("statement_verbatim_share", "statement verbatim somewhere"),
     ("six_word_run_share", "a 6-word run of the statement somewhere"),
     ("topic_word_and_value_on_one_line_share", "topic word + value on one line"),
+    ("shallow_reader_accuracy", "shallow reader right (value facts, bundle)"),
+    ("shallow_reader_policy_accuracy", "shallow reader right (value facts, policy alone)"),
 ]
 
 
@@ -499,7 +512,7 @@ def summary_lines(summary: dict) -> Iterable[tuple[str, str]]:
     """(label, value) rows for printing, shapes included."""
     for key, label in SUMMARY_ROWS:
         v = summary.get(key)
-        if isinstance(v, float) and ("share" in key):
+        if isinstance(v, float) and ("share" in key or "accuracy" in key):
             yield label, f"{v:.1%}"
         else:
             yield label, "-" if v is None else (f"{v:,}" if isinstance(v, int) else str(v))

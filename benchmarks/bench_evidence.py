@@ -35,6 +35,8 @@ ROWS = [
     ("multi_hop_share_of_value_facts", "multi-hop value facts", "yes", ">= 15%"),
     ("six_word_run_share", "6-word run of the statement somewhere", "-", "<= 35%"),
     ("topic_word_and_value_on_one_line_share", "topic word + value on one line", "-", "<= 30%"),
+    ("shallow_reader_accuracy", "shallow reader right, bundle", "-", "<= 15%, <= half the policy's"),
+    ("shallow_reader_policy_accuracy", "shallow reader right, policy alone", "-", "-"),
 ]
 SHAPES = [("email_thread_messages", "e-mail thread messages", "7 to 22", "5 to 25, median >= 8"),
           ("team_chat_threads", "team-chat threads", "38", ">= 30"),
@@ -63,7 +65,7 @@ def build(domains: list[str], workspace: Path, profile: str, seed: int) -> float
 def fmt(key: str, v) -> str:
     if v is None:
         return "-"
-    if isinstance(v, float) and "share" in key:
+    if isinstance(v, float) and ("share" in key or "accuracy" in key):
         return f"{v:.1%}"
     if isinstance(v, int):
         return f"{v:,}"

@@ -144,7 +144,19 @@ def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Ex
     b = world.pack.brand
     return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
                              brand_terms=[b.company, b.short_name], pool=pool, scratch=Path(cache_dir) / "shared",
-                             values_cache=Path(cache_dir))
+                             values_cache=Path(cache_dir),
+                             policy_texts=policy_texts(world, facts))
+
+
+def policy_texts(world: World, facts: FactSet) -> list[str]:
+    """The policy as its reader has it: a base domain's policy files; a variant's facts by
+    section (its policy is the base's with the variant's names and values, which no file holds)."""
+    if world.spec is None:
+        return [p.read_text(encoding="utf-8") for p in world.pack.policy_files()]
+    sections: dict[tuple, list[str]] = {}
+    for f in facts.facts:
+        sections.setdefault(tuple(f.section), []).append(f.statement)
+    return ["\n".join([" / ".join(sec), *lines]) for sec, lines in sections.items()]
 
 
 def difficulty_metadata(report: dict) -> dict:

@@ -44,3 +44,36 @@ def test_the_label_with_the_value_is_a_run():
 def test_runs_stop_at_a_sentence_end():
     assert _runs("Sent after 4 pm go out on the next shift.") == {"b.2"}
     assert _runs("Sent after 4 pm. Go out on the next shift.") == set()
+
+
+# --------------------------------------------------------------------------- the shallow reader
+
+FEE = Fact(id="m.1", domain="_mock", section=["Late returns"], kind=FactKind.value,
+           statement="The late fee is $12 for each started hour after the rental ends.",
+           source=SourceSpan(file="policy.md", start_line=1, end_line=1),
+           slots=[Slot(name="fee", type=SlotType.money, value=12, unit="USD", text="$12")])
+
+
+def test_the_shallow_reader_asks_without_the_answer_and_takes_the_best_window():
+    from audits.readers import Index, query_terms, read
+
+    assert "12" not in " ".join(query_terms(FEE)) and {"late", "fee", "started", "hour"} <= set(query_terms(FEE))
+    plain = Index(["Thanks for riding with us!", "Heads up: the late fee is twelve dollars for each started hour."])
+    (a,) = read(plain, [FEE])
+    assert a.correct and a.answer == "twelve dollars"
+    # an old figure in the sentence that echoes the question best wins over the current one said briefly
+    misled = Index(["Back then the late fee was $10 for each started hour after the rental ends.",
+                    "Late? That's $12 now."])
+    (b,) = read(misled, [FEE])
+    assert not b.correct and b.answer == "$10"
+    # no window with a money value: no answer
+    (c,) = read(Index(["The late fee applies after the rental ends."]), [FEE])
+    assert c.answer is None and not c.correct
+
+
+def test_a_table_row_is_one_window():
+    from audits.readers import windows
+
+    assert windows("Fees | Late fee | $12\nDeposits | Security deposit | $50") == [
+        "Fees | Late fee | $12", "Deposits | Security deposit | $50"]
+    assert windows("One. Two? Three!\nFour") == ["One.", "Two?", "Three!", "Four"]

@@ -1,0 +1,149 @@
+"""A shallow reader: how far lexical retrieval gets on a bundle's value facts.
+
+The reader a benchmark must defeat searches the delivered text and takes what ranks first. It
+splits every file's extracted text into windows (a sentence, or one row of a table), ranks
+them by BM25 against the fact's statement with the fact's own figures taken out (the reader
+knows what it is asked, not the answer), and answers with the first value of the asked type
+(money, percent, duration, count) in the best-ranked window that holds one. The answer is
+right when it equals the fact's current value (`facts.models.value_key`: "$35" is "35
+dollars").
+
+`difficulty_report` runs it twice: over the delivered files' text (the same extractions
+recoverability reads) and over the policy text alone. A corpus that rewards reading makes
+the first figure low, and well below the second: the policy states every value once, plainly,
+while the records state old, rival and unexplained values beside the current ones.
+"""
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from typing import Iterable, Optional
+
+import numpy as np
+
+from facts.match import STOP_WORDS
+from facts.models import Fact, SlotType, value_key
+from facts.runs import tokens
+from facts.values import find_values
+
+VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+K1, B = 1.2, 0.75
+_SENTENCE = re.compile(r"(?<=[A-Za-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z0-9$])")
+_WORD = re.compile(r"[a-z][a-z'-]*")
+
+
+def value_slot(f: Fact):
+    """The slot a value fact is asked about: its first money, duration, count or percent slot
+    with a number (None for a fact without one)."""
+    for s in f.slots:
+        if s.type in VALUE_TYPES and isinstance(s.value, (int, float)):
+            return s
+    return None
+
+
+def windows(text: str) -> list[str]:
+    """The text's sentences, and a table's rows whole (a row is read as one window)."""
+    out = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        if " | " in line:
+            out.append(line)
+        else:
+            out += [s for s in _SENTENCE.split(line) if s.strip()]
+    return out
+
+
+def _terms(text: str) -> list[str]:
+    return [t for t in tokens(text) if _WORD.fullmatch(t) and t not in STOP_WORDS]
+
+
+def query_terms(f: Fact) -> list[str]:
+    """The statement's content words, its figures taken out (the question, not the answer)."""
+    text = f.statement
+    for s in f.slots:
+        if s.text:
+            text = text.replace(s.text, " ")
+    return list(dict.fromkeys(_terms(text)))
+
+
+class Index:
+    """BM25 over windows."""
+
+    def __init__(self, texts: Iterable[str]):
+        self.windows: list[str] = [w for t in texts for w in windows(t)]
+        postings: dict[str, dict[int, int]] = {}
+        lengths = np.zeros(len(self.windows), dtype=np.float64)
+        for i, w in enumerate(self.windows):
+            terms = _terms(w)
+            lengths[i] = len(terms)
+            for t in terms:
+                row = postings.setdefault(t, {})
+                row[i] = row.get(i, 0) + 1
+        self._norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if len(lengths) else 0.0, 1e-9))
+        self._postings = postings
+        self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
+
+    def _weights(self, term: str) -> Optional[tuple[np.ndarray, np.ndarray]]:
+        if term not in self._arrays:
+            row = self._postings.get(term)
+            if not row:
+                return None
+            ids = np.fromiter(row.keys(), dtype=np.int64, count=len(row))
+            tf = np.fromiter(row.values(), dtype=np.float64, count=len(row))
+            n = len(self.windows)
+            idf = math.log(1 + (n - len(row) + 0.5) / (len(row) + 0.5))
+            self._arrays[term] = (ids, idf * tf * (K1 + 1) / (tf + self._norm[ids]))
+        return self._arrays[term]
+
+    def ranked(self, terms: list[str], top: int = 50) -> list[int]:
+        """Window numbers by score, best first (at most `top`; windows sharing no term left out)."""
+        if not self.windows:
+            return []
+        scores = np.zeros(len(self.windows), dtype=np.float64)
+        for t in terms:
+            w = self._weights(t)
+            if w is not None:
+                scores[w[0]] += w[1]
+        hit = np.flatnonzero(scores > 0)
+        if not len(hit):
+            return []
+        best = hit[np.argsort(-scores[hit], kind="stable")[:top]]
+        return [int(i) for i in best]
+
+
+@dataclass(frozen=True)
+class Answer:
+    fact_id: str
+    answer: Optional[str]  # the value's text as the window has it; None: no window held a value of the type
+    correct: bool
+
+
+def _typed_values(window: str, typ: SlotType, currency: str):
+    return [v for v in find_values(window, currency) if v[0] == typ]
+
+
+def read(index: Index, facts: Iterable[Fact], currency: str = "USD") -> list[Answer]:
+    """The shallow reader's answer to every value fact (a fact without a value slot is skipped)."""
+    out = []
+    for f in facts:
+        slot = value_slot(f)
+        if slot is None:
+            continue
+        want = slot.key()
+        answer, correct = None, False
+        for i in index.ranked(query_terms(f)):
+            found = _typed_values(index.windows[i], slot.type, currency)
+            if found:
+                typ, value, value_max, unit, s, e = found[0]
+                answer = index.windows[i][s:e]
+                correct = value_key(typ, value, value_max, unit) == want
+                break
+        out.append(Answer(f.id, answer, correct))
+    return out
+
+
+def accuracy(answers: list[Answer]) -> Optional[float]:
+    return round(sum(a.correct for a in answers) / len(answers), 4) if answers else None
