@@ -27,7 +27,11 @@ Measures:
   value facts found by a topic word (a content word of the fact's section heading) and the
   value on one line of some file; and the share of value facts a lexical retrieval reader
   answers right (`audits.readers`: BM25 over sentence windows, the value of the best window),
-  over the delivered files and over the policy text alone.
+  over the delivered files and over the policy text alone;
+- **deep reader**: the share of value facts a careful reader gets right (`deep_reader`: the
+  fact recovered by the matcher, every wrong or old value of it resolved the way the files
+  show); and the share of value facts whose wrong or old values stand in at least as many
+  files as the files that state the current value (stale values that outvote the truth).
 
 Tokens are lower-cased words, numbers and amounts. "Verbatim" and "6-word run" read runs the
 way the lints do (`audits.language.phrases`, one definition of a run for the project): line
@@ -125,13 +129,16 @@ def _dist(values: list[float]) -> dict:
 def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction],
                       files: Optional[dict[str, Path]] = None, currency: str = "USD",
                       brand_terms: Iterable[str] = (), pool=None, scratch: Optional[Path] = None,
-                      values_cache: Optional[Path] = None, policy_texts: Iterable[str] = ()) -> dict:
+                      values_cache: Optional[Path] = None, policy_texts: Iterable[str] = (),
+                      recoverability: Optional[dict] = None) -> dict:
     """`extractions`: artifact id -> text read from the delivered file; `files`: artifact id ->
     the delivered file (for shapes read from the file's structure: team-chat threads, meeting
     cue times); `brand_terms`: the company's and products' names (not topic words). Each file
     is read once (`_read_file`), in chunks on `pool` (`audits.parallel`); the report does not
     depend on it. `values_cache`: where the values of each text are kept (`audits.readings`);
-    `policy_texts`: the policy files' text, which the shallow reader also reads alone."""
+    `policy_texts`: the policy files' text, which the shallow reader also reads alone;
+    `recoverability`: the bundle's recoverability report, which the deep reader reads (none:
+    no deep reader)."""
     files = files or {}
     brand = frozenset(w for t in brand_terms for w in content_words(t))
     facts = factset.facts
@@ -175,6 +182,11 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
     bundle_answers = {a.fact_id: a for a in readers.read(readers.Index(texts[a.id] for a in specs), facts, currency)}
     policy_answers = readers.read(readers.Index(policy_texts), facts, currency)
 
+    value_ids = {f.id for f in value_facts}
+    deep = deep_reader(recoverability, value_facts) if recoverability is not None else None
+    rivals = _rival_files(specs)
+    outvoted = [f.id for f in value_facts if rivals.get(f.id) and len(rivals[f.id]) >= len(recovered_in.get(f.id, ()))]
+
     n_facts = max(len(facts), 1)
     n_value = max(len(value_facts), 1)
     files_per_fact_plan = [len(named_in.get(f.id, ())) for f in facts]
@@ -203,6 +215,8 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
         "topic_word_and_value_on_one_line_share": round(len(topic_hits) / n_value, 4),
         "shallow_reader_accuracy": readers.accuracy(list(bundle_answers.values())),
         "shallow_reader_policy_accuracy": readers.accuracy(policy_answers),
+        "deep_reader_accuracy": round(sum(deep.values()) / n_value, 4) if deep is not None else None,
+        "stale_value_outvotes_share": round(len(outvoted) / n_value, 4),
         "email_thread_messages": _dist(email_len),
         "team_chat_threads": _dist([c[0] for c in chats]),
         "team_chat_messages": _dist([c[1] for c in chats]),
@@ -217,7 +231,9 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
                              "verbatim": f.id in verbatim, "six_word_run": f.id in run6,
                              "topic_value_line": f.id in topic_hits, "route": f.id in route_ids,
                              **({"shallow_answer": bundle_answers[f.id].answer,
-                                 "shallow_correct": bundle_answers[f.id].correct} if f.id in bundle_answers else {})}
+                                 "shallow_correct": bundle_answers[f.id].correct} if f.id in bundle_answers else {}),
+                             **({"deep_correct": deep[f.id]} if deep is not None and f.id in deep else {}),
+                             **({"files_with_rival_value": len(rivals.get(f.id, ()))} if f.id in value_ids else {})}
                       for f in facts}}
 
 
@@ -254,6 +270,26 @@ def _plan_roles(plan: EvidencePlan) -> tuple[dict[str, set[str]], dict[str, set[
         for hop in r.hops:
             named_in[r.fact_id].add(hop.artifact_id)
     return named_in, carriers, roles
+
+
+def deep_reader(recoverability: dict, value_facts: list[Fact]) -> dict[str, bool]:
+    """The careful reader's verdict per value fact: right when recoverability finds the fact in
+    a carrier of its own (or through its multi-hop route) with `facts.match`, and every wrong or
+    old value stated of it is resolved the way the files show (a hedge or a correction beside
+    it, a later date, a newer version, an owner's approval of the current value:
+    `audits.recoverability`): what reading everything, and weighing it, yields."""
+    recovered = {r["fact_id"]: r["recovered"] for r in recoverability.get("facts", [])}
+    unresolved = {v["fact_id"] for a in recoverability.get("artifacts", []) for v in a.get("distractor_violations", [])}
+    return {f.id: bool(recovered.get(f.id)) and f.id not in unresolved for f in value_facts}
+
+
+def _rival_files(specs) -> dict[str, set[str]]:
+    """Per fact, the files that state a wrong or old value of it (the plan's distractors)."""
+    out: dict[str, set[str]] = defaultdict(set)
+    for a in specs:
+        for d in a.distractors:
+            out[d.fact_id].add(a.id)
+    return out
 
 
 def _shapes(specs, texts: dict[str, str], files: dict[str, Path]) -> tuple[list, list, list]:
@@ -505,6 +541,8 @@ SUMMARY_ROWS: list[tuple[str, str]] = [
     ("topic_word_and_value_on_one_line_share", "topic word + value on one line"),
     ("shallow_reader_accuracy", "shallow reader right (value facts, bundle)"),
     ("shallow_reader_policy_accuracy", "shallow reader right (value facts, policy alone)"),
+    ("deep_reader_accuracy", "deep reader right (value facts)"),
+    ("stale_value_outvotes_share", "value facts whose wrong/old values are in as many files"),
 ]
 
 

@@ -177,10 +177,10 @@ def difficulty(context: dg.AssetExecutionContext, evidence_plan, atomic_facts, e
                visuals, recordings):
     """How hard the bundle is for a reader, measured on the delivered files' extractions:
     volume, haystack share, carriers per fact, wrong-value separation and hedging, multi-hop,
-    shallow-reader measures (reports/difficulty.json)."""
+    the shallow and the deep reader (reports/difficulty.json)."""
     rendered = [*conversations, *documents, *tables, *visuals, *recordings]
     report = steps.difficulty(_world(context, settings), evidence_plan, atomic_facts, extractions, rendered,
-                              workspace.cache_dir, execution.pool())
+                              workspace.cache_dir, execution.pool(), recoverability=recoverability)
     return dg.Output(report, metadata=steps.difficulty_metadata(report))
 
 

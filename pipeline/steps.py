@@ -139,13 +139,13 @@ def recoverability(world: World, plan: EvidencePlan, facts: FactSet, extractions
 
 
 def difficulty(world: World, plan: EvidencePlan, facts: FactSet, extractions: Extractions,
-               rendered: list[Rendered], cache_dir: Path, pool=None) -> dict:
+               rendered: list[Rendered], cache_dir: Path, pool=None, recoverability: Optional[dict] = None) -> dict:
     files = {r.artifact_id: Path(r.file) for r in rendered}
     b = world.pack.brand
     return difficulty_report(plan, facts, extractions.by_id, files, currency=world.pack.info.currency,
                              brand_terms=[b.company, b.short_name], pool=pool, scratch=Path(cache_dir) / "shared",
                              values_cache=Path(cache_dir),
-                             policy_texts=policy_texts(world, facts))
+                             policy_texts=policy_texts(world, facts), recoverability=recoverability)
 
 
 def policy_texts(world: World, facts: FactSet) -> list[str]:

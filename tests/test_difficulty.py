@@ -77,3 +77,14 @@ def test_a_table_row_is_one_window():
     assert windows("Fees | Late fee | $12\nDeposits | Security deposit | $50") == [
         "Fees | Late fee | $12", "Deposits | Security deposit | $50"]
     assert windows("One. Two? Three!\nFour") == ["One.", "Two?", "Three!", "Four"]
+
+
+def test_the_deep_reader_needs_the_fact_recovered_and_every_rival_resolved():
+    value = _fact("v.1", "The fee is $5.", slots=[Slot(name="fee", type=SlotType.money, value=5, unit="USD", text="$5")])
+    other = _fact("v.2", "The cap is $9.", slots=[Slot(name="cap", type=SlotType.money, value=9, unit="USD", text="$9")])
+    lost = _fact("v.3", "The limit is $7.", slots=[Slot(name="limit", type=SlotType.money, value=7, unit="USD", text="$7")])
+    rep = {"facts": [{"fact_id": "v.1", "recovered": True}, {"fact_id": "v.2", "recovered": True},
+                     {"fact_id": "v.3", "recovered": False}],
+           "artifacts": [{"distractor_violations": [{"fact_id": "v.2", "value": "$8", "resolution": "date",
+                                                     "text": "no file that states the current value shows a later date"}]}]}
+    assert D.deep_reader(rep, [value, other, lost]) == {"v.1": True, "v.2": False, "v.3": False}

@@ -65,7 +65,7 @@ def test_verify_detects_one_changed_byte(built, tmp_path):
     assert "missing: " + victim in r.stderr and "extra: extra.txt" in r.stderr
 
 
-def test_report_prints_the_shallow_reader_on_the_bundle_and_on_the_policy(built):
+def test_report_prints_the_shallow_and_the_deep_reader(built):
     """The lexical retrieval reader of `reports/difficulty.json`: every `_mock` value fact is
     answered right from the plain policy; the records mislead it on some (old figures,
     rivals), and `factforge report` prints both."""
@@ -73,6 +73,8 @@ def test_report_prints_the_shallow_reader_on_the_bundle_and_on_the_policy(built)
     s = rep["summary"]
     assert s["shallow_reader_policy_accuracy"] == 1.0
     assert 0.0 <= s["shallow_reader_accuracy"] < 1.0
+    # the careful reader (every carrier through the matcher, every rival resolved): all of them
+    assert s["deep_reader_accuracy"] == 1.0 and 0.0 <= s["stale_value_outvotes_share"] <= 1.0
     answered = [f for f in rep["facts"].values() if "shallow_correct" in f]
     assert len(answered) == s["value_facts"] and s["shallow_reader_accuracy"] == round(
         sum(f["shallow_correct"] for f in answered) / len(answered), 4)
@@ -80,6 +82,7 @@ def test_report_prints_the_shallow_reader_on_the_bundle_and_on_the_policy(built)
     assert r.returncode == 0, r.stderr
     assert "shallow reader right (value facts, bundle)" in r.stdout
     assert "shallow reader right (value facts, policy alone)" in r.stdout and "100.0%" in r.stdout
+    assert "deep reader right (value facts)" in r.stdout
 
 
 @pytest.mark.end_to_end
