@@ -25,7 +25,10 @@ made), then checked for:
 
 Besides the hits (blocking: the build fails on any), the report carries the language
 measures of `audits.language` for the domain: voiced renditions sharing a 6-word run with
-the policy (blocking too), the distinct-sentence ratio and the most common lead-ins.
+the policy (blocking too), the distinct-sentence ratio and the most common lead-ins; and,
+not blocking, the attribute frames: "X has a <attribute name> of <value>" ("The Tailwind
+Storm has a high-speed data added of ten gigabytes"), an attribute voiced through its name
+rather than what it means (`attribute_frames`).
 """
 from __future__ import annotations
 
@@ -50,7 +53,7 @@ from transforms.writers import BuiltinWriter
 from . import language as L
 from .parallel import cached_map
 
-LINTS_SCHEMA_VERSION = "1.0"
+LINTS_SCHEMA_VERSION = "1.1"
 CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
                     "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
 SPEECH_FAMILIES = {"conversations", "recordings"}
@@ -409,6 +412,25 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     return hits
 
 
+# "has a monthly maintenance charge of $12": an attribute said through its name and a number
+_ATTRIBUTE_FRAME = re.compile(
+    r"\b(?:has|have) an? ((?:[a-z-]+ ){0,5}[a-z-]+) of (?:US\$|[$\u20ac\u00a3])?"
+    r"(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
+    r"sixty|seventy|eighty|ninety|hundred)\b)", re.IGNORECASE)
+
+
+def attribute_frames(texts: Iterable[str]) -> dict:
+    """How often the files voice an attribute as "has a <attribute name> of <value>": the
+    count, the files with one, and the most common attribute names."""
+    names: Counter = Counter()
+    files = 0
+    for text in texts:
+        found = [m.group(1).lower() for m in _ATTRIBUTE_FRAME.finditer(text)]
+        files += bool(found)
+        names.update(found)
+    return {"count": sum(names.values()), "files": files, "top": names.most_common(10)}
+
+
 # --- a bundle's worth of files -------------------------------------------------------------------
 def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extraction], pack,
                pool=None, scratch: Optional[Path] = None, cache: Optional[Path] = None) -> dict:
@@ -452,7 +474,8 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
         "measures": {"distinct_sentences": distinct.summary(20),
                      "lead_ins": {"fact_sentences": fact_sentences, "most_common": top_lead[0],
                                   "most_common_share": round(top_lead[1] / fact_sentences, 4) if fact_sentences else 0,
-                                  "top": leads.most_common(10)}},
+                                  "top": leads.most_common(10)},
+                     "attribute_frames": attribute_frames(text for _spec, text in items)},
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }

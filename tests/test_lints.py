@@ -400,3 +400,14 @@ def test_a_case_cell_repeated_under_two_rules_is_a_name():
     t = "Fee type: Foreign ATM\nWithdrawal Fee\nsee clause\n78.6\nFee type: Foreign ATM\nWithdrawal Fee\n"
     assert L.duplicated_lines(t, names=["Foreign ATM Withdrawal Fee"]) == []
     assert L.duplicated_lines(t, names=["Foreign ATM Deposit Fee"]) == ["Fee type: Foreign ATM"]
+
+
+def test_attribute_frames_are_counted_not_blocking():
+    from audits.lints import attribute_frames
+
+    texts = ["The Tailwind Storm has a high-speed data added of ten gigabytes. It has a price of $45.",
+             "Business Checking has a monthly maintenance charge of $12.",
+             "The plan costs $45 and comes with ten gigabytes.", "She has two bikes and a deposit of $50."]
+    got = attribute_frames(texts)
+    assert got["count"] == 3 and got["files"] == 2
+    assert dict(got["top"]) == {"high-speed data added": 1, "price": 1, "monthly maintenance charge": 1}
