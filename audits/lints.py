@@ -42,6 +42,7 @@ from typing import Iterable, Optional
 from audits.extraction import SPEECH_MODALITIES
 from facts.hashing import content_hash, sha256_hex
 from facts.models import Fact, FactKind, FactSet
+from facts.values import find_values
 from transforms import registry
 from transforms.base import Extraction
 from transforms.fingerprint import code_fingerprint
@@ -412,20 +413,19 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     return hits
 
 
-# "has a monthly maintenance charge of $12": an attribute said through its name and a number
-_ATTRIBUTE_FRAME = re.compile(
-    r"\b(?:has|have) an? ((?:[a-z-]+ ){0,5}[a-z-]+) of (?:US\$|[$\u20ac\u00a3])?"
-    r"(?:\d|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|forty|fifty|"
-    r"sixty|seventy|eighty|ninety|hundred)\b)", re.IGNORECASE)
+# "has a monthly maintenance charge of $12": an attribute said through its name and a value
+_ATTRIBUTE_FRAME = re.compile(r"\b(?:has|have) an? ((?:[a-z-]+ ){0,5}[a-z-]+) of ", re.IGNORECASE)
 
 
-def attribute_frames(texts: Iterable[str]) -> dict:
-    """How often the files voice an attribute as "has a <attribute name> of <value>": the
-    count, the files with one, and the most common attribute names."""
+def attribute_frames(texts: Iterable[str], currency: str = "USD") -> dict:
+    """How often the files voice an attribute as "has a <attribute name> of <value>" (a value
+    `facts.values` reads right after "of"): the count, the files with one, and the most
+    common attribute names."""
     names: Counter = Counter()
     files = 0
     for text in texts:
-        found = [m.group(1).lower() for m in _ATTRIBUTE_FRAME.finditer(text)]
+        found = [m.group(1).lower() for m in _ATTRIBUTE_FRAME.finditer(text)
+                 if any(v[4] == 0 for v in find_values(text[m.end():m.end() + 40], currency))]
         files += bool(found)
         names.update(found)
     return {"count": sum(names.values()), "files": files, "top": names.most_common(10)}
@@ -475,7 +475,7 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
                      "lead_ins": {"fact_sentences": fact_sentences, "most_common": top_lead[0],
                                   "most_common_share": round(top_lead[1] / fact_sentences, 4) if fact_sentences else 0,
                                   "top": leads.most_common(10)},
-                     "attribute_frames": attribute_frames(text for _spec, text in items)},
+                     "attribute_frames": attribute_frames((text for _spec, text in items), pack.info.currency)},
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }

@@ -16,30 +16,18 @@ while the records state old, rival and unexplained values beside the current one
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
 import numpy as np
 
-from facts.match import STOP_WORDS
+from facts.match import content_tokens, content_words
 from facts.models import Fact, SlotType, value_key
-from facts.runs import tokens
+from facts.runs import sentences
 from facts.values import find_values
+from transforms.plan_roles import value_slot
 
-VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
 K1, B = 1.2, 0.75
-_SENTENCE = re.compile(r"(?<=[A-Za-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z0-9$])")
-_WORD = re.compile(r"[a-z][a-z'-]*")
-
-
-def value_slot(f: Fact):
-    """The slot a value fact is asked about: its first money, duration, count or percent slot
-    with a number (None for a fact without one)."""
-    for s in f.slots:
-        if s.type in VALUE_TYPES and isinstance(s.value, (int, float)):
-            return s
-    return None
 
 
 def windows(text: str) -> list[str]:
@@ -52,12 +40,8 @@ def windows(text: str) -> list[str]:
         if " | " in line:
             out.append(line)
         else:
-            out += [s for s in _SENTENCE.split(line) if s.strip()]
+            out += [s for s in sentences(line) if s.strip()]
     return out
-
-
-def _terms(text: str) -> list[str]:
-    return [t for t in tokens(text) if _WORD.fullmatch(t) and t not in STOP_WORDS]
 
 
 def query_terms(f: Fact) -> list[str]:
@@ -66,7 +50,7 @@ def query_terms(f: Fact) -> list[str]:
     for s in f.slots:
         if s.text:
             text = text.replace(s.text, " ")
-    return list(dict.fromkeys(_terms(text)))
+    return content_words(text)
 
 
 class Index:
@@ -77,7 +61,7 @@ class Index:
         postings: dict[str, dict[int, int]] = {}
         lengths = np.zeros(len(self.windows), dtype=np.float64)
         for i, w in enumerate(self.windows):
-            terms = _terms(w)
+            terms = content_tokens(w)
             lengths[i] = len(terms)
             for t in terms:
                 row = postings.setdefault(t, {})
@@ -129,7 +113,7 @@ def read(index: Index, facts: Iterable[Fact], currency: str = "USD") -> list[Ans
     """The shallow reader's answer to every value fact (a fact without a value slot is skipped)."""
     out = []
     for f in facts:
-        slot = value_slot(f)
+        slot = value_slot(f)  # the slot a value fact is asked about
         if slot is None:
             continue
         want = slot.key()

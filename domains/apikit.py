@@ -467,7 +467,7 @@ class DomainApi:
             self._fingerprint = content_hash([
                 self.catalog.domain, str(getattr(getattr(self.ctx.pack, "info", None), "now", None)),
                 brand.model_dump(mode="json") if isinstance(brand, BaseModel) else None,
-                {k: self.ctx.values[k] for k in sorted(self.ctx.values)}])
+                dict(self.ctx.values)])  # canonical JSON: key order does not count
         return self._fingerprint
 
     def operations(self) -> list[Operation]:

@@ -286,8 +286,14 @@ more most less least very about""".split())
 STOP_WORDS = frozenset(_STOP)
 
 
+def content_tokens(text: str) -> list[str]:
+    """The words of `text` that say something (three letters or more, no function word), in
+    order, repeats kept."""
+    return [w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in _STOP]
+
+
 def content_words(text: str) -> list[str]:
-    return list(dict.fromkeys(w for w in re.findall(r"[a-z][a-z'-]{2,}", text.lower()) if w not in _STOP))
+    return list(dict.fromkeys(content_tokens(text)))
 
 
 def snippet(text: str, s: int, e: int, pad: int = 90) -> str:

@@ -63,7 +63,7 @@ def phrases(text: str) -> list[list[str]]:
     for part in parts:
         # nor a sentence's end: the last words of one sentence and the first of the next are
         # no phrase either (a list of rules, one per line, joins into one prose part)
-        for sentence in _SENTENCE_END.split(part):
+        for sentence in sentences(part):
             t = tokens(sentence)
             if t:
                 out.append(t)
@@ -81,6 +81,11 @@ def _heading(line: str) -> bool:
 # ("... to AWAITING PAYMENT. Once the customer accepts ...": no run "payment once the customer
 # accepts the"), when the next sentence starts with a capital.
 _SENTENCE_END = re.compile(r"(?<=[A-Za-z0-9%)][.!?])\s+(?=[\"\u201c(]?[A-Z])")
+
+
+def sentences(text: str) -> list[str]:
+    """`text` cut at its sentences' ends (as above); what is between two ends stays whole."""
+    return _SENTENCE_END.split(text)
 
 
 def shared_runs(statement: str, text: str, n: int = 6, exempt: Iterable[str] = (),

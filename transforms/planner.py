@@ -27,12 +27,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from facts.errors import FactforgeError
 from facts.hashing import content_hash
-from facts.models import Fact, FactSet, Slot, SlotType
+from facts.models import Fact, FactSet, SlotType
 
 from . import plan_roles as R, registry
 from .plan import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
 from .plan_config import PlanConfig
-from .plan_roles import same_value, wrong_value
+from .plan_roles import same_value, value_slot, wrong_value
 from .realise import voiceable
 
 
@@ -186,14 +186,6 @@ def _teen(v) -> bool:
     return isinstance(v, (int, float)) and 13 <= int(v) % 100 <= 19
 
 
-def _numeric_slot(f: Fact) -> Optional[Slot]:
-    for s in f.slots:
-        if s.type in (SlotType.money, SlotType.percent, SlotType.duration, SlotType.count) and \
-                isinstance(s.value, (int, float)):
-            return s
-    return None
-
-
 def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] = None,
                   now: Optional[dt.datetime] = None, variant: Optional[str] = None,
                   banned: Optional[dict[str, set]] = None) -> EvidencePlan:
@@ -215,7 +207,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
     start = now.date() - dt.timedelta(days=config.history_days)
     end = now.date() - dt.timedelta(days=1)
     specs: list[ArtifactSpec] = []
-    fact_ids_with_num = [f for f in facts if _numeric_slot(f) and f.id not in routed]
+    fact_ids_with_num = [f for f in facts if value_slot(f) and f.id not in routed]
 
     def make(k: type, day: dt.date, noise: bool = False) -> ArtifactSpec:
         tmp = f"tmp-{len(specs):06d}"
@@ -247,7 +239,7 @@ def plan_evidence(factset: FactSet, seed: int = 0, config: Optional[PlanConfig] 
         if (not spec.facts and not spec.distractors and by_kind[spec.kind].supports_distractors and fact_ids_with_num
                 and by_kind[spec.kind].rumours and art_rng.random() < config.stray_distractor_rate):
             f = art_rng.choice(fact_ids_with_num)
-            slot = _numeric_slot(f)
+            slot = value_slot(f)
             wv = wrong_value(slot, art_rng)
             if wv is not None and not same_value(wv, {x.key() for x in f.slots} | banned.get(f.id, set()), slot):
                 spec.distractors.append(Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor"))
@@ -282,7 +274,7 @@ def _in_file_distractors(chunk: list[Fact], rng: random.Random, config: PlanConf
     own_values = {s.key() for f in chunk for s in f.slots}
     out: list[Distractor] = []
     for f in chunk:
-        slot = _numeric_slot(f)
+        slot = value_slot(f)
         if slot is None:
             continue
         r = rng.random()
@@ -424,7 +416,7 @@ def _carrier_assignments(facts: list[Fact], kinds: list[type], config: PlanConfi
     # an artifact, carrying no fact.
     # A kind of some facts (a process map) takes one of those, else carries no fact either.
     used = {k.key() for k, _ in assignments}
-    spare = [f for f in stream if _numeric_slot(f)] or stream
+    spare = [f for f in stream if value_slot(f)] or stream
     speakable = [f for f in full_stream if _speakable(f)]
     for j, k in enumerate(k for k in kinds if k.key() not in used):
         pool = speakable if k.modality in SPEECH_MODALITIES else \
