@@ -53,7 +53,7 @@ from typing import Iterable, Optional
 from facts.match import TextIndex, anchor_re, content_words, match_fact, sentence_bounds
 from facts.models import Fact, FactSet, SlotType
 from facts.surface import surface_forms
-from facts.values import parse_slots
+from facts.values import figure_slots
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
@@ -64,7 +64,7 @@ from . import readers
 from .parallel import map_files
 from .readings import text_index
 
-REPORT_SCHEMA_VERSION = "1.1"
+REPORT_SCHEMA_VERSION = "1.2"
 RUN = 6
 CONVERSATIONAL_KINDS = {"recordings/call_audio", "recordings/voicemail"}
 VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
@@ -215,6 +215,8 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
         "topic_word_and_value_on_one_line_share": round(len(topic_hits) / n_value, 4),
         "shallow_reader_accuracy": readers.accuracy(list(bundle_answers.values())),
         "shallow_reader_policy_accuracy": readers.accuracy(policy_answers),
+        "shallow_majority_accuracy": readers.accuracy(list(bundle_answers.values()), majority=True),
+        "shallow_majority_policy_accuracy": readers.accuracy(policy_answers, majority=True),
         "deep_reader_accuracy": round(sum(deep.values()) / n_value, 4) if deep is not None else None,
         "stale_value_outvotes_share": round(len(outvoted) / n_value, 4),
         "email_thread_messages": _dist(email_len),
@@ -231,7 +233,10 @@ def difficulty_report(plan: EvidencePlan, factset: FactSet, extractions: dict[st
                              "verbatim": f.id in verbatim, "six_word_run": f.id in run6,
                              "topic_value_line": f.id in topic_hits, "route": f.id in route_ids,
                              **({"shallow_answer": bundle_answers[f.id].answer,
-                                 "shallow_correct": bundle_answers[f.id].correct} if f.id in bundle_answers else {}),
+                                 "shallow_correct": bundle_answers[f.id].correct,
+                                 "shallow_majority_answer": bundle_answers[f.id].majority,
+                                 "shallow_majority_correct": bundle_answers[f.id].majority_correct}
+                                if f.id in bundle_answers else {}),
                              **({"deep_correct": deep[f.id]} if deep is not None and f.id in deep else {}),
                              **({"files_with_rival_value": len(rivals.get(f.id, ()))} if f.id in value_ids else {})}
                       for f in facts}}
@@ -411,7 +416,7 @@ def _stem_text(pattern: str) -> str:
 def _hedged_mention(value_text: str, ix: TextIndex, currency: str) -> bool:
     """Whether some occurrence of the wrong value in the file sits in a sentence with a hedge
     marker (an explicit "I thought", "no longer", "draft"...)."""
-    for s in parse_slots(value_text, currency=currency):
+    for s in figure_slots(value_text, currency=currency):
         for a, b in ix.occurrences(s):
             lo, hi = sentence_bounds(ix.text, a, b)
             sent = " ".join(ix.low[lo:hi].split())
@@ -541,6 +546,8 @@ SUMMARY_ROWS: list[tuple[str, str]] = [
     ("topic_word_and_value_on_one_line_share", "topic word + value on one line"),
     ("shallow_reader_accuracy", "shallow reader right (value facts, bundle)"),
     ("shallow_reader_policy_accuracy", "shallow reader right (value facts, policy alone)"),
+    ("shallow_majority_accuracy", "  ... its majority of the best windows (bundle)"),
+    ("shallow_majority_policy_accuracy", "  ... its majority of the best windows (policy alone)"),
     ("deep_reader_accuracy", "deep reader right (value facts)"),
     ("stale_value_outvotes_share", "value facts whose wrong/old values are in as many files"),
 ]

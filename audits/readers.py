@@ -6,7 +6,9 @@ them by BM25 against the fact's statement with the fact's own figures taken out 
 knows what it is asked, not the answer), and answers with the first value of the asked type
 (money, percent, duration, count) in the best-ranked window that holds one. The answer is
 right when it equals the fact's current value (`facts.models.value_key`: "$35" is "35
-dollars").
+dollars"). Its second answer is the majority's: the value most of the `MAJORITY_OF` best-ranked
+windows holding a value state (a tie goes to the better-ranked value), what a reader who
+trusts repetition takes.
 
 `difficulty_report` runs it twice: over the delivered files' text (the same extractions
 recoverability reads) and over the policy text alone. A corpus that rewards reading makes
@@ -28,6 +30,7 @@ from facts.values import find_values
 from transforms.plan_roles import value_slot
 
 K1, B = 1.2, 0.75
+MAJORITY_OF = 5
 
 
 def windows(text: str) -> list[str]:
@@ -103,6 +106,8 @@ class Answer:
     fact_id: str
     answer: Optional[str]  # the value's text as the window has it; None: no window held a value of the type
     correct: bool
+    majority: Optional[str] = None  # the value most of the best windows state, as the first of them has it
+    majority_correct: bool = False
 
 
 def _typed_values(window: str, typ: SlotType, currency: str):
@@ -116,18 +121,27 @@ def read(index: Index, facts: Iterable[Fact], currency: str = "USD") -> list[Ans
         slot = value_slot(f)  # the slot a value fact is asked about
         if slot is None:
             continue
-        want = slot.key()
-        answer, correct = None, False
+        seen: list[tuple[tuple, str]] = []  # (value key, text) of the best windows holding a value
         for i in index.ranked(query_terms(f)):
             found = _typed_values(index.windows[i], slot.type, currency)
             if found:
                 typ, value, value_max, unit, s, e = found[0]
-                answer = index.windows[i][s:e]
-                correct = value_key(typ, value, value_max, unit) == want
-                break
-        out.append(Answer(f.id, answer, correct))
+                seen.append((value_key(typ, value, value_max, unit), index.windows[i][s:e]))
+                if len(seen) == MAJORITY_OF:
+                    break
+        if not seen:
+            out.append(Answer(f.id, None, False))
+            continue
+        votes: dict[tuple, int] = {}
+        for key, _text in seen:
+            votes[key] = votes.get(key, 0) + 1
+        top = max(votes.values())
+        major = next((key, text) for key, text in seen if votes[key] == top)
+        out.append(Answer(f.id, seen[0][1], seen[0][0] == slot.key(), major[1], major[0] == slot.key()))
     return out
 
 
-def accuracy(answers: list[Answer]) -> Optional[float]:
-    return round(sum(a.correct for a in answers) / len(answers), 4) if answers else None
+def accuracy(answers: list[Answer], majority: bool = False) -> Optional[float]:
+    if not answers:
+        return None
+    return round(sum(a.majority_correct if majority else a.correct for a in answers) / len(answers), 4)

@@ -34,7 +34,7 @@ from typing import Optional
 from facts.match import TextIndex, code_pattern, key_shows_code, match_fact, normalise_text
 from facts.models import FactSet, SlotType
 from facts.surface import surface_forms
-from facts.values import parse_slots
+from facts.values import figure_slots
 from transforms import registry
 from transforms.base import Extraction
 from transforms.planner import EvidencePlan
@@ -172,7 +172,7 @@ def _resolution_problems(d, spec, current, ix: TextIndex, idx: dict, specs: dict
                          extractions: dict, currency: str, of=None, speech: bool = False) -> list[str]:
     """Why the wrong/old value `d` in `spec` is not resolved the way the plan says (empty when
     it is). A mention counts only where it is said of the fact `of` (its anchors near it)."""
-    slots = parse_slots(d.text, currency=currency)
+    slots = figure_slots(d.text, currency=currency)
     if d.resolution in ("hedge", "correction"):
         return [s for sl in slots for s in unhedged_mentions(sl, ix, corrected_by=current, of=of, speech=speech)]
     out = []

@@ -545,6 +545,12 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
     return slots
 
 
+def figure_slots(text: str, currency: str = "USD") -> list[Slot]:
+    """The values a figure standing alone states ("$30", "2GB", "twice", "4"): `parse_slots`
+    with a lone number read as a count, as a wrong or old figure of a count fact is written."""
+    return parse_slots(text, currency, bare_counts=True)
+
+
 # --- markdown inline cleaning -------------------------------------------------------------------
 _INLINE = re.compile(
     r"\*\*(?P<b>[^*\n]+?)\*\*"

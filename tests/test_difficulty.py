@@ -68,7 +68,26 @@ def test_the_shallow_reader_asks_without_the_answer_and_takes_the_best_window():
     assert not b.correct and b.answer == "$10"
     # no window with a money value: no answer
     (c,) = read(Index(["The late fee applies after the rental ends."]), [FEE])
-    assert c.answer is None and not c.correct
+    assert c.answer is None and not c.correct and c.majority is None and not c.majority_correct
+
+
+def test_the_shallow_readers_majority_follows_repetition_not_rank():
+    from audits.readers import Index, read
+
+    # the best window states the current fee; three older ones state the old fee: the majority
+    # of the best windows is the old one
+    index = Index(["The late fee is $12 for each started hour after the rental ends.",
+                   "Late fee: $10 for each started hour, see the rental terms.",
+                   "Reminder that the late fee is $10 for each started hour.",
+                   "The late fee per started hour? $10, as always.",
+                   "Thanks for riding with us!"])
+    (a,) = read(index, [FEE])
+    assert a.correct and a.answer == "$12"
+    assert not a.majority_correct and a.majority == "$10"
+    # a tie goes to the better-ranked value
+    (b,) = read(Index(["The late fee is $12 for each started hour after the rental ends.",
+                       "Late fee: $10 for each started hour."]), [FEE])
+    assert b.majority == "$12" and b.majority_correct
 
 
 def test_a_table_row_is_one_window():

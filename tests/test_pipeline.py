@@ -72,12 +72,13 @@ def test_report_prints_the_shallow_and_the_deep_reader(built):
     rep = json.loads((built / "reports" / "difficulty.json").read_text())
     s = rep["summary"]
     assert s["shallow_reader_policy_accuracy"] == 1.0
-    assert 0.0 <= s["shallow_reader_accuracy"] < 1.0
+    assert 0.0 <= s["shallow_reader_accuracy"] < 1.0 and s["shallow_majority_policy_accuracy"] == 1.0
     # the careful reader (every carrier through the matcher, every rival resolved): all of them
     assert s["deep_reader_accuracy"] == 1.0 and 0.0 <= s["stale_value_outvotes_share"] <= 1.0
     answered = [f for f in rep["facts"].values() if "shallow_correct" in f]
     assert len(answered) == s["value_facts"] and s["shallow_reader_accuracy"] == round(
         sum(f["shallow_correct"] for f in answered) / len(answered), 4)
+    assert s["shallow_majority_accuracy"] == round(sum(f["shallow_majority_correct"] for f in answered) / len(answered), 4)
     r = run_cli("report", str(built))
     assert r.returncode == 0, r.stderr
     assert "shallow reader right (value facts, bundle)" in r.stdout

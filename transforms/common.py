@@ -27,7 +27,7 @@ from facts.match import STOP_WORDS, matches
 from facts.models import value_key
 from facts.runs import name_words, shared_runs
 from facts.surface import surface_forms
-from facts.values import find_values, parse_slots
+from facts.values import find_values, figure_slots
 
 from .grammar import SUBORDINATORS
 from .headings import names_subject, section_of, section_topic
@@ -190,7 +190,7 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext", tables: bool = False) -> t
         if d.fact_id in by_id and by_id[d.fact_id].current:
             by_id[d.fact_id].distractors.append(d)
         elif d.resolution in PLAIN_RESOLUTIONS:
-            out.append(Item(_lookup(ctx, spec, d.fact_id), "voiced", role="stale", stale=d, voiced=voiced))
+            out.append(Item(_lookup(ctx, spec, d.fact_id), d.rendition, role="stale", stale=d, voiced=voiced))
         else:
             orphans.append((_lookup(ctx, spec, d.fact_id), d))
     return out, orphans
@@ -216,7 +216,7 @@ def shown_slot(it: Item):
     if it.role == "stale" and it.stale is not None:
         target = next((s for s in it.fact.slots if s.name == it.stale.slot), slot)
 
-        parsed = parse_slots(it.stale.text)
+        parsed = figure_slots(it.stale.text)
         upd = {"text": it.stale.text}
         if parsed:
             upd.update(value=parsed[0].value, value_max=parsed[0].value_max)

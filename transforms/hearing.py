@@ -29,7 +29,7 @@ from facts.hashing import content_hash
 from facts.match import TextIndex, content_words, match_fact, unhedged_mentions
 from facts.models import Fact, SlotType
 from facts.surface import spoken_form
-from facts.values import parse_slots
+from facts.values import figure_slots
 
 from .base import Extraction
 from .fingerprint import kind_fingerprint
@@ -54,7 +54,7 @@ def speech_candidates(spec: ArtifactSpec, facts: dict[str, Fact], extra: Iterabl
             words += [a.lower() for a in f.anchors] + content_words(f.statement)
             words += [spoken_form(s) for s in f.slots if s.type in SPOKEN_TYPES]
     for d in spec.distractors:
-        words += [spoken_form(s) for s in parse_slots(d.text)]
+        words += [spoken_form(s) for s in figure_slots(d.text)]
     words += list(HEDGE_MARKERS)
     return sorted(set(w for w in words if w))
 
@@ -105,7 +105,7 @@ def file_problems(spec: ArtifactSpec, facts: dict[str, Fact], text: str, modalit
                                    f"{res.anchors_found}/{res.anchors_needed})"))
     current_here = {m.fact_id for m in spec.facts if m.role in ("carrier", "echo")}
     for d in spec.distractors:
-        slots = parse_slots(d.text, currency=currency)
+        slots = figure_slots(d.text, currency=currency)
         if d.resolution in ("hedge", "correction"):
             current = [sl for sl in facts[d.fact_id].slots if sl.name == d.slot] if d.fact_id in current_here else []
             for sl in slots:

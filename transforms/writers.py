@@ -31,7 +31,7 @@ from facts.llm import litellm_module
 from facts.match import TextIndex, carries, key_shows_code
 from facts.models import Fact, Slot, SlotType, replace_value, value_key
 from facts.runs import shares_run, words
-from facts.values import find_values, parse_slots, slot_matches
+from facts.values import find_values, figure_slots, slot_matches
 
 from .grammar import capitalise, expand, finish
 from .phrasebook import (CORRECT_CUSTOMER, CORRECT_STAFF, HEDGED_CLAIMS, LEAD_CUSTOMER, LEAD_STAFF, PLAIN_CLAIMS,
@@ -486,15 +486,22 @@ class BuiltinWriter(Writer):
         slot = pick_slot(fact, d.slot)
         vt = {slot.name: d.text} if slot is not None else None
         claim = ""
-        try:
-            claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
-        except FactforgeError:
-            pass
-        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+        if d.rendition == "canonical":  # the policy's words, as the records quote them, with the old figure
+            claim = self.realiser.render(fact, "canonical", rng, reg, value_text=vt)
+        else:
+            try:
+                claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
+            except FactforgeError:
+                pass
+        if d.rendition == "canonical":
+            if not _states_value(claim, d.text, slot, self.pack.info.currency) and slot is not None:
+                claim = replace_value(fact.statement, slot.text, d.text)
+        elif not _states_value(claim, d.text, slot, self.pack.info.currency):
             claim = self._unrun(fact, self.realiser.render(fact, "canonical", rng, reg, value_text=vt), rng, reg)
-        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+        if d.rendition != "canonical" and not _states_value(claim, d.text, slot, self.pack.info.currency):
             claim = self._unrun(fact, replace_value(fact.statement, slot.text, d.text) if slot is not None
                                 else fact.statement, rng, reg)
+        claim = count_agreement(claim, fact, slot, d.text)
         if d.role == "proposal":
             lead = rng.choice(["Suggestion for the next review: ", "What I'd put forward: ", "Option on the table: ",
                                "For discussion: "])
@@ -513,12 +520,28 @@ def _plural_np(np: str) -> bool:
     return head.endswith("s") and not head.endswith("ss")
 
 
+def count_agreement(text: str, fact: Fact, slot: Optional[Slot], figure: str) -> str:
+    """`text` with the noun after a count's other `figure` agreeing with it: the statement's
+    "1 bag" said with 2 is "2 bags", its "0 bags" said with 1 is "1 bag"."""
+    if slot is None or slot.type != SlotType.count or slot.unit or not re.fullmatch(r"[\d,]+", figure):
+        return text
+    m = re.search(r"(?<![\w$])" + re.escape(slot.text) + r" ([a-z]+)\b", fact.statement)
+    if not m:
+        return text
+    noun = m.group(1)
+    one = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    many = one + ("es" if one.endswith(("s", "x", "ch", "sh")) else "s")
+    want = one if figure.replace(",", "") == "1" else many
+    return re.sub(r"(?<![\w$])" + re.escape(figure) + rf" (?:{re.escape(one)}|{re.escape(many)})\b",
+                  f"{figure} {want}", text)
+
+
 def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "USD") -> bool:
     """Whether `text` shows the value `value` (any equivalent surface form)."""
     if not text or slot is None:
         return False
 
-    want = {p.key() for p in parse_slots(value, currency=currency)}
+    want = {p.key() for p in figure_slots(value, currency=currency)}
     if not want:
         return value.lower() in text.lower()
     return any(value_key(t, v, vmax, unit) in want for t, v, vmax, unit, _s, _e in find_values(text, currency=currency))
