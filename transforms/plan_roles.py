@@ -412,13 +412,18 @@ def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str
     """A plausible wrong figure for the fact's slot: never its own value, nor a value in
     `banned[fact id]` (for a variant: the base domain's value, which must not reach its files).
     A count's figure is a number alone ("4"; a count range, "51 to 70 lb", gets none); a charge
-    that is nothing now was a charge before ("$0" was "$50")."""
-    if slot.type == SlotType.count and slot.value_max is not None:
+    that is nothing now was a charge before ("$0" was "$50"); a period said as a modifier
+    stays one ("24-hour" was "38-hour", never "the 38 hours window"); a count of the things the
+    statement lists ("three kinds of payment: ...") has no other figure."""
+    if slot.type == SlotType.count and (slot.value_max is not None or
+                                        re.search(re.escape(slot.text or "") + r"[^:.]*:", f.statement)):
         return None
     if slot.type == SlotType.money and slot.value == 0 and slot.value_max is None:
         wv = _money_text(slot, rng.choice([10, 25, 35, 50, 75]))
     else:
         wv = wrong_value(slot, rng)
+    if wv is not None and slot.type == SlotType.duration and re.fullmatch(r"\d+-[a-z]+", slot.text or ""):
+        wv = f"{wv.split()[0]}-{unit_words(slot.unit, 1)}"
     if wv is None or same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot,
                                 counts=True):
         return None

@@ -520,20 +520,35 @@ def _plural_np(np: str) -> bool:
     return head.endswith("s") and not head.endswith("ss")
 
 
+_NOT_NOUN = {"and", "or", "of", "to", "in", "per", "for", "with", "from", "on", "at", "the", "a", "an", "that",
+             "which", "is", "are", "may", "can", "must", "each", "every", "total", "more", "less", "than"}
+
+
 def count_agreement(text: str, fact: Fact, slot: Optional[Slot], figure: str) -> str:
-    """`text` with the noun after a count's other `figure` agreeing with it: the statement's
-    "1 bag" said with 2 is "2 bags", its "0 bags" said with 1 is "1 bag"."""
+    """`text` with the noun a count's other `figure` counts agreeing with it: the statement's
+    "1 bag" said with 2 is "2 bags", its "0 bags" said with 1 is "1 bag", "1 credit card" is
+    "2 credit cards" (the head noun is the last of up to three words after the figure,
+    before a function word; its modifiers stay as they are)."""
     if slot is None or slot.type != SlotType.count or slot.unit or not re.fullmatch(r"[\d,]+", figure):
         return text
-    m = re.search(r"(?<![\w$])" + re.escape(slot.text) + r" ([a-z]+)\b", fact.statement)
+    m = re.search(r"(?<![\w$])" + re.escape(slot.text) + r"((?: [a-z][a-z-]*){1,3})", fact.statement)
     if not m:
         return text
-    noun = m.group(1)
-    one = noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    words = []
+    for w in m.group(1).split():
+        if w in _NOT_NOUN:
+            break
+        words.append(w)
+    if not words:
+        return text
+    *mods, noun = words
+    one = noun[:-2] if noun.endswith(("ches", "shes", "xes", "sses")) else \
+        noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
     many = one + ("es" if one.endswith(("s", "x", "ch", "sh")) else "s")
     want = one if figure.replace(",", "") == "1" else many
-    return re.sub(r"(?<![\w$])" + re.escape(figure) + rf" (?:{re.escape(one)}|{re.escape(many)})\b",
-                  f"{figure} {want}", text)
+    lead = "".join(" " + re.escape(x) for x in mods)
+    return re.sub(r"(?<![\w$])(" + re.escape(figure) + lead + rf") (?:{re.escape(one)}|{re.escape(many)})\b",
+                  lambda g: f"{g.group(1)} {want}", text)
 
 
 def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "USD") -> bool:
