@@ -436,3 +436,6 @@ def test_an_old_count_keeps_its_noun_agreeing():
     assert count_agreement("At most 1 bags in total.", f, s, "1") == "At most 1 bag in total."
     f, s = fact("A carry-on bag may measure at most 45 linear inches.", "45", 45)
     assert count_agreement("At most 31 linear inches.", f, s, "31") == "At most 31 linear inches."
+    f, s = fact("A passenger under 14 years old must travel with an adult.", "14", 14)
+    assert count_agreement("A passenger under 10 years old must travel with an adult.", f, s, "10") == \
+        "A passenger under 10 years old must travel with an adult."

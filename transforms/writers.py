@@ -528,7 +528,8 @@ def count_agreement(text: str, fact: Fact, slot: Optional[Slot], figure: str) ->
     """`text` with the noun a count's other `figure` counts agreeing with it: the statement's
     "1 bag" said with 2 is "2 bags", its "0 bags" said with 1 is "1 bag", "1 credit card" is
     "2 credit cards" (the head noun is the last of up to three words after the figure,
-    before a function word; its modifiers stay as they are)."""
+    before a function word, and must agree with the statement's own figure; its modifiers
+    stay as they are)."""
     if slot is None or slot.type != SlotType.count or slot.unit or not re.fullmatch(r"[\d,]+", figure):
         return text
     m = re.search(r"(?<![\w$])" + re.escape(slot.text) + r"((?: [a-z][a-z-]*){1,3})", fact.statement)
@@ -542,6 +543,8 @@ def count_agreement(text: str, fact: Fact, slot: Optional[Slot], figure: str) ->
     if not words:
         return text
     *mods, noun = words
+    if (slot.value == 1) == (noun.endswith("s") and not noun.endswith("ss")):
+        return text  # not a counted noun in the number the statement's figure asks ("14 years old")
     one = noun[:-2] if noun.endswith(("ches", "shes", "xes", "sses")) else \
         noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
     many = one + ("es" if one.endswith(("s", "x", "ch", "sh")) else "s")
