@@ -336,3 +336,12 @@ def unhedged_mentions(value_slot: Slot, idx: TextIndex, markers: tuple[str, ...]
         if not any(h in context for h in markers):
             out.append(snippet(idx.text, s, e, 60))
     return out
+
+
+def qualifier_mismatches(fact: Fact, idx: TextIndex, speech: bool = False) -> list[str]:
+    """Where `idx` says a bounded value of `fact` (a cap, a floor, a per-unit rate, or an
+    exact figure) of the fact without its bound (`facts.bounds`): the occurrences said of it
+    (`said_of`, as a carrier's values are)."""
+    from .bounds import qualifier_mismatches as _mismatches
+
+    return _mismatches(fact, idx, said=lambda s: said_of(fact, idx, s, speech=speech))
