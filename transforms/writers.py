@@ -26,6 +26,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Optional
 
+from facts.bounds import bound_words
 from facts.errors import FactforgeError
 from facts.llm import litellm_module
 from facts.match import TextIndex, carries, key_shows_code
@@ -407,10 +408,13 @@ class BuiltinWriter(Writer):
         with Voyager status."). Only recoverable together with the question before it.
         `named`: the question; a case it already named is not said again ("It's $75.")."""
         reg = register_of(register)
-        vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
-                and s.name not in skip]
+        said = [s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier) and s.name not in skip]
+        # each value with its bound ("up to $12,000", "at least $25", "$35 per passenger"):
+        # a cap said alone as "It comes to $12,000" states another rule
+        vals = [f"{pre}{self.value_text(s, rng)}{post}" for s in said for pre, post in [bound_words(fact, s)]]
         if not vals:
             return ""
+        bounded = any(bound_words(fact, s)[0] for s in said)
         v = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
         asked = named.lower()
         conds = [c.value for c in fact.conditions if c.attribute != "attribute" and
@@ -424,6 +428,8 @@ class BuiltinWriter(Writer):
         else:
             pool = ["{V}{for_c}.", "It's {v}{for_c} — confirmed.", "{V}{for_c}, that's the current figure.",
                     "{V}{for_c}, checked {when}."]
+        if bounded:  # a cap or a floor is no sum a charge "comes to", nor "the figure"
+            pool = [p for p in pool if "comes to" not in p and "figure" not in p] or ["{V}{for_c}."]
         t = rng.choice(pool)
         when = rng.choice(["this morning", "today", "against the schedule"]) if "{when}" in t else ""
         first = context.customer.first if context and context.customer else ""
