@@ -61,8 +61,8 @@ _SAYS_MAX = re.compile(r"\b(?:up to|at most|no more than|not more than|maximum|m
                        r"as much as|as many as|allowed|allows|allow|within|only|the most)\b", re.I)
 _SAYS_MIN = re.compile(r"\b(?:at least|minimum|min|lowest|smallest|no less than|not less than|no fewer than|"
                        r"or more|or older|or over|or longer|or above|or higher|and up|and older|plus|more than|"
-                       r"over|above|exceed|exceeds|exceeding|reach|reaches|reached|turns|turn|from|starting at|"
-                       r"starts at|floor|required|requires|require|needs?|must|the least)\b|\d\+", re.I)
+                       r"over|above|exceed|exceeds|exceeding|reach|reaches|reached|turns|turn|starting at|"
+                       r"starts at|floor|the least)\b|\d\+", re.I)
 _SAYS_PER = re.compile(rf"\b(?:per|each|every|apiece|annual|annually|monthly|daily|weekly|yearly|nightly|hourly|"
                        rf"a\s+{PERIODS}|an\s+hour|a\s+piece)\b|[\w)]\s?/\s?[a-z]", re.I)
 
