@@ -122,8 +122,19 @@ def bound_of(fact: Fact, slot: Slot) -> Bound:
 
 
 def bounds(fact: Fact) -> list[tuple[Slot, Bound]]:
-    """Every bounded-type value of `fact` with its bound."""
-    return [(s, bound_of(fact, s)) for s in fact.slots if s.type in BOUNDED_TYPES and s.text]
+    """Every bounded-type value of `fact` with its bound (kept per statement and slots: the
+    realiser asks for them on every draft)."""
+    key = (fact.statement, tuple((s.text, s.type, s.qualifier, s.value, s.value_max, s.unit) for s in fact.slots))
+    got = _BOUNDS.get(key)
+    if got is None:
+        if len(_BOUNDS) > 16384:
+            _BOUNDS.clear()
+        got = _BOUNDS[key] = [(i, bound_of(fact, s)) for i, s in enumerate(fact.slots)
+                              if s.type in BOUNDED_TYPES and s.text]
+    return [(fact.slots[i], b) for i, b in got]
+
+
+_BOUNDS: dict = {}
 
 
 _PER_NEXT = re.compile(r"^\s*(?:(?:per|each|every|an?)\s+[a-z]|/\s*[a-z])", re.I)
@@ -205,6 +216,8 @@ def keeps_bounds(fact: Fact, text: str, currency: str = "USD") -> bool:
     `fact` it states with the value's bound."""
     from .match import TextIndex  # match imports nothing from here; kept local to stay a leaf
 
+    if not bounds(fact):
+        return True
     return not qualifier_mismatches(fact, TextIndex(text, currency))
 
 

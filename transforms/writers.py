@@ -291,7 +291,8 @@ class BuiltinWriter(Writer):
         reg = register_of(register)
         r = read(fact)
         slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
-        value = self.value_text(slot, rng) if slot is not None else ""
+        pre, post = bound_words(fact, slot) if slot is not None else ("", "")
+        value = f"{pre}{self.value_text(slot, rng)}{post}" if slot is not None else ""
         if r.cell:
             what, _ = self.realiser.cell_parts(r)
             t = rng.choice(["the {what} is {val}", "it's {val} for the {what}", "{val} is the {what} now",
@@ -308,8 +309,8 @@ class BuiltinWriter(Writer):
                     pass
             return self._unrun(fact, finish(fix_agreement(self.realiser.lower(body))) + ".", rng, reg)
         about = self._about(fact, r) or "that"
-        t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually",
-                        "it comes to {val} for {about}"])
+        t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually"] +
+                       ([] if pre else ["it comes to {val} for {about}"]))  # a cap is no sum a charge comes to
         text = finish(fix_agreement(t.format(about=about, val=value))) + "."
         if not shares_run(text, fact.statement):
             return text
