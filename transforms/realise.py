@@ -53,6 +53,13 @@ if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
 
 
+# a bound said before a value ("up to 7 business days", "at least $500"): a wh-question asks
+# for the value without it and the answer says it ("How long ...? Up to seven business days.")
+_BOUND_WORDS = (r"(?:up to|at most|at least|no more than|no less than|no fewer than|a maximum of|a minimum of|"
+                r"more than|less than|fewer than)")
+_BOUND_BEFORE = rf"(\s{_BOUND_WORDS})?"
+
+
 class RealiseError(ValueError):
     """No wording of a fact met the voiced or recovery rule (names the fact)."""
 
@@ -530,7 +537,8 @@ class Realiser:
         for s in r.fact.slots:
             if s.type not in (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent) or not s.text:
                 continue
-            m = re.search(r"(?:\s(?:for|of|at|within|in|to))?\s" + re.escape(s.text) + r"(?:\s[a-z]+)?$", " " + pred)
+            m = re.search(r"(?:\s(?:for|of|at|within|in|to))?" + _BOUND_BEFORE + r"\s" + re.escape(s.text) +
+                          r"(?:\s[a-z]+)?$", " " + pred)
             if m and s.text in pred:
                 stem = (" " + pred)[: -len(m.group(0))].strip()
                 if not stem or len(stem.split()) > 4 or re.search(r"\b(a|an|the|extra|of|and|or)$", stem):
@@ -589,6 +597,9 @@ class Realiser:
         if unit and slot.type == SlotType.count:
             q = q.replace(f"{word} {unit}", word, 1) if q.count(unit) > 1 else q
         val = vt.get(slot.name) if vt and slot.name in vt else self._form(slot, rng)
+        bound = re.search(rf"\s({_BOUND_WORDS})\s", phrase)
+        if bound:  # "held for up to 7 business days": "Up to seven business days."
+            val = f"{bound.group(1)} {val}"
         ans = val + (f" {unit}" if unit and unit not in val else "")
         a = rng.choice(["{v}.", "{v}, as it stands.", "The answer is {v}.", "{v} — that is the figure."])
         text = capitalise(q) + "? " + capitalise(a.format(v=ans))
