@@ -111,3 +111,46 @@ def test_every_voiced_value_keeps_its_bound(name):
                     continue
                 assert keeps_bounds(f, text, pack.info.currency), (f.statement, text)
                 assert not frames_in(text, pack.info.currency), (f.statement, text)
+
+
+def test_a_wh_question_over_a_cap_is_answered_with_the_cap():
+    """"... may be held for up to 7 business days" asked as a question: the question asks how
+    long (never "be held for up?") and the answer says "up to"."""
+    from transforms.reading import read
+    from transforms.realise import Realiser
+    from transforms.registers import REGISTERS
+
+    f = _fact("Check deposits totaling more than $6,725 on a single day may be held for up to 7 business days.",
+              ["check", "deposits", "held"])
+    for k in range(4):
+        d = Realiser(set())._wh_qa(read(f), random.Random(k), REGISTERS["chat"], None, None)
+        q, a = d.text.split("? ", 1)
+        assert q.endswith("be held") and a.lower().startswith("up to "), d.text
+        assert keeps_bounds(f, d.text)
+
+
+@pytest.mark.parametrize("name,column,says", [
+    ("telecom", "Tailwind Storm \u2014 High-speed data added", r"adds .* of high-speed data|high-speed data added with"),
+    ("telecom", "Tailwind Storm \u2014 Purchases allowed per billing cycle", r"up to one purchase per billing cycle"),
+    ("telecom", "Tailwind Storm \u2014 Time to activate", r"activates within|takes .* to activate"),
+    ("banking", "Essential Checking \u2014 Minimum opening deposit", r"at least|no less than"),
+    ("banking", "Essential Checking \u2014 Daily ATM withdrawal limit", r"ATM withdrawals .*(?:limited|capped|up to)"
+                                                                       r"|limits ATM withdrawals to"),
+])
+def test_a_catalog_attribute_is_said_by_what_it_means(name, column, says):
+    """The cell's own construction (`Realiser._cell_meaning`) for each attribute class, over
+    several seeds: the class's verb and bound, and never the "has a <attribute> of" frame."""
+    from audits.lints import frames_in
+    from domains import get_pack
+    from transforms.reading import read
+    from transforms.registers import REGISTERS
+    from transforms.writers import BuiltinWriter
+
+    pack = get_pack(name)
+    w = BuiltinWriter(pack)
+    f = next(f for f in pack.facts.facts if f.statement.startswith(column))
+    for reg in ("chat", "manual"):
+        for k in range(6):
+            d = w.realiser._cell_meaning(read(f), random.Random(k), REGISTERS[reg], None, None)
+            assert d is not None and re.search(says, d.text), d and d.text
+            assert not frames_in(d.text) and keeps_bounds(f, d.text), d.text
