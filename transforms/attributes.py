@@ -163,7 +163,7 @@ def voice_attribute(what: str, whom: str, val: str, slot: Optional[Slot], produc
         return rng.choice(options)
 
     m = _ALLOW.match(w)
-    if m and (m.group("verb") or m.group("per")) and typ in (SlotType.count, SlotType.duration, SlotType.money) \
+    if m and (m.group("verb") or m.group("per") or low.startswith("free ")) and typ in (SlotType.count, SlotType.duration, SlotType.money) \
             and not _FEE_HEAD.search(m.group("x")) and not re.search(r"^speed\b|\b(?:price|rate|limit)\b", low):
         x, verb, per = m.group("x"), (m.group("verb") or "").lower(), m.group("per") or ""
         what_n = _counted(val, x, money)
@@ -242,5 +242,5 @@ def voice_attribute(what: str, whom: str, val: str, slot: Optional[Slot], produc
         if low == "term" and product:
             return rng.choice([f"{subj} runs for {val}", f"{subj} runs for a term of {val}"])
         if re.search(r"\b(?:period|window|term)\b", low):
-            return rng.choice([f"the {w} on {whom} lasts {val}", f"{lead}the {w} lasts {val}"])
+            return rng.choice([f"the {w} on {whom} lasts {val}"] + ([f"{lead}the {w} lasts {val}"] if lead else []))
     return None
