@@ -25,7 +25,8 @@ made), then checked for:
 - `attribute_frame`: an attribute voiced through its name rather than what it means, "X has
   a <attribute name> of <value>" ("The Tailwind Storm has a high-speed data added of ten
   gigabytes"; the realiser says it as "The Tailwind Storm adds ten gigabytes of high-speed
-  data", `transforms.attributes`); a frame the policy's own statements use is its wording.
+  data", `transforms.attributes`); a frame the policy's own statements use is its wording;
+  not on speech-recognition transcripts (their free words are the recogniser's guesses).
 
 Besides the hits (blocking: the build fails on any), the report carries the language
 measures of `audits.language` for the domain: voiced renditions sharing a 6-word run with
@@ -61,6 +62,7 @@ LINTS_SCHEMA_VERSION = "1.2"
 CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
                     "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
 SPEECH_FAMILIES = {"conversations", "recordings"}
+HEARD = ("wav", "mp4")  # modalities read by speech recognition
 # Replies that cannot both stand in one conversation: a guard for canned reply pools (the
 # grammar's storylines never produce such a pair).
 CONTRADICTIONS = [
@@ -393,7 +395,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     def add(lint: str, found: list[str]) -> None:
         hits.extend(Hit(lint, path, kind, x) for x in dict.fromkeys(found))
 
-    heard = modality in ("wav", "mp4")  # speech recognition: free words are not what was written
+    heard = modality in HEARD  # speech recognition: free words are not what was written
     if kind in CONTROLLED_KINDS:
         add("aside_in_controlled", asides(body))
     if not heard:
@@ -414,7 +416,8 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))
     add("brand_internals", brand_internals(text))
-    add("attribute_frame", [snip for _name, snip in frames_in(text, currency, policy_frames)])
+    if not heard:  # a recogniser's guesses ("have you of twelve day") are no wording
+        add("attribute_frame", [snip for _name, snip in frames_in(text, currency, policy_frames)])
     return hits
 
 
@@ -510,8 +513,9 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
                      "lead_ins": {"fact_sentences": fact_sentences, "most_common": top_lead[0],
                                   "most_common_share": round(top_lead[1] / fact_sentences, 4) if fact_sentences else 0,
                                   "top": leads.most_common(10)},
-                     "attribute_frames": attribute_frames((text for _spec, text in items), pack.info.currency,
-                                                          ctx["policy_frames"])},
+                     "attribute_frames": attribute_frames((text for spec, text in items
+                                                           if registry.get(spec.kind).modality not in HEARD),
+                                                          pack.info.currency, ctx["policy_frames"])},
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }

@@ -419,6 +419,9 @@ def test_an_attribute_frame_is_a_blocking_hit_and_still_counted():
     quoted = "The Home Equity Line of Credit has a draw period of 10 years."
     assert "attribute_frame" in _lints(quoted, "documents/memo", "docx")
     assert "attribute_frame" not in _lints(quoted, "documents/memo", "docx", policy_frames=["draw period"])
+    heard = "the then you like have you of twelve day him and eighty on five euro"  # a recogniser's guesses
+    assert "attribute_frame" in _lints(heard, "documents/memo", "docx")
+    assert "attribute_frame" not in _lints(heard, "recordings/call_audio", "wav")
 
     texts = [bad, "Business Checking has a monthly maintenance charge of $12.",
              "The plan costs $45 and comes with ten gigabytes.", "She has two bikes and a deposit of $50."]
