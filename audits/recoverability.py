@@ -22,7 +22,8 @@ Every recovered carrier is also checked for its values' bounds (`facts.bounds`):
 says a value of the fact, it says it as the fact does, a cap as a cap ("up to", "no more
 than"), a floor as a floor, a per-unit value per unit, an exact value without "up to" or "at
 least" (`summary.qualifier_mismatches`: the count and examples; each carrier row's
-`qualifier_lost`). It is a measure, not a gate: the realiser and the writers keep the bound
+`qualifier_lost`; not on recognised speech, whose free words are guesses). It is a measure,
+not a gate: the realiser and the writers keep the bound
 before they write, so the count on the built-in domains is 0.
 
 The report has a `summary` (facts_total, facts_recovered, per-family and per-kind figures)
@@ -52,6 +53,7 @@ from .readings import text_index
 REPORT_SCHEMA_VERSION = "2.1"
 APPROVAL = re.compile(r"\b(approved by|approved figures|signed off|approved:|policy owner)\b", re.I)
 VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+HEARD = ("wav", "mp4")  # modalities read by speech recognition
 
 
 def date_forms(day: dt.date) -> list[str]:
@@ -97,8 +99,10 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
                    "extractor": ex.extractor, "recovered": res.recovered, "matched_text": res.matched_text,
                    "anchors": f"{res.anchors_found}/{res.anchors_needed}", "missing_values": list(res.missing_values)}
             if m.role == "carrier":
-                # the value's bound (a cap, a floor, per unit, exact) said where the value is
-                lost = qualifier_mismatches(by_id[m.fact_id], ix, speech=speech) if res.recovered else []
+                # the value's bound (a cap, a floor, per unit, exact) said where the value is; not
+                # on recognised speech, whose free words are guesses ("capped at" heard as "i read")
+                lost = qualifier_mismatches(by_id[m.fact_id], ix) if res.recovered and t.modality not in HEARD \
+                    else []
                 row["qualifier_lost"] = lost[:3]
                 qualifier_rows += [{"fact_id": m.fact_id, "path": spec.path, "text": t} for t in lost]
                 fact_rows[m.fact_id].append(row)

@@ -156,36 +156,50 @@ def states_bound(bound: Bound, window: str, before: str = "", after: str = "") -
     return True
 
 
-def value_window(text: str, s: int, e: int) -> tuple[int, int]:
-    """Where the bound of a value at [s, e) of `text` must be said: its sentence, and the
-    sentence before it when that one is a question (a reply's "It's up to $500." after "What
-    is the daily limit?"). Sentences end at ". ", "! ", "? " and line breaks."""
-    stops = re.compile(r"[.!?](?:\s|$)|\n")
-    lo = 0
-    for m in stops.finditer(text, 0, s):
-        if m.end() <= s:
-            lo = m.end()
-    m = stops.search(text, e)
-    hi = m.end() if m else len(text)
+_STOP = re.compile(r"[.!?](?=\s|$)|\n[ \t>]*\n")  # a sentence's end, a blank line (quoted or not)
+_NUMBERING = re.compile(r"(?:^|\n)[ \t>]*$")  # a count first on its line: "3. How long ...", "1 | Confirm ..."
+
+
+def value_window(text: str, s: int, e: int, cap: int = 300) -> tuple[int, int]:
+    """Where the bound of a value at [s, e) of `text` must be said: its sentence (a line
+    break inside it is a wrapped line of a PDF, a scan or a screenshot, not its end), at most
+    `cap` characters either way; a table row (" | " cells) is its own line. And the sentence
+    before it when that one is a question (a reply's "It's up to $500." after "What is the
+    daily limit?")."""
+    ls = text.rfind("\n", 0, s) + 1
+    le = text.find("\n", e)
+    le = len(text) if le < 0 else le
+    if " | " in text[ls:le]:
+        return ls, le
+    lo_lim, hi_lim = max(0, s - cap), min(len(text), e + cap)
+    lo = lo_lim
+    for m in _STOP.finditer(text, lo_lim, s):
+        lo = m.end()
+    m = _STOP.search(text, e, hi_lim)
+    hi = m.end() if m else hi_lim
     # the question before it, past a speaker's label or a time stamp (within 200 characters)
     base = max(0, lo - 200)
     q = text.rfind("?", base, lo)
     if q >= 0:
         head = text[base:q]
-        lo = base + max([head.rfind(x) + len(x) for x in (". ", "! ", "? ", "\n") if head.rfind(x) >= 0] + [0])
+        lo = base + max([m.end() for m in _STOP.finditer(head)] + [0])
     return lo, hi
 
 
-def qualifier_mismatches(fact: Fact, idx, speech: bool = False, said=None) -> list[str]:
+def qualifier_mismatches(fact: Fact, idx, said=None) -> list[str]:
     """Snippets of the places in the indexed text `idx` (`facts.match.TextIndex`) where a
-    bounded value of `fact` is said of it (`said`: a predicate on the value's offset; by
-    default every occurrence) without its bound."""
+    bounded value of `fact` is said without its bound. `said(lo, hi, s)`: whether the value
+    at `s`, in its window [lo, hi), is said of the fact (by default every occurrence is). A
+    count first on its line is a list's numbering, not a value ("3. How long ...")."""
     out = []
     for slot, bound in bounds(fact):
         for s, e in idx.occurrences(slot):
-            if said is not None and not said(s):
+            if slot.type == SlotType.count and _NUMBERING.search(idx.text, max(0, s - 12), s) and \
+                    re.match(r"\s*(?:[.)]|\|)", idx.text[e:e + 3]):
                 continue
             lo, hi = value_window(idx.text, s, e)
+            if said is not None and not said(lo, hi, s):
+                continue
             header = _column_header(idx, s)
             window = idx.text[lo:hi] + (" " + header if header else "")
             if not states_bound(bound, window, idx.text[max(0, s - 30):s], idx.text[e:e + 30]):
@@ -246,3 +260,18 @@ def bound_words(fact: Fact, slot: Slot) -> tuple[str, str]:
                 word = c.group(0).lower()
                 post = " " + _ADJ_PERIOD.get(word, c.group(0))
     return pre, post
+
+
+def bounded_text(fact: Fact, slot: Slot, label: str = "") -> str:
+    """The value as a table, a card or a slide prints it beside `label`: with its bound when
+    the label does not say it ("financed devices at the same time: up to 2"; "Maximum lines
+    per account: 2 lines" says it already)."""
+    if slot.type not in BOUNDED_TYPES:
+        return slot.text
+    pre, post = bound_words(fact, slot)
+    b = bound_of(fact, slot)
+    if pre and states_bound(Bound(b.kind), label):
+        pre = ""
+    if post and states_bound(Bound(None, True), label):
+        post = ""
+    return f"{pre}{slot.text}{post}"
