@@ -23,8 +23,8 @@ says a value of the fact, it says it as the fact does, a cap as a cap ("up to", 
 than"), a floor as a floor, a per-unit value per unit, an exact value without "up to" or "at
 least" (`summary.qualifier_mismatches`: the count and examples; each carrier row's
 `qualifier_lost`; not on recognised speech, whose free words are guesses). It is a measure,
-not a gate: the realiser and the writers keep the bound
-before they write, so the count on the built-in domains is 0.
+not a gate: the realiser and the writers keep the bound before they write, so the count on
+the built-in domains is 0.
 
 The report has a `summary` (facts_total, facts_recovered, per-family and per-kind figures)
 plus per-fact, per-artifact and per-route detail. The text comes from `audits.extraction`
