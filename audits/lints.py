@@ -21,14 +21,18 @@ made), then checked for:
 - `doubled_word`: a function word written twice in a row ("go to the the team huddle");
 - `possessive_article`: a possessive before an article ("About my the statement");
 - `singular_unit`: one of a counted unit in the plural ("It is 1 dollars", "one days");
-- `mangled_idiom`: a set phrase broken by a word swap ("no-cost of charge").
+- `mangled_idiom`: a set phrase broken by a word swap ("no-cost of charge");
+- `attribute_frame`: an attribute voiced through its name rather than what it means, "X has
+  a <attribute name> of <value>" ("The Tailwind Storm has a high-speed data added of ten
+  gigabytes"; the realiser says it as "The Tailwind Storm adds ten gigabytes of high-speed
+  data", `transforms.attributes`); a frame the policy's own statements use is its wording;
+  not on speech-recognition transcripts (their free words are the recogniser's guesses).
 
 Besides the hits (blocking: the build fails on any), the report carries the language
 measures of `audits.language` for the domain: voiced renditions sharing a 6-word run with
-the policy (blocking too), the distinct-sentence ratio and the most common lead-ins; and,
-not blocking, the attribute frames: "X has a <attribute name> of <value>" ("The Tailwind
-Storm has a high-speed data added of ten gigabytes"), an attribute voiced through its name
-rather than what it means (`attribute_frames`).
+the policy (blocking too), the distinct-sentence ratio and the most common lead-ins; and the
+count of attribute frames (`attribute_frames`: the `attribute_frame` hits, per attribute
+name).
 """
 from __future__ import annotations
 
@@ -54,10 +58,11 @@ from transforms.writers import BuiltinWriter
 from . import language as L
 from .parallel import cached_map
 
-LINTS_SCHEMA_VERSION = "1.1"
+LINTS_SCHEMA_VERSION = "1.2"
 CONTROLLED_KINDS = {"documents/pdf_manual", "documents/kb_article", "documents/memo", "tables/rate_sheet",
                     "visuals/slide_deck", "visuals/flowchart", "visuals/web_screenshot", "visuals/app_screenshot"}
 SPEECH_FAMILIES = {"conversations", "recordings"}
+HEARD = ("wav", "mp4")  # modalities read by speech recognition
 # Replies that cannot both stand in one conversation: a guard for canned reply pools (the
 # grammar's storylines never produce such a pair).
 CONTRADICTIONS = [
@@ -374,13 +379,14 @@ def _snip(text: str, s: int, e: int, pad: int = 50) -> str:
 def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (), headings: Iterable[str] = (),
               facts: Optional[list[Fact]] = None, path: str = "", strict: Iterable[str] = (),
               mentioned: Optional[list[Fact]] = None, policy: Iterable[str] = (),
-              policy_slips: Iterable[str] = ()) -> list[Hit]:
+              policy_slips: Iterable[str] = (), currency: str = "USD", policy_frames: Iterable[str] = ()) -> list[Hit]:
     """The hits of one file. `facts`: the facts it carries; `mentioned`: every fact it
     mentions, wrong values included (a heading inside one of their statements is that fact's
     own words, not a heading pasted into speech); `policy`: the forms the policy writes its
     names in (`policy_forms`: a name written as the policy writes it is not a lost capital);
     `policy_slips`: the disagreements the policy itself writes (`policy_slips`: its own grammar
-    is carried over, not a writer's slip)."""
+    is carried over, not a writer's slip); `policy_frames`: the attribute names the policy
+    itself says as "has a <attribute> of <value>" (`policy_frames`)."""
     family = kind.split("/")[0]
     sentences = L.units(text, modality)
     body = "\n".join(sentences)
@@ -389,7 +395,7 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     def add(lint: str, found: list[str]) -> None:
         hits.extend(Hit(lint, path, kind, x) for x in dict.fromkeys(found))
 
-    heard = modality in ("wav", "mp4")  # speech recognition: free words are not what was written
+    heard = modality in HEARD  # speech recognition: free words are not what was written
     if kind in CONTROLLED_KINDS:
         add("aside_in_controlled", asides(body))
     if not heard:
@@ -410,22 +416,52 @@ def lint_text(text: str, kind: str, modality: str, *, names: Iterable[str] = (),
     if kind == "visuals/flowchart":
         add("fact_steps", fact_steps(sentences, facts or []))
     add("brand_internals", brand_internals(text))
+    if not heard:  # a recogniser's guesses ("have you of twelve day") are no wording
+        add("attribute_frame", [snip for _name, snip in frames_in(text, currency, policy_frames)])
     return hits
 
 
 # "has a monthly maintenance charge of $12": an attribute said through its name and a value
-_ATTRIBUTE_FRAME = re.compile(r"\b(?:has|have) an? ((?:[a-z-]+ ){0,5}[a-z-]+) of ", re.IGNORECASE)
+_ATTRIBUTE_FRAME = re.compile(r"\b(?:has|have) (an? )?((?:[a-z-]+ ){0,5}[a-z-]+) of ", re.IGNORECASE)
+# an attribute name in the plural takes no article ("has purchases allowed per billing cycle of
+# one purchase"); without one, words that start or join ordinary phrases are no attribute name
+# ("has two bikes and a deposit of $50", "has been a member of")
+_NOT_NAME = {"a", "an", "the", "and", "or", "but", "to", "for", "with", "no", "some", "any", "its", "their", "your",
+             "our", "my", "his", "her", "been", "not", "never", "all", "one", "two", "three", "four", "five", "six",
+             "seven", "eight", "nine", "ten", "many", "several", "lots", "plenty", "most", "each", "both", "this",
+             "that", "these", "those", "already", "also", "only", "just"}
 
 
-def attribute_frames(texts: Iterable[str], currency: str = "USD") -> dict:
-    """How often the files voice an attribute as "has a <attribute name> of <value>" (a value
-    `facts.values` reads right after "of"): the count, the files with one, and the most
-    common attribute names."""
+def frames_in(text: str, currency: str = "USD", allowed: Iterable[str] = ()) -> list[tuple[str, str]]:
+    """(attribute name, snippet) of every "has a <attribute name> of <value>" in `text` (a
+    value `facts.values` reads right after "of"). `allowed`: the attribute names the policy
+    itself says that way (`policy_frames`: "has a draw period of 10 years" quoted from the
+    policy is its own wording)."""
+    allowed = {a.lower() for a in allowed}
+    out = []
+    for m in _ATTRIBUTE_FRAME.finditer(text):
+        name = m.group(2).lower()
+        if name in allowed or (not m.group(1) and _NOT_NAME & set(name.split())):
+            continue
+        if any(v[4] == 0 for v in find_values(text[m.end():m.end() + 40], currency)):
+            out.append((name, _snip(text, m.start(), m.end() + 20)))
+    return out
+
+
+def policy_frames(facts: Iterable[Fact], currency: str = "USD") -> list[str]:
+    """The attribute names the policy's own statements put in the frame."""
+    return sorted({name for f in facts for name, _snip in frames_in(f.statement, currency)})
+
+
+def attribute_frames(texts: Iterable[str], currency: str = "USD", allowed: Iterable[str] = ()) -> dict:
+    """How often the files voice an attribute as "has a <attribute name> of <value>"
+    (`frames_in`): the count, the files with one, and the most common attribute names. Each
+    is also a blocking hit (`attribute_frame`)."""
     names: Counter = Counter()
     files = 0
+    allowed = list(allowed)
     for text in texts:
-        found = [m.group(1).lower() for m in _ATTRIBUTE_FRAME.finditer(text)
-                 if any(v[4] == 0 for v in find_values(text[m.end():m.end() + 40], currency))]
+        found = [name for name, _snip in frames_in(text, currency, allowed)]
         files += bool(found)
         names.update(found)
     return {"count": sum(names.values()), "files": files, "top": names.most_common(10)}
@@ -446,6 +482,8 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
            "headings": sorted({s for f in factset.facts for s in f.section}),
            "policy": policy_forms(factset.facts, BuiltinWriter(pack).names()),
            "policy_slips": policy_slips(factset.facts),
+           "currency": pack.info.currency,
+           "policy_frames": policy_frames(factset.facts, pack.info.currency),
            "labels": L.name_words(factset.facts),
            "running": {k: L.running_lines([extractions[s.id].text for s in plan.artifacts if s.kind == k])
                        for k in {s.kind for s in plan.artifacts} if registry.get(k).modality in L.SITE_MODALITIES}}
@@ -475,7 +513,9 @@ def lint_files(plan: EvidencePlan, factset: FactSet, extractions: dict[str, Extr
                      "lead_ins": {"fact_sentences": fact_sentences, "most_common": top_lead[0],
                                   "most_common_share": round(top_lead[1] / fact_sentences, 4) if fact_sentences else 0,
                                   "top": leads.most_common(10)},
-                     "attribute_frames": attribute_frames((text for _spec, text in items), pack.info.currency)},
+                     "attribute_frames": attribute_frames((text for spec, text in items
+                                                           if registry.get(spec.kind).modality not in HEARD),
+                                                          pack.info.currency, ctx["policy_frames"])},
         "hits": [asdict(h) for h in hits],
         "voiced_runs": voiced_runs,
     }
@@ -492,6 +532,7 @@ def _lint_keys(ctx: dict, items: list[tuple]) -> list[str]:
     base = content_hash({"code": code_fingerprint("audits.lints"), "names": list(ctx["names"]),
                          "strict": sorted(ctx["strict"]), "headings": list(ctx["headings"]),
                          "policy": sorted(ctx["policy"]), "policy_slips": ctx["policy_slips"],
+                         "currency": ctx["currency"], "policy_frames": ctx["policy_frames"],
                          "labels": [sorted(w) for w in ctx["labels"]]})
     running = {k: content_hash(sorted(v)) for k, v in ctx["running"].items()}
     digest: dict[str, str] = {}
@@ -519,7 +560,8 @@ def _lint_one(ctx: dict, spec, text: str) -> tuple:
     mentioned = [by_id[i] for i in spec.mentioned_ids if i in by_id]
     hits = lint_text(text, spec.kind, t.modality, names=ctx["names"], headings=ctx["headings"], facts=carried,
                      path=spec.path, strict=ctx["strict"], mentioned=mentioned, policy=ctx["policy"],
-                     policy_slips=set(ctx["policy_slips"]))
+                     policy_slips=set(ctx["policy_slips"]), currency=ctx["currency"],
+                     policy_frames=ctx["policy_frames"])
     units = L.units(text, t.modality, ctx["running"].get(spec.kind, frozenset()))
     canonical = [by_id[i].statement for i in spec.quoted_ids if i in by_id]
     leads: list[str] = []

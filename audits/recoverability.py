@@ -18,6 +18,14 @@ speech recognition for audio; never the text the renderer was given), then:
   dated after it, and at least one of them shows that later date); "authority" (a carrier of the fact shows an owner's
   approval); "none" (contested: recorded, nothing to prove).
 
+Every recovered carrier is also checked for its values' bounds (`facts.bounds`): where it
+says a value of the fact, it says it as the fact does, a cap as a cap ("up to", "no more
+than"), a floor as a floor, a per-unit value per unit, an exact value without "up to" or "at
+least" (`summary.qualifier_mismatches`: the count and examples; each carrier row's
+`qualifier_lost`; not on recognised speech, whose free words are guesses). It is a measure,
+not a gate: the realiser and the writers keep the bound before they write, so the count on
+the built-in domains is 0.
+
 The report has a `summary` (facts_total, facts_recovered, per-family and per-kind figures)
 plus per-fact, per-artifact and per-route detail. The text comes from `audits.extraction`
 (cached, parallel); this module only matches.
@@ -31,7 +39,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Optional
 
-from facts.match import TextIndex, code_pattern, key_shows_code, match_fact, normalise_text
+from facts.match import TextIndex, code_pattern, key_shows_code, match_fact, normalise_text, qualifier_mismatches
 from facts.models import FactSet, SlotType
 from facts.surface import surface_forms
 from facts.values import figure_slots
@@ -42,9 +50,10 @@ from transforms.planner import EvidencePlan
 from .match import unhedged_mentions
 from .readings import text_index
 
-REPORT_SCHEMA_VERSION = "2.0"
+REPORT_SCHEMA_VERSION = "2.1"
 APPROVAL = re.compile(r"\b(approved by|approved figures|signed off|approved:|policy owner)\b", re.I)
 VALUE_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
+HEARD = ("wav", "mp4")  # modalities read by speech recognition
 
 
 def date_forms(day: dt.date) -> list[str]:
@@ -75,6 +84,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
                 current_in[m.fact_id].append(a.id)
 
     artifacts = []
+    qualifier_rows: list[dict] = []
     for spec in plan.artifacts:
         t = registry.get(spec.kind)
         ex = extractions[spec.id]
@@ -89,6 +99,12 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
                    "extractor": ex.extractor, "recovered": res.recovered, "matched_text": res.matched_text,
                    "anchors": f"{res.anchors_found}/{res.anchors_needed}", "missing_values": list(res.missing_values)}
             if m.role == "carrier":
+                # the value's bound (a cap, a floor, per unit, exact) said where the value is; not
+                # on recognised speech, whose free words are guesses ("capped at" heard as "i read")
+                lost = qualifier_mismatches(by_id[m.fact_id], ix) if res.recovered and t.modality not in HEARD \
+                    else []
+                row["qualifier_lost"] = lost[:3]
+                qualifier_rows += [{"fact_id": m.fact_id, "path": spec.path, "text": t} for t in lost]
                 fact_rows[m.fact_id].append(row)
                 (recovered if res.recovered else missing).append(m.fact_id)
             else:
@@ -155,6 +171,7 @@ def check_recoverability(plan: EvidencePlan, factset: FactSet, extractions: dict
         "echoes_recovered": sum(1 for r in echo_rows if r["recovered"]),
         "artifacts_total": len(artifacts),
         "distractor_violations": sum(len(a["distractor_violations"]) for a in artifacts),
+        "qualifier_mismatches": {"count": len(qualifier_rows), "examples": qualifier_rows[:20]},
         "by_family": agg("family"),
         "by_kind": agg("kind"),
         "by_modality": agg("modality"),

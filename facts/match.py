@@ -336,3 +336,20 @@ def unhedged_mentions(value_slot: Slot, idx: TextIndex, markers: tuple[str, ...]
         if not any(h in context for h in markers):
             out.append(snippet(idx.text, s, e, 60))
     return out
+
+
+def qualifier_mismatches(fact: Fact, idx: TextIndex, speech: bool = False) -> list[str]:
+    """Where `idx` says a bounded value of `fact` (a cap, a floor, a per-unit rate, or an
+    exact figure) without its bound (`facts.bounds`): the occurrences said of the fact in
+    their own sentence (with the question it answers, or a table value's row and column
+    header), as many of its anchors there as a carrier needs near its value. A value of
+    another fact's sentence nearby ("runs more than one day" beside "within 24 hours") is that
+    fact's."""
+    from .bounds import qualifier_mismatches as _mismatches
+
+    anchors, need = _anchor_need(fact, speech)
+
+    def said(lo: int, hi: int, s: int) -> bool:
+        return max(idx.anchors_in(anchors, lo, hi), _table_anchors(idx, anchors, s)) >= need
+
+    return _mismatches(fact, idx, said=said)

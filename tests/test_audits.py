@@ -160,3 +160,31 @@ def test_a_route_table_row_with_an_en_dash_range_is_read():
     specs = {"k": SimpleNamespace(path="k.docx"), "t": SimpleNamespace(path="t.xlsx")}
     out = prove_route(r, f, idx, specs, "USD")
     assert out["key_ok"] and out["table_ok"] and out["recovered"], out
+
+
+def test_a_carrier_that_drops_a_floor_is_a_qualifier_mismatch(mock_pack, hand_facts):
+    """The report counts a carrier that says a fact's value without its bound ("must be 16"
+    for "must be at least 16"): recovered all the same (a measure, not the gate), with the
+    fact, the file and the sentence."""
+    from transforms.base import Extraction
+
+    fs, plan = _plan_for(hand_facts, ["conversations/chat_transcript"], mock_pack)
+    age = _fact(hand_facts, "at least 16")
+
+    def texts(drop: bool) -> dict:
+        out = {}
+        for a in plan.artifacts:
+            said = [fs.by_id()[i].statement for i in a.fact_ids]
+            if drop:
+                said = [s.replace("at least 16", "16") for s in said]
+            out[a.id] = Extraction(text="Agent: " + "\nAgent: ".join(said), extractor="text")
+        return out
+
+    report = check_recoverability(plan, fs, texts(drop=False))
+    assert report["summary"]["facts_recovered"] == len(hand_facts)
+    assert report["summary"]["qualifier_mismatches"] == {"count": 0, "examples": []}
+    report = check_recoverability(plan, fs, texts(drop=True))
+    assert report["summary"]["facts_recovered"] == len(hand_facts)
+    got = report["summary"]["qualifier_mismatches"]
+    assert got["count"] >= 1 and {e["fact_id"] for e in got["examples"]} == {age.id}
+    assert "must be 16 years old" in got["examples"][0]["text"]

@@ -78,8 +78,11 @@ def test_kpi_tiles_and_routine_panels(airline_ctx, tmp_path):
     text = _render(ctx, _spec(single, seed=5), tmp_path / "k.png")
     assert match_fact(single[0], TextIndex(text)).recovered, text
     lines = text.splitlines()
-    cap = next(i for i, ln in enumerate(lines) if "Characters in a passenger" in ln)
-    assert "3 characters" in lines[cap + 1: cap + 3], text  # the tile's figure right under its caption
+    # the caption ("Max characters in a passenger's name": the fact says "up to 3", so the tile
+    # says the cap) may wrap over two lines; the tile's figure is right under it
+    cap = next(i for i, ln in enumerate(lines) if "passenger's name" in ln.lower())
+    assert "3 characters" in lines[cap + 1: cap + 3], text
+    assert any(ln.lower().startswith("max characters") for ln in lines[max(0, cap - 1):cap + 1]), text
     from transforms.situations import view
 
     statuses = {r.status.capitalize() for r in view(ctx.db).records if r.status}

@@ -402,12 +402,39 @@ def test_a_case_cell_repeated_under_two_rules_is_a_name():
     assert L.duplicated_lines(t, names=["Foreign ATM Deposit Fee"]) == ["Fee type: Foreign ATM"]
 
 
-def test_attribute_frames_are_counted_not_blocking():
-    from audits.lints import attribute_frames
+def test_an_attribute_frame_is_a_blocking_hit_and_still_counted():
+    """"X has a <attribute name> of <value>" is an attribute said through its name: a hit
+    (the lint gate fails on it) and, per attribute name, the report's measure. A frame the
+    policy itself writes is its own wording; "has" without an attribute and a value is not one."""
+    bad = "The Tailwind Storm has a high-speed data added of ten gigabytes. It has a price of $45."
+    hits = [h for h in L.lint_text(bad, "visuals/web_screenshot", "html") if h.lint == "attribute_frame"]
+    assert len(hits) == 2 and "high-speed data added of ten gigabytes" in hits[0].text
+    plural = "The Tailwind Storm has purchases allowed per billing cycle of one purchase."
+    assert "attribute_frame" in _lints(plural, "visuals/web_screenshot", "html")
+    report = {"hits": [{"path": "p.html", "lint": h.lint, "text": h.text} for h in hits], "voiced_runs": []}
+    assert len(L.failures(report)) == 2
+    good = ("The Tailwind Storm adds ten gigabytes of high-speed data and costs $45. She has two bikes. He has "
+            "been a member of the club for 3 years.")
+    assert "attribute_frame" not in _lints(good, "visuals/web_screenshot", "html")
+    quoted = "The Home Equity Line of Credit has a draw period of 10 years."
+    assert "attribute_frame" in _lints(quoted, "documents/memo", "docx")
+    assert "attribute_frame" not in _lints(quoted, "documents/memo", "docx", policy_frames=["draw period"])
+    heard = "the then you like have you of twelve day him and eighty on five euro"  # a recogniser's guesses
+    assert "attribute_frame" in _lints(heard, "documents/memo", "docx")
+    assert "attribute_frame" not in _lints(heard, "recordings/call_audio", "wav")
 
-    texts = ["The Tailwind Storm has a high-speed data added of ten gigabytes. It has a price of $45.",
-             "Business Checking has a monthly maintenance charge of $12.",
+    texts = [bad, "Business Checking has a monthly maintenance charge of $12.",
              "The plan costs $45 and comes with ten gigabytes.", "She has two bikes and a deposit of $50."]
-    got = attribute_frames(texts)
+    got = L.attribute_frames(texts)
     assert got["count"] == 3 and got["files"] == 2
     assert dict(got["top"]) == {"high-speed data added": 1, "price": 1, "monthly maintenance charge": 1}
+    assert L.attribute_frames(texts, allowed=["price"])["count"] == 2
+
+
+def test_the_policys_own_frames_are_its_wording():
+    from facts.models import Fact, FactKind, SourceSpan
+
+    st = "The Home Equity Line of Credit has a draw period of 10 years followed by a repayment period of 20 years."
+    f = Fact(id="x", domain="d", section=["S"], kind=FactKind.rule, statement=st, slots=[], anchors=[],
+             source=SourceSpan(file="p.md", start_line=1, end_line=1))
+    assert L.policy_frames([f]) == ["draw period"]

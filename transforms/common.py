@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
+from facts.bounds import keeps_bounds
 from facts.match import STOP_WORDS, matches
 from facts.models import value_key
 from facts.runs import name_words, shared_runs
@@ -245,7 +246,7 @@ def word(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool =
     for k in range(1, REDRAWS + 1):
         other = _word(ctx, it, random.Random(seed + k), after_wrong, register, context)
         if other != text and not it.voiced.borrowed(other) and (
-                not it.current or matches(it.fact, other, ctx.pack.info.currency)):
+                not it.current or carried(ctx, it.fact, other)):
             return other
     return text
 
@@ -276,7 +277,7 @@ def _unborrowed(ctx: "RenderContext", it: Item, text: str, against: list[str], r
     reg = REGISTERS.get(register or "", REGISTERS["chat"])
     rng = random.Random(zlib.crc32(text.encode("utf-8")))
     new = tidy(realiser.unborrow(it.fact, text, against, rng, reg, keep=keep))
-    if it.voiced.borrowed(new) or keep and not matches(it.fact, new, ctx.pack.info.currency):
+    if it.voiced.borrowed(new) or keep and not carried(ctx, it.fact, new):
         return None
     return new
 
@@ -499,9 +500,17 @@ def recoverable(ctx: "RenderContext", fact: "Fact", text: str, lead: str = "") -
     attributes: line ID" for "Each line has the following attributes: line ID.") is
     re-phrased before it is rendered, not found after the build. A file whose extraction
     still loses the fact (OCR, speech recognition) fails the build as before."""
-    if matches(fact, text, ctx.pack.info.currency):
+    if carried(ctx, fact, text):
         return text
     return tidy(lead + (ctx.writer.lower_first(fact.statement) if lead else fact.statement))
+
+
+def carried(ctx: "RenderContext", fact: "Fact", text: str) -> bool:
+    """Whether `text` carries `fact` as the audits read it: recovered by the matcher
+    (`facts.match`) and every value of it said with its bound (`facts.bounds`: a cap as a cap,
+    a floor as a floor, a per-unit value per unit)."""
+    cur = ctx.pack.info.currency
+    return matches(fact, text, cur) and keeps_bounds(fact, text, cur)
 
 
 SHORT_ANSWER_RATE = 0.85
@@ -524,7 +533,7 @@ def answer(ctx: "RenderContext", it: Item, rng: random.Random, question: str, af
         # "let me check" turn); the match must hold across it
         # and the two said one after the other must not copy the policy across the turn ("what is the
         # lowest to redeem to crypto?" "30 dollars ..." copies "to redeem to crypto: $30")
-        if short and matches(it.fact, f"{question}\n{'.' * gap}\n{short}", ctx.pack.info.currency) and \
+        if short and carried(ctx, it.fact, f"{question}\n{'.' * gap}\n{short}") and \
                 not (it.voiced is not None and it.voiced.borrowed(f"{question} {short}")):
             return short
     return reply(ctx, it, rng, after_wrong, register=register, context=context, question=question, gap=gap)
@@ -541,11 +550,11 @@ def reply(ctx: "RenderContext", it: Item, rng: random.Random, after_wrong: bool,
     w = ctx.writer
     if it.current and not after_wrong and getattr(w, "cell_reply", None) is not None:
         text = tidy(w.cell_reply(it.fact, rng, register=register))
-        if text and matches(it.fact, text, ctx.pack.info.currency):
+        if text and carried(ctx, it.fact, text):
             return text
         if question and it.rendition == "voiced":
             text = tidy(w.anaphoric(it.fact, rng, question, register=register, context=context, gap=gap))
-            if text and matches(it.fact, f"{question}\n{'.' * gap}\n{text}", ctx.pack.info.currency):
+            if text and carried(ctx, it.fact, f"{question}\n{'.' * gap}\n{text}"):
                 return text
     return authoritative(ctx, it, rng, after_wrong, register=register, context=context)
 

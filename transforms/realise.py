@@ -34,10 +34,12 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Optional
 
+from facts.bounds import keeps_bounds
 from facts.match import NUMERIC, carries
 from facts.models import Fact, Slot, SlotType, replace_value
 from facts.runs import first_shared_run, shares_run, words
 
+from .attributes import voice_attribute
 from .grammar import CLAUSE_HEADING, base_form, capitalise, finish, modal, third_person
 from .lexicon import LAST_RESORT, LEX_BY_WORD, keep_case
 from .reading import (CUSTOMER_SUBJ, HEAD_STOP, IMPERATIVE, PREFIXES, STAFF_SUBJ, Clause, Reading, adjectival,
@@ -49,6 +51,13 @@ from .rewording import (MANGLED, NO_VERB, STRUCTURAL, TO_ME, TO_YOU, addressed, 
 
 if TYPE_CHECKING:  # pragma: no cover
     from .situations import Customer, Rec
+
+
+# a bound said before a value ("up to 7 business days", "at least $500"): a wh-question asks
+# for the value without it and the answer says it ("How long ...? Up to seven business days.")
+_BOUND_WORDS = (r"(?:up to|at most|at least|no more than|no less than|no fewer than|a maximum of|a minimum of|"
+                r"more than|less than|fewer than)")
+_BOUND_BEFORE = rf"(\s{_BOUND_WORDS})?"
 
 
 class RealiseError(ValueError):
@@ -128,7 +137,7 @@ class Realiser:
                 text = self._break_runs(fact, text, rng, reg, value_text)
                 tried.append(text)
                 if text and not shares_run(text, fact.statement) and not _ROUND_TRIP.search(text) and \
-                        (value_text or carries(fact, before + text)):
+                        (value_text or carries(fact, before + text) and keeps_bounds(fact, before + text)):
                     if name in ("wh_qa", "cell_qa") and reg.genre == "email":
                         # written out, a question and its answer are two lines ("How long are gift
                         # card refunds credited?" / "Twenty-four hours."), as in a letter's or an
@@ -164,8 +173,8 @@ class Realiser:
     # .. frames ...................................................................................
     def _frames(self, r: Reading, reg: Register, ctx: Optional[Context], single: bool) -> list[tuple[str, Callable]]:
         if r.cell:
-            fr = [("cell_plain", self._cell_plain), ("cell_have", self._cell_have), ("cell_value_first",
-                                                                                     self._cell_value_first)]
+            fr = [("cell_plain", self._cell_plain), ("cell_meaning", self._cell_meaning),
+                  ("cell_meaning", self._cell_meaning), ("cell_value_first", self._cell_value_first)]
             if not single and not reg.genre == "table":
                 fr.append(("cell_qa", self._cell_qa))
             if ctx and ctx.customer and reg.to_customer and not single:
@@ -254,20 +263,21 @@ class Realiser:
         what, whom = self.cell_parts(r, rng)
         val = self.cell_value(r, rng, vt)
         t = rng.choice(["the {what} for {whom} {is} {val}", "for {whom}, the {what} {is} {val}",
-                        "the {what} on {whom} {comes} to {val}", "{whom} carries {a}{what} of {val}",
-                        "the {what} that {applies} to {whom} {is} {val}"])
+                        "the {what} on {whom} {comes} to {val}", "the {what} that {applies} to {whom} {is} {val}"])
         return Draft(t.format(what=what, whom=whom, val=val, **number_words(what)), "cell_plain")
 
-    def _cell_have(self, r, rng, reg, ctx, vt) -> Draft:
-        what, whom = self.cell_parts(r, rng)
+    def _cell_meaning(self, r, rng, reg, ctx, vt) -> Optional[Draft]:
+        """The attribute said by what it means (`transforms.attributes`: "The Fleet Card costs
+        $95 a year", "Premier Checking needs an opening deposit of at least $100"), never as
+        "X has a <attribute> of <value>"; None when no class of attribute fits."""
+        what, whom = self.cell_parts(r)  # the schedule's own label: its class is read from it
         val = self.cell_value(r, rng, vt)
-        t = rng.choice(["{Whom} has {a}{what} of {val}", "with {whom}, you are looking at {a}{what} of {val}",
-                        "{Whom} comes with {a}{what} of {val}", "{Whom}: {what} of {val}"])
-        if reg.controlled:
-            t = rng.choice(["{Whom} has {a}{what} of {val}", "{Whom}: {what} of {val}",
-                            "{Whom} carries {a}{what} of {val}"])
-        return Draft(t.format(what=what, whom=whom, Whom=capitalise(whom), val=val, **number_words(what)),
-                     "cell_have")
+        slot = next((s for s in r.fact.slots if s.type in (SlotType.money, SlotType.duration, SlotType.count,
+                                                            SlotType.percent) and s.text), None)
+        product = bool(re.search(r"(product|card|loan|account|plan|certificate|mortgage|top-up|pass)",
+                                 r.cell["row_attr"], re.I)) and not re.search(r"\s(?:with|and)\s", whom)
+        text = voice_attribute(what, whom, val, slot, product, reg, rng)
+        return None if text is None else Draft(capitalise(text), "cell_meaning")
 
     def _cell_value_first(self, r, rng, reg, ctx, vt) -> Draft:
         what, whom = self.cell_parts(r, rng)
@@ -527,7 +537,8 @@ class Realiser:
         for s in r.fact.slots:
             if s.type not in (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent) or not s.text:
                 continue
-            m = re.search(r"(?:\s(?:for|of|at|within|in|to))?\s" + re.escape(s.text) + r"(?:\s[a-z]+)?$", " " + pred)
+            m = re.search(r"(?:\s(?:for|of|at|within|in|to))?" + _BOUND_BEFORE + r"\s" + re.escape(s.text) +
+                          r"(?:\s[a-z]+)?$", " " + pred)
             if m and s.text in pred:
                 stem = (" " + pred)[: -len(m.group(0))].strip()
                 if not stem or len(stem.split()) > 4 or re.search(r"\b(a|an|the|extra|of|and|or)$", stem):
@@ -586,6 +597,9 @@ class Realiser:
         if unit and slot.type == SlotType.count:
             q = q.replace(f"{word} {unit}", word, 1) if q.count(unit) > 1 else q
         val = vt.get(slot.name) if vt and slot.name in vt else self._form(slot, rng)
+        bound = re.search(rf"\s({_BOUND_WORDS})\s", phrase)
+        if bound:  # "held for up to 7 business days": "Up to seven business days."
+            val = f"{bound.group(1)} {val}"
         ans = val + (f" {unit}" if unit and unit not in val else "")
         a = rng.choice(["{v}.", "{v}, as it stands.", "The answer is {v}.", "{v} — that is the figure."])
         text = capitalise(q) + "? " + capitalise(a.format(v=ans))

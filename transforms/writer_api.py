@@ -8,6 +8,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Optional
 
+from facts.bounds import bounded_text
 from facts.hashing import content_hash
 from facts.models import Fact, Slot, SlotType, replace_value
 from facts.surface import surface_forms
@@ -221,8 +222,9 @@ class Writer:
     def bullet(self, fact: Fact) -> str:
         """Terse "label: value" for tables, cards and slides; falls back to the statement when
         no short label keeps the fact identifiable."""
-        vals = ", ".join(s.text for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier))
         lab = self.label(fact)
+        vals = ", ".join(bounded_text(fact, s, lab) for s in fact.slots
+                         if s.type not in (SlotType.enum, SlotType.identifier))
         cond = ", ".join(self.condition_values(fact))
         if vals and lab:
             return f"{lab}{f' ({cond})' if cond else ''}: {vals}"

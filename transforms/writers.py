@@ -26,6 +26,7 @@ import random
 import re
 from typing import TYPE_CHECKING, Optional
 
+from facts.bounds import bound_words
 from facts.errors import FactforgeError
 from facts.llm import litellm_module
 from facts.match import TextIndex, carries, key_shows_code
@@ -290,7 +291,8 @@ class BuiltinWriter(Writer):
         reg = register_of(register)
         r = read(fact)
         slot = next((s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)), None)
-        value = self.value_text(slot, rng) if slot is not None else ""
+        pre, post = bound_words(fact, slot) if slot is not None else ("", "")
+        value = f"{pre}{self.value_text(slot, rng)}{post}" if slot is not None else ""
         if r.cell:
             what, _ = self.realiser.cell_parts(r)
             t = rng.choice(["the {what} is {val}", "it's {val} for the {what}", "{val} is the {what} now",
@@ -307,8 +309,8 @@ class BuiltinWriter(Writer):
                     pass
             return self._unrun(fact, finish(fix_agreement(self.realiser.lower(body))) + ".", rng, reg)
         about = self._about(fact, r) or "that"
-        t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually",
-                        "it comes to {val} for {about}"])
+        t = rng.choice(["{about} is {val}, as far as I remember the notes", "{val} for {about}, usually"] +
+                       ([] if pre else ["it comes to {val} for {about}"]))  # a cap is no sum a charge comes to
         text = finish(fix_agreement(t.format(about=about, val=value))) + "."
         if not shares_run(text, fact.statement):
             return text
@@ -407,10 +409,13 @@ class BuiltinWriter(Writer):
         with Voyager status."). Only recoverable together with the question before it.
         `named`: the question; a case it already named is not said again ("It's $75.")."""
         reg = register_of(register)
-        vals = [self.value_text(s, rng) for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier)
-                and s.name not in skip]
+        said = [s for s in fact.slots if s.type not in (SlotType.enum, SlotType.identifier) and s.name not in skip]
+        # each value with its bound ("up to $12,000", "at least $25", "$35 per passenger"):
+        # a cap said alone as "It comes to $12,000" states another rule
+        vals = [f"{pre}{self.value_text(s, rng)}{post}" for s in said for pre, post in [bound_words(fact, s)]]
         if not vals:
             return ""
+        bounded = any(bound_words(fact, s)[0] for s in said)
         v = vals[0] if len(vals) == 1 else ", ".join(vals[:-1]) + " and " + vals[-1]
         asked = named.lower()
         conds = [c.value for c in fact.conditions if c.attribute != "attribute" and
@@ -424,6 +429,8 @@ class BuiltinWriter(Writer):
         else:
             pool = ["{V}{for_c}.", "It's {v}{for_c} — confirmed.", "{V}{for_c}, that's the current figure.",
                     "{V}{for_c}, checked {when}."]
+        if bounded:  # a cap or a floor is no sum a charge "comes to", nor "the figure"
+            pool = [p for p in pool if "comes to" not in p and "figure" not in p] or ["{V}{for_c}."]
         t = rng.choice(pool)
         when = rng.choice(["this morning", "today", "against the schedule"]) if "{when}" in t else ""
         first = context.customer.first if context and context.customer else ""

@@ -37,6 +37,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
+from facts.bounds import bound_of, keeps_bounds
 from facts.match import matches
 from facts.models import Fact, Slot, SlotType
 from facts.surface import fmt_num
@@ -140,7 +141,8 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
         row, col, val = r.cell["row"].strip(), r.cell["col"].strip(), r.cell["val"].strip().rstrip(".")
         for printed in dict.fromkeys([val] + _printed(fact, slot)):
             # what the panel prints near the figure: its title, the column header, the row label
-            if matches(fact, f"{section}\n{col}\n{row} {printed}"):
+            if matches(fact, f"{section}\n{col}\n{row} {printed}") and \
+                    keeps_bounds(fact, f"{section}\n{col}\n{row} {printed}"):
                 return Figure(fact.id, "cell", section or col, row, col, printed, float(slot.value), measure)
         return None
     label = fact_label(fact)
@@ -152,12 +154,19 @@ def _figure_cached(fact: Fact) -> Optional[Figure]:
         # the statement's subject names what the figure is for ("Voyager status"): the label
         # alone ("qualifying miles in a calendar year") would be the same for every tier
         label = f"{head} \u2014 {label[:1].lower() + label[1:] if not label[:2].isupper() else label}"
+    b = bound_of(fact, slot)
+    if label and b.kind and not keeps_bounds(fact, f"{label}\n{slot.text}"):
+        # a cap or a floor is said on the panel ("Max financed devices at the same time")
+        word = "max" if b.kind == "max" else "min"
+        head, dash, rest = label.rpartition(" \u2014 ")
+        rest = rest if rest[:2].isupper() else rest[:1].lower() + rest[1:]
+        label = f"{head}{dash}{word} {rest}" if dash else f"{word.capitalize()} {rest}"
     words = label.split()
     if not label or len(words) < 3 or len(words) > 9 or words[0].lower() in _PREPOSITIONS \
             or words[-1].lower() in _PREPOSITIONS | {"a", "an", "the", "receives", "gets", "is", "are"}:
         return None
     for printed in _printed(fact, slot):
-        if matches(fact, f"{label}\n{printed}"):
+        if matches(fact, f"{label}\n{printed}") and keeps_bounds(fact, f"{label}\n{printed}"):
             # bars of one panel share a unit: "5" bags and "50 lb" are not drawn on one axis
             unit = measure[1] or (printed.split(" ", 1)[1] if " " in printed else "")
             return Figure(fact.id, "single", section, label, "", printed, float(slot.value), (measure[0], unit))
