@@ -560,7 +560,7 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
     quoted fact), so only dates tell them apart. Some changes had a proposal before them
     (another figure, older still). Facts with no chain may get an
     agent's wrong figure after an owner-approved carrier (resolved by authority)."""
-    room = [max(_conversation_room(b), 0) + 5]
+    room = [max(_conversation_room(b), 0)]  # new conversations only within the fact-bearing budget
     old_figure: dict[str, str] = {}
     old_files: dict[str, int] = defaultdict(int)
     for s in b.specs:
