@@ -204,6 +204,24 @@ def mock_task_ws_copy(mock_task_pack, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def mock_full_ws_copy(mock_task_pack, mock_full_build, tmp_path_factory):
+    """A module's own workspace warm with both of the run's `_mock` builds: a copy of the one
+    that built `mock_task_pack` (its suites, its text renders), and the render and extraction
+    caches of `mock_full_build` (every kind, audio and video). Both caches are content-addressed
+    (a file is filed under the hash of what it was rendered from and read back under the hash of
+    its bytes), so a full-profile `_mock` build through it renders and reads again only what
+    differs from those builds, exactly as a cold workspace would render and read it."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("mock-full-ws-copy") / "ws"
+    shutil.copytree(mock_task_pack.parent / "ws", out, symlinks=True)
+    _bundle, full_cache = mock_full_build
+    for sub in ("render", "extract"):
+        shutil.copytree(full_cache / sub, out / "cache" / sub, symlinks=True, dirs_exist_ok=True)
+    return out
+
+
+@pytest.fixture(scope="module")
 def mock_task_pack_copy(mock_task_pack, tmp_path_factory):
     """A module's own copy of the `_mock` task pack: byte for byte what a fresh `build_pack`
     of `_mock` at seed 0 writes (builds are deterministic), without building it again."""
