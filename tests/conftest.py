@@ -327,10 +327,9 @@ def mock_text_build(tmp_path_factory):
 def mock_full_rebuild(tmp_path_factory):
     """`_mock` built again, seed 0 and full profile, in a fresh workspace (nothing cached) by
     one inline worker: what `tests/test_engines.py` and `tests/test_pipeline.py` compare (byte
-    for byte) with `mock_full_build`. Built
-    once per run, shared by the xdist workers: a dict of the `BuildResult`'s bundle (a path),
-    version, metadata and counts of rendered and extracted files, and what SIGTERM did in this
-    process before and after the build."""
+    for byte) with `mock_full_build`. Built once per run, shared by the xdist workers: a dict
+    of the `BuildResult`'s bundle (a path), version, metadata and counts of rendered and
+    extracted files, and what SIGTERM did in this process before and after the build."""
     import json
     import signal
 
