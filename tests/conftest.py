@@ -204,6 +204,24 @@ def mock_task_ws_copy(mock_task_pack, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
+def mock_full_ws_copy(mock_task_pack, mock_full_build, tmp_path_factory):
+    """A module's own workspace warm with both of the run's `_mock` builds: a copy of the one
+    that built `mock_task_pack` (its suites, its text renders), and the render and extraction
+    caches of `mock_full_build` (every kind, audio and video). Both caches are content-addressed
+    (a file is filed under the hash of what it was rendered from and read back under the hash of
+    its bytes), so a full-profile `_mock` build through it renders and reads again only what
+    differs from those builds, exactly as a cold workspace would render and read it."""
+    import shutil
+
+    out = tmp_path_factory.mktemp("mock-full-ws-copy") / "ws"
+    shutil.copytree(mock_task_pack.parent / "ws", out, symlinks=True)
+    _bundle, full_cache = mock_full_build
+    for sub in ("render", "extract"):
+        shutil.copytree(full_cache / sub, out / "cache" / sub, symlinks=True, dirs_exist_ok=True)
+    return out
+
+
+@pytest.fixture(scope="module")
 def mock_task_pack_copy(mock_task_pack, tmp_path_factory):
     """A module's own copy of the `_mock` task pack: byte for byte what a fresh `build_pack`
     of `_mock` at seed 0 writes (builds are deterministic), without building it again."""
@@ -262,35 +280,56 @@ def render_ctx(mock_pack, hand_facts, tmp_path):
                          db=mock_pack.database(0), workdir=tmp_path)
 
 
+def _cli_build(tmp_path_factory, name: str, *args: str) -> Path:
+    """`factforge build --domain _mock --seed 0 ARGS` through the real CLI (a process pool on
+    every core) into `out` and `ws` of a folder made once per run and shared by the xdist
+    workers (`shared_result`); that folder."""
+    import subprocess
+    import sys
+
+    def make(d: Path) -> None:
+        r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--seed", "0",
+                            "--out", str(d / "out"), "--workspace", str(d / "ws"), *args],
+                           capture_output=True, text=True, cwd=ROOT, timeout=1200,
+                           env={k: v for k, v in os.environ.items() if k != "FACTFORGE_AUDIT_DB"})
+        assert r.returncode == 0, r.stdout + r.stderr
+        (d / "stdout.txt").write_text(r.stdout)
+
+    return shared_result(tmp_path_factory, name, content_key("_mock", 0, *args), make)
+
+
+def _the_bundle(d: Path) -> Path:
+    (bundle,) = [p for p in (d / "out" / "bundles" / "_mock").iterdir() if not p.name.startswith(".")]
+    return bundle
+
+
 @pytest.fixture(scope="session")
 def mock_full_build(tmp_path_factory):
     """`_mock` built once per test run with the full profile (all 19 kinds, audio and video
     included) through the real CLI (a process pool on every core): (bundle dir, workspace
     cache dir). The xdist workers of one run share it: the first to get the lock builds, the
     others wait and reuse it."""
-    import subprocess
-    import sys
+    d = _cli_build(tmp_path_factory, "mock-full-build")
+    return _the_bundle(d), d / "ws" / "cache"
 
-    def make(d: Path) -> None:
-        r = subprocess.run([sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--seed", "0",
-                            "--out", str(d / "out"), "--workspace", str(d / "ws")],
-                           capture_output=True, text=True, cwd=ROOT, timeout=1200,
-                           env={k: v for k, v in os.environ.items() if k != "FACTFORGE_AUDIT_DB"})
-        assert r.returncode == 0, r.stdout + r.stderr
 
-    d = shared_result(tmp_path_factory, "mock-full-build", content_key("_mock", 0, "full"), make)
-    (bundle,) = [p for p in (d / "out" / "bundles" / "_mock").iterdir() if not p.name.startswith(".")]
-    return bundle, d / "ws" / "cache"
+@pytest.fixture(scope="session")
+def mock_text_build(tmp_path_factory):
+    """`_mock` built once per test run with the text-only profile (seed 0) through the real CLI,
+    in a fresh workspace: (bundle dir, workspace dir, the CLI's standard output). Shared by the
+    xdist workers like `mock_full_build`. Read it, never change it: a test that builds on in
+    its workspace copies it."""
+    d = _cli_build(tmp_path_factory, "mock-text-build", "--profile", "text-only")
+    return _the_bundle(d), d / "ws", (d / "stdout.txt").read_text()
 
 
 @pytest.fixture(scope="session")
 def mock_full_rebuild(tmp_path_factory):
     """`_mock` built again, seed 0 and full profile, in a fresh workspace (nothing cached) by
-    one inline worker: what `tests/test_engines.py` compares with the pooled and the Dask
-    builds and `tests/test_pipeline.py` compares byte for byte with `mock_full_build`. Built
-    once per run, shared by the xdist workers: a dict of the `BuildResult`'s bundle (a path),
-    version, metadata and counts of rendered and extracted files, and what SIGTERM did in this
-    process before and after the build."""
+    one inline worker: what `tests/test_engines.py` and `tests/test_pipeline.py` compare (byte
+    for byte) with `mock_full_build`. Built once per run, shared by the xdist workers: a dict
+    of the `BuildResult`'s bundle (a path), version, metadata and counts of rendered and
+    extracted files, and what SIGTERM did in this process before and after the build."""
     import json
     import signal
 

@@ -600,9 +600,12 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
 
 
 @pytest.mark.end_to_end
-def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(ws, tmp_path, monkeypatch):
+def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(mock_full_ws_copy, tmp_path, monkeypatch):
     """Full modality profile: screenshots are read by OCR and call audio by speech recognition,
-    and the held fact is proven absent from those readings too."""
+    and the held fact is proven absent from those readings too. The workspace holds the run's
+    full `_mock` renders and readings: the client's kit renders and reads again the files that
+    stated the held fact, the others are the bundle's own (the same bytes a cold build makes)."""
+    ws = mock_full_ws_copy
     from domains import get_pack
     from outputs.packs.build import Builder, BuildOptions
     from outputs.packs.store import Pack

@@ -107,15 +107,20 @@ def test_an_in_process_build_leaves_sigterm_as_it_found_it(mock_full_rebuild):
 
 
 @pytest.mark.end_to_end
-def test_different_seed_gives_different_bundle(tmp_path):
+def test_different_seed_gives_different_bundle(tmp_path, mock_text_build):
     """Seeds 0 and 8 in one workspace (text only: what a seed changes shows in every kind's
     text; the media kinds' builds are the run's seed-0 builds above): another bundle, whose
-    manifest names its seed, and records that say other things."""
+    manifest names its seed, and records that say other things. Seed 0 is the run's text-only
+    build (`mock_text_build`); seed 8 is built on in a copy of its workspace and output folder."""
+    import shutil
+
+    first, first_ws, _ = mock_text_build
     out, ws = tmp_path / "out", tmp_path / "ws"
-    for seed in ("0", "8"):
-        r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(ws), "--seed", seed,
-                    "--profile", "text-only")
-        assert r.returncode == 0, r.stderr
+    shutil.copytree(first.parents[2], out, symlinks=True)
+    shutil.copytree(first_ws, ws, symlinks=True)
+    r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(ws), "--seed", "8",
+                "--profile", "text-only")
+    assert r.returncode == 0, r.stderr
     seeds = {json.loads((d / "manifest.json").read_text())["seed"]: d for d in bundle_dirs(out, "_mock")}
     assert sorted(seeds) == [0, 8]
     zero, eight = seeds[0], seeds[8]

@@ -77,7 +77,11 @@ _RENDERED: dict = {}
 
 
 def _render(kind: str, facts, ctx, tmp_path_factory) -> tuple[Path, Path]:
-    """The case's file rendered twice (cached per module: rendering and recognising are slow)."""
+    """The case's file rendered twice (cached per module: rendering and recognising are slow).
+    Both renders file the hearing of their file in one extraction cache (keyed by its bytes):
+    the second render hears again only a file that differs from the first."""
+    from dataclasses import replace
+
     from transforms.registry import get
 
     if kind not in _RENDERED:
@@ -85,8 +89,9 @@ def _render(kind: str, facts, ctx, tmp_path_factory) -> tuple[Path, Path]:
         spec = _spec(kind, facts, idx, distractors=[_wrong(facts, di, wrong, role)])
         d = tmp_path_factory.mktemp(kind)
         a, b = d / "a.bin", d / "b.bin"  # the caller's temp paths carry no extension
-        get(spec.kind).render(spec, ctx, a)
-        get(spec.kind).render(spec, ctx, b)
+        both = replace(ctx, extraction_cache=d / "extractions")
+        get(spec.kind).render(spec, both, a)
+        get(spec.kind).render(spec, both, b)
         _RENDERED[kind] = (a, b)
     return _RENDERED[kind]
 

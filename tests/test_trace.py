@@ -56,15 +56,17 @@ def test_proxies_are_read_only_and_hide_nothing_from_plain_reads():
 @pytest.mark.parametrize("kind", sorted(registry.kinds()))
 def test_every_kind_renders_the_same_bytes_through_the_proxies(kind, render_ctx, hand_facts, tmp_path):
     """A render that read the database or the facts behind the proxies' back (C code reading a
-    dict's own storage) would see empty tables and differ here."""
+    dict's own storage) would see empty tables and differ here. Both renders file their
+    hearing in one extraction cache (keyed by the file's bytes): a recording whose second
+    render wrote the same bytes as the first is not decoded twice; one that differs is."""
     from transforms.render import render_unit
     from transforms.pool import Shared
 
     spec = make_spec(kind, hand_facts)
     t = registry.get(kind)
     plain = tmp_path / f"plain{t.ext}"
-    t.render(spec, replace(render_ctx, workdir=tmp_path), plain)
-    file, reads, _digest, _notes = render_unit(Shared(replace(render_ctx, workdir=tmp_path)), spec, "0" * 64,
-                                               str(tmp_path / "cache"))
+    ctx = replace(render_ctx, workdir=tmp_path, extraction_cache=tmp_path / "extractions")
+    t.render(spec, ctx, plain)
+    file, reads, _digest, _notes = render_unit(Shared(ctx), spec, "0" * 64, str(tmp_path / "cache"))
     assert Path(file).read_bytes() == plain.read_bytes()
     assert any(r[0] == "item" and r[1][0] == "facts" for r in reads)

@@ -666,9 +666,28 @@ class Realiser:
 
     def fix_names(self, text: str) -> str:
         """Brand and product names keep their capitalisation wherever a frame put them."""
-        for name in sorted(self.proper_names, key=len, reverse=True):
-            text = re.sub(rf"(?<![\w-]){re.escape(name)}(?![\w-])", name, text, flags=re.I)
+        low = text.lower() if text.isascii() else None
+        for name, name_low, rx in self._name_patterns():
+            # ASCII name in ASCII text: the case-insensitive pattern can only match where the
+            # lower-cased name occurs (a cheap test that skips most of the names)
+            if low is not None and name_low is not None and name_low not in low:
+                continue
+            new = rx.sub(name, text)
+            if new != text:
+                text = new
+                low = text.lower() if text.isascii() else None
         return text
+
+    def _name_patterns(self) -> list[tuple[str, Optional[str], "re.Pattern[str]"]]:
+        """(name, its lower case when ASCII, its pattern) of every proper name, longest first:
+        compiled once for the names this realiser holds."""
+        key = frozenset(self.proper)
+        if getattr(self, "_patterns_key", None) != key:
+            self._patterns = [(n, n.lower() if n.isascii() else None,
+                               re.compile(rf"(?<![\w-]){re.escape(n)}(?![\w-])", re.I))
+                              for n in sorted(self.proper_names, key=len, reverse=True)]
+            self._patterns_key = key
+        return self._patterns
 
     @property
     def proper_names(self) -> set[str]:
