@@ -93,7 +93,6 @@ SIZES: dict[str, tuple[int, int, int]] = {  # kind -> (min, typical, max) of `si
 ROUTE_SHARE = 0.18
 CHAIN_SHARE = 0.9
 PROPOSAL_SHARE = 0.5
-AUTHORITY_SHARE = 0.1
 ECHO_MEAN = 1.35
 ROW_ECHO_MEAN = 1.3  # help pages restating a catalog row whole
 ECHO_ROOM = 0.7  # share of the fact-bearing conversation budget echoes, partials and cases may use
@@ -558,8 +557,9 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
     whose old document version already states an old figure keeps that figure, and every old
     mention words the fact as the records word it now (`voiced(fact)`: the policy's words for a
     quoted fact), so only dates tell them apart. Some changes had a proposal before them
-    (another figure, older still). Facts with no chain may get an
-    agent's wrong figure after an owner-approved carrier (resolved by authority)."""
+    (another figure, older still). The other facts with an owner-approved carrier
+    (`1 - CHAIN_SHARE` of them) get a wrong figure going round the floor instead, in as many
+    colleagues' chats as files state the current value (resolved by authority)."""
     room = [max(_conversation_room(b), 0)]  # new conversations only within the fact-bearing budget
     old_figure: dict[str, str] = {}
     old_files: dict[str, int] = defaultdict(int)
@@ -576,12 +576,13 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
                                                         for m in s.facts) for _, s in b.stated[f.id]):
             continue  # nothing that states the current value shows its date: no chain to resolve by date
         first = b.first_day(f.id)
-        r = rng.random()
-        if r < CHAIN_SHARE:
+        current_files = len({id(s) for _, s in b.stated[f.id]})
+        approved = any(s.kind in APPROVED_KINDS and any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
+                       for _, s in b.stated[f.id])
+        if rng.random() < CHAIN_SHARE or not approved:
             old = old_figure.get(f.id) or wrong_for(f, slot, rng, b.banned)
             if old is None:
                 continue
-            current_files = len({id(s) for _, s in b.stated[f.id]})
             for _ in range(max(0, current_files + rng.randint(0, 1) - old_files[f.id])):
                 host = _stale_host(b, f.id, first, rng, room)
                 if host is not None:
@@ -600,17 +601,17 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
                     b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=proposal, role="proposal",
                                                  date=host.date, resolution="date",
                                                  rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
-        elif r < CHAIN_SHARE + AUTHORITY_SHARE and any(s.kind in APPROVED_KINDS and
-                                                       any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
-                                                       for _, s in b.stated[f.id]):
+        else:  # a wrong figure going round the floor, repeated as often as the approved one
             wv = wrong_for(f, slot, rng, b.banned)
             if wv is None:
                 continue
-            host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end), room,
-                         avoid=f.id)
-            if host is not None:
-                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
-                                             resolution="authority"))
+            for _ in range(current_files):
+                host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end),
+                             room, avoid=f.id)
+                if host is not None:
+                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
+                                                 resolution="authority",
+                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
 
 
 def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, room: list[int]) -> Optional[ArtifactSpec]:
