@@ -5,6 +5,9 @@ from __future__ import annotations
 import http.client
 import json
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -235,3 +238,24 @@ def test_a_failure_inside_the_gateway_is_a_json_500_and_an_infra_error(menu, tmp
         assert gw.end().errors == ["the gateway failed: ZeroDivisionError"]
     finally:
         gw.stop()
+
+
+def test_stop_waits_for_the_background_import(tmp_path):
+    """A run whose agent never calls a model stops the gateway seconds after `warm()` began
+    importing litellm in a daemon thread; a process that exits in the middle of that import can
+    abort at shutdown ("FATAL: exception not rethrown", status 134). `stop()` waits for it. In a
+    fresh interpreter, so that litellm is not already imported."""
+    script = (
+        "import sys\n"
+        "from outputs.evaluator.gateway import ModelGateway\n"
+        "from outputs.packs.menu import load_menu\n"
+        "gw = ModelGateway(load_menu('standard-1').menu, ['mid-fast'])\n"
+        f"gw.start({str(tmp_path / 'gw.sock')!r})\n"
+        "gw.warm()\n"
+        "gw.stop()\n"
+        "print(gw._warming.is_alive(), 'litellm' in sys.modules)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                       cwd=Path(__file__).resolve().parents[1])
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.split() == ["False", "True"]

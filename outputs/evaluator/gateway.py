@@ -212,6 +212,11 @@ class ModelGateway:
         return self._server.open if self._server is not None else 0
 
     def stop(self) -> None:
+        """Close the server and wait for the background import: a process that exits while a
+        daemon thread is still inside litellm's import (native extensions loading) can abort at
+        interpreter shutdown instead of exiting with its status."""
+        if self._warming is not None:
+            self._warming.join()
         if self._server is not None:
             self._server.close()
             self._server = None
