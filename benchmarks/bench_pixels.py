@@ -55,7 +55,7 @@ def main() -> int:
     from transforms.base import ExtractContext, RenderContext
     from transforms.plan import ArtifactSpec, Distractor, FactMention
     from transforms.plan_roles import wrong_value
-    from transforms.realise import voiceable
+    from transforms.voicing import voiceable
     from transforms.writers import BuiltinWriter
 
     chart, letter = registry.get("visuals/chart"), registry.get("documents/scanned_letter")

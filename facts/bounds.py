@@ -22,7 +22,7 @@ writers (which must keep it) and for the audits (which count where it was lost):
   "at least").
 - `qualifier_mismatches(fact, idx)`: the occurrences of a fact's bounded values in an
   indexed text (`facts.match.TextIndex`) said of the fact whose window loses the bound;
-  `keeps_bounds(fact, text)` the same for one short text a writer drafts.
+  `facts.match.keeps_bounds(fact, text)` the same for one short text a writer drafts.
 """
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from .models import Fact, Slot, SlotType
-from .values import _qualifier
+from .values import qualifier_before
 
 # the slot types whose values take a bound (a date is a date)
 BOUNDED_TYPES = (SlotType.money, SlotType.duration, SlotType.count, SlotType.percent)
@@ -149,7 +149,7 @@ def states_bound(bound: Bound, window: str, before: str = "", after: str = "") -
         return False
     if bound.kind == "min" and not _SAYS_MIN.search(window):
         return False
-    if bound.kind is None and before and _qualifier(before, len(before)) in _MAX_Q:
+    if bound.kind is None and before and qualifier_before(before, len(before)) in _MAX_Q:
         return False
     if bound.per and not (_SAYS_PER.search(window) or _PER_NEXT.match(after)):
         return False
@@ -223,16 +223,6 @@ def _column_header(idx, s: int) -> str:
     cells = text[start:he].split(" | ")
     col = text[ls:s].count(" | ")
     return cells[col] if col < len(cells) else ""
-
-
-def keeps_bounds(fact: Fact, text: str, currency: str = "USD") -> bool:
-    """Whether one short text (a rendition, a question with its answer) says every value of
-    `fact` it states with the value's bound."""
-    from .match import TextIndex  # match imports nothing from here; kept local to stay a leaf
-
-    if not bounds(fact):
-        return True
-    return not qualifier_mismatches(fact, TextIndex(text, currency))
 
 
 _PER_TAIL = re.compile(rf"^\s*((?:per|each|every)\s+[\w-]+(?:\s+cycle)?|an?\s+{PERIODS}\b|/\s*[a-z]+)", re.I)

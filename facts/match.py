@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Optional
 
+from .bounds import bounds
+from .bounds import qualifier_mismatches as _bound_mismatches
 from .models import Fact, Slot, SlotType, value_key
 from .values import find_values, slot_matches
 
@@ -345,11 +347,17 @@ def qualifier_mismatches(fact: Fact, idx: TextIndex, speech: bool = False) -> li
     header), as many of its anchors there as a carrier needs near its value. A value of
     another fact's sentence nearby ("runs more than one day" beside "within 24 hours") is that
     fact's."""
-    from .bounds import qualifier_mismatches as _mismatches
-
     anchors, need = _anchor_need(fact, speech)
 
     def said(lo: int, hi: int, s: int) -> bool:
         return max(idx.anchors_in(anchors, lo, hi), _table_anchors(idx, anchors, s)) >= need
 
-    return _mismatches(fact, idx, said=said)
+    return _bound_mismatches(fact, idx, said=said)
+
+
+def keeps_bounds(fact: Fact, text: str, currency: str = "USD") -> bool:
+    """Whether one short text (a rendition, a question with its answer) says every value of
+    `fact` it states with the value's bound."""
+    if not bounds(fact):
+        return True
+    return not _bound_mismatches(fact, TextIndex(text, currency))

@@ -426,7 +426,7 @@ def _name_for(text: str, a: int, b: int, typ: SlotType, unit: Optional[str]) -> 
     return typ.value
 
 
-def _qualifier(text: str, a: int) -> Optional[str]:
+def qualifier_before(text: str, a: int) -> Optional[str]:
     seg = text[max(0, a - 30):a]
     for rx, q in _QUALIFIERS:
         if rx.search(seg):
@@ -490,7 +490,7 @@ def parse_slots(text: str, currency: str = "USD", *, bold: Optional[list[tuple[i
     found: list[tuple[SlotType, object, object, Optional[str], int, int, Optional[str]]] = []
     stripped = text.strip()
     for typ, v, vmax, unit, a, b in scan_values(text, currency):
-        qual = _qualifier(text, a)
+        qual = qualifier_before(text, a)
         if typ == SlotType.count and (unit or text[a:b].lower() in _FREQ or text[a:b].lower().endswith(" single")
                                       or _SCORE_BEFORE.search(text, max(0, a - 40), a)):
             pass  # a measured amount (2GB, 3G), a frequency (once), "a single" or a score: always a value

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from facts.bounds import Bound, bound_of, bound_words, keeps_bounds
-from facts.match import TextIndex, qualifier_mismatches
+from facts.bounds import Bound, bound_of, bound_words
+from facts.match import TextIndex, keeps_bounds, qualifier_mismatches
 from facts.models import Fact, FactKind, SourceSpan
 from facts.values import parse_slots
 
@@ -94,7 +94,8 @@ def test_every_voiced_value_keeps_its_bound(name):
     says each bounded value with its bound, and no cell in the "has a <attribute> of" frame."""
     from audits.lints import frames_in
     from domains import get_pack
-    from transforms.realise import RealiseError, voiceable
+    from transforms.realise import RealiseError
+    from transforms.voicing import voiceable
     from transforms.registers import REGISTERS
     from transforms.writers import BuiltinWriter
 

@@ -16,7 +16,7 @@ from transforms import catalog as K
 from transforms import registry
 from transforms.base import ExtractContext, RenderContext
 from transforms.plan import ArtifactSpec, Distractor, FactMention
-from transforms.realise import voiceable
+from transforms.voicing import voiceable
 from transforms.writers import make_writer
 
 

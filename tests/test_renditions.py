@@ -51,7 +51,7 @@ def test_every_authoritative_rendition_is_recovered_by_the_matcher(packs):
         seeds = (0,) if len(facts) > 1000 else (0, 1, 2)
         for f in facts:
             for seed in seeds:
-                # the planner voices only what the realiser can voice (realise.voiceable); the
+                # the planner voices only what the realiser can voice (voicing.voiceable); the
                 # others stay canonical
                 voiceable = ctx.writer.voiceable(f)
                 for rendition in ("canonical", "voiced") if voiceable else ("canonical",):

@@ -267,7 +267,8 @@ def test_a_fact_the_planner_voices_always_gets_a_voiced_wording(mock_pack):
     from facts.match import TextIndex, match_fact
     from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan, make_fact_id
     from transforms.reading import read
-    from transforms.realise import RealiseError, Realiser, voiceable
+    from transforms.realise import RealiseError, Realiser
+    from transforms.voicing import voiceable
     from transforms.registers import REGISTERS
     text = ("Is there a monthly maintenance fee if I don't meet the minimum balance? "
             "The monthly maintenance fee is $50.00.")

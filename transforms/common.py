@@ -23,8 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 from facts.errors import FactforgeError
-from facts.bounds import keeps_bounds
-from facts.match import STOP_WORDS, matches
+from facts.match import STOP_WORDS, keeps_bounds, matches
 from facts.models import value_key
 from facts.runs import name_words, shared_runs
 from facts.surface import surface_forms

@@ -43,7 +43,7 @@ from facts.values import parse_slots
 
 from . import registry
 from .plan import ArtifactSpec, Distractor, FactMention, Hop, Route
-from .realise import voiceable
+from .voicing import voiceable
 
 if TYPE_CHECKING:  # pragma: no cover
     from .plan_config import PlanConfig

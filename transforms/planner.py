@@ -33,7 +33,7 @@ from . import plan_roles as R, registry
 from .plan import PLAN_SCHEMA_VERSION, ArtifactSpec, Distractor, FactMention, Route
 from .plan_config import PlanConfig
 from .plan_roles import same_value, value_slot, wrong_value
-from .realise import voiceable
+from .voicing import voiceable
 
 
 # Modalities per profile. "scan" is a page image in a PDF (a scanned letter): read by OCR, so

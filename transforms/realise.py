@@ -31,11 +31,9 @@ from __future__ import annotations
 import random
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
 from typing import TYPE_CHECKING, Callable, Optional
 
-from facts.bounds import keeps_bounds
-from facts.match import NUMERIC, carries
+from facts.match import NUMERIC, carries, keeps_bounds
 from facts.models import Fact, Slot, SlotType, replace_value
 from facts.runs import first_shared_run, shares_run, words
 
@@ -769,38 +767,3 @@ class Realiser:
             if new != text and (vt or carries(fact, new)):
                 return new
         return text
-
-
-# --- voiceability ------------------------------------------------------------------------------
-VOICE_REGISTERS = ("chat", "manual", "team_chat")
-
-
-@lru_cache(maxsize=65536)
-def _voiceable(fact_json: str) -> bool:
-    fact = Fact.model_validate_json(fact_json)
-    r = Realiser(set())
-    for reg in VOICE_REGISTERS:
-        ok = False
-        for k in range(VOICE_ATTEMPTS):
-            try:
-                r.voiced(read(fact), random.Random(f"voiceable:{fact.id}:{k}"), REGISTERS[reg])
-                ok = True
-                break
-            except RealiseError:
-                continue
-        if not ok:
-            return False
-    return True
-
-
-VOICE_ATTEMPTS = 4
-
-
-def voiceable(fact: Fact) -> bool:
-    """Whether the realiser finds a voiced wording of `fact` (no 6-word run of the statement,
-    recoverable) in a conversational, a controlled and a staff register. The planner voices
-    only such facts; the rest keep canonical renditions. A statement of fewer than six words
-    cannot share a run of six."""
-    if len(words(fact.statement)) < 6:
-        return True
-    return _voiceable(fact.model_dump_json())

@@ -38,9 +38,10 @@ from .grammar import capitalise, expand, finish
 from .phrasebook import (CORRECT_CUSTOMER, CORRECT_STAFF, HEDGED_CLAIMS, LEAD_CUSTOMER, LEAD_STAFF, PLAIN_CLAIMS,
                          RULES, SUPERSEDED, told_line)
 from .reading import main_text, read
-from .realise import VOICE_ATTEMPTS, VOICE_REGISTERS, Context, RealiseError, Realiser, voiceable
+from .realise import Context, RealiseError, Realiser
 from .registers import ASIDES, HEDGES, REGISTERS, Register
 from .rewording import fix_agreement, named_in, plain_subject
+from .voicing import VOICE_ATTEMPTS, VOICE_REGISTERS, voiceable
 from .writer_api import Writer, holds_value, pick_slot, register_of
 
 if TYPE_CHECKING:  # pragma: no cover

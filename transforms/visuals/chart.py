@@ -37,8 +37,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Optional
 
-from facts.bounds import bound_of, keeps_bounds
-from facts.match import matches
+from facts.bounds import bound_of
+from facts.match import keeps_bounds, matches
 from facts.models import Fact, Slot, SlotType
 from facts.surface import fmt_num
 from transforms.clock import fmt_date, spec_date
