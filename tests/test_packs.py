@@ -597,6 +597,14 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     assert any("explain-late-fee" in t for t in s.ids.live + s.ids.test), "tests of the held fact stay"
     path, index, _ = Builder(tmp_path / "out", BuildOptions(seed=0, workspace=ws)).build([get_pack("_mock")])
     assert [t.id for t in index.tasks] == [CLIENT_TASK]
+    # a spec that selects learnable ids is pinned with spares: one of its five eligible tests
+    # stays unpinned, for a later change to the records to draw on
+    pinned = load_spec(spec).spec.ids.test
+    spec.write_text(spec.read_text().replace("[ids]\ntest_seed = 1\n", '[ids]\ntest_seed = 1\nselect = "learnable"\n', 1))
+    (row,), failed = pin_ids(get_pack("_mock"), opts, n_training=3, n_live=1)
+    assert row[1:] == (3, 1, 4) and not failed
+    s = load_spec(spec).spec
+    assert s.ids.select == "learnable" and s.ids.test == pinned[:4]
 
 
 @pytest.mark.end_to_end

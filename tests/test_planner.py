@@ -96,6 +96,38 @@ def test_roles_routes_series_and_chains(airline):
     assert dt.date.fromisoformat(max(a.date for a in plan.artifacts)) < pack.info.now.date()
 
 
+def test_a_changed_figure_has_a_history_as_long_as_its_present(airline):
+    """For most chained facts the old figure is in at least as many files as the current one
+    (at least 30% of the value facts in all), always the same old figure, worded as the
+    records word the fact now, and dated before every file that states the fact; count facts
+    and charges that are nothing now get old figures too."""
+    from transforms.plan_roles import value_slot
+    from transforms.planner import quoted_facts
+
+    pack, fs = airline
+    plan = plan_evidence(fs, 0, now=pack.info.now)
+    quoted = quoted_facts(fs.facts, fs.domain, 0, PlanConfig())
+    stating: dict[str, set] = {}
+    for a in plan.artifacts:
+        for m in a.facts:
+            stating.setdefault(m.fact_id, set()).add(a.id)
+    old: dict[str, set] = {}
+    old_texts: dict[str, set] = {}
+    for a in plan.artifacts:
+        for d in a.distractors:
+            if d.role == "superseded" and d.resolution in ("date", "version"):
+                old.setdefault(d.fact_id, set()).add(a.id)
+                old_texts.setdefault(d.fact_id, set()).add(d.text)
+                if d.resolution == "date" and registry.get(a.kind).voices and not registry.get(a.kind).tabulates_cells:
+                    assert d.rendition == ("canonical" if d.fact_id in quoted else "voiced"), (a.id, d)
+    assert all(len(t) == 1 for t in old_texts.values()), "one old figure per changed fact"
+    value_facts = [f for f in fs.facts if value_slot(f) is not None]
+    outvoted = [f for f in value_facts if len(old.get(f.id, ())) >= len(stating.get(f.id, ())) > 0]
+    assert len(outvoted) >= 0.3 * len(value_facts), (len(outvoted), len(value_facts))
+    assert any(value_slot(f).type == SlotType.count and f.id in old for f in value_facts)
+    assert any(value_slot(f).type == SlotType.money and value_slot(f).value == 0 and f.id in old for f in value_facts)
+
+
 def test_distractors_are_recorded_never_authoritative(airline):
     pack, fs = airline
     plan = plan_evidence(fs, 0, now=pack.info.now)

@@ -419,3 +419,24 @@ def test_a_limit_is_not_asked_as_yes_or_no():
     r = Realiser(set())
     assert r._yn_qa(read(f), random.Random(0), REGISTERS["meeting"], None, None) is None
 
+
+def test_an_old_count_keeps_its_noun_agreeing():
+    from facts.models import Fact, FactKind, Slot, SlotType, SourceSpan
+    from transforms.writers import count_agreement
+
+    def fact(statement, text, value):
+        slot = Slot(name="n", type=SlotType.count, text=text, value=value)
+        return Fact(id="m.c", domain="_mock", section=["Bags"], kind=FactKind.value, statement=statement,
+                    source=SourceSpan(file="policy.md", start_line=1, end_line=1), slots=[slot]), slot
+
+    f, s = fact("Voyager — Main: 1 bag.", "1", 1)
+    assert count_agreement("Voyager and Main comes to 2 bag.", f, s, "2") == "Voyager and Main comes to 2 bags."
+    f, s = fact("A reservation may be paid with at most 1 credit card.", "1", 1)
+    assert count_agreement("Paid with at most 2 credit card.", f, s, "2") == "Paid with at most 2 credit cards."
+    f, s = fact("A passenger may check at most 5 bags in total.", "5", 5)
+    assert count_agreement("At most 1 bags in total.", f, s, "1") == "At most 1 bag in total."
+    f, s = fact("A carry-on bag may measure at most 45 linear inches.", "45", 45)
+    assert count_agreement("At most 31 linear inches.", f, s, "31") == "At most 31 linear inches."
+    f, s = fact("A passenger under 14 years old must travel with an adult.", "14", 14)
+    assert count_agreement("A passenger under 10 years old must travel with an adult.", f, s, "10") == \
+        "A passenger under 10 years old must travel with an adult."

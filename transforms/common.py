@@ -190,7 +190,7 @@ def items(spec: "ArtifactSpec", ctx: "RenderContext", tables: bool = False) -> t
         if d.fact_id in by_id and by_id[d.fact_id].current:
             by_id[d.fact_id].distractors.append(d)
         elif d.resolution in PLAIN_RESOLUTIONS:
-            out.append(Item(_lookup(ctx, spec, d.fact_id), "voiced", role="stale", stale=d, voiced=voiced))
+            out.append(Item(_lookup(ctx, spec, d.fact_id), d.rendition, role="stale", stale=d, voiced=voiced))
         else:
             orphans.append((_lookup(ctx, spec, d.fact_id), d))
     return out, orphans

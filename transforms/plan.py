@@ -11,7 +11,7 @@ from pydantic import Field
 
 from facts.strict import StrictModel
 
-PLAN_SCHEMA_VERSION = "2.0"
+PLAN_SCHEMA_VERSION = "2.1"
 
 
 class FactMention(StrictModel):
@@ -50,6 +50,10 @@ class Distractor(StrictModel):
     older version of a document series: lower version, earlier effective date), "authority"
     (the carrier shows an owner's approval; this mention is someone else's word), "none"
     (contested).
+
+    `rendition`, for a value stated plainly (resolved by date, version, authority or not at
+    all): "canonical" when the records word the fact in the policy's words (a quoted fact), so
+    its old figure is said in the same words as the current one; "voiced" otherwise.
     """
 
     fact_id: str
@@ -58,6 +62,7 @@ class Distractor(StrictModel):
     role: Literal["distractor", "superseded", "proposal", "contested"]
     date: Optional[str] = None
     resolution: Literal["hedge", "correction", "date", "version", "authority", "none"] = "hedge"
+    rendition: Literal["canonical", "voiced"] = "voiced"
 
 
 class Hop(StrictModel):

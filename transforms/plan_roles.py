@@ -16,9 +16,10 @@ the same inputs, then adds (`add_roles`):
 - **echoes and partial mentions**: the current value restated in conversations, or stated
   without its condition;
 - **cases**: the rule applied to a customer's record in ledgers, ticket exports and chats;
-- **superseded chains**: a proposal and an older value in files dated before every current
-  mention of the fact (resolved by date), and an agent's unhedged wrong figure against an
-  owner-approved carrier (resolved by authority);
+- **superseded chains**: a changed figure's history, the old value in at least as many files
+  as the current one and a proposal sometimes, all dated before every current mention of the
+  fact (resolved by date), worded as the records word the fact now; and an agent's unhedged
+  wrong figure against an owner-approved carrier (resolved by authority);
 - **contested facts**: a few facts get a conflicting, authoritative-looking record dated like
   the carrier, with no resolution (recorded in the plan; task packs resolve them through the
   client).
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from facts.models import Fact, Slot, SlotType
 from facts.surface import FREQUENCY_NAMES, fmt_num, unit_words
-from facts.values import parse_slots
+from facts.values import figure_slots, parse_slots
 
 from . import registry
 from .plan import ArtifactSpec, Distractor, FactMention, Hop, Route
@@ -90,9 +91,8 @@ SIZES: dict[str, tuple[int, int, int]] = {  # kind -> (min, typical, max) of `si
     "tables/case_ledger": (240, 720, 1600), "tables/ticket_export": (50, 110, 200),
 }
 ROUTE_SHARE = 0.18
-CHAIN_SHARE = 0.6
+CHAIN_SHARE = 0.9
 PROPOSAL_SHARE = 0.5
-AUTHORITY_SHARE = 0.1
 ECHO_MEAN = 1.35
 ROW_ECHO_MEAN = 1.3  # help pages restating a catalog row whole
 ECHO_ROOM = 0.7  # share of the fact-bearing conversation budget echoes, partials and cases may use
@@ -237,7 +237,7 @@ def add_roles(specs: list[ArtifactSpec], facts: list[Fact], kinds: list[type], c
     _series(b, by_id, rng, config)
     _row_echoes(b, facts, routed, rng)
     _echoes(b, facts, routed, rng, voiced, config)
-    _chains(b, facts, routed, rng, config)
+    _chains(b, facts, routed, rng, voiced)
     contested = _contested(b, facts, routed, rng)
     _fill(b, targets, rng)
     return routes, contested
@@ -381,7 +381,7 @@ def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
     else:
         return None
     if slot.type == SlotType.money:
-        return f"${fmt_num(w)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(w)} {slot.unit}"
+        return _money_text(slot, w)
     if slot.type == SlotType.percent:
         return f"{fmt_num(w)}%"
     if slot.type == SlotType.duration:
@@ -393,10 +393,15 @@ def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
     return fmt_num(w)
 
 
-def same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
-    """Whether a candidate wrong figure reads back as one of `own_keys` (or not at all)."""
+def _money_text(slot: Slot, amount: float) -> str:
+    return f"${fmt_num(amount)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(amount)} {slot.unit}"
+
+
+def same_value(text: str, own_keys: set[tuple], slot: Slot, counts: bool = False) -> bool:
+    """Whether a candidate wrong figure reads back as one of `own_keys` (or not at all);
+    `counts`: a lone number reads back as a count (`facts.values.figure_slots`)."""
     try:
-        parsed = parse_slots(text)
+        parsed = figure_slots(text) if counts else parse_slots(text)
     except Exception:  # noqa: BLE001 - a wrong value we cannot parse back is not used
         return True
     return any(p.key() in own_keys for p in parsed) or not parsed
@@ -404,9 +409,22 @@ def same_value(text: str, own_keys: set[tuple], slot: Slot) -> bool:
 
 def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str, set]] = None) -> Optional[str]:
     """A plausible wrong figure for the fact's slot: never its own value, nor a value in
-    `banned[fact id]` (for a variant: the base domain's value, which must not reach its files)."""
-    wv = wrong_value(slot, rng)
-    if wv is None or same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot):
+    `banned[fact id]` (for a variant: the base domain's value, which must not reach its files).
+    A count's figure is a number alone ("4"; a count range, "51 to 70 lb", gets none); a charge
+    that is nothing now was a charge before ("$0" was "$50"); a period said as a modifier
+    stays one ("24-hour" was "38-hour", never "the 38 hours window"); a count of the things the
+    statement lists ("three kinds of payment: ...") has no other figure."""
+    if slot.type == SlotType.count and (slot.value_max is not None or
+                                        re.search(re.escape(slot.text or "") + r"[^:.]*:", f.statement)):
+        return None
+    if slot.type == SlotType.money and slot.value == 0 and slot.value_max is None:
+        wv = _money_text(slot, rng.choice([10, 25, 35, 50, 75]))
+    else:
+        wv = wrong_value(slot, rng)
+    if wv is not None and slot.type == SlotType.duration and re.fullmatch(r"\d+-[a-z]+", slot.text or ""):
+        wv = f"{wv.split()[0]}-{unit_words(slot.unit, 1)}"
+    if wv is None or same_value(wv, {s.key() for s in f.slots} | set((banned or {}).get(f.id, ())), slot,
+                                counts=True):
         return None
     return wv
 
@@ -519,49 +537,103 @@ def _echoes(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
 
 
 # --- chains ---------------------------------------------------------------------------------------------
-def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random, config: "PlanConfig") -> None:
-    """Superseded and proposed values in files dated before every current mention of the fact
-    (resolution: date); an agent's wrong figure after an owner-approved carrier (authority)."""
-    room = [max(_conversation_room(b), 0) + 5]
-    versioned = {d.fact_id for s in b.specs for d in s.distractors if d.resolution == "version"}
+# Where an old figure lives before its change: the threads, chats and macros of the time, the
+# memos and help pages then in force, the rate sheets and case records that applied it. Every
+# kind here prints its date (`VISIBLE_DATE_KINDS`), so the change is resolved by date.
+STALE_WEIGHTS = {"conversations/email_thread": 0.24, "conversations/chat_transcript": 0.16,
+                 "conversations/team_chat": 0.12, "documents/memo": 0.1, "documents/kb_article": 0.12,
+                 "tables/rate_sheet": 0.08, "tables/case_ledger": 0.08, "tables/ticket_export": 0.07,
+                 "documents/scanned_letter": 0.03}
+# old figures one old file holds: a price list, a help page, a memo or a ledger of the time holds many
+STALE_CAP = {"tables/rate_sheet": 120, "documents/kb_article": 25, "documents/memo": 12, "tables/case_ledger": 40,
+             "tables/ticket_export": 10}
+STALE_SPAN = (7, 240)  # days before the first current mention an old figure is stated
+
+
+def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random, voiced: Callable[[Fact], str]) -> None:
+    """The history of a changed figure, resolved by date: the old value is stated in at least
+    as many files as the current one (the records of the months it was in force outnumber the
+    newer ones), every one dated before the first file that states the current value; a fact
+    whose old document version already states an old figure keeps that figure, and every old
+    mention words the fact as the records word it now (`voiced(fact)`: the policy's words for a
+    quoted fact), so only dates tell them apart. Some changes had a proposal before them
+    (another figure, older still). The other facts with an owner-approved carrier
+    (`1 - CHAIN_SHARE` of them) get a wrong figure going round the floor instead, in as many
+    colleagues' chats as files state the current value (resolved by authority)."""
+    room = [max(_conversation_room(b), 0)]  # new conversations only within the fact-bearing budget
+    old_figure: dict[str, str] = {}
+    old_files: dict[str, int] = defaultdict(int)
+    for s in b.specs:
+        for d in s.distractors:
+            if d.resolution == "version":
+                old_figure.setdefault(d.fact_id, d.text)
+                old_files[d.fact_id] += 1
     for f in facts:
         slot = value_slot(f)
-        if slot is None or f.id in routed or f.id in versioned or not b.stated.get(f.id):
+        if slot is None or f.id in routed or not b.stated.get(f.id):
             continue
         if not any(s.kind in VISIBLE_DATE_KINDS and any(m.fact_id == f.id and m.role in ("carrier", "echo")
                                                         for m in s.facts) for _, s in b.stated[f.id]):
             continue  # nothing that states the current value shows its date: no chain to resolve by date
         first = b.first_day(f.id)
-        r = rng.random()
-        if r < CHAIN_SHARE:
-            used: set[str] = set()
-            steps = [("superseded", 7, 60)] + ([("proposal", 61, 120)] if rng.random() < PROPOSAL_SHARE else [])
-            for role, lo, hi in steps:
-                wv = wrong_for(f, slot, rng, b.banned)
-                if wv is None or wv in used:
-                    continue
-                used.add(wv)
-                day = first - dt.timedelta(days=rng.randint(lo, hi))
+        current_files = len({id(s) for _, s in b.stated[f.id]})
+        approved = any(s.kind in APPROVED_KINDS and any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
+                       for _, s in b.stated[f.id])
+        if rng.random() < CHAIN_SHARE or not approved:
+            old = old_figure.get(f.id) or wrong_for(f, slot, rng, b.banned)
+            if old is None:
+                continue
+            for _ in range(max(0, current_files + rng.randint(0, 1) - old_files[f.id])):
+                host = _stale_host(b, f.id, first, rng, room)
+                if host is not None:
+                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=old, role="superseded",
+                                                 date=host.date, resolution="date",
+                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+            proposal = wrong_for(f, slot, rng, b.banned) if rng.random() < PROPOSAL_SHARE else None
+            if proposal is not None and proposal != old:
+                day = first - dt.timedelta(days=rng.randint(61, 120))
                 host = _host(b, DATED_KINDS, rng, (day - dt.timedelta(days=5), day), room, avoid=f.id,
                              weights={"conversations/email_thread": 0.35, "conversations/team_chat": 0.2,
                                       "conversations/chat_transcript": 0.2, "documents/memo": 0.1,
                                       "tables/case_ledger": 0.08, "tables/ticket_export": 0.07,
                                       "documents/scanned_letter": 0.04})
-                if host is None:
-                    continue
-                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role=role, date=host.date,
-                                             resolution="date"))
-        elif r < CHAIN_SHARE + AUTHORITY_SHARE and any(s.kind in APPROVED_KINDS and
-                                                       any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
-                                                       for _, s in b.stated[f.id]):
+                if host is not None:
+                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=proposal, role="proposal",
+                                                 date=host.date, resolution="date",
+                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+        else:  # a wrong figure going round the floor, repeated as often as the approved one
             wv = wrong_for(f, slot, rng, b.banned)
             if wv is None:
                 continue
-            host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end), room,
-                         avoid=f.id)
-            if host is not None:
-                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
-                                             resolution="authority"))
+            for _ in range(current_files):
+                host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end),
+                             room, avoid=f.id)
+                if host is not None:
+                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
+                                                 resolution="authority",
+                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+
+
+def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, room: list[int]) -> Optional[ArtifactSpec]:
+    """A file dated `STALE_SPAN` days before `first` to state an old figure of `fact_id`: one of
+    the kinds of `STALE_WEIGHTS`, an existing one with room (an old sheet or help page holds
+    many old figures: `STALE_CAP`), else a new one (conversations while `room` lasts)."""
+    lo, hi = first - dt.timedelta(days=STALE_SPAN[1]), first - dt.timedelta(days=STALE_SPAN[0])
+    kinds = [k for k in STALE_WEIGHTS if b.has(k)]
+    if not kinds:
+        return None
+    kind = _pick_kind(kinds, rng, STALE_WEIGHTS)
+    limit = min(STALE_CAP.get(kind, HOST_CAP.get(kind, 3)), registry.get(kind).max_facts)
+    existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi
+                and len(s.facts) + len(s.distractors) < limit and fact_id not in s.mentioned_ids]
+    blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
+    if existing and (blocked or rng.random() < 0.9):
+        return rng.choice(existing)
+    if blocked:
+        return None
+    if kind in CONVERSATIONAL:
+        room[0] -= 1
+    return b.new(kind, lo + dt.timedelta(days=rng.randint(0, (hi - lo).days)))
 
 
 def _contested(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> list[str]:

@@ -494,15 +494,22 @@ class BuiltinWriter(Writer):
         slot = pick_slot(fact, d.slot)
         vt = {slot.name: d.text} if slot is not None else None
         claim = ""
-        try:
-            claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
-        except FactforgeError:
-            pass
-        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+        if d.rendition == "canonical":  # the policy's words, as the records quote them, with the old figure
+            claim = self.realiser.render(fact, "canonical", rng, reg, value_text=vt)
+        else:
+            try:
+                claim = self.voiced(fact, rng, reg, context, value_text=vt, single=True)
+            except FactforgeError:
+                pass
+        if d.rendition == "canonical":
+            if not _states_value(claim, d.text, slot, self.pack.info.currency) and slot is not None:
+                claim = replace_value(fact.statement, slot.text, d.text)
+        elif not _states_value(claim, d.text, slot, self.pack.info.currency):
             claim = self._unrun(fact, self.realiser.render(fact, "canonical", rng, reg, value_text=vt), rng, reg)
-        if not _states_value(claim, d.text, slot, self.pack.info.currency):
+        if d.rendition != "canonical" and not _states_value(claim, d.text, slot, self.pack.info.currency):
             claim = self._unrun(fact, replace_value(fact.statement, slot.text, d.text) if slot is not None
                                 else fact.statement, rng, reg)
+        claim = count_agreement(claim, fact, slot, d.text)
         if d.role == "proposal":
             lead = rng.choice(["Suggestion for the next review: ", "What I'd put forward: ", "Option on the table: ",
                                "For discussion: "])
@@ -519,6 +526,40 @@ def _plural_np(np: str) -> bool:
     """Whether a noun phrase's head is plural ("refunds to a credit card": yes)."""
     head = re.split(r"\s(?:to|of|for|with|on|in|under|from|after|before|at)\s", np)[0].split()[-1]
     return head.endswith("s") and not head.endswith("ss")
+
+
+_NOT_NOUN = {"and", "or", "of", "to", "in", "per", "for", "with", "from", "on", "at", "the", "a", "an", "that",
+             "which", "is", "are", "may", "can", "must", "each", "every", "total", "more", "less", "than"}
+
+
+def count_agreement(text: str, fact: Fact, slot: Optional[Slot], figure: str) -> str:
+    """`text` with the noun a count's other `figure` counts agreeing with it: the statement's
+    "1 bag" said with 2 is "2 bags", its "0 bags" said with 1 is "1 bag", "1 credit card" is
+    "2 credit cards" (the head noun is the last of up to three words after the figure,
+    before a function word, and must agree with the statement's own figure; its modifiers
+    stay as they are)."""
+    if slot is None or slot.type != SlotType.count or slot.unit or not re.fullmatch(r"[\d,]+", figure):
+        return text
+    m = re.search(r"(?<![\w$])" + re.escape(slot.text) + r"((?: [a-z][a-z-]*){1,3})", fact.statement)
+    if not m:
+        return text
+    words = []
+    for w in m.group(1).split():
+        if w in _NOT_NOUN:
+            break
+        words.append(w)
+    if not words:
+        return text
+    *mods, noun = words
+    if (slot.value == 1) == (noun.endswith("s") and not noun.endswith("ss")):
+        return text  # not a counted noun in the number the statement's figure asks ("14 years old")
+    one = noun[:-2] if noun.endswith(("ches", "shes", "xes", "sses")) else \
+        noun[:-1] if noun.endswith("s") and not noun.endswith("ss") else noun
+    many = one + ("es" if one.endswith(("s", "x", "ch", "sh")) else "s")
+    want = one if figure.replace(",", "") == "1" else many
+    lead = "".join(" " + re.escape(x) for x in mods)
+    return re.sub(r"(?<![\w$])(" + re.escape(figure) + lead + rf") (?:{re.escape(one)}|{re.escape(many)})\b",
+                  lambda g: f"{g.group(1)} {want}", text)
 
 
 def _states_value(text: str, value: str, slot: Optional[Slot], currency: str = "USD") -> bool:

@@ -17,6 +17,10 @@ builds each task's evidence surface (through the shared caches) and picks, by th
   what only the client knows);
   the first `--training` in the same stable order.
 
+A spec that selects `"learnable"` ids is pinned with spares: the last `select.SPARE_SHARE` of
+its eligible tests in the stable order stay unpinned, so that a later change to the records
+that makes a pinned test unlearnable replaces it from them instead of failing the build.
+
 Only the `[ids]` table of each file is rewritten; the rest of the file is kept as written.
 """
 from __future__ import annotations
@@ -32,7 +36,7 @@ from facts.errors import FactforgeError
 from .build import BuildOptions, DomainBuild, surface_of
 from .client import client_facts
 from .gate import gate_for, task_brand, task_rules
-from .select import learnable_test, learnable_training, publishes, stable_order
+from .select import learnable_test, learnable_training, publishes, spare_count, stable_order
 from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
 
 
@@ -133,7 +137,10 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
         raise ls.error(f"only {len(held_out)} learnable simulations in the seed-{seed} suite "
                        f"outside training; {n_live} live ids would leave no test", "ids")
     live = [t.id for t in held_out[:n_live]]
-    test = [t.id for t in tests_with_plain_share(held_out[n_live:], gate.plain)]
+    pool = held_out[n_live:]
+    if spec.ids.select == "learnable":  # spares, for a corpus change to draw on
+        pool = pool[:len(pool) - spare_count(len(pool))]
+    test = [t.id for t in tests_with_plain_share(pool, gate.plain)]
     new = rewrite_ids(ls.text, _block(seed, training, live, test, spec.ids.select))
     path.write_text(new, encoding="utf-8")
     return path, len(training), len(live), len(test)

@@ -20,7 +20,8 @@ A spec's `[ids] select` says how its id lists are read:
   by the first eligible simulation of the stable order that no list uses yet. The pack
   records what was chosen and every replacement (`Choice.replaced`), so a corpus change
   that makes a pinned id unlearnable changes the task's ids visibly instead of breaking
-  its build. Only too few eligible simulations fail it.
+  its build. Only too few eligible simulations fail it, and `pack pin-ids` leaves
+  `SPARE_SHARE` of the eligible tests unpinned for that reason (`spare_count`).
 
 Held-out ids pass the sealing gate besides (`outputs.packs.gate`: neither the null agent nor
 the policy reciter passes them, the confident guesser passes only what the naive agent
@@ -32,17 +33,26 @@ replaced by one that is not plain (`"learnable"`) or fails the build (`"pinned"`
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Callable, Iterable, Optional
 
 from facts.hashing import content_hash
 
 PLAIN_SHARE = 0.10
+SPARE_SHARE = 0.10
 
 
 def plain_cap(n_tests: int) -> int:
     """How many of a task's `n_tests` tests may be plain."""
     return int(n_tests * PLAIN_SHARE + 1e-9)
+
+
+def spare_count(n_eligible: int) -> int:
+    """How many of `n_eligible` held-out tests a `"learnable"` spec leaves unpinned when its ids
+    are pinned (`pack pin-ids`): the spares a later corpus change draws on to replace a test it
+    made unlearnable, instead of failing the build for want of one."""
+    return math.ceil(n_eligible * SPARE_SHARE) if n_eligible > 1 else 0
 
 
 def stable_order(task_id: str, sims: Iterable) -> list:
