@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
+from domains.payments import entry_method
 from domains.seedkit import add_months, age_on, business_days_between, money, parse_ts
 
 from .rules import (NO_COMP_CAUSES, bag_fee_each, change_fee, compensation_per_passenger, departure_at,
@@ -180,12 +181,9 @@ def _check_payments(v, u, rid, r, P) -> None:
     kinds: dict[str, set[str]] = {"credit_card": set(), "gift_card": set(), "travel_certificate": set()}
     total = 0.0
     for p in r["payment_history"]:
-        pm = pms.get(p["method_id"])
+        pm = entry_method(pms, p, f"reservation {rid}", "in the profile", P)
         if pm is None:
-            P(f"reservation {rid}: payment {p['payment_id']} uses a method not in the profile")
             continue
-        if pm["type"] != p["method_type"]:
-            P(f"reservation {rid}: payment {p['payment_id']} method type mismatch")
         if p["kind"] == "charge":
             kinds[pm["type"]].add(p["method_id"])
             total += p["amount"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 
+from domains.payments import entry_method
 from domains.records import unknown_refs
 from domains.seedkit import add_months, business_days_between, cents, parse_ts
 
@@ -169,12 +170,9 @@ def _check_payments(v, c, o, P) -> None:
     methods = []
     first_charges = [p for p in o["payment_history"] if p["kind"] == "charge" and p["purpose"] == "order"]
     for p in o["payment_history"]:
-        pm = pms.get(p["method_id"])
+        pm = entry_method(pms, p, f"order {oid}", "on the account", P)
         if pm is None:
-            P(f"order {oid}: payment {p['payment_id']} uses a method not on the account")
             return
-        if pm["type"] != p["method_type"]:
-            P(f"order {oid}: payment {p['payment_id']} method type mismatch")
         if p["kind"] == "charge" and p["method_id"] not in methods and p["method_id"] not in replaced:
             methods.append(p["method_id"])
         if p["kind"] == "charge" and pm["type"] == "store_credit":
