@@ -7,7 +7,7 @@ import datetime as dt
 import math
 
 from domains.payments import entry_method
-from domains.records import unknown_refs
+from domains.records import listed_owner, unknown_refs
 from domains.seedkit import add_months, business_days_between, cents, parse_ts
 
 from .rules import (CANCEL_REASONS, CATEGORIES, CONTIGUOUS_STATES, ORDER_STATUSES, RETURN_REASONS, net_paid, price_on,
@@ -46,12 +46,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
                                 "customer"):
         P(problem)
     for oid, o in sorted(orders.items()):
-        c = customers.get(o["customer_id"])
+        c = listed_owner(customers, oid, o, what="order", key="customer_id", listing="orders", P=P)
         if c is None:
-            P(f"order {oid}: unknown customer {o['customer_id']}")
             continue
-        if oid not in c["orders"]:
-            P(f"order {oid}: not listed on customer {o['customer_id']}")
         _check_order(v, pack.info.now, tier_key.get(c["loyalty"]["tier"], "sprout"), c, o, variants, products, P)
     return problems
 
