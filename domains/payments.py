@@ -7,6 +7,7 @@ the owner's id key, how amounts are rounded, the payment id prefix and first num
 payment methods carry a balance that a charge draws down, and which are used up whole by one
 charge. What a refund record carries beyond the common fields (pending with the card
 processor, a certificate reissued...) is the domain's: `Ledger.entry` is the common part.
+A pack's check reads each entry's method with `entry_method`.
 """
 from __future__ import annotations
 
@@ -120,3 +121,16 @@ class Ledger:
                 raise invalid(f"{r.method_id} did not pay for this {self.what}", method_id=r.method_id)
         if len({r.method_id for r in refunds}) != len(refunds):
             raise invalid("a payment method appears twice in the refunds")
+
+
+def entry_method(methods: dict, p: dict, where: str, kept: str, P: Callable[[str], Any]) -> Optional[dict]:
+    """For a pack's check: the stored method that ledger entry `p` names, from the owner's
+    `methods`, or None (reported through `P` as "<where>: payment <id> uses a method not
+    <kept>"); an entry whose method type is not the method's is reported too."""
+    pm = methods.get(p["method_id"])
+    if pm is None:
+        P(f"{where}: payment {p['payment_id']} uses a method not {kept}")
+        return None
+    if pm["type"] != p["method_type"]:
+        P(f"{where}: payment {p['payment_id']} method type mismatch")
+    return pm

@@ -2,11 +2,11 @@
 (by id, by email), finding a customer by email,
 recording a hand-off to staff (the `handoffs` table), and the postal address and dated
 hand-off a database model uses; for a pack's check, the records that name one that does
-not exist."""
+not exist and the owner who must list a booking."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Container, Iterable
+from typing import Any, Callable, Container, Iterable, Optional
 
 from .apikit import ApiContext, Args, next_id, not_found
 from .contract import Row
@@ -62,3 +62,18 @@ def unknown_refs(items: Iterable[tuple[str, dict]], what: str, field: str, known
     """A check's problem for each (id, record) of `items` whose `field` is not in `known`:
     "<what> <id>: unknown <named> <value>"."""
     return [f"{what} {rid}: unknown {named} {r[field]}" for rid, r in items if r[field] not in known]
+
+
+def listed_owner(owners: dict, bid: str, booking: dict, *, what: str, key: str, listing: str,
+                 P: Callable[[str], Any]) -> Optional[dict]:
+    """For a pack's check: the owner (in `owners`, by the booking's `key`) of booking `bid`
+    (named `what` in problems), or None, reported through `P` as "<what> <bid>: unknown <owner>
+    <id>"; an owner whose `listing` does not hold `bid` is reported as not listing it."""
+    who, oid = key.removesuffix("_id"), booking[key]
+    owner = owners.get(oid)
+    if owner is None:
+        P(f"{what} {bid}: unknown {who} {oid}")
+        return None
+    if bid not in owner[listing]:
+        P(f"{what} {bid}: not listed on {who} {oid}")
+    return owner

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import datetime as dt
 
+from domains.payments import entry_method
+from domains.records import listed_owner
 from domains.seedkit import add_months, age_on, business_days_between, money, parse_ts
 
 from .rules import (NO_COMP_CAUSES, bag_fee_each, change_fee, compensation_per_passenger, departure_at,
@@ -69,12 +71,9 @@ def _check_vouchers_and_handoffs(v, db, P) -> None:
 
 
 def _check_reservation(v, now, cab_key, tier_key, flights, users, rid, r, P) -> None:
-    u = users.get(r["user_id"])
+    u = listed_owner(users, rid, r, what="reservation", key="user_id", listing="reservations", P=P)
     if u is None:
-        P(f"reservation {rid}: unknown user {r['user_id']}")
         return
-    if rid not in u["reservations"]:
-        P(f"reservation {rid}: not listed on user {r['user_id']}")
     tier = tier_key.get(u["membership"]["tier"], "wayfarer")
     cabin = cab_key.get(r["cabin"])
     if cabin is None:
@@ -180,12 +179,9 @@ def _check_payments(v, u, rid, r, P) -> None:
     kinds: dict[str, set[str]] = {"credit_card": set(), "gift_card": set(), "travel_certificate": set()}
     total = 0.0
     for p in r["payment_history"]:
-        pm = pms.get(p["method_id"])
+        pm = entry_method(pms, p, f"reservation {rid}", "in the profile", P)
         if pm is None:
-            P(f"reservation {rid}: payment {p['payment_id']} uses a method not in the profile")
             continue
-        if pm["type"] != p["method_type"]:
-            P(f"reservation {rid}: payment {p['payment_id']} method type mismatch")
         if p["kind"] == "charge":
             kinds[pm["type"]].add(p["method_id"])
             total += p["amount"]

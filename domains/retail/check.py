@@ -6,7 +6,8 @@ from __future__ import annotations
 import datetime as dt
 import math
 
-from domains.records import unknown_refs
+from domains.payments import entry_method
+from domains.records import listed_owner, unknown_refs
 from domains.seedkit import add_months, business_days_between, cents, parse_ts
 
 from .rules import (CANCEL_REASONS, CATEGORIES, CONTIGUOUS_STATES, ORDER_STATUSES, RETURN_REASONS, net_paid, price_on,
@@ -45,12 +46,9 @@ def check(pack, db: dict, values: dict | None = None) -> list[str]:
                                 "customer"):
         P(problem)
     for oid, o in sorted(orders.items()):
-        c = customers.get(o["customer_id"])
+        c = listed_owner(customers, oid, o, what="order", key="customer_id", listing="orders", P=P)
         if c is None:
-            P(f"order {oid}: unknown customer {o['customer_id']}")
             continue
-        if oid not in c["orders"]:
-            P(f"order {oid}: not listed on customer {o['customer_id']}")
         _check_order(v, pack.info.now, tier_key.get(c["loyalty"]["tier"], "sprout"), c, o, variants, products, P)
     return problems
 
@@ -169,12 +167,9 @@ def _check_payments(v, c, o, P) -> None:
     methods = []
     first_charges = [p for p in o["payment_history"] if p["kind"] == "charge" and p["purpose"] == "order"]
     for p in o["payment_history"]:
-        pm = pms.get(p["method_id"])
+        pm = entry_method(pms, p, f"order {oid}", "on the account", P)
         if pm is None:
-            P(f"order {oid}: payment {p['payment_id']} uses a method not on the account")
             return
-        if pm["type"] != p["method_type"]:
-            P(f"order {oid}: payment {p['payment_id']} method type mismatch")
         if p["kind"] == "charge" and p["method_id"] not in methods and p["method_id"] not in replaced:
             methods.append(p["method_id"])
         if p["kind"] == "charge" and pm["type"] == "store_credit":

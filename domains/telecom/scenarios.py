@@ -176,6 +176,13 @@ def billing(T: Tel) -> list[Optional[Scenario]]:
 
 # ------------------------------------------------------------------------------ plans and lines
 
+def _new_line(c: dict, user: str, born: str, imei: str, model: str, parental_controls: bool = False) -> dict:
+    """The arguments of `add_line` for a line of customer `c` with an eSIM in the user's own
+    device."""
+    return {"customer_id": c["id"], "user_name": user, "user_date_of_birth": born,
+            "parental_controls": parental_controls, "sim_type": "esim", "device_imei": imei, "device_model": model}
+
+
 def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
     v, F, out = T.v, T.F, []
     order = PLANS
@@ -230,9 +237,8 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
     full = next((c for c in T.customers("active") if len(T.lines(c["id"])) >= v[f"max_lines_{c['plan']}"]), None)
     if room is not None:
         last = room["name"].split()[-1]
-        kid = {"customer_id": room["id"], "user_name": f"Mia {last}",
-               "user_date_of_birth": dt.date(T.today.year - 10, 3, 4).isoformat(), "parental_controls": True,
-               "sim_type": "esim", "device_imei": "356789012345678", "device_model": "Pebble A5"}
+        kid = _new_line(room, f"Mia {last}", dt.date(T.today.year - 10, 3, 4).isoformat(), "356789012345678",
+                        "Pebble A5", parental_controls=True)
         out.append(T.base("add-line-child", "none", room,
                           purpose="A line for a user under 13 must have parental controls turned on.",
                           reason=f"You want to add a line for your 10-year-old daughter Mia (born {kid['user_date_of_birth']}), "
@@ -253,10 +259,8 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
                           reason="You want one more line for your partner.",
                           opening="Can I add another line for my partner on my account?",
                           gold=[("list_lines", {"customer_id": full["id"]})],
-                          naive=[("add_line", {"customer_id": full["id"], "user_name": "Alex Partner",
-                                               "user_date_of_birth": "1988-06-01", "parental_controls": False,
-                                               "sim_type": "esim", "device_imei": "356789012345679",
-                                               "device_model": "Nimbus 8"})],
+                          naive=[("add_line", _new_line(full, "Alex Partner", "1988-06-01", "356789012345679",
+                                                        "Nimbus 8"))],
                           communicate=[str(int(v[f"max_lines_{full['plan']}"]))],
                           facts=[F.value(f"max_lines_{full['plan']}"), F.find("All lines on an account must be on the same plan")],
                           value_keys=[f"max_lines_{full['plan']}"]))
@@ -266,10 +270,7 @@ def plans_and_lines(T: Tel) -> list[Optional[Scenario]]:
                           reason="You want to add a line for your son.",
                           opening="I want to add a new line for my son today.",
                           gold=[("get_customer", {"customer_id": c["id"]})],
-                          naive=[("add_line", {"customer_id": c["id"], "user_name": "Sam Junior",
-                                               "user_date_of_birth": "2005-02-02", "parental_controls": False,
-                                               "sim_type": "esim", "device_imei": "356789012345670",
-                                               "device_model": "Vela Mini"})],
+                          naive=[("add_line", _new_line(c, "Sam Junior", "2005-02-02", "356789012345670", "Vela Mini"))],
                           communicate=["suspended"],
                           facts=[F.find("cannot change plans, add lines or finance a new device")]))
     return out

@@ -122,6 +122,12 @@ class Air(Drafter):
     def full_amount(self, r: dict) -> float:
         return money(sum(a for _, _, a in self.net_methods(r)))
 
+    def cancellation(self, r: dict, amount: float, reason: str = "change_of_plans") -> tuple:
+        """The call that cancels reservation `r` for `reason`, refunding `amount` to the methods
+        that paid for it."""
+        return ("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
+                                       "refunds": self.refunds(r, amount)})
+
 
 def disrupted(A: Air) -> list[tuple[dict, dict, dict, str]]:
     """(reservation, leg, flight instance, kind) for legs of open or completed reservations

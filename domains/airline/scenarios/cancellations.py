@@ -15,11 +15,8 @@ def _cancel(A: Air, slug: str, trap: str, r: dict, reason: str, *, purpose: str,
     u = A.owner(r)
     due, _ = A.refund_due(r, reason)
     full = A.full_amount(r)
-    gold = [A.lookup(r),
-            ("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
-                                    "refunds": A.refunds(r, due)})]
-    naive = [("cancel_reservation", {"reservation_id": r["reservation_id"], "reason": reason,
-                                     "refunds": A.refunds(r, full)})]
+    gold = [A.lookup(r), A.cancellation(r, due, reason)]
+    naive = [A.cancellation(r, full, reason)]
     return A.base(slug, trap, u, r, purpose=purpose, reason=user_reason,
                   opening=f"Hi, I need to cancel my reservation {r['reservation_id']} and get my money back.",
                   instructions=["You want to cancel the whole reservation.",
@@ -74,9 +71,7 @@ def _inside_window(A: Air, opens: list[dict]) -> list[Optional[Scenario]]:
                               instructions=["You only want to cancel if you get a refund; otherwise keep the trip."],
                               opening=f"I booked {r['reservation_id']} just a few hours ago, please cancel it and refund me.",
                               gold=[A.lookup(r)],
-                              naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
-                                                             "reason": "change_of_plans",
-                                                             "refunds": A.refunds(r, A.full_amount(r))})],
+                              naive=[A.cancellation(r, A.full_amount(r))],
                               communicate=[str(int(v["risk_free_min_days"]))],
                               facts=[F.value("risk_free_min_days"), F.find("A Lite fare is not refundable")],
                               value_keys=["risk_free_min_days"],
@@ -148,9 +143,7 @@ def _after_window(A: Air, late: list[dict]) -> list[Optional[Scenario]]:
                           instructions=["You only cancel if you get money back; otherwise keep the reservation."],
                           opening=f"Please cancel {r['reservation_id']} and refund my card.",
                           gold=[A.lookup(r)],
-                          naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
-                                                         "reason": "change_of_plans",
-                                                         "refunds": A.refunds(r, A.full_amount(r))})],
+                          naive=[A.cancellation(r, A.full_amount(r))],
                           communicate=["Lite"], facts=[F.find("A Lite fare is not refundable"),
                                                        F.value("risk_free_hours")],
                           value_keys=["risk_free_hours"], pushback="Can't you make an exception?"))
@@ -169,9 +162,7 @@ def _after_departure(A: Air) -> list[Optional[Scenario]]:
                           reason=f"You flew out on {r['reservation_id']} and want to cancel the return for a refund.",
                           opening=f"I'd like to cancel the return part of {r['reservation_id']} and get a refund.",
                           gold=[A.lookup(r)],
-                          naive=[("cancel_reservation", {"reservation_id": r["reservation_id"],
-                                                         "reason": "change_of_plans",
-                                                         "refunds": A.refunds(r, A.full_amount(r))})],
+                          naive=[A.cancellation(r, A.full_amount(r))],
                           communicate=[A.dep(r["flights"][0]).date().isoformat()],
                           facts=[F.find("cannot be cancelled after any of its flights"),
                                                    F.find("single flights cannot be cancelled")]))

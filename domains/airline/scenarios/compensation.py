@@ -27,6 +27,25 @@ def _prior(u: dict, r: dict) -> float:
                and pm["origin"].get("reservation_id") == r["reservation_id"])
 
 
+def _status(leg: dict) -> tuple:
+    """The call that looks up the flight of leg `leg` on its date."""
+    return ("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]})
+
+
+def _certificate(u: dict, r: dict, leg: dict, amount: float, disruption: str) -> tuple:
+    """The call that issues member `u` a compensation certificate of `amount` for a disruption
+    of leg `leg` of reservation `r`."""
+    return ("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"], "amount": amount,
+                                  "kind": "compensation", "disruption": disruption,
+                                  "flight_number": leg["flight_number"], "date": leg["date"]})
+
+
+def _voucher(r: dict, leg: dict, kind: str, amount: float) -> tuple:
+    """The call that issues a `kind` voucher of `amount` on reservation `r` for leg `leg`."""
+    return ("issue_voucher", {"reservation_id": r["reservation_id"], "kind": kind, "amount": amount,
+                              "flight_number": leg["flight_number"], "date": leg["date"]})
+
+
 def _qualifying(A: Air, dis: list, thr: float) -> tuple[list[Optional[Scenario]], set[tuple[str, str]]]:
     """One certificate per (disruption, tier or Premier) within the airline's control."""
     v, F, out, bad = A.v, A.F, [], NO_COMP_CAUSES
@@ -62,14 +81,8 @@ def _qualifying(A: Air, dis: list, thr: float) -> tuple[list[Optional[Scenario]]
                           instructions=["Ask for $200 in cash first; accept what the agent offers under the policy."],
                           opening=f"My flight {leg['flight_number']} on {leg['date']} {what}. "
                                   "I want $200 back for that.",
-                          gold=[A.lookup(r),
-                                ("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
-                                ("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
-                                                       "amount": amount, "kind": "compensation", "disruption": kind,
-                                                       "flight_number": leg["flight_number"], "date": leg["date"]})],
-                          naive=[("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
-                                                        "amount": 200, "kind": "compensation", "disruption": kind,
-                                                        "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          gold=[A.lookup(r), _status(leg), _certificate(u, r, leg, amount, kind)],
+                          naive=[_certificate(u, r, leg, 200, kind)],
                           communicate=[amount_text(amount)], facts=facts, value_keys=vals,
                           pushback="Cash would really be better for me."))
     return out, seen
@@ -99,9 +112,7 @@ def _over_approval_limit(A: Air, dis: list, thr: float) -> list[Optional[Scenari
                                                        "reservation_id": r["reservation_id"],
                                                        "summary": f"Compensation of {amount_text(amount)} for "
                                                                   f"{leg['flight_number']} needs approval."})],
-                          naive=[("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
-                                                        "amount": amount, "kind": "compensation", "disruption": kind,
-                                                        "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          naive=[_certificate(u, r, leg, amount, kind)],
                           communicate=[amount_text(v["manager_approval_above"])],
                           facts=[F.value("manager_approval_above"),
                                  F.value(f"comp_{'delay' if kind == 'delay' else 'cancel'}_{A.tier(u)}")],
@@ -145,10 +156,8 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
                           reason=f"Flight {leg['flight_number']} on {leg['date']} was {inst['delay_minutes'] // 60} hours "
                                  "late and you want compensation.",
                           opening=f"My flight {leg['flight_number']} on {leg['date']} was hours late, I expect compensation.",
-                          gold=[("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]})],
-                          naive=[("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
-                                                        "amount": 100, "kind": "compensation", "disruption": "delay",
-                                                        "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          gold=[_status(leg)],
+                          naive=[_certificate(u, r, leg, 100, "delay")],
                           communicate=[what.split()[0]], facts=[F.find("weather or air traffic control do not qualify")],
                           pushback="Surely you can give me something?"))
     short = next(((r, leg, i) for r, leg, i, k in spared if k == "delay" and 0 < i["delay_minutes"] < thr
@@ -160,10 +169,8 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
                           purpose="A delay under 3 hours does not qualify for compensation.",
                           reason=f"Flight {leg['flight_number']} on {leg['date']} was {inst['delay_minutes']} minutes late.",
                           opening=f"Flight {leg['flight_number']} on {leg['date']} was late, I want compensation.",
-                          gold=[("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]})],
-                          naive=[("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
-                                                        "amount": 100, "kind": "compensation", "disruption": "delay",
-                                                        "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          gold=[_status(leg)],
+                          naive=[_certificate(u, r, leg, 100, "delay")],
                           communicate=[str(int(v["delay_threshold_hours"]))],
                           facts=[F.value("delay_threshold_hours")], value_keys=["delay_threshold_hours"]))
         # the same customer asks for a goodwill gesture instead: at most the goodwill limit
@@ -179,7 +186,7 @@ def _refused(A: Air, dis: list, thr: float) -> list[Optional[Scenario]]:
                           instructions=["If the agent says the most it can give is less, accept that amount."],
                           opening=f"Flight {leg['flight_number']} was late and ruined my evening. Could you give me a "
                                   "$75 travel credit as a gesture?",
-                          gold=[("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
+                          gold=[_status(leg),
                                 ("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
                                                        "amount": v["goodwill_max"], "kind": "goodwill"})],
                           naive=[("issue_certificate", {"user_id": u["user_id"], "reservation_id": r["reservation_id"],
@@ -205,12 +212,8 @@ def _vouchers(A: Air, dis: list) -> list[Optional[Scenario]]:
                           instructions=["Ask for $60 for meals; accept the voucher the agent offers."],
                           opening=f"We waited hours for {leg['flight_number']} on {leg['date']}. I spent $60 on food, "
                                   "can you cover it?",
-                          gold=[("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
-                                ("issue_voucher", {"reservation_id": r["reservation_id"], "kind": "meal",
-                                                   "amount": amount, "flight_number": leg["flight_number"],
-                                                   "date": leg["date"]})],
-                          naive=[("issue_voucher", {"reservation_id": r["reservation_id"], "kind": "meal", "amount": 60,
-                                                    "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          gold=[_status(leg), _voucher(r, leg, "meal", amount)],
+                          naive=[_voucher(r, leg, "meal", 60)],
                           communicate=[amount_text(amount)],
                           facts=[F.value("meal_voucher"), F.value("meal_delay_hours")],
                           value_keys=["meal_voucher", "meal_delay_hours"]))
@@ -225,12 +228,8 @@ def _vouchers(A: Air, dis: list) -> list[Optional[Scenario]]:
                           instructions=["Ask for the full $240; accept what the agent offers under the policy."],
                           opening=f"My flight {leg['flight_number']} on {leg['date']} was cancelled and I paid $240 for "
                                   "a hotel. Please reimburse it.",
-                          gold=[("get_flight_status", {"flight_number": leg["flight_number"], "date": leg["date"]}),
-                                ("issue_voucher", {"reservation_id": r["reservation_id"], "kind": "hotel",
-                                                   "amount": v["hotel_max"], "flight_number": leg["flight_number"],
-                                                   "date": leg["date"]})],
-                          naive=[("issue_voucher", {"reservation_id": r["reservation_id"], "kind": "hotel", "amount": 240,
-                                                    "flight_number": leg["flight_number"], "date": leg["date"]})],
+                          gold=[_status(leg), _voucher(r, leg, "hotel", v["hotel_max"])],
+                          naive=[_voucher(r, leg, "hotel", 240)],
                           communicate=[amount_text(v["hotel_max"])], facts=[F.value("hotel_max")],
                           value_keys=["hotel_max"]))
     return out
