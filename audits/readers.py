@@ -14,10 +14,16 @@ trusts repetition takes.
 recoverability reads) and over the policy text alone. A corpus that rewards reading makes
 the first figure low, and well below the second: the policy states every value once, plainly,
 while the records state old, rival and unexplained values beside the current ones.
+
+Windows that score the same are ranked by a checksum of their text, not by where they stand
+in the bundle: the order of a bundle's files follows the order the planner made them in
+(the files that state a current value first), which a reader of the delivered files cannot
+know and must not profit from.
 """
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass
 from typing import Iterable, Optional
 
@@ -70,6 +76,8 @@ class Index:
                 row = postings.setdefault(t, {})
                 row[i] = row.get(i, 0) + 1
         self._norm = K1 * (1 - B + B * lengths / max(float(lengths.mean()) if len(lengths) else 0.0, 1e-9))
+        self._tie = np.fromiter((zlib.crc32(w.encode("utf-8")) for w in self.windows), dtype=np.int64,
+                                count=len(self.windows))
         self._postings = postings
         self._arrays: dict[str, tuple[np.ndarray, np.ndarray]] = {}
 
@@ -86,7 +94,8 @@ class Index:
         return self._arrays[term]
 
     def ranked(self, terms: list[str], top: int = 50) -> list[int]:
-        """Window numbers by score, best first (at most `top`; windows sharing no term left out)."""
+        """Window numbers by score, best first, a tie by the windows' checksums (at most `top`;
+        windows sharing no term left out)."""
         if not self.windows:
             return []
         scores = np.zeros(len(self.windows), dtype=np.float64)
@@ -97,7 +106,7 @@ class Index:
         hit = np.flatnonzero(scores > 0)
         if not len(hit):
             return []
-        best = hit[np.argsort(-scores[hit], kind="stable")[:top]]
+        best = hit[np.lexsort((self._tie[hit], -scores[hit]))[:top]]
         return [int(i) for i in best]
 
 

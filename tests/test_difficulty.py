@@ -90,6 +90,20 @@ def test_the_shallow_readers_majority_follows_repetition_not_rank():
     assert b.majority == "$12" and b.majority_correct
 
 
+def test_windows_that_score_the_same_rank_alike_wherever_they_stand():
+    """A tie is not settled by the order of the bundle's files (the planner's order, current
+    values first), so the same windows in any order give the same answer."""
+    from audits.readers import Index, read
+
+    current = "The late fee is $12 for each started hour after the rental ends."
+    old = "The late fee is $10 for each started hour after the rental ends."
+    (a,) = read(Index([current, old]), [FEE])
+    (b,) = read(Index([old, current]), [FEE])
+    assert a.answer == b.answer and a.answer in ("$12", "$10")
+    assert len({read(Index(order), [FEE])[0].answer for order in ([current, old, "Thanks!"],
+                                                                  ["Thanks!", old, current])}) == 1
+
+
 def test_a_table_row_is_one_window():
     from audits.readers import windows
 

@@ -189,6 +189,27 @@ def test_wrong_values_keep_type(airline):
                 assert w.startswith("$")
 
 
+def test_an_old_figure_is_said_as_the_current_one_is(airline):
+    """A count band's old figure is another band ("51 to 70" was "51 to 62"), a count of the
+    things a statement lists has none, and an old figure never reads back as the current one."""
+    import random
+    from facts.values import figure_slots
+    from transforms.plan_roles import value_slot, wrong_for
+    pack, fs = airline
+    bands = [f for f in fs.facts if (s := value_slot(f)) is not None and s.type == SlotType.count
+             and s.value_max is not None]
+    assert bands
+    for f in bands:
+        slot = value_slot(f)
+        for i in range(5):
+            w = wrong_for(f, slot, random.Random(i))
+            assert w is not None and w.startswith(f"{slot.value} to ")
+            (old,) = figure_slots(w)
+            assert old.value == slot.value and old.value_max not in (None, slot.value_max)
+    listed = next(f for f in fs.facts if f.statement.startswith("Larkspur Loop has four tiers:"))
+    assert wrong_for(listed, value_slot(listed), random.Random(0)) is None
+
+
 def test_registration_refuses_an_unknown_family_and_a_kind_taken_twice():
     from transforms import registry
     from transforms.visuals.chart import Chart

@@ -393,6 +393,19 @@ def wrong_value(slot: Slot, rng: random.Random) -> Optional[str]:
     return fmt_num(w)
 
 
+def _band_text(slot: Slot, rng: random.Random) -> Optional[str]:
+    """A count band's other upper bound, said as the band is ("51 to 70 lb" was "51 to 62 lb")."""
+    lo, hi, text = slot.value, slot.value_max, slot.text or ""
+    if not isinstance(lo, (int, float)) or not isinstance(hi, (int, float)) or hi <= lo:
+        return None
+    step = max(1, round((hi - lo) * 0.4))
+    w = hi + rng.choice([-1, 1, 2]) * step
+    m = list(re.finditer(rf"\b{re.escape(fmt_num(hi))}\b", text))
+    if w <= lo or w == hi or not m:
+        return None
+    return text[:m[-1].start()] + fmt_num(w) + text[m[-1].end():]
+
+
 def _money_text(slot: Slot, amount: float) -> str:
     return f"${fmt_num(amount)}" if (slot.unit or "USD") in ("USD", "CAD", "AUD") else f"{fmt_num(amount)} {slot.unit}"
 
@@ -410,14 +423,15 @@ def same_value(text: str, own_keys: set[tuple], slot: Slot, counts: bool = False
 def wrong_for(f: Fact, slot: Slot, rng: random.Random, banned: Optional[dict[str, set]] = None) -> Optional[str]:
     """A plausible wrong figure for the fact's slot: never its own value, nor a value in
     `banned[fact id]` (for a variant: the base domain's value, which must not reach its files).
-    A count's figure is a number alone ("4"; a count range, "51 to 70 lb", gets none); a charge
+    A count's figure is a number alone ("4"; a count band, "51 to 70 lb", another upper bound); a charge
     that is nothing now was a charge before ("$0" was "$50"); a period said as a modifier
     stays one ("24-hour" was "38-hour", never "the 38 hours window"); a count of the things the
     statement lists ("three kinds of payment: ...") has no other figure."""
-    if slot.type == SlotType.count and (slot.value_max is not None or
-                                        re.search(re.escape(slot.text or "") + r"[^:.]*:", f.statement)):
+    if slot.type == SlotType.count and re.search(re.escape(slot.text or "") + r"[^:.]*:", f.statement):
         return None
-    if slot.type == SlotType.money and slot.value == 0 and slot.value_max is None:
+    if slot.type == SlotType.count and slot.value_max is not None:
+        wv = _band_text(slot, rng)
+    elif slot.type == SlotType.money and slot.value == 0 and slot.value_max is None:
         wv = _money_text(slot, rng.choice([10, 25, 35, 50, 75]))
     else:
         wv = wrong_value(slot, rng)
@@ -559,7 +573,9 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
     quoted fact), so only dates tell them apart. Some changes had a proposal before them
     (another figure, older still). The other facts with an owner-approved carrier
     (`1 - CHAIN_SHARE` of them) get a wrong figure going round the floor instead, in as many
-    colleagues' chats as files state the current value (resolved by authority)."""
+    colleagues' chats as files state the current value (resolved by authority), or a history
+    when no chat can take it. An old figure goes to the first kind of a weighted draw that can
+    take it (`_stale_host`)."""
     room = [max(_conversation_room(b), 0)]  # new conversations only within the fact-bearing budget
     old_figure: dict[str, str] = {}
     old_files: dict[str, int] = defaultdict(int)
@@ -579,61 +595,77 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
         current_files = len({id(s) for _, s in b.stated[f.id]})
         approved = any(s.kind in APPROVED_KINDS and any(m.fact_id == f.id and m.role == "carrier" for m in s.facts)
                        for _, s in b.stated[f.id])
-        if rng.random() < CHAIN_SHARE or not approved:
-            old = old_figure.get(f.id) or wrong_for(f, slot, rng, b.banned)
-            if old is None:
-                continue
-            for _ in range(max(0, current_files + rng.randint(0, 1) - old_files[f.id])):
-                host = _stale_host(b, f.id, first, rng, room)
-                if host is not None:
-                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=old, role="superseded",
-                                                 date=host.date, resolution="date",
-                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
-            proposal = wrong_for(f, slot, rng, b.banned) if rng.random() < PROPOSAL_SHARE else None
-            if proposal is not None and proposal != old:
-                day = first - dt.timedelta(days=rng.randint(61, 120))
-                host = _host(b, DATED_KINDS, rng, (day - dt.timedelta(days=5), day), room, avoid=f.id,
-                             weights={"conversations/email_thread": 0.35, "conversations/team_chat": 0.2,
-                                      "conversations/chat_transcript": 0.2, "documents/memo": 0.1,
-                                      "tables/case_ledger": 0.08, "tables/ticket_export": 0.07,
-                                      "documents/scanned_letter": 0.04})
-                if host is not None:
-                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=proposal, role="proposal",
-                                                 date=host.date, resolution="date",
-                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
-        else:  # a wrong figure going round the floor, repeated as often as the approved one
-            wv = wrong_for(f, slot, rng, b.banned)
-            if wv is None:
-                continue
-            for _ in range(current_files):
-                host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end),
-                             room, avoid=f.id)
-                if host is not None:
-                    b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
-                                                 resolution="authority",
-                                                 rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+        if approved and rng.random() >= CHAIN_SHARE and _floor_rumour(b, f, slot, rng, first, current_files, room,
+                                                                       voiced):
+            continue
+        old = old_figure.get(f.id) or wrong_for(f, slot, rng, b.banned)
+        if old is None:
+            continue
+        # the old figure in the kinds that state the current one first (last year's price list
+        # beside this year's), then in the kinds of a weighted draw
+        # (a help page lays a catalog row out as a grid of bare figures: no place for an old one)
+        skip = {"documents/kb_article"} if cell_parts(f) is not None else set()
+        mirror = sorted({s.kind for _, s in b.stated[f.id] if s.kind in STALE_WEIGHTS and s.kind not in skip})
+        for k in range(max(0, current_files + rng.randint(0, 1) - old_files[f.id])):
+            host = _stale_host(b, f.id, first, rng, room, prefer=mirror[k] if k < len(mirror) else None, skip=skip)
+            if host is not None:
+                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=old, role="superseded",
+                                             date=host.date, resolution="date",
+                                             rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+        proposal = wrong_for(f, slot, rng, b.banned) if rng.random() < PROPOSAL_SHARE else None
+        if proposal is not None and proposal != old:
+            day = first - dt.timedelta(days=rng.randint(61, 120))
+            host = _host(b, DATED_KINDS, rng, (day - dt.timedelta(days=5), day), room, avoid=f.id,
+                         weights={"conversations/email_thread": 0.35, "conversations/team_chat": 0.2,
+                                  "conversations/chat_transcript": 0.2, "documents/memo": 0.1,
+                                  "tables/case_ledger": 0.08, "tables/ticket_export": 0.07,
+                                  "documents/scanned_letter": 0.04})
+            if host is not None:
+                b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=proposal, role="proposal",
+                                             date=host.date, resolution="date",
+                                             rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
 
 
-def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, room: list[int]) -> Optional[ArtifactSpec]:
+def _floor_rumour(b: _Builder, f: Fact, slot: Slot, rng: random.Random, first: dt.date, current_files: int,
+                  room: list[int], voiced: Callable[[Fact], str]) -> bool:
+    """A wrong figure going round the floor, in as many colleagues' chats as files state the
+    approved one (resolved by authority); False when no chat could take it (the fact gets a
+    history instead)."""
+    wv = wrong_for(f, slot, rng, b.banned)
+    placed = 0
+    for _ in range(current_files if wv is not None else 0):
+        host = _host(b, ["conversations/team_chat", "conversations/chat_transcript"], rng, (first, b.end),
+                     room, avoid=f.id)
+        if host is not None:
+            b.add_wrong(host, Distractor(fact_id=f.id, slot=slot.name, text=wv, role="distractor",
+                                         resolution="authority",
+                                         rendition=rendition_in(b.kinds[host.kind], f, voiced(f))))
+            placed += 1
+    return placed > 0
+
+
+def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, room: list[int],
+                prefer: Optional[str] = None, skip: frozenset | set = frozenset()) -> Optional[ArtifactSpec]:
     """A file dated `STALE_SPAN` days before `first` to state an old figure of `fact_id`: one of
     the kinds of `STALE_WEIGHTS`, an existing one with room (an old sheet or help page holds
     many old figures: `STALE_CAP`), else a new one (conversations while `room` lasts)."""
     lo, hi = first - dt.timedelta(days=STALE_SPAN[1]), first - dt.timedelta(days=STALE_SPAN[0])
-    kinds = [k for k in STALE_WEIGHTS if b.has(k)]
-    if not kinds:
-        return None
-    kind = _pick_kind(kinds, rng, STALE_WEIGHTS)
-    limit = min(STALE_CAP.get(kind, HOST_CAP.get(kind, 3)), registry.get(kind).max_facts)
-    existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi
-                and len(s.facts) + len(s.distractors) < limit and fact_id not in s.mentioned_ids]
-    blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
-    if existing and (blocked or rng.random() < 0.9):
-        return rng.choice(existing)
-    if blocked:
-        return None
-    if kind in CONVERSATIONAL:
-        room[0] -= 1
-    return b.new(kind, lo + dt.timedelta(days=rng.randint(0, (hi - lo).days)))
+    kinds = [k for k in STALE_WEIGHTS if b.has(k) and k not in skip]
+    while kinds:  # `prefer`, then the kinds in a weighted draw, until one can take the mention
+        kind = prefer if prefer in kinds else _pick_kind(kinds, rng, STALE_WEIGHTS)
+        kinds.remove(kind)
+        limit = min(STALE_CAP.get(kind, HOST_CAP.get(kind, 3)), registry.get(kind).max_facts)
+        existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi
+                    and len(s.facts) + len(s.distractors) < limit and fact_id not in s.mentioned_ids]
+        blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
+        if existing and (blocked or rng.random() < 0.9):
+            return rng.choice(existing)
+        if blocked:
+            continue
+        if kind in CONVERSATIONAL:
+            room[0] -= 1
+        return b.new(kind, lo + dt.timedelta(days=rng.randint(0, (hi - lo).days)))
+    return None
 
 
 def _contested(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> list[str]:

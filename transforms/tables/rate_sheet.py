@@ -257,7 +257,9 @@ class RateSheet(Transformer):
                 # a long condition ("Accounts opened within 2025-09-15") can be the words of a
                 # statement the file voices: said another way, or not at all
                 applies = C.cell(ctx, it, "; ".join(headings.condition_values(f)), "See details") if conds else "All"
-                eff = day if it.distractors else rng.choice(eff_pool)
+                # a current figure is in force from this release (an old sheet's figure, from one of
+                # its own earlier releases), so no old sheet shows a later date than a newer one
+                eff = day if it.distractors or it.role != "stale" else rng.choice(eff_pool)
                 # canonical: the writer's statement; voiced: the writer's terse table label
                 details = C.authoritative(ctx, it, rng, after_wrong=False, register="table")
                 item = _named(w.topic(f)) if it.rendition == "canonical" else _terse(w.topic(f))
