@@ -251,9 +251,8 @@ def test_a_formula_with_a_minus_sign_is_read_back_from_a_slide(mock_pack, tmp_pa
     assert not matches(f, "Net rewards converted = Your available rewards x (1 - 1.25%).")  # a range, as written
     from transforms.lexicon import _LEX_RE
 
-    offer = [rx for rx, alts in _LEX_RE if "on offer" in alts]
-    assert offer and not any(rx.search(st) for rx in offer)
-    assert all(rx.search("Cash back is available to every member.") for rx in offer)
+    # "available" is never swapped for "on offer", which changes its register and meaning
+    assert not [rx for rx, alts in _LEX_RE if "on offer" in alts]
 
 
 def test_a_slide_title_cut_to_its_first_section_is_numbered_not_repeated(mock_pack, tmp_path):
