@@ -601,8 +601,8 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
         old = old_figure.get(f.id) or wrong_for(f, slot, rng, b.banned)
         if old is None:
             continue
-        # the old figure in the kinds that state the current one first (last year's price list
-        # beside this year's), then in the kinds of a weighted draw
+        # the old figure first in an old file of a kind that states the current one, where one
+        # exists (last year's price list beside this year's), then in the kinds of a weighted draw
         # (a help page lays a catalog row out as a grid of bare figures: no place for an old one)
         skip = {"documents/kb_article"} if cell_parts(f) is not None else set()
         mirror = sorted({s.kind for _, s in b.stated[f.id] if s.kind in STALE_WEIGHTS and s.kind not in skip})
@@ -660,7 +660,7 @@ def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, r
         blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
         if existing and (blocked or rng.random() < 0.9):
             return rng.choice(existing)
-        if blocked:
+        if blocked or kind == prefer:  # the current kind's old files, only where one exists
             continue
         if kind in CONVERSATIONAL:
             room[0] -= 1

@@ -156,8 +156,10 @@ class RateSheet(Transformer):
         if spec.series:  # versions of one workbook: one document number, the later version higher
             srng = random.Random(f"series:{spec.series}")
             current = f"{srng.randint(1, 4) + (spec.version or 1)}.0"
-        history.append((day, "All", "Current release: values confirmed and approved." if its else
-                        "Prices checked against supplier catalogues.", "Current", approver))
+        history.append((day, "All", say_("{Current release|This release|Release for sign-off|Current version}: "
+                                         "{values confirmed and approved|figures checked and approved|values "
+                                         "reviewed and signed off|all rows confirmed against the policy}.")
+                        if its else "Prices checked against supplier catalogues.", "Current", approver))
 
         wb = openpyxl.Workbook()
         ws = wb.active
