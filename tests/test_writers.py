@@ -141,6 +141,11 @@ def test_agreement_and_list_swaps_never_break_grammar():
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) is None
     t = "Meals and lodging are covered."
     assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) == "Lodging and meals are covered."
+    # seen in an airline memo: "summarise the wait and action for the explicit confirmation"
+    t = "The agent must summarise the action and wait for the customer's explicit confirmation."
+    assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) is None
+    t = "Meals and lodging for the passenger are covered."
+    assert _lists(t, 0, len(t), _r.Random(0), REGISTERS["chat"]) == "Lodging and meals for the passenger are covered."
 
 
 def test_a_partial_mention_never_copies_the_statement_by_its_label():

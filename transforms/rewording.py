@@ -129,6 +129,11 @@ def _prev_ok(text: str, start: int) -> bool:
     return bool(prv) and prv.group(1).lower() in _FUNC | {"include", "includes", "cover", "covers", "are", "is"}
 
 
+# verbs that take their object through a preposition ("wait for", "ask for", "apply to"): after
+# "and" they start a clause, they do not end a list
+_PREP_VERBS = {"wait", "ask", "apply", "reply", "respond", "refer", "opt", "listen", "look", "hold", "call", "write"}
+
+
 def _lists(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Optional[str]:
     """Items of a list inside [s, e) in another order ("meals and lodging" -> "lodging and
     meals"; "illness, injury or death" -> "death, illness or injury")."""
@@ -146,6 +151,8 @@ def _lists(text: str, s: int, e: int, rng: random.Random, reg: Register) -> Opti
             continue
         if re.match(r"\s*(the|a|an|each|every|this|that|its|their|your)\b", text[m.end():], re.I):
             continue  # the last word takes an object: a verb, not a list item ("the applicant and confirm the")
+        if items[-1].lower() in _PREP_VERBS and re.match(r"\s*(for|to|on|with|until|back)\b", text[m.end():], re.I):
+            continue  # a verb and its preposition ("summarise the action and wait for the customer's ...")
         new = items[1:] + items[:1]
         if not names and re.search(r"(^|[.!?:]\s+)$", text[:m.start()]):  # the list opens a sentence
             new = [new[0][:1].upper() + new[0][1:]] + [x[:1].lower() + x[1:] for x in new[1:]]
