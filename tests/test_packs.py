@@ -607,6 +607,37 @@ def test_pin_ids_writes_learnable_disjoint_ids_that_build(ws, tmp_path, monkeypa
     assert s.ids.select == "learnable" and s.ids.test == pinned[:4]
 
 
+@pytest.mark.slow
+def test_pin_ids_repair_keeps_good_ids_and_replaces_only_the_broken_one(ws, tmp_path, monkeypatch):
+    """`pack pin-ids --repair`: a learnable spec keeps every id that still holds, in its place;
+    an id that no longer resolves is replaced as a build would replace it, and written down; a
+    spec whose ids all hold is not touched, and a spec that pins its ids is not repaired."""
+    from domains import get_pack
+    from outputs.packs.build import BuildOptions
+    from outputs.packs.pin import pin_ids
+    from outputs.packs.spec import load_spec
+    pack_dir = tmp_path / "domains" / "_mock"
+    shutil.copytree(ROOT / "domains" / "_mock", pack_dir, ignore=shutil.ignore_patterns("__pycache__"))
+    spec = pack_dir / "tasks" / f"{CLIENT_TASK}.toml"
+    before = load_spec(spec).spec.ids
+    broken = before.test[0]
+    spec.write_text(spec.read_text().replace("[ids]\ntest_seed = 1\n", '[ids]\ntest_seed = 1\nselect = "learnable"\n', 1)
+                    .replace(f'"{broken}"', '"_mock.gone.0000000000"', 1))
+    monkeypatch.setenv("FACTFORGE_DOMAINS_DIR", str(tmp_path / "domains"))
+    opts = BuildOptions(seed=0, workspace=ws)
+    rows, failed = pin_ids(get_pack("_mock"), opts, [CLIENT_TASK], repair=True)
+    assert [r[0] for r in rows] == [spec] and not failed
+    after = load_spec(spec).spec.ids
+    assert after.select == "learnable" and after.training == before.training and after.live == before.live
+    assert after.test[:-1] == before.test[1:] and len(after.test) == len(before.test)
+    assert "_mock.gone.0000000000" not in after.test
+    text = spec.read_text()
+    rows, failed = pin_ids(get_pack("_mock"), opts, [CLIENT_TASK], repair=True)
+    assert not rows and not failed and spec.read_text() == text          # nothing left to mend
+    rows, failed = pin_ids(get_pack("_mock"), opts, [PLAIN_TASK], repair=True)
+    assert not rows and len(failed) == 1 and "learnable" in str(failed[0])
+
+
 @pytest.mark.end_to_end
 def test_kit_scan_reads_pixels_and_speech_of_a_full_kit(mock_full_ws_copy, tmp_path, monkeypatch):
     """Full modality profile: screenshots are read by OCR and call audio by speech recognition,

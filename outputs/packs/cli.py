@@ -236,7 +236,8 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
                 test_seed: Optional[int] = typer.Option(None, "--test-seed", help="Held-out database seed (default: the spec's)."),
                 seed: int = typer.Option(0, "--seed", help="The build seed (evidence, development data, training)."),
                 workspace: Optional[Path] = typer.Option(None, "--workspace", help="Render and extraction caches."),
-                workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core).")):
+                workers: int = typer.Option(0, "--workers", "-w", min=0, help="Processes rendering and extracting evidence (default 0: every core)."),
+                repair: bool = typer.Option(False, "--repair", help="Keep a learnable spec's ids; replace only those its build would replace.")):
     """Rewrite the ids table of task specs from the domain's suites (authors' tool).
 
     Example: factforge pack pin-ids --domain _mock
@@ -249,7 +250,8 @@ def pin_ids_cmd(domain: str = typer.Option(..., "--domain", "-d", help="The doma
 
     opts = BuildOptions(seed=seed, workspace=(workspace or default_workspace()).resolve(), workers=workers)
     with err.status(f"pinning ids of {domain} tasks..."):
-        _, failed = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed, done=done)
+        _, failed = pin_ids(get_pack(domain), opts, list(task or []), training, live, test_seed, done=done,
+                            repair=repair)
     for e in failed:
         err.print(f"[red]not pinned[/red] {escape(str(e))}", highlight=False)
     if failed:

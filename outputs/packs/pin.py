@@ -22,6 +22,12 @@ its eligible tests in the stable order stay unpinned, so that a later change to 
 that makes a pinned test unlearnable replaces it from them instead of failing the build.
 
 Only the `[ids]` table of each file is rewritten; the rest of the file is kept as written.
+
+`--repair` keeps what a `"learnable"` spec already pins: it writes down the ids a build of the
+spec would choose (`select.choose`: every pinned id still eligible, in its place, and a
+replacement from the stable order for each one that is not), and only for a spec whose
+build would replace an id or fail for want of one; when the eligible tests ran out, the
+tests keep `SPARE_SHARE` of them as spares. A spec whose ids all hold is not touched.
 """
 from __future__ import annotations
 
@@ -36,8 +42,8 @@ from facts.errors import FactforgeError
 from .build import BuildOptions, DomainBuild, surface_of
 from .client import client_facts
 from .gate import gate_for, task_brand, task_rules
-from .select import learnable_test, learnable_training, publishes, spare_count, stable_order
-from .spec import LoadedSpec, TaskSpec, read_toml, tasks_dir, validation_error
+from .select import choose, learnable_test, learnable_training, publishes, spare_count, stable_order
+from .spec import LoadedSpec, TaskSpec, load_spec, read_toml, tasks_dir, validation_error
 
 
 def _load_unpinned(path: Path) -> LoadedSpec:
@@ -80,11 +86,12 @@ def rewrite_ids(text: str, block: str) -> str:
 
 def pin_ids(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] = None, n_training: int = 10,
             n_live: int = 8, test_seed: Optional[int] = None,
-            done: Optional[Callable[[Path, int, int, int], None]] = None
+            done: Optional[Callable[[Path, int, int, int], None]] = None, repair: bool = False
             ) -> tuple[list[tuple[Path, int, int, int]], list[FactforgeError]]:
     """Re-pin the ids of the domain's task specs: (file, training, live, test) counts of the
     files rewritten, and the errors of the specs that could not be pinned (each names its
-    file; the other specs are still pinned). `done` is called after each file is written."""
+    file; the other specs are still pinned). `done` is called after each file is written.
+    `repair`: only mend the ids of `"learnable"` specs whose build would replace one."""
     d = DomainBuild(pack, opts)
     out: list[tuple[Path, int, int, int]] = []
     failed: list[FactforgeError] = []
@@ -97,9 +104,11 @@ def pin_ids(pack: DomainPack, opts: BuildOptions, task_ids: Optional[list[str]] 
         if task_ids and path.stem not in task_ids:
             continue
         try:
-            row = _pin_one(path, d, opts, n_training, n_live, test_seed)
+            row = _repair_one(path, d, opts) if repair else _pin_one(path, d, opts, n_training, n_live, test_seed)
         except FactforgeError as e:
             failed.append(e)
+            continue
+        if row is None:
             continue
         out.append(row)
         if done is not None:
@@ -144,3 +153,27 @@ def _pin_one(path: Path, d: DomainBuild, opts: BuildOptions, n_training: int, n_
     new = rewrite_ids(ls.text, _block(seed, training, live, test, spec.ids.select))
     path.write_text(new, encoding="utf-8")
     return path, len(training), len(live), len(test)
+
+
+def _repair_one(path: Path, d: DomainBuild, opts: BuildOptions) -> Optional[tuple[Path, int, int, int]]:
+    ls = load_spec(path)
+    spec = ls.spec
+    if spec.ids.select != "learnable":
+        raise ls.error('--repair mends the ids of a spec that selects "learnable" ids; this one pins them', "ids")
+    key = spec.evidence.bundle
+    surf = surface_of(ls, d)
+    known, secret = client_facts(spec, surf.report.get("records_contested", {}))
+    gate = gate_for(d, key, spec.ids.test_seed, task_rules(spec), task_brand(d.world(key)), spec.id)
+    ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
+                {t.id: t for t in d.suite(key, opts.seed).tests}, {t.id: t for t in d.suite(key, spec.ids.test_seed).tests},
+                surf.recovered | known, surf.recovered, secret, gate.why, gate.plain,
+                [c.operation for c in spec.client.capabilities])
+    if not ch.replaced and not ch.problems:
+        return None
+    tests = [t.id for t in ch.tests]
+    if ch.problems:  # the eligible tests ran out: keep spares of what is left
+        tests = tests[:len(tests) - spare_count(len(tests))]
+    training, live = [t.id for t in ch.training], [t.id for t in ch.live]
+    path.write_text(rewrite_ids(ls.text, _block(spec.ids.test_seed, training, live, tests, spec.ids.select)),
+                    encoding="utf-8")
+    return path, len(training), len(live), len(tests)
