@@ -574,8 +574,9 @@ def _chains(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random
     (another figure, older still). The other facts with an owner-approved carrier
     (`1 - CHAIN_SHARE` of them) get a wrong figure going round the floor instead, in as many
     colleagues' chats as files state the current value (resolved by authority), or a history
-    when no chat can take it. An old figure goes to the first kind of a weighted draw that can
-    take it (`_stale_host`)."""
+    when no chat can take it. An old figure goes to an old file of a kind that states the
+    current one where one exists, else to the first kind of a weighted draw that can take it
+    (`_stale_host`)."""
     room = [max(_conversation_room(b), 0)]  # new conversations only within the fact-bearing budget
     old_figure: dict[str, str] = {}
     old_files: dict[str, int] = defaultdict(int)

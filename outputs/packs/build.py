@@ -59,7 +59,7 @@ from .evidence import EvidenceBuilder, Surface, audit_reseeds
 from .gate import gate_for, plain_share_problem, task_brand
 from .menu import LoadedMenu, load_menu
 from .presence import rivals_of
-from .select import choose, learnable_test, publishes
+from .select import Choice, choose, learnable_test, publishes
 from .scan import KitText, Needles, gold_strings, raw_views, scan_kit, strings_in, text_file
 from .spec import LoadedSpec, load_domain_specs
 from .store import Pack, PackIndex, PackWriter, TaskEntry, TaskHashes, json_bytes, object_path
@@ -151,6 +151,18 @@ class DomainBuild:
         if (key, seed) not in self._dbs:
             self._dbs[(key, seed)] = self.world(key).database(seed)
         return self._dbs[(key, seed)]
+
+    def choose_ids(self, ls: LoadedSpec, recovered: set[str], records_contested, gate) -> Choice:
+        """The ids of a `"learnable"` spec on this build's suites (`select.choose`): `recovered`,
+        the facts its kit states; `records_contested`, the facts its records contest (a client
+        that knows them settles them); `gate`, the task's sealing gate."""
+        spec = ls.spec
+        key = spec.evidence.bundle
+        known, secret = client_facts(spec, records_contested)
+        return choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
+                      {t.id: t for t in self.suite(key, self.opts.seed).tests},
+                      {t.id: t for t in self.suite(key, spec.ids.test_seed).tests}, recovered | known, recovered,
+                      secret, gate.why, gate.plain, [c.operation for c in spec.client.capabilities])
 
     def suite(self, key: str, seed: int) -> SimSuite:
         if (key, seed) not in self._suites:
@@ -390,8 +402,7 @@ class Builder:
         hidden = [c.operation for c in spec.client.capabilities]
         dbs = {"dev_db": d.database(key, self.opts.seed), "test_db": d.database(key, spec.ids.test_seed)}
         if spec.ids.select == "learnable":
-            ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
-                        dev_tests, held_out, learnable, surf.recovered, secret, gate.why, gate.plain, hidden)
+            ch = d.choose_ids(ls, surf.recovered, surf.report.get("records_contested", {}), gate)
             checks["tests_learnable"] += ch.problems
             sel = Selection(training=ch.training, live=ch.live, tests=ch.tests, replaced=ch.replaced, **dbs)
         else:

@@ -33,7 +33,7 @@ from facts.errors import FactforgeError
 from .build import BuildOptions, DomainBuild, check_spec_facts, resolve_deployment
 from .client import check_client_levers, client_facts, unexercised_levers
 from .gate import gate_for, plain_share_problem, task_brand, task_rules
-from .select import choose, learnable_test, learnable_training, publishes
+from .select import learnable_test, learnable_training, publishes
 from .spec import LoadedSpec, load_domain_specs
 from .withhold import withhold_and_contest
 
@@ -101,8 +101,7 @@ def check_task(ls: LoadedSpec, d: DomainBuild) -> TaskVerdict:
         v.problems.append(e.problem)
         return v
     if spec.ids.select == "learnable":
-        ch = choose(spec.id, pinned, dev, held_out, learnable, stated, secret, gate.why, gate.plain,
-                    [c.operation for c in spec.client.capabilities])
+        ch = d.choose_ids(ls, stated, edit.plan.contested, gate)
         v.problems += ch.problems + unexercised_levers(spec, ch.tests)
         v.replaced = ch.replaced
         _sealed_summary(v, ch.tests, gate)

@@ -42,7 +42,7 @@ from facts.errors import FactforgeError
 from .build import BuildOptions, DomainBuild, surface_of
 from .client import client_facts
 from .gate import gate_for, task_brand, task_rules
-from .select import choose, learnable_test, learnable_training, publishes, spare_count, stable_order
+from .select import learnable_test, learnable_training, publishes, spare_count, stable_order
 from .spec import LoadedSpec, TaskSpec, load_spec, read_toml, tasks_dir, validation_error
 
 
@@ -162,12 +162,8 @@ def _repair_one(path: Path, d: DomainBuild, opts: BuildOptions) -> Optional[tupl
         raise ls.error('--repair mends the ids of a spec that selects "learnable" ids; this one pins them', "ids")
     key = spec.evidence.bundle
     surf = surface_of(ls, d)
-    known, secret = client_facts(spec, surf.report.get("records_contested", {}))
     gate = gate_for(d, key, spec.ids.test_seed, task_rules(spec), task_brand(d.world(key)), spec.id)
-    ch = choose(spec.id, {"training": spec.ids.training, "live": spec.ids.live, "test": spec.ids.test},
-                {t.id: t for t in d.suite(key, opts.seed).tests}, {t.id: t for t in d.suite(key, spec.ids.test_seed).tests},
-                surf.recovered | known, surf.recovered, secret, gate.why, gate.plain,
-                [c.operation for c in spec.client.capabilities])
+    ch = d.choose_ids(ls, surf.recovered, surf.report.get("records_contested", {}), gate)
     if not ch.replaced and not ch.problems:
         return None
     tests = [t.id for t in ch.tests]
