@@ -538,8 +538,6 @@ def run_eval(cfg: EvalConfig, progress: Optional[Callable[[str], None]] = None,
         backend = host = None
         try:
             gateway.start(run_dir / "sock" / "gateway.sock")
-            if cfg.agent not in REFERENCE_AGENTS:
-                gateway.warm()
             backend = ServerBackend(ctx, run_dir / "sock" / "api.sock", cfg.seed)
             host = make_host(cfg, ctx, run_dir)
             isolation = host.sandbox.isolation

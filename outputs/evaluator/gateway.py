@@ -91,7 +91,7 @@ class ModelGateway:
         self._inflight = 0
         self.limits = {"max_connections": max_connections, "workers": workers, "idle_timeout_s": idle_timeout_s}
         self._server: Optional[_Server] = None
-        self._warming: Optional[threading.Thread] = None
+        self._importing = threading.Lock()  # one import, whichever request thread asks first
         self.socket: Optional[Path] = None
 
     # ---- conversations ------------------------------------------------------------------
@@ -108,22 +108,14 @@ class ModelGateway:
             return out
 
     # ---- one call -----------------------------------------------------------------------
-    def warm(self) -> None:
-        """Import litellm in the background (seconds of CPU), so that an agent's first model
-        call does not spend its step time on the gateway's start-up."""
-        if self._completion is None and self._warming is None:
-            self._warming = threading.Thread(target=self._import, name="factforge-gateway-warm", daemon=True)
-            self._warming.start()
-
-    def _import(self) -> None:
-        self._completion = self._completion or litellm_module().completion
-
     def completion(self) -> Callable[..., Any]:
-        if self._warming is not None:
-            self._warming.join()
-        if self._completion is None:
-            self._import()
-        return self._completion  # type: ignore[return-value]
+        """litellm's `completion`, imported on the first model call of the run (about 4 s of
+        CPU): a run whose agent never calls a model never pays for it. The first call's wait
+        counts in that step's time, like any slow answer from a provider."""
+        with self._importing:
+            if self._completion is None:
+                self._completion = litellm_module().completion
+        return self._completion
 
     def handle(self, body: Any) -> tuple[int, dict]:
         if not isinstance(body, dict):
@@ -212,11 +204,7 @@ class ModelGateway:
         return self._server.open if self._server is not None else 0
 
     def stop(self) -> None:
-        """Close the server and wait for the background import: a process that exits while a
-        daemon thread is still inside litellm's import (native extensions loading) can abort at
-        interpreter shutdown instead of exiting with its status."""
-        if self._warming is not None:
-            self._warming.join()
+        """Close the server."""
         if self._server is not None:
             self._server.close()
             self._server = None
