@@ -92,6 +92,7 @@ class TaskContext:
     deployment_text: Optional[str]       # the deployment file's text (None: the clean deployment)
     enabled: frozenset = frozenset()     # capabilities switched on for this run
     fixed: frozenset = frozenset()       # defects whose fix the client deployed
+    statements: Optional[list[str]] = None  # the policy's statements, when the caller has them decomposed
 
     @property
     def capabilities(self) -> list[str]:
@@ -154,6 +155,8 @@ class TaskContext:
     def policy_statements(self) -> list[str]:
         """Every fact statement of the task's policy, in order (what the policy reciter quotes):
         the sealed facts of a pack, the world's facts otherwise."""
+        if self.statements is not None:
+            return list(self.statements)
         if self.pack is not None and self.pack.has(self.task_id, "sealed", "facts.json"):
             return [f["statement"] for f in self.pack.json(self.task_id, "sealed", "facts.json")["facts"]]
         return [f.statement for f in resolve(self.sealed["bundle"]).factset().facts]

@@ -97,14 +97,15 @@ def plain_share_problem(tests: list[SimTest], gate: "Gate") -> list[str]:
     return [f"{n} plain tests (the naive agent passes them) of {len(tests)}: at most {cap}"] if n > cap else []
 
 
-def gate_context(world, db: dict, rules: list, brand: dict, task_id: str):
+def gate_context(world, db: dict, rules: list, brand: dict, task_id: str, statements: Optional[list[str]] = None):
     """An evaluator task context over a build's own data (no pack yet): the world's API and
     check, the test database, the task's phrasing rules and brand."""
     from outputs.evaluator.engine import TaskContext  # noqa: PLC0415  (deferred: the evaluator)
 
     return TaskContext(pack=None, task_id=task_id, sealed={"bundle": world.key, "domain": world.base.name},
                        tests=[], db=db, api=world.api(), check=world.check_database, rules=list(rules),
-                       brand=dict(brand), budget={}, deployment=None, deployment_id="clean", deployment_text=None)
+                       brand=dict(brand), budget={}, deployment=None, deployment_id="clean", deployment_text=None,
+                       statements=statements)
 
 
 def gate_for(d, key: str, seed: int, rules: list, brand: dict, task_id: str) -> Gate:
@@ -112,7 +113,9 @@ def gate_for(d, key: str, seed: int, rules: list, brand: dict, task_id: str) -> 
     rewards cached in `d` by world, seed, rules and brand."""
     rules_json = [r.model_dump(mode="json") for r in rules]
     cache = d.gate_cache.setdefault(content_hash([key, seed, rules_json, brand]), {})
-    return Gate(gate_context(d.world(key), d.database(key, seed), rules, brand, task_id), cache)
+    ctx = gate_context(d.world(key), d.database(key, seed), rules, brand, task_id,
+                       statements=[f.statement for f in d.factset(key).facts])  # decomposed once per build
+    return Gate(ctx, cache)
 
 
 def task_brand(world) -> dict:
