@@ -651,13 +651,14 @@ def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, r
     the kinds of `STALE_WEIGHTS`, an existing one with room (an old sheet or help page holds
     many old figures: `STALE_CAP`), else a new one (conversations while `room` lasts)."""
     lo, hi = first - dt.timedelta(days=STALE_SPAN[1]), first - dt.timedelta(days=STALE_SPAN[0])
+    lo_iso, hi_iso = lo.isoformat(), hi.isoformat()  # ISO dates compare as strings: no parsing in the hot loop
     kinds = [k for k in STALE_WEIGHTS if b.has(k) and k not in skip]
     while kinds:  # `prefer`, then the kinds in a weighted draw, until one can take the mention
         kind = prefer if prefer in kinds else _pick_kind(kinds, rng, STALE_WEIGHTS)
         kinds.remove(kind)
         limit = min(STALE_CAP.get(kind, HOST_CAP.get(kind, 3)), registry.get(kind).max_facts)
-        existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi
-                    and len(s.facts) + len(s.distractors) < limit and fact_id not in s.mentioned_ids]
+        existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo_iso <= s.date <= hi_iso
+                    and len(s.facts) + len(s.distractors) < limit and not _names(s, fact_id)]
         blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
         if existing and (blocked or rng.random() < 0.9):
             return rng.choice(existing)
@@ -667,6 +668,11 @@ def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, r
             room[0] -= 1
         return b.new(kind, lo + dt.timedelta(days=rng.randint(0, (hi - lo).days)))
     return None
+
+
+def _names(s: ArtifactSpec, fact_id: str) -> bool:
+    """`fact_id in s.mentioned_ids`, without building the list."""
+    return any(m.fact_id == fact_id for m in s.facts) or any(d.fact_id == fact_id for d in s.distractors)
 
 
 def _contested(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> list[str]:
