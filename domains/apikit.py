@@ -42,6 +42,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 import inspect
+import pickle
 import re
 import typing
 from dataclasses import dataclass, field
@@ -290,6 +291,12 @@ class CallOutcome(BaseModel):
 def db_hash(db: Any) -> str:
     """The database hash: sha256 of canonical (sorted, compact) JSON."""
     return content_hash(db)
+
+
+def copy_db(db: dict) -> dict:
+    """A fresh copy of a database to write on (a pickle round trip: dict order and exact floats
+    kept, about a quarter of `copy.deepcopy`'s time on a banking database)."""
+    return pickle.loads(pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class Catalog:

@@ -26,7 +26,6 @@ that have nothing to communicate.
 """
 from __future__ import annotations
 
-import pickle
 import re
 from dataclasses import dataclass, field
 from typing import Any, Literal, Mapping, Optional
@@ -38,7 +37,7 @@ from facts.hashing import content_hash
 from facts.models import Fact, FactSet, SlotType
 from facts.strict import StrictModel
 
-from .apikit import Call, DomainApi, db_hash
+from .apikit import Call, DomainApi, copy_db, db_hash
 from .value_feeds import resolve_value_facts
 
 SIMTEST_SCHEMA_VERSION = "1.0"
@@ -291,10 +290,6 @@ def numeric_facts(factset: FactSet) -> list[Fact]:
     return [f for f in factset.facts if any(s.type in NUMERIC_SLOTS for s in f.slots)]
 
 
-def _copy(db: dict) -> dict:
-    return pickle.loads(pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL))
-
-
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")[:40]
 
@@ -304,7 +299,7 @@ def _replayed(ctx: ScenarioContext, calls: list, what: str) -> dict:
     to be read only); a call that fails raises, naming `what` actions and the call."""
     if not calls:
         return ctx.db
-    db = _copy(ctx.db)
+    db = copy_db(ctx.db)
     for i, out in enumerate(ctx.api.replay(db, [Call(name=n, arguments=a) for n, a in calls])):
         if not out.ok:
             raise FactforgeError(f"{what} action {i} ({out.name}) failed: {out.error.code}: {out.error.message} "
@@ -434,7 +429,7 @@ def suite_problems(suite: SimSuite, api: Optional[DomainApi], db: dict, check, q
             out["gold_replays"].append(f"{suite.domain}: tests but no API to replay them")
         return out
     for t in suite.tests:
-        d = _copy(db)
+        d = copy_db(db)
         bad = [r for r in api.replay(d, t.gold_calls()) if not r.ok]
         if bad:
             out["gold_replays"].append(f"{t.id}: gold call {bad[0].name} failed: {bad[0].error.message}")

@@ -38,12 +38,11 @@ plausible wrong value, fails.
 from __future__ import annotations
 
 import json
-import pickle
 import re
 from functools import lru_cache
 from typing import Any, Callable, Iterable, Mapping, Optional
 
-from domains.apikit import Call, DomainApi, db_hash
+from domains.apikit import Call, DomainApi, copy_db, db_hash
 from domains.simtests import SimTest
 from facts.llm import litellm_module
 from facts.models import NUMERIC_TYPES, SlotType, value_key
@@ -122,7 +121,7 @@ def result_texts(api: DomainApi, seed_db: dict, log: list[dict[str, Any]]) -> li
     if not calls:
         return []
     writes = any(e.get("committed") for e in log)
-    db = pickle.loads(pickle.dumps(seed_db, protocol=pickle.HIGHEST_PROTOCOL)) if writes else seed_db
+    db = copy_db(seed_db) if writes else seed_db
     out = []
     for o in api.replay(db, calls):
         body = o.result if o.ok else (o.error.model_dump(mode="json") if o.error else None)
@@ -149,7 +148,7 @@ def replay_db(api: DomainApi, seed_db: dict, calls: list[Call]) -> tuple[dict, l
     several times faster than `copy.deepcopy` on a large database)."""
     if not calls:
         return seed_db, []
-    db = pickle.loads(pickle.dumps(seed_db, protocol=pickle.HIGHEST_PROTOCOL))
+    db = copy_db(seed_db)
     failed = [f"{o.name}: {o.error.code}" for o in api.replay(db, calls) if not o.ok]
     return db, failed
 

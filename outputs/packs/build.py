@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import json
 import os
-import pickle
 import re
 import time
 from dataclasses import dataclass, field
@@ -43,7 +42,7 @@ from typing import Callable, Optional
 from pydantic import ValidationError
 
 from domains import DomainPack, discover, get_pack
-from domains.apikit import db_hash
+from domains.apikit import copy_db, db_hash
 from domains.simtests import SimSuite, SimTest
 from domains.variants import World, resolve
 from facts import GENERATOR_VERSION
@@ -116,10 +115,6 @@ def domain_files_hash(pack: DomainPack) -> str:
         if p.is_file() and rel.parts[0] != "tasks" and "__pycache__" not in rel.parts:
             parts[rel.as_posix()] = file_sha256(p)
     return content_hash(parts)
-
-
-def _copy(db: dict) -> dict:
-    return pickle.loads(pickle.dumps(db, protocol=pickle.HIGHEST_PROTOCOL))
 
 
 class DomainBuild:
@@ -206,7 +201,7 @@ class DomainBuild:
         mk = (key, seed, test.id)
         if mk not in self._replays:
             world = self.world(key)
-            db = _copy(self.database(key, seed))
+            db = copy_db(self.database(key, seed))
             bad = [o for o in world.api().replay(db, test.gold_calls()) if not o.ok]
             if bad:
                 self._replays[mk] = f"{test.id}: gold call {bad[0].name} failed: {bad[0].error.message}"
