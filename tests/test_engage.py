@@ -151,7 +151,7 @@ def test_scripted_developer_over_mcp_is_recorded_step_by_step(pack, over_mcp):
     direct = evaluate(pack, "_mock-client-knows", out / "workspace").summary
     assert rec["score"]["final_score"] == direct.final_score and rec["score"]["conversations"] == direct.conversations
     html = (out / "report.html").read_text()
-    assert html.count("data:image/png;base64,") == 2 and "<script" not in html
+    assert html.count("<svg") == 2 and "<script" not in html and "<img" not in html
     assert "held facts elicited</td><td>1 of 1" in html
 
 

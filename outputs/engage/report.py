@@ -1,5 +1,5 @@
-"""`report.html`: one self-contained page from `engagement.json` (PNG plots embedded as data
-URIs, no scripts, no external files).
+"""`report.html`: one self-contained page from `engagement.json` (inline SVG plots,
+`outputs.svgchart`; no scripts, no external files).
 
 Sections: the score; how the engagement ended; the process measures (owner, each
 stakeholder, the capabilities switched on and fixes deployed with the deployment scored under,
@@ -10,65 +10,37 @@ kind against what the kit holds); the developer's own model traffic (calls, toke
 model); a coding agent's trajectory (`trajectory.json`, ATIF) as a readable timeline beside the
 tool calls as a table.
 
-matplotlib is imported here only, inside `plots` (the engagement's import stays lean).
+No plotting library: the engagement's path stays lean.
 """
 from __future__ import annotations
 
-import base64
 import html
-import io
 import json
 from pathlib import Path
+
+from ..svgchart import hbar_chart, timeline_chart
 
 MAX_KINDS = 40
 
 
-def _png(fig) -> str:
-    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight", metadata={"Software": None})
-    plt.close(fig)
-    return f'<img alt="" src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode("ascii")}">'
-
-
 def plots(record: dict) -> dict[str, str]:
-    import matplotlib  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-
     out: dict[str, str] = {}
     events = record["timeline"]
     tools = sorted({str(e.get("tool")) for e in events})
     rows = ["evidence opened", *tools]
-    fig, ax = plt.subplots(figsize=(8, max(2.0, 0.35 * len(rows) + 1)))
-    reads = record["evidence_read"]["paths"]
-    ax.plot([p["t"] for p in reads], [0] * len(reads), "|", ms=12, color="#72b7b2")
+    marks = [(0, p["t"], "|", "#72b7b2") for p in record["evidence_read"]["paths"]]
     for i, name in enumerate(tools, start=1):
-        ok = [e["t"] for e in events if str(e.get("tool")) == name and e.get("ok")]
-        bad = [e["t"] for e in events if str(e.get("tool")) == name and not e.get("ok")]
-        ax.plot(ok, [i] * len(ok), "o", ms=6, color="#4c78a8")
-        ax.plot(bad, [i] * len(bad), "x", ms=7, color="#e45756")
-    end = record["time"]["wall_seconds"]
-    ax.axvline(end, color="#999", lw=1, ls="--")
-    ax.set_yticks(range(len(rows)))
-    ax.set_yticklabels(rows, fontsize=8)
-    ax.set_xlim(-0.02 * max(end, 1e-3), max(end, 1e-3) * 1.05)
-    ax.set_xlabel(f"seconds since the developer started (dashed: end, {record['end']['reason']}); "
-                  "o: call, x: refused")
-    out["timeline"] = _png(fig)
+        marks += [(i, e["t"], "o" if e.get("ok") else "x", "#4c78a8" if e.get("ok") else "#e45756")
+                  for e in events if str(e.get("tool")) == name]
+    out["timeline"] = timeline_chart(
+        rows, marks, end=record["time"]["wall_seconds"],
+        x_label=f"seconds since the developer started (dashed: end, {record['end']['reason']}); o: call, x: refused")
 
     by_kind = list(record["evidence_read"]["by_kind"].items())[:MAX_KINDS]
-    fig, ax = plt.subplots(figsize=(8, max(2.0, 0.25 * len(by_kind) + 1)))
-    ys = range(len(by_kind))
-    ax.barh(ys, [v["total"] for _, v in by_kind], color="#dddddd", label="files in the kit")
-    ax.barh(ys, [v["read"] for _, v in by_kind], color="#4c78a8", label="opened by the developer")
-    ax.set_yticks(list(ys))
-    ax.set_yticklabels([k for k, _ in by_kind], fontsize=7)
-    ax.invert_yaxis()
-    ax.set_xlabel("evidence files")
-    ax.legend(fontsize=7, loc="lower right")
-    out["evidence"] = _png(fig)
+    out["evidence"] = hbar_chart(
+        [k for k, _ in by_kind], [("#dddddd", [v["total"] for _, v in by_kind]), ("#4c78a8", [v["read"] for _, v in by_kind])],
+        x_max=max([v["total"] for _, v in by_kind] or [1]), x_label="evidence files",
+        legend=[("#dddddd", "files in the kit"), ("#4c78a8", "opened by the developer")])
     return out
 
 
@@ -202,7 +174,7 @@ def render(record: dict, out: Path = Path(".")) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>body{{font-family:sans-serif;margin:2em;max-width:1200px}}table{{border-collapse:collapse;font-size:12px}}
 td,th{{border:1px solid #ccc;padding:3px 6px;text-align:left;vertical-align:top}}th{{background:#f3f3f3}}
-.big{{font-size:28px;font-weight:bold}}img{{max-width:100%;height:auto}}.pre{{white-space:pre-wrap;max-width:420px}}
+.big{{font-size:28px;font-weight:bold}}svg{{max-width:100%;height:auto}}.pre{{white-space:pre-wrap;max-width:420px}}
 .side{{display:flex;gap:1.5em;align-items:flex-start}}.side>div{{flex:1;min-width:0}}</style></head><body>
 <h1>{html.escape(title)}</h1>
 <p>pack {html.escape(e['pack'])} (version {html.escape(e['pack_version'])}), domain {html.escape(e['domain'])},

@@ -1,22 +1,20 @@
-"""`report.html`: one self-contained page (inline SVG plots drawn with matplotlib, no
-scripts, no external files) from `results.json`.
+"""`report.html`: one self-contained page (inline SVG plots, `outputs.svgchart`; no scripts,
+no external files) from `results.json`.
 
 Plots: reward per test (mean over trials, coloured by trap kind), budget use (credits per
 conversation against each budget tier of the task) and pass rate per fact (the facts the
 tests exercise, weakest first). Tables: the summary, every conversation with its reward
 breakdown, credits, defects met and error, and the errors apart. Deterministic: the same
-results give the same bytes (SVG ids salted with a constant, no dates in the metadata).
-
-matplotlib is imported here only, when a report is drawn (the evaluator's import stays lean).
+results give the same bytes. No plotting library: the evaluator's path stays lean.
 """
 from __future__ import annotations
 
 import html
-import io
 from collections import defaultdict
 from pathlib import Path
 from statistics import fmean
 
+from ..svgchart import bar_chart, hbar_chart, points_chart
 from .models import Results
 
 MAX_FACTS = 60
@@ -24,23 +22,7 @@ TRAP_COLOURS = {"none": "#4c78a8", "refuse": "#f58518", "fee": "#e45756", "rate"
                 "transfer": "#54a24b"}
 
 
-def _svg(fig) -> str:
-    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-
-    buf = io.StringIO()
-    fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None}, bbox_inches="tight")
-    plt.close(fig)
-    text = buf.getvalue()
-    return text[text.index("<svg"):]
-
-
 def _plots(r: Results) -> dict[str, str]:
-    import matplotlib  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-    matplotlib.rcParams["svg.hashsalt"] = "factforge"
-    matplotlib.rcParams["svg.fonttype"] = "none"
-
     out: dict[str, str] = {}
     by_test: dict[str, list] = defaultdict(list)
     for c in r.tests:
@@ -48,43 +30,25 @@ def _plots(r: Results) -> dict[str, str]:
     ids = list(by_test)
     means = [fmean(x.reward for x in by_test[i]) for i in ids]
     traps = [by_test[i][0].trap for i in ids]
-    fig, ax = plt.subplots(figsize=(max(6, min(18, 0.25 * len(ids) + 3)), 3.2))
-    ax.bar(range(len(ids)), means, color=[TRAP_COLOURS.get(t, "#999") for t in traps])
-    ax.set_ylim(0, 1.05)
-    ax.set_ylabel("reward (mean over trials)")
-    ax.set_xlabel(f"test ({len(ids)})")
-    ax.set_xticks(range(len(ids)))
-    ax.set_xticklabels([i.split(".")[1][:18] if "." in i else i[:18] for i in ids], rotation=90, fontsize=6)
-    from matplotlib.patches import Patch  # noqa: PLC0415  (deferred: matplotlib, only when a chart is drawn)
-    ax.legend(handles=[Patch(color=TRAP_COLOURS.get(t, "#999"), label=f"trap: {t}") for t in sorted(set(traps))],
-              fontsize=7, loc="upper right", ncols=3)
-    out["reward"] = _svg(fig)
+    out["reward"] = bar_chart(
+        means, [TRAP_COLOURS.get(t, "#999") for t in traps],
+        [i.split(".")[1][:18] if "." in i else i[:18] for i in ids], y_max=1.05,
+        y_label="reward (mean over trials)", x_label=f"test ({len(ids)})",
+        legend=[(TRAP_COLOURS.get(t, "#999"), f"trap: {t}") for t in sorted(set(traps))])
 
-    fig, ax = plt.subplots(figsize=(6, 3.2))
     credits = [c.credits for c in r.tests]
-    ax.plot(range(len(credits)), credits, "o", ms=3, color="#4c78a8", label="credits per conversation")
-    ax.axhline(r.summary.credits_mean, color="#4c78a8", ls="--", lw=1, label=f"mean {r.summary.credits_mean:.4g}")
-    for tier, b in r.summary.budget.items():
-        ax.axhline(b, color="#e45756" if tier == "hard" else "#f58518" if tier == "medium" else "#54a24b", lw=1,
-                   label=f"budget {tier} {b:g}")
-    ax.set_xlabel("conversation")
-    ax.set_ylabel("credits")
-    ax.set_yscale("symlog", linthresh=min(r.summary.budget.values() or [1e-3]) / 10)
-    ax.set_ylim(0, max([*credits, *r.summary.budget.values(), 1e-6]) * 2)
-    ax.legend(fontsize=7)
-    out["budget"] = _svg(fig)
+    lines = [(r.summary.credits_mean, "#4c78a8", True, f"mean {r.summary.credits_mean:.4g}")]
+    lines += [(b, "#e45756" if tier == "hard" else "#f58518" if tier == "medium" else "#54a24b", False,
+               f"budget {tier} {b:g}") for tier, b in r.summary.budget.items()]
+    out["budget"] = points_chart(credits, lines, y_label="credits", x_label="conversation", point_colour="#4c78a8",
+                                 point_label="credits per conversation",
+                                 linthresh=min(r.summary.budget.values() or [1e-3]) / 10)
 
     facts = sorted(r.summary.by_fact.items(), key=lambda kv: (kv[1], kv[0]))
     shown = facts[:MAX_FACTS]
-    fig, ax = plt.subplots(figsize=(7, max(2.0, 0.18 * len(shown) + 1)))
-    ax.barh(range(len(shown)), [v for _, v in shown], color="#72b7b2")
-    ax.set_yticks(range(len(shown)))
-    ax.set_yticklabels([k for k, _ in shown], fontsize=6)
-    ax.set_xlim(0, 1)
-    ax.invert_yaxis()
-    ax.set_xlabel("pass rate of the conversations exercising the fact"
-                  + (f" (weakest {len(shown)} of {len(facts)})" if len(facts) > len(shown) else ""))
-    out["facts"] = _svg(fig)
+    out["facts"] = hbar_chart([k for k, _ in shown], [("#72b7b2", [v for _, v in shown])], x_max=1.0,
+                              x_label="pass rate of the conversations exercising the fact"
+                              + (f" (weakest {len(shown)} of {len(facts)})" if len(facts) > len(shown) else ""))
     return out
 
 
