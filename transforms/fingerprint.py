@@ -82,6 +82,20 @@ def warm(root: Path = ROOT) -> int:
     return n
 
 
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _statements(body: list) -> Iterable[ast.AST]:
+    """Every statement of `body`, nested blocks (functions, classes, branches, handlers, match
+    cases) included: where an import can stand. Expressions are not walked: none holds one."""
+    todo = list(reversed(body))
+    while todo:
+        node = todo.pop()
+        yield node
+        for name in _BLOCKS:
+            todo.extend(reversed(getattr(node, name, None) or ()))
+
+
 @lru_cache(maxsize=None)
 def _parsed(path: Path, root: Path = ROOT) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
     """(imported absolute module names incl. `from X import y` candidates X.y, top-level
@@ -93,7 +107,7 @@ def _parsed(path: Path, root: Path = ROOT) -> tuple[tuple[str, ...], tuple[str, 
     pkg = _package_of(name, path)
     mods: list[str] = []
     tools: list[str] = []
-    for node in ast.walk(tree):
+    for node in _statements(tree.body):
         if isinstance(node, ast.Import):
             mods += [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom):

@@ -127,16 +127,20 @@ def panels(image, tol: int = 4, min_gap: int = 14) -> list[tuple[int, int, int, 
     return out
 
 
+_PAGE_FORMATS = {"L": (".pgm", "PPM"), "RGB": (".ppm", "PPM")}
+
+
 def _tesseract_pages(images: list, psm: int, config: str) -> str:
     """Run one tesseract process over `images` (a list file of pages: the model is loaded once,
     not once per page) with output `config` ("txt" or "tsv"); its standard output."""
-
-
     with tempfile.TemporaryDirectory(prefix="ocr-") as tmp:
         names = []
         for i, im in enumerate(images):
-            name = f"{tmp}/p{i:03d}.png"
-            im.save(name, format="PNG")
+            # grey and colour pages as uncompressed PGM/PPM: the same pixels for tesseract as a
+            # PNG, without compressing pages that live for one call
+            suffix, fmt = _PAGE_FORMATS.get(im.mode, (".png", "PNG"))
+            name = f"{tmp}/p{i:03d}{suffix}"
+            im.save(name, format=fmt)
             names.append(name)
         Path(f"{tmp}/pages.txt").write_text("\n".join(names) + "\n")
         try:
