@@ -323,6 +323,21 @@ def mock_text_build(tmp_path_factory):
     return _the_bundle(d), d / "ws", (d / "stdout.txt").read_text()
 
 
+@pytest.fixture()
+def mock_text_build_copy(mock_text_build, tmp_path):
+    """This test's own copy of `mock_text_build`'s output folder and workspace (`tmp_path/out`,
+    `tmp_path/ws`): (the bundle in the copy, out, ws). A `factforge build --domain _mock
+    --profile text-only --out OUT --workspace WS` through it builds on what seed 0 built, as a
+    user's next build does."""
+    import shutil
+
+    bundle, ws, _ = mock_text_build
+    out = tmp_path / "out"
+    shutil.copytree(bundle.parents[2], out, symlinks=True)
+    shutil.copytree(ws, tmp_path / "ws", symlinks=True)
+    return out / bundle.relative_to(bundle.parents[2]), out, tmp_path / "ws"
+
+
 @pytest.fixture(scope="session")
 def mock_full_rebuild(tmp_path_factory):
     """`_mock` built again, seed 0 and full profile, in a fresh workspace (nothing cached) by

@@ -1,4 +1,4 @@
-"""Human audit round trip through the CLI: build, enqueue, three reviewers reject one
+"""Human audit round trip through the CLI: a built bundle is enqueued, three reviewers reject one
 artifact, the next build regenerates only that artifact (new seed) and it is re-queued."""
 from __future__ import annotations
 
@@ -21,12 +21,13 @@ def cli(*args, env):
 
 
 @pytest.mark.end_to_end
-def test_rejected_artifact_is_regenerated_and_requeued(tmp_path):
-    ws = tmp_path / "ws"
+def test_rejected_artifact_is_regenerated_and_requeued(tmp_path, mock_text_build_copy):
+    """The first build is the run's text-only `_mock` build (seed 0), copied here with its
+    workspace; the build after the rejections runs through the CLI."""
+    b1, out, ws = mock_text_build_copy
     env = dict(os.environ, FACTFORGE_WORKSPACE=str(ws), FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"))
-    build = ["build", "--domain", "_mock", "--profile", "text-only", "--out", str(tmp_path / "out"), "--seed", "3"]
-    cli(*build, env=env)
-    (b1,) = sorted((tmp_path / "out" / "bundles" / "_mock").iterdir())
+    build = ["build", "--domain", "_mock", "--profile", "text-only", "--out", str(out), "--seed", "0"]
+    assert sorted((out / "bundles" / "_mock").iterdir()) == [b1]
     cli("audit", "enqueue", str(b1), env=env)
 
     item = json.loads(cli("audit", "next", "--reviewer", "ana", "--json", env=env))
@@ -43,7 +44,7 @@ def test_rejected_artifact_is_regenerated_and_requeued(tmp_path):
     assert status["rejected"] == 1
 
     cli(*build, env=env)
-    bundles = sorted(p for p in (tmp_path / "out" / "bundles" / "_mock").iterdir())
+    bundles = sorted(p for p in (out / "bundles" / "_mock").iterdir())
     assert len(bundles) == 2
     b2 = next(p for p in bundles if p != b1)
     m1 = {f["artifact_id"]: f for f in json.loads((b1 / "manifest.json").read_text())["files"] if f["artifact_id"]}

@@ -58,7 +58,8 @@ def test_a_rival_value_counts_only_when_said_of_its_fact(hand_facts):
 def _plan_for(hand_facts, kinds, mock_pack):
     from facts.models import FactSet
     fs = FactSet(domain="_mock", source_file="policy.md", facts=hand_facts)
-    cfg = PlanConfig(kinds=kinds, noise_ratio=0, distractor_rate=0, superseded_rate=0)
+    # no routine traffic (`volume=0`): only the files that carry the facts are rendered and read
+    cfg = PlanConfig(kinds=kinds, noise_ratio=0, distractor_rate=0, superseded_rate=0, volume=0)
     return fs, plan_evidence(fs, 3, cfg, now=mock_pack.info.now)
 
 
@@ -90,25 +91,26 @@ def test_screenshot_without_a_value_fails_the_gate_by_ocr(mock_pack, hand_facts,
 
 
 @pytest.mark.slow
-def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path):
-    """Build _mock, replace one delivered chat in the render cache with a copy missing a fact,
-    rebuild: the blocking recoverability check fails, naming the fact and the file."""
+def test_pipeline_gate_names_the_fact_of_a_broken_cached_artifact(tmp_path, mock_text_build_copy):
+    """_mock built (the run's text-only seed-0 build, copied with its workspace): one delivered
+    chat in the render cache replaced with a copy missing a fact, the build again: the blocking
+    recoverability check fails, naming the fact and the file."""
     from domains.variants import resolve
     from pipeline import steps
     from pipeline.build import BuildFailed, build_partition
     from pipeline.resources import BuildSettings, Workspace
 
-    ws = Workspace(root=str(tmp_path / "ws"))
-    settings = BuildSettings(seed=5, profile="text-only")
-    res = build_partition("_mock", ws, settings)
-    man = json.loads((res.bundle / "manifest.json").read_text())
+    bundle, out, root = mock_text_build_copy
+    ws = Workspace(root=str(root), out=str(out))
+    settings = BuildSettings(seed=0, profile="text-only")
+    man = json.loads((bundle / "manifest.json").read_text())
     world = resolve("_mock")
     fs = world.factset()
     plan = steps.make_plan(world, fs, settings, Path(ws.audit_db))
-    assert plan.hash == json.loads((res.bundle / "plan.json").read_text())["hash"]
+    assert plan.hash == json.loads((bundle / "plan.json").read_text())["hash"]
     spec = next(a for a in plan.artifacts if a.kind == "conversations/chat_transcript" and a.facts)
     victim = spec.facts[0].fact_id
-    ctx = RenderContext(pack=world.pack, facts=fs.by_id(), writer=BuiltinWriter(world.pack), db=world.database(5))
+    ctx = RenderContext(pack=world.pack, facts=fs.by_id(), writer=BuiltinWriter(world.pack), db=world.database(0))
     cached = lookup(spec, ctx, base_key(spec, ctx), Path(ws.cache_dir) / "render")
     assert cached is not None and cached.exists()
     broken = spec.model_copy(update={"facts": [FactMention(fact_id=m.fact_id) for m in spec.facts[1:]]})

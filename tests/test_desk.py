@@ -223,18 +223,18 @@ def test_admin_token_guards_admin_pages_and_the_browser(desk):
 
 
 @pytest.mark.end_to_end
-def test_rejection_rebuild_and_requeue_show_on_the_dashboard(tmp_path):
-    """Text-only _mock: three reviewers reject one artifact in the browser pages; the dashboard
-    says it waits for a build; the next build regenerates it (dashboard: rebuilt, not queued);
-    the admin queues the new bundle (dashboard: re-queued in round 1)."""
+def test_rejection_rebuild_and_requeue_show_on_the_dashboard(tmp_path, mock_text_build_copy):
+    """Text-only _mock (the run's seed-0 build, copied here with its workspace): three reviewers
+    reject one artifact in the browser pages; the dashboard says it waits for a build; the next
+    build regenerates it (dashboard: rebuilt, not queued); the admin queues the new bundle
+    (dashboard: re-queued in round 1)."""
+    b1, out, ws = mock_text_build_copy
     env = dict(os.environ, FACTFORGE_AUDIT_DB=str(tmp_path / "audit.sqlite"))
     build = [sys.executable, "-m", "pipeline.cli", "build", "--domain", "_mock", "--profile", "text-only",
-             "--out", str(tmp_path / "out"), "--workspace", str(tmp_path / "ws"), "--seed", "5"]
-    r = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
-    assert r.returncode == 0, r.stderr
-    (b1,) = (tmp_path / "out" / "bundles" / "_mock").iterdir()
+             "--out", str(out), "--workspace", str(ws), "--seed", "0"]
+    assert list((out / "bundles" / "_mock").iterdir()) == [b1]
     db = tmp_path / "audit.sqlite"
-    app = create_app(DeskConfig(db=db, cache_dir=tmp_path / "ws" / "cache", admin_token=TOKEN))
+    app = create_app(DeskConfig(db=db, cache_dir=ws / "cache", admin_token=TOKEN))
     with ServerThread(app) as url:
         a = admin(url, TOKEN)
         r = a.post("/admin/enqueue", data={"bundle": str(b1)})
@@ -250,7 +250,7 @@ def test_rejection_rebuild_and_requeue_show_on_the_dashboard(tmp_path):
         assert f'<tr data-item="{target}">' in dash and "not yet: the next build regenerates it" in dash
         r = subprocess.run(build, capture_output=True, text=True, cwd=ROOT, env=env, timeout=900)
         assert r.returncode == 0, r.stderr
-        (b2,) = [p for p in (tmp_path / "out" / "bundles" / "_mock").iterdir() if p != b1]
+        (b2,) = [p for p in (out / "bundles" / "_mock").iterdir() if p != b1]
         dash = a.get("/dashboard").text
         assert f"rebuilt in bundle <code>{b2.name}</code>, not queued yet" in dash
         a.post("/admin/enqueue", data={"bundle": str(b2)})

@@ -107,17 +107,12 @@ def test_an_in_process_build_leaves_sigterm_as_it_found_it(mock_full_rebuild):
 
 
 @pytest.mark.end_to_end
-def test_different_seed_gives_different_bundle(tmp_path, mock_text_build):
+def test_different_seed_gives_different_bundle(mock_text_build_copy):
     """Seeds 0 and 8 in one workspace (text only: what a seed changes shows in every kind's
     text; the media kinds' builds are the run's seed-0 builds above): another bundle, whose
     manifest names its seed, and records that say other things. Seed 0 is the run's text-only
     build (`mock_text_build`); seed 8 is built on in a copy of its workspace and output folder."""
-    import shutil
-
-    first, first_ws, _ = mock_text_build
-    out, ws = tmp_path / "out", tmp_path / "ws"
-    shutil.copytree(first.parents[2], out, symlinks=True)
-    shutil.copytree(first_ws, ws, symlinks=True)
+    _, out, ws = mock_text_build_copy
     r = run_cli("build", "--domain", "_mock", "--out", str(out), "--workspace", str(ws), "--seed", "8",
                 "--profile", "text-only")
     assert r.returncode == 0, r.stderr
