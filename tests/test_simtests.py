@@ -104,6 +104,8 @@ def test_suites_meet_their_quotas(built):
 
 @pytest.mark.slow
 def test_tests_fail_the_null_agent_and_replay_on_fresh_copies(built):
+    """The naive actions replay to their sealed hash on a fresh copy (the gold's replay to its
+    hash is `suite_problems`' check, in the quota test above)."""
     w, db, suite = built
     api = w.api()
     h0 = db_hash(db)
@@ -111,9 +113,6 @@ def test_tests_fail_the_null_agent_and_replay_on_fresh_copies(built):
         assert t.factforge.expected_db_hash != h0 or t.evaluation_criteria.communicate_info, t.id
         if t.factforge.trap != "none":
             assert not t.naive_passes, t.id
-        fresh = copy_db(db)
-        api.replay(fresh, t.gold_calls())
-        assert db_hash(fresh) == t.factforge.expected_db_hash
         naive = copy_db(db)
         assert all(r.ok for r in api.replay(naive, t.naive_calls()))
         assert db_hash(naive) == t.factforge.naive_db_hash
