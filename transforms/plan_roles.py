@@ -177,6 +177,7 @@ class _Builder:
         self.open: dict[str, list[ArtifactSpec]] = defaultdict(list)
         self.old_until: dict[str, dt.date] = {}  # fact -> the latest date an old figure of it is stated
         self.banned: dict[str, set] = {}  # fact -> values no wrong figure may take (a variant's base values)
+        self._named: dict[int, set[str]] = {}  # id(spec) -> the facts it names (`names`), kept by add/add_wrong
         for s in specs:
             self.count[s.kind] += 1
             for m in s.facts:
@@ -199,12 +200,26 @@ class _Builder:
 
     def add(self, spec: ArtifactSpec, m: FactMention) -> None:
         spec.facts.append(m)
+        self._name(spec, m.fact_id)
         self.stated[m.fact_id].append((self.day(spec), spec))
         self._open(spec)
 
     def add_wrong(self, spec: ArtifactSpec, d: Distractor) -> None:
         spec.distractors.append(d)
+        self._name(spec, d.fact_id)
         self._open(spec)
+
+    def names(self, spec: ArtifactSpec, fact_id: str) -> bool:
+        """`fact_id in spec.mentioned_ids`, from a set kept per file (files are only added to
+        through `add` and `add_wrong` while the passes run)."""
+        got = self._named.get(id(spec))
+        if got is None:
+            got = self._named[id(spec)] = {m.fact_id for m in spec.facts} | {d.fact_id for d in spec.distractors}
+        return fact_id in got
+
+    def _name(self, spec: ArtifactSpec, fact_id: str) -> None:
+        if id(spec) in self._named:
+            self._named[id(spec)].add(fact_id)
 
     def _open(self, spec: ArtifactSpec) -> None:
         if not spec.series and not spec.routes and all(s is not spec for s in self.open[spec.kind][-64:]):
@@ -468,8 +483,9 @@ def _host(b: _Builder, kinds: list[str], rng: random.Random, day_range: tuple[dt
     lo, hi = day_range
     kind = _pick_kind(kinds, rng, weights)
     limit = min(HOST_CAP.get(kind, cap), registry.get(kind).max_facts)
-    existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo <= b.day(s) <= hi and len(s.facts) + len(s.distractors) < limit
-                and avoid not in s.mentioned_ids]
+    lo_iso, hi_iso = lo.isoformat(), hi.isoformat()  # ISO dates compare as strings
+    existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo_iso <= s.date <= hi_iso
+                and len(s.facts) + len(s.distractors) < limit and not b.names(s, avoid)]
     conversational = kind in CONVERSATIONAL
     blocked = b.full(kind) or (conversational and room[0] <= 0)
     if existing and (blocked or rng.random() < 0.55 or kind in HOST_CAP):
@@ -658,7 +674,7 @@ def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, r
         kinds.remove(kind)
         limit = min(STALE_CAP.get(kind, HOST_CAP.get(kind, 3)), registry.get(kind).max_facts)
         existing = [s for s in b.open[kind][-200:] if not s.series and not s.routes and lo_iso <= s.date <= hi_iso
-                    and len(s.facts) + len(s.distractors) < limit and not _names(s, fact_id)]
+                    and len(s.facts) + len(s.distractors) < limit and not b.names(s, fact_id)]
         blocked = b.full(kind) or (kind in CONVERSATIONAL and room[0] <= 0)
         if existing and (blocked or rng.random() < 0.9):
             return rng.choice(existing)
@@ -668,11 +684,6 @@ def _stale_host(b: _Builder, fact_id: str, first: dt.date, rng: random.Random, r
             room[0] -= 1
         return b.new(kind, lo + dt.timedelta(days=rng.randint(0, (hi - lo).days)))
     return None
-
-
-def _names(s: ArtifactSpec, fact_id: str) -> bool:
-    """`fact_id in s.mentioned_ids`, without building the list."""
-    return any(m.fact_id == fact_id for m in s.facts) or any(d.fact_id == fact_id for d in s.distractors)
 
 
 def _contested(b: _Builder, facts: list[Fact], routed: set[str], rng: random.Random) -> list[str]:
