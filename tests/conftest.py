@@ -20,12 +20,12 @@ SHARED = ROOT.parent / "shared" / "external" / "tau2-bench"
 # build; the fast lane (`-m "not slow"`) leaves it out. `end_to_end`: a long end-to-end test
 # (a build, a guard over a built-in domain's tasks), slow too.
 #
-# Under xdist (`-n 2`), the default `--dist load` runs here as "long first, by module": every
-# `end_to_end` test is a work unit of its own and those units are handed out first, so the two
-# workers start with the long tests and finish together; every other test goes with the rest
-# of its module as one unit (its module fixtures are set up once). The workers name the
-# end-to-end tests to the controller (which collects nothing) in a file of the run's temporary
-# folder.
+# Under xdist (`-n 3`, the README's command), the default `--dist load` runs here as "long
+# first, by module": every `end_to_end` test is a work unit of its own and those units are
+# handed out first, so the workers start with the long tests and finish together; every other
+# test goes with the rest of its module as one unit (its module fixtures are set up once). The
+# workers name the end-to-end tests to the controller (which collects nothing) in a file of the
+# run's temporary folder.
 
 
 def _end_to_end_list(base: Path) -> Path:

@@ -19,7 +19,7 @@ ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 DOCS = ROOT / "docs"
 SETUP_AND_BUILD = "bash .ci/setup && .venv/bin/factforge build"
-SETUP_AND_TEST = "bash .ci/setup && .venv/bin/python -m pytest -n 2 -q"
+SETUP_AND_TEST = "bash .ci/setup && .venv/bin/python -m pytest -n 3 -q"
 
 # A block runs when the line before its ```console fence (blank lines aside) is this comment.
 RUNNABLE = "<!-- runnable -->"
