@@ -134,12 +134,13 @@ def shared_result(tmp_path_factory, name: str, key: str, make) -> Path:
     import shutil
 
     folder = _shared_dir(tmp_path_factory, name) / key
-    folder.mkdir(parents=True, exist_ok=True)
+    # the folder is made, emptied and filled only under the lock: a worker that made it
+    # outside (before waiting) could put it back between another's removal and its mkdir
     with open(folder.parent / f"{key}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         done = folder.parent / f"{key}.done"
         if not done.exists():
-            shutil.rmtree(folder)
+            shutil.rmtree(folder, ignore_errors=True)
             folder.mkdir()
             make(folder)
             done.write_text("ok")
