@@ -104,10 +104,8 @@ class _Canvas:
                  f'stroke-width="{_n(width)}"{d}/>')
 
     def rect(self, x: float, y: float, w: float, h: float, colour: str, title: str = "") -> None:
-        t = f"<title>{_e(title)}</title>" if title else ""
-        self.add(f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0))}" height="{_n(max(h, 0))}" fill="{colour}">'
-                 f'{t}</rect>' if t else
-                 f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0))}" height="{_n(max(h, 0))}" fill="{colour}"/>')
+        box = f'<rect x="{_n(x)}" y="{_n(y)}" width="{_n(max(w, 0))}" height="{_n(max(h, 0))}" fill="{colour}"'
+        self.add(f"{box}><title>{_e(title)}</title></rect>" if title else f"{box}/>")
 
     def mark(self, x: float, y: float, shape: str, colour: str, size: float = 4) -> None:
         if shape == "o":
@@ -141,14 +139,13 @@ class _Canvas:
         self.line(self.x0, self.y1, self.x1, self.y1)
         self.line(self.x0, self.y0, self.x0, self.y1)
 
-    def legend(self, entries: Sequence[tuple[str, str]], right: bool = True) -> None:
-        """Colour swatches and labels in a row along the top of the plot area."""
+    def legend(self, entries: Sequence[tuple[str, str]]) -> None:
+        """Colour swatches and labels in a row along the top right of the plot area."""
         if not entries:
             return
         size = 9
         widths = [14 + CHAR * size * len(label) + 10 for _, label in entries]
-        x = self.x1 - sum(widths) - 4 if right else self.x0 + 4
-        x = max(self.x0 + 4, x)
+        x = max(self.x0 + 4, self.x1 - sum(widths) - 4)
         y = self.y0 - 8
         for (colour, label), w in zip(entries, widths):
             self.rect(x, y - 8, 10, 10, colour)
